@@ -1,0 +1,54 @@
+// Package corpus locates the shared reference data (../shared beside the
+// repository) for conformance tests, and skips a test with a clear message
+// when it is absent.
+package corpus
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// RepoRoot returns the directory holding go.mod, searching upward from the
+// working directory (go test runs in the package directory).
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", os.ErrNotExist
+		}
+		dir = parent
+	}
+}
+
+// Shared returns ../shared/<elem...> relative to the repository root, or
+// skips t when that path does not exist.
+func Shared(t testing.TB, elem ...string) string {
+	t.Helper()
+	root, err := RepoRoot()
+	if err != nil {
+		t.Skipf("shared corpus: cannot find repository root: %v", err)
+	}
+	p := filepath.Join(append([]string{root, "..", "shared"}, elem...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared corpus not present at %s (conformance test skipped): %v", p, err)
+	}
+	return p
+}
+
+// Testdata returns testdata/<elem...> under the repository root.
+func Testdata(t testing.TB, elem ...string) string {
+	t.Helper()
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatalf("cannot find repository root: %v", err)
+	}
+	return filepath.Join(append([]string{root, "testdata"}, elem...)...)
+}
