@@ -16,9 +16,9 @@ import (
 // The expected strings below were produced by llvm-cxxfilt 14 (and agree
 // with GNU c++filt 2.40 except that c++filt spells out std::string's template
 // arguments), not by this package. For Rust legacy
-// names c++filt prints the "::h<16 hex>" hash suffix; rust-minidump (via
+// names both tools print the "::h<16 hex>" hash suffix; rust-minidump (via
 // rustc-demangle's alternate form) and this package omit it, so the table
-// holds c++filt's output with that suffix removed.
+// holds their output with that suffix removed.
 var oracleTable = []struct{ mangled, want string }{
 	{"_ZN3foo3barEv", "foo::bar()"},
 	{"_ZNK3Foo3barEv", "Foo::bar() const"},
@@ -105,7 +105,7 @@ func TestAgainstCxxfilt(t *testing.T) {
 	}
 	want := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	if len(want) != len(names) {
-		t.Fatalf("c++filt llvm-cxxfilt returned %d lines for %d names", len(want), len(names))
+		t.Fatalf("llvm-cxxfilt returned %d lines for %d names", len(want), len(names))
 	}
 	mismatch := 0
 	for i, n := range names {
