@@ -1,0 +1,18 @@
+// Package walker holds what every architecture's stack walker shares: the
+// Frame and its Trust, the loaded-module map, the symbol source, stack
+// scanning, CFI rule application and the walk loop with Breakpad's stop rules.
+//
+// An architecture package (walker/x86, walker/amd64, walker/arm, walker/arm64)
+// implements Arch: it recovers the caller of the innermost physical frame of
+// a stack. Walk runs the loop: it starts at the context frame, symbolizes each
+// frame (expanding inlined calls into frames of TrustInline placed before
+// their physical frame, as Breakpad does), asks the Arch for the caller, and
+// stops when no method works, when the frame cap is reached, or when the
+// Arch's termination rule says so (Terminate implements Breakpad's shared
+// rule: caller IP below 4096, caller SP not above callee SP).
+//
+// Addresses used for symbol, CFI and STACK WIN lookups are Frame.Instruction:
+// the context frame's IP, and for a caller the return address minus one
+// (arch-specific), so that a call at the end of a function is attributed to
+// it. Printed addresses are Frame.ReturnAddress().
+package walker

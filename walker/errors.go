@@ -1,0 +1,5 @@
+package walker
+
+import "errors"
+
+var errNoMemory = errors.New("walker: no stack memory")

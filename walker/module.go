@@ -1,0 +1,113 @@
+package walker
+
+import (
+	"sort"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+)
+
+// Module is a code module as the walker and the printers see it.
+type Module struct {
+	Index    int  // position in the dump's module list (or unloaded module list when Unloaded)
+	Unloaded bool // from the unloaded module list
+	Base     uint64
+	Size     uint64
+
+	CodeFile, CodeID, DebugFile, DebugID, Version string
+
+	// SymbolBase is the address the symbol file's module-relative addresses
+	// are relative to. It is Base, except when one image is mapped as several
+	// module entries (node's four entries): then it is the Base of the entry
+	// that maps the image's start (see processor and docs). Breakpad always
+	// uses Base, which misnames such frames.
+	SymbolBase uint64
+}
+
+// Key returns the symbol supplier's key of m.
+func (m *Module) Key() symfile.ModuleKey {
+	return symfile.ModuleKey{CodeFile: m.CodeFile, CodeID: m.CodeID, DebugFile: m.DebugFile, DebugID: m.DebugID}
+}
+
+// Contains reports whether addr lies in m's range.
+func (m *Module) Contains(addr uint64) bool {
+	return addr >= m.Base && addr-m.Base < m.Size
+}
+
+// ModuleMap finds the module containing an address. Like Breakpad's range
+// map, ranges are stored in list order and a range overlapping one already
+// stored is not stored (lookups never find it); empty and wrapping ranges are
+// not stored either. The zero value and nil are empty maps.
+type ModuleMap struct {
+	sorted []*Module // by Base, non-overlapping
+}
+
+// NewModuleMap builds a map over mods, taken in order.
+func NewModuleMap(mods []*Module) *ModuleMap {
+	mm := &ModuleMap{}
+	for _, m := range mods {
+		if m == nil || m.Size == 0 || m.Base+m.Size-1 < m.Base {
+			continue
+		}
+		end := m.Base + m.Size - 1
+		i := sort.Search(len(mm.sorted), func(i int) bool { return mm.sorted[i].Base+mm.sorted[i].Size-1 >= m.Base })
+		if i < len(mm.sorted) && mm.sorted[i].Base <= end {
+			continue // overlaps a stored module
+		}
+		mm.sorted = append(mm.sorted, nil)
+		copy(mm.sorted[i+1:], mm.sorted[i:])
+		mm.sorted[i] = m
+	}
+	return mm
+}
+
+// At returns the module containing addr, or nil.
+func (mm *ModuleMap) At(addr uint64) *Module {
+	if mm == nil {
+		return nil
+	}
+	i := sort.Search(len(mm.sorted), func(i int) bool { return mm.sorted[i].Base+mm.sorted[i].Size-1 >= addr })
+	if i < len(mm.sorted) && mm.sorted[i].Base <= addr {
+		return mm.sorted[i]
+	}
+	return nil
+}
+
+// Sorted returns the stored modules in address order (Breakpad's module
+// "sequence", the order its module list is printed in).
+func (mm *ModuleMap) Sorted() []*Module {
+	if mm == nil {
+		return nil
+	}
+	return mm.sorted
+}
+
+// SymbolStatus is the outcome of asking for a module's symbols.
+type SymbolStatus uint8
+
+// Symbol statuses.
+const (
+	SymbolsNotTried SymbolStatus = iota // no frame or scan needed them
+	SymbolsLoaded                       // a symbol file was found and parsed
+	SymbolsMissing                      // no symbol file (or it could not be read)
+	SymbolsCorrupt                      // a symbol file was found but is corrupt
+)
+
+func (s SymbolStatus) String() string {
+	switch s {
+	case SymbolsLoaded:
+		return "loaded"
+	case SymbolsMissing:
+		return "missing"
+	case SymbolsCorrupt:
+		return "corrupt"
+	}
+	return "not tried"
+}
+
+// SymbolSource gives the symbols of modules. Implementations must be safe
+// for concurrent use and should ask their supplier at most once per module.
+type SymbolSource interface {
+	// Symbols returns m's symbol file (nil when none) and the status.
+	// A corrupt file may still come with the records that parsed.
+	Symbols(m *Module) (*symfile.File, SymbolStatus)
+}

@@ -1,0 +1,206 @@
+package walker
+
+import (
+	"encoding/binary"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+)
+
+// Breakpad's caps.
+const (
+	DefaultMaxFrames  = 1 << 20 // frames per stack (Stackwalker::max_frames_)
+	DefaultMaxScanned = 1 << 14 // scanned frames after which scanning is refused
+	RASearchWords     = 40      // words scanned for a return address (160 from the context frame)
+	MinCallerIP       = 1 << 12 // a caller IP below this ends the walk
+)
+
+// Memory reads target memory: it fills all of p or fails.
+type Memory interface {
+	ReadMemory(addr uint64, p []byte) error
+}
+
+// Env is what a walk of one thread needs besides its context.
+type Env struct {
+	// OS is Breakpad's short OS name ("windows", "mac", "ios", "linux",
+	// "android", ...): amd64 simulates leaf returns only on "windows" and
+	// follows frame pointers everywhere else; arm uses r7 as FP on "ios".
+	OS string
+	// Memory is the thread's stack memory (Breakpad walks only the thread's
+	// stack region). Nil: only the context frame is produced.
+	Memory   Memory
+	Modules  *ModuleMap   // loaded modules
+	Unloaded *ModuleMap   // unloaded modules, for naming frames only
+	Symbols  SymbolSource // nil: walk without symbols
+
+	MaxFrames  int // 0 means DefaultMaxFrames
+	MaxScanned int // 0 means DefaultMaxScanned
+}
+
+// Arch recovers caller frames for one CPU architecture.
+type Arch interface {
+	// Caller returns the caller of w.Last(), or nil when no method works or
+	// the architecture's termination rule (usually Terminate) ends the walk.
+	// It sets the returned frame's Context, Trust and Instruction.
+	// scanAllowed is false once the stack-scan cap is reached.
+	Caller(w *Walker, scanAllowed bool) *Frame
+}
+
+// Stack is the result of a walk.
+type Stack struct {
+	Frames []*Frame // innermost first; inlined frames precede their physical frame
+	// NoSymbols and CorruptSymbols list, in the order met, the modules of
+	// frames whose symbols were missing or corrupt: Breakpad's
+	// modules_without_symbols / modules_with_corrupt_symbols.
+	NoSymbols      []*Module
+	CorruptSymbols []*Module
+	Truncated      bool // stopped at the frame cap
+}
+
+// Walker is the state of one walk, handed to the Arch for each caller.
+type Walker struct {
+	Env      *Env
+	physical []*Frame
+}
+
+// NewWalker returns a Walker over env with no frames; tests use it to drive
+// an Arch frame by frame through Push.
+func NewWalker(env *Env) *Walker { return &Walker{Env: env} }
+
+// Frames returns the physical frames so far (no inlined ones), innermost first.
+func (w *Walker) Frames() []*Frame { return w.physical }
+
+// Last returns the outermost physical frame so far.
+func (w *Walker) Last() *Frame {
+	if len(w.physical) == 0 {
+		return nil
+	}
+	return w.physical[len(w.physical)-1]
+}
+
+// Push appends a physical frame, filling its module and symbols.
+func (w *Walker) Push(f *Frame) {
+	w.Symbolize(f, false)
+	w.physical = append(w.physical, f)
+}
+
+// ContextFrame returns frame 0 for a thread's context.
+func ContextFrame(ctx minidump.Context) *Frame {
+	ip, _ := ctx.IP()
+	return &Frame{Instruction: ip, Context: ctx, Trust: TrustContext}
+}
+
+// Walk walks the stack of one thread from ctx.
+func Walk(env *Env, arch Arch, ctx minidump.Context) *Stack {
+	maxFrames := env.MaxFrames
+	if maxFrames <= 0 {
+		maxFrames = DefaultMaxFrames
+	}
+	maxScanned := env.MaxScanned
+	if maxScanned <= 0 {
+		maxScanned = DefaultMaxScanned
+	}
+	st := &Stack{}
+	w := &Walker{Env: env}
+	scanned := 0
+	frame := ContextFrame(ctx)
+	for frame != nil {
+		inlines, status := w.symbolize(frame, true)
+		switch status {
+		case SymbolsMissing:
+			st.NoSymbols = addModule(st.NoSymbols, frame.Module)
+		case SymbolsCorrupt:
+			st.CorruptSymbols = addModule(st.CorruptSymbols, frame.Module)
+		}
+		if frame.Trust.Scanned() {
+			scanned++
+		}
+		st.Frames = append(st.Frames, inlines...)
+		st.Frames = append(st.Frames, frame)
+		w.physical = append(w.physical, frame)
+		if len(st.Frames) > maxFrames {
+			st.Truncated = true
+			break
+		}
+		if env.Memory == nil {
+			break
+		}
+		frame = arch.Caller(w, scanned < maxScanned)
+	}
+	return st
+}
+
+func addModule(list []*Module, m *Module) []*Module {
+	if m == nil {
+		return list
+	}
+	for _, x := range list {
+		if x == m {
+			return list
+		}
+	}
+	return append(list, m)
+}
+
+// Terminate is Breakpad's shared stop rule: the walk ends when the caller's
+// IP is below 4096 or its SP does not lie above the callee's (on the first
+// unwind from the context frame an equal SP is allowed, for a leaf frame
+// that has not pushed anything).
+func Terminate(callerIP, callerSP, calleeSP uint64, firstUnwind bool) bool {
+	if callerIP < MinCallerIP {
+		return true
+	}
+	if firstUnwind {
+		return callerSP < calleeSP
+	}
+	return callerSP <= calleeSP
+}
+
+// ModuleAt returns the loaded module containing addr, or nil.
+func (w *Walker) ModuleAt(addr uint64) *Module { return w.Env.Modules.At(addr) }
+
+// ReadUint32 reads a little-endian 32-bit word of stack memory.
+func (w *Walker) ReadUint32(addr uint64) (uint32, bool) {
+	if w.Env.Memory == nil || addr > 1<<64-4 {
+		return 0, false
+	}
+	var b [4]byte
+	if w.Env.Memory.ReadMemory(addr, b[:]) != nil {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint32(b[:]), true
+}
+
+// ReadUint64 reads a little-endian 64-bit word of stack memory.
+func (w *Walker) ReadUint64(addr uint64) (uint64, bool) {
+	if w.Env.Memory == nil || addr > 1<<64-8 {
+		return 0, false
+	}
+	var b [8]byte
+	if w.Env.Memory.ReadMemory(addr, b[:]) != nil {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(b[:]), true
+}
+
+// ReadWord reads a word of size 4 or 8.
+func (w *Walker) ReadWord(addr uint64, size int) (uint64, bool) {
+	if size == 4 {
+		v, ok := w.ReadUint32(addr)
+		return uint64(v), ok
+	}
+	return w.ReadUint64(addr)
+}
+
+// memoryAdapter gives symfile's evaluator the walker's memory.
+type memoryAdapter struct{ m Memory }
+
+func (a memoryAdapter) ReadMemory(addr uint64, p []byte) error {
+	if a.m == nil {
+		return errNoMemory
+	}
+	return a.m.ReadMemory(addr, p)
+}
+
+// SymbolMemory returns the stack memory in the form symfile's evaluator takes.
+func (w *Walker) SymbolMemory() symfile.Memory { return memoryAdapter{w.Env.Memory} }
