@@ -1,0 +1,242 @@
+package minidump
+
+import "fmt"
+
+// Context flag values (CONTEXT.ContextFlags). The CPU bits select the layout;
+// the low bits say which register groups were captured.
+const (
+	ContextCPUMask = 0xffffff00
+
+	ContextX86      = 0x00010000
+	ContextAMD64    = 0x00100000
+	ContextARM      = 0x40000000
+	ContextARMOld   = 0x00000040 // Breakpad's first ARM value, without CPU bits
+	ContextARM64    = 0x00400000
+	ContextARM64Old = 0x80000000 // Breakpad's arm64 before Microsoft's layout
+
+	ContextControl  = 0x1 // x86/amd64/arm64: instruction and stack pointers, frame pointer (x86), flags
+	ContextInteger  = 0x2 // general-purpose registers
+	ContextSegments = 0x4 // x86/amd64 segment registers
+)
+
+// Raw context sizes. Larger contexts (XSTATE, CET) are accepted for x86 and amd64.
+const (
+	ContextX86Size      = 716
+	ContextAMD64Size    = 1232
+	ContextARMSize      = 368
+	ContextARM64Size    = 912
+	ContextARM64OldSize = 796
+
+	maxContextSize = 1 << 20 // bounds an extended (XSAVE) area
+)
+
+// contextCPUForArch maps a SystemInfo architecture to the context CPU flag.
+func contextCPUForArch(a Arch) uint32 {
+	switch a {
+	case ArchX86, ArchX86Win64:
+		return ContextX86
+	case ArchAMD64:
+		return ContextAMD64
+	case ArchARM:
+		return ContextARM
+	case ArchARM64:
+		return ContextARM64
+	case ArchARM64Old:
+		return ContextARM64Old
+	}
+	return 0
+}
+
+// ParseContext decodes a raw CPU context. sysArch is the SystemInfo architecture
+// (ArchUnknown when there is none); like Breakpad it picks the layout from the
+// size and flags, falls back to sysArch for flags without CPU bits, and rejects
+// contexts whose CPU contradicts sysArch. off and stream only label errors.
+func ParseContext(b []byte, sysArch Arch, off int64, stream string) (*Context, error) {
+	bad := func(format string, args ...any) error {
+		return &FormatError{off, stream, "context: " + fmt.Sprintf(format, args...)}
+	}
+	if len(b) > maxContextSize {
+		return nil, bad("size %d too large", len(b))
+	}
+	sysCPU := contextCPUForArch(sysArch)
+	n := len(b)
+	var cpu, flags uint32
+	switch {
+	case n == ContextAMD64Size || (sysCPU == ContextAMD64 && n >= ContextAMD64Size):
+		flags = le.Uint32(b[48:])
+		cpu = flags & ContextCPUMask
+		if cpu == 0 {
+			cpu = sysCPU
+			flags |= cpu
+		}
+		if cpu != ContextAMD64 {
+			return nil, bad("amd64-sized context with flags %#x", flags)
+		}
+	case n == ContextARM64OldSize:
+		flags64 := le.Uint64(b)
+		flags = uint32(flags64)
+		cpu = flags & ContextCPUMask
+		if cpu == 0 {
+			cpu = sysCPU
+			flags |= cpu
+		}
+		if cpu != ContextARM64Old {
+			return nil, bad("old-arm64-sized context with flags %#x", flags64)
+		}
+	default:
+		if n < 4 {
+			return nil, bad("size %d too small", n)
+		}
+		flags = le.Uint32(b)
+		cpu = flags & ContextCPUMask
+		if cpu == 0 && flags&ContextARMOld != 0 {
+			flags = flags&^ContextARMOld | ContextARM
+			cpu = ContextARM
+		}
+		if cpu == 0 {
+			cpu = sysCPU
+			flags |= cpu
+		}
+	}
+	if sysCPU != 0 && !cpuMatches(cpu, sysCPU) {
+		return nil, bad("CPU %#x in context flags does not match system info architecture %v", cpu, sysArch)
+	}
+	switch cpu {
+	case ContextX86:
+		return parseX86(b, flags, bad)
+	case ContextAMD64:
+		return parseAMD64(b, flags, bad)
+	case ContextARM:
+		return parseARM(b, flags, bad)
+	case ContextARM64:
+		return parseARM64(b, flags, bad)
+	case ContextARM64Old:
+		return parseARM64Old(b, flags, bad)
+	}
+	return nil, bad("unsupported context CPU %#x (size %d)", cpu, n)
+}
+
+func cpuMatches(ctx, sys uint32) bool {
+	if ctx == sys {
+		return true
+	}
+	// Breakpad accepts either arm64 layout with either arm64 architecture value.
+	isARM64 := func(c uint32) bool { return c == ContextARM64 || c == ContextARM64Old }
+	return isARM64(ctx) && isARM64(sys)
+}
+
+// ContextArch returns the architecture of a context CPU flag.
+func contextArch(cpu uint32) Arch {
+	switch cpu {
+	case ContextX86:
+		return ArchX86
+	case ContextAMD64:
+		return ArchAMD64
+	case ContextARM:
+		return ArchARM
+	case ContextARM64, ContextARM64Old:
+		return ArchARM64
+	}
+	return ArchUnknown
+}
+
+func parseX86(b []byte, flags uint32, bad func(string, ...any) error) (*Context, error) {
+	// Breakpad insists on the exact size; Windows writes larger x86 contexts with
+	// XSTATE/CET data appended, which we accept and ignore.
+	if len(b) < ContextX86Size {
+		return nil, bad("x86 context size %d, want %d", len(b), ContextX86Size)
+	}
+	c := &Context{Arch: ArchX86, Flags: flags}
+	u := func(off int) uint64 { return uint64(le.Uint32(b[off:])) }
+	set := func(i int, off int) { c.SetIndex(i, u(off)) }
+	if flags&ContextControl != 0 {
+		set(X86EBP, 180)
+		set(X86EIP, 184)
+		set(X86EFL, 192)
+		set(X86ESP, 196)
+	}
+	if flags&ContextInteger != 0 {
+		set(X86EDI, 156)
+		set(X86ESI, 160)
+		set(X86EBX, 164)
+		set(X86EDX, 168)
+		set(X86ECX, 172)
+		set(X86EAX, 176)
+	}
+	return c, nil
+}
+
+func parseAMD64(b []byte, flags uint32, bad func(string, ...any) error) (*Context, error) {
+	if len(b) < ContextAMD64Size {
+		return nil, bad("amd64 context size %d, want %d", len(b), ContextAMD64Size)
+	}
+	c := &Context{Arch: ArchAMD64, Flags: flags}
+	u := func(off int) uint64 { return le.Uint64(b[off:]) }
+	// Offsets of rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8..r15, rip in CONTEXT.
+	const rax = 120
+	if flags&ContextControl != 0 {
+		c.SetIndex(AMD64RSP, u(rax+4*8))
+		c.SetIndex(AMD64RIP, u(248))
+	}
+	if flags&ContextInteger != 0 {
+		c.SetIndex(0, u(rax))      // rax
+		c.SetIndex(1, u(rax+16))   // rdx
+		c.SetIndex(2, u(rax+8))    // rcx
+		c.SetIndex(3, u(rax+24))   // rbx
+		c.SetIndex(4, u(rax+48))   // rsi
+		c.SetIndex(5, u(rax+56))   // rdi
+		c.SetIndex(6, u(rax+40))   // rbp
+		for r := 8; r <= 15; r++ { // r8..r15
+			c.SetIndex(r, u(rax+64+(r-8)*8))
+		}
+	}
+	return c, nil
+}
+
+func parseARM(b []byte, flags uint32, bad func(string, ...any) error) (*Context, error) {
+	if len(b) < ContextARMSize {
+		return nil, bad("arm context size %d, want %d", len(b), ContextARMSize)
+	}
+	c := &Context{Arch: ArchARM, Flags: flags}
+	// ARM has no control group: the integer group holds r0..r15 (pc included).
+	if flags&ContextInteger != 0 {
+		for i := 0; i < 16; i++ {
+			c.SetIndex(i, uint64(le.Uint32(b[4+4*i:])))
+		}
+	}
+	return c, nil
+}
+
+func parseARM64(b []byte, flags uint32, bad func(string, ...any) error) (*Context, error) {
+	if len(b) < ContextARM64Size {
+		return nil, bad("arm64 context size %d, want %d", len(b), ContextARM64Size)
+	}
+	c := &Context{Arch: ArchARM64, Flags: flags}
+	reg := func(i int) uint64 { return le.Uint64(b[8+8*i:]) }
+	if flags&ContextInteger != 0 {
+		for i := 0; i <= 28; i++ {
+			c.SetIndex(i, reg(i))
+		}
+	}
+	if flags&ContextControl != 0 {
+		for i := ARM64FP; i <= ARM64PC; i++ {
+			c.SetIndex(i, reg(i))
+		}
+	}
+	return c, nil
+}
+
+func parseARM64Old(b []byte, flags uint32, bad func(string, ...any) error) (*Context, error) {
+	if len(b) < ContextARM64OldSize {
+		return nil, bad("old arm64 context size %d, want %d", len(b), ContextARM64OldSize)
+	}
+	// Breakpad converts this layout to Microsoft's; so do we, keeping the
+	// raw flags. Its integer group covers x0..x31 and pc.
+	c := &Context{Arch: ArchARM64, Flags: flags}
+	if flags&ContextInteger != 0 {
+		for i := 0; i <= ARM64PC; i++ {
+			c.SetIndex(i, le.Uint64(b[8+8*i:]))
+		}
+	}
+	return c, nil
+}

@@ -1,0 +1,181 @@
+package minidump
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// MemoryRegion is a range of the crashed process's memory captured in the dump.
+type MemoryRegion struct {
+	Base uint64
+	Size uint64
+	Off  int64 // file offset of the bytes
+
+	f *File
+}
+
+// End is the address one past the region (saturating at 2^64-1).
+func (r MemoryRegion) End() uint64 {
+	if r.Base+r.Size < r.Base {
+		return ^uint64(0)
+	}
+	return r.Base + r.Size
+}
+
+// Contains reports whether addr is inside the region.
+func (r MemoryRegion) Contains(addr uint64) bool { return addr >= r.Base && addr-r.Base < r.Size }
+
+// Bytes returns the region's contents, read on demand (a slice of the memory map when mapped).
+func (r MemoryRegion) Bytes() ([]byte, error) {
+	if r.f == nil {
+		return nil, errors.New("minidump: memory region has no file")
+	}
+	return r.f.bytesAt(r.Off, int64(r.Size), "memory")
+}
+
+// MemoryList is the captured memory of MemoryListStream and Memory64ListStream,
+// sorted by address. Its methods accept a nil receiver (no memory).
+type MemoryList struct {
+	regions []MemoryRegion
+}
+
+// Memory merges the memory list and the 64-bit memory list. Regions whose
+// bytes lie outside the file are dropped and reported; overlapping regions are
+// dropped and reported, keeping the lowest.
+func (f *File) Memory() (*MemoryList, error) {
+	var errs []error
+	var regions []MemoryRegion
+	found := false
+	if b, s, err := f.stream(StreamMemoryList); err == nil {
+		found = true
+		const entry = 16
+		n, start, cerr := listCount(b, s, entry)
+		if cerr != nil {
+			errs = append(errs, cerr)
+		}
+		for i := 0; i < n; i++ {
+			e := b[start+i*entry:]
+			r := MemoryRegion{Base: le.Uint64(e), Size: uint64(le.Uint32(e[8:])), Off: int64(le.Uint32(e[12:])), f: f}
+			if err := f.checkRegion(r, s, start+i*entry); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			regions = append(regions, r)
+		}
+	} else if !errors.Is(err, ErrNoStream) {
+		errs = append(errs, err)
+	}
+	if b, s, err := f.stream(StreamMemory64List); err == nil {
+		found = true
+		if len(b) < 16 {
+			errs = append(errs, &FormatError{s.Off, s.Name, "header truncated"})
+		} else {
+			n := le.Uint64(b)
+			off := le.Uint64(b[8:]) // BaseRva: the regions' bytes follow each other from here
+			const entry = 16
+			if fit := uint64(len(b)-16) / entry; n > fit {
+				errs = append(errs, &FormatError{s.Off, s.Name, fmt.Sprintf("count %d exceeds stream (%d fit)", n, fit)})
+				n = fit
+			}
+			for i := uint64(0); i < n; i++ {
+				e := b[16+i*entry:]
+				r := MemoryRegion{Base: le.Uint64(e), Size: le.Uint64(e[8:]), Off: int64(off), f: f}
+				if off > uint64(f.size) || r.Size > uint64(f.size)-off {
+					errs = append(errs, &FormatError{s.Off + 16 + int64(i*entry), s.Name,
+						fmt.Sprintf("region %#x+%#x at file offset %#x beyond file end %#x", r.Base, r.Size, off, f.size)})
+					break // every later region's offset depends on this one
+				}
+				off += r.Size
+				if r.Size == 0 {
+					continue
+				}
+				regions = append(regions, r)
+			}
+		}
+	} else if !errors.Is(err, ErrNoStream) {
+		errs = append(errs, err)
+	}
+	if !found && len(errs) == 0 {
+		return nil, fmt.Errorf("minidump: memory: %w", ErrNoStream)
+	}
+	// Breakpad's range map refuses overlapping regions; keep the lowest and
+	// report the others.
+	slices.SortStableFunc(regions, func(a, b MemoryRegion) int {
+		switch {
+		case a.Base < b.Base:
+			return -1
+		case a.Base > b.Base:
+			return 1
+		}
+		return 0
+	})
+	kept := regions[:0]
+	for _, r := range regions {
+		if len(kept) > 0 && kept[len(kept)-1].End() > r.Base {
+			errs = append(errs, &FormatError{r.Off, "memory", fmt.Sprintf("region %#x+%#x overlaps another; ignored", r.Base, r.Size)})
+			continue
+		}
+		kept = append(kept, r)
+	}
+	regions = kept
+	return &MemoryList{regions: regions}, errors.Join(errs...)
+}
+
+func (f *File) checkRegion(r MemoryRegion, s StreamInfo, entryOff int) error {
+	if r.Size == 0 {
+		return &FormatError{s.Off + int64(entryOff), s.Name, fmt.Sprintf("empty region at %#x", r.Base)}
+	}
+	if r.Base+r.Size-1 < r.Base {
+		return &FormatError{s.Off + int64(entryOff), s.Name, fmt.Sprintf("region %#x+%#x wraps", r.Base, r.Size)}
+	}
+	if r.Off > f.size || int64(r.Size) > f.size-r.Off {
+		return &FormatError{s.Off + int64(entryOff), s.Name,
+			fmt.Sprintf("region %#x+%#x at file offset %#x beyond file end %#x", r.Base, r.Size, r.Off, f.size)}
+	}
+	return nil
+}
+
+// Regions returns the regions sorted by base address.
+func (m *MemoryList) Regions() []MemoryRegion {
+	if m == nil {
+		return nil
+	}
+	return slices.Clone(m.regions)
+}
+
+// Region returns the region containing addr.
+func (m *MemoryList) Region(addr uint64) (MemoryRegion, bool) {
+	if m == nil {
+		return MemoryRegion{}, false
+	}
+	// Regions do not overlap: the candidate is the last one with Base <= addr.
+	i, _ := slices.BinarySearchFunc(m.regions, addr, func(r MemoryRegion, a uint64) int {
+		if r.Base <= a {
+			return -1
+		}
+		return 1
+	})
+	if i > 0 && m.regions[i-1].Contains(addr) {
+		return m.regions[i-1], true
+	}
+	return MemoryRegion{}, false
+}
+
+// ReadMemory fills p with the memory at addr. The whole range must lie in one
+// region; otherwise, or if the dump is short, it returns an error and p's
+// contents are unspecified.
+func (m *MemoryList) ReadMemory(addr uint64, p []byte) error {
+	if len(p) == 0 {
+		return nil
+	}
+	r, ok := m.Region(addr)
+	if !ok {
+		return fmt.Errorf("minidump: address %#x not in captured memory", addr)
+	}
+	rel := addr - r.Base
+	if uint64(len(p)) > r.Size-rel {
+		return fmt.Errorf("minidump: read of %d bytes at %#x runs past region %#x-%#x", len(p), addr, r.Base, r.End())
+	}
+	return r.f.readAt(p, r.Off+int64(rel), "memory")
+}
