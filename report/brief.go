@@ -1,0 +1,21 @@
+package report
+
+import "io"
+
+// WriteBrief prints minidump_stackwalk's -b output: the requesting thread's
+// frame lines only.
+func WriteBrief(w io.Writer, p *Process) error {
+	pr := &printer{w: w}
+	req := p.RequestingThread
+	if req < 0 || req >= len(p.Threads) {
+		pr.puts(" <no crashing or requesting dump thread identified>\n")
+		return pr.err
+	}
+	pr.printf("Thread %d (%s)\n", req, crashedWord(p))
+	t := &p.Threads[req]
+	for i := range t.Frames {
+		writeFrameHeader(pr, &t.Frames[i], i)
+		pr.puts("\n")
+	}
+	return pr.err
+}

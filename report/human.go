@@ -1,0 +1,326 @@
+package report
+
+import (
+	"io"
+	"strings"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+)
+
+// HumanOptions select the parts of the human-readable report, mirroring
+// minidump_stackwalk's flags.
+type HumanOptions struct {
+	// StackContents (-s) prints each frame's stack words and the possible
+	// instruction pointers among them.
+	StackContents bool
+	// RequestingThreadOnly (-c) prints only the crashed or requesting thread.
+	RequestingThreadOnly bool
+	// ExtraThread (-t N), when >= 0, prints the requesting thread and then
+	// thread N, and no module list. -1 disables it.
+	ExtraThread int
+	// StackDump (-d) replaces each thread's frames by a dump of its stack
+	// memory from the stack pointer up, annotated with symbols and stack
+	// addresses.
+	StackDump bool
+}
+
+// DefaultHumanOptions is the plain minidump_stackwalk report.
+var DefaultHumanOptions = HumanOptions{ExtraThread: -1}
+
+// WriteHuman prints p as minidump_stackwalk's default report.
+func WriteHuman(w io.Writer, p *Process, opts HumanOptions) error {
+	pr := &printer{w: w}
+	writeHeader(pr, p)
+
+	printThread := func(i int, title string) {
+		pr.printf("\n%s\n", title)
+		t := &p.Threads[i]
+		if opts.StackDump {
+			writeStackDump(pr, p, t)
+			return
+		}
+		writeStack(pr, p, t, opts.StackContents)
+	}
+
+	req := p.RequestingThread
+	if req >= len(p.Threads) {
+		req = -1
+	}
+	if req >= 0 {
+		printThread(req, "Thread "+itoa(req)+" ("+crashedWord(p)+")")
+	}
+	switch {
+	case opts.ExtraThread >= 0:
+		if n := opts.ExtraThread; n < len(p.Threads) && n != req {
+			printThread(n, "Thread "+itoa(n))
+		}
+	case !opts.RequestingThreadOnly:
+		for i := range p.Threads {
+			if i != req {
+				printThread(i, "Thread "+itoa(i))
+			}
+		}
+	}
+	if opts.ExtraThread < 0 {
+		writeModules(pr, p)
+	}
+	return pr.err
+}
+
+func crashedWord(p *Process) string {
+	if p.Crashed {
+		return "crashed"
+	}
+	return "requested dump, did not crash"
+}
+
+// HeaderLines returns the report's header block, "Operating system:" through
+// "Process uptime:", one string per line.
+func HeaderLines(p *Process) []string {
+	var b strings.Builder
+	writeHeader(&printer{w: &b}, p)
+	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+}
+
+func writeHeader(pr *printer, p *Process) {
+	pr.printf("Operating system: %s\n", p.OS)
+	pr.printf("                  %s\n", p.OSVersion)
+	pr.printf("CPU: %s\n", p.CPU)
+	if p.CPUInfo != "" {
+		pr.printf("     %s\n", p.CPUInfo)
+	}
+	plural := "s"
+	if p.CPUCount == 1 {
+		plural = ""
+	}
+	pr.printf("     %d CPU%s\n", p.CPUCount, plural)
+	pr.puts("\n")
+
+	pr.puts("GPU:")
+	if p.GLVersion != "" || p.GLVendor != "" || p.GLRenderer != "" {
+		pr.printf(" %s\n", p.GLVersion)
+		pr.printf("     %s\n", p.GLVendor)
+		pr.printf("     %s\n", p.GLRenderer)
+	} else {
+		pr.puts(" UNKNOWN\n")
+	}
+	pr.puts("\n")
+
+	if p.Crashed {
+		pr.printf("Crash reason:  %s\n", p.CrashReason)
+		pr.printf("Crash address: 0x%x\n", p.CrashAddress)
+		if len(p.CrashParameters) > 0 {
+			pr.puts("Crash parameters:\n")
+			for _, c := range p.CrashParameters {
+				pr.printf("    value: 0x%016x  description: %s\n", c.Value, c.Description)
+			}
+		}
+	} else {
+		pr.puts("No crash\n")
+	}
+	if p.Assertion != "" {
+		pr.printf("Assertion: %s\n", p.Assertion)
+	}
+	if p.TimeDateStamp != 0 && p.ProcessCreateTime != 0 && p.TimeDateStamp >= p.ProcessCreateTime {
+		// Breakpad prints the unsigned difference with %d.
+		pr.printf("Process uptime: %d seconds\n", int32(p.TimeDateStamp-p.ProcessCreateTime))
+	} else {
+		pr.puts("Process uptime: not available\n")
+	}
+}
+
+// writeFrameHeader prints " 0  module!function [file : line + 0xoff]"
+// without the newline.
+func writeFrameHeader(pr *printer, f *Frame, index int) {
+	pr.printf("%2d  ", index)
+	addr := f.ReturnAddress
+	switch {
+	case f.Module == nil:
+		pr.printf("0x%x", addr)
+	case f.Function == "":
+		pr.printf("%s + 0x%x", fileBase(f.Module.CodeFile), addr-f.Module.Base)
+	case f.SourceFile != "":
+		pr.printf("%s!%s [%s : %d + 0x%x]", fileBase(f.Module.CodeFile), f.Function,
+			fileBase(f.SourceFile), f.SourceLine, addr-f.SourceLineBase)
+	default:
+		pr.printf("%s!%s + 0x%x", fileBase(f.Module.CodeFile), f.Function, addr-f.FunctionBase)
+	}
+}
+
+func writeStack(pr *printer, p *Process, t *Thread, stackContents bool) {
+	if len(t.Frames) == 0 {
+		pr.puts(" <no frames>\n")
+	}
+	for i := range t.Frames {
+		f := &t.Frames[i]
+		writeFrameHeader(pr, f, i)
+		pr.puts("\n ")
+		if !f.Inline {
+			writeRegisters(pr, p.CPU, f)
+		}
+		pr.printf("\n    Found by: %s\n", f.Trust)
+		if stackContents && i+1 < len(t.Frames) {
+			writeStackContents(pr, p, t, f, &t.Frames[i+1])
+		}
+	}
+}
+
+// Register print orders, by index into minidump's register tables.
+var (
+	orderX86Always = []int{0, 1, 2, 3, 4, 5} // eip esp ebp ebx esi edi
+	orderX86Full   = []int{6, 7, 8, 9}       // eax ecx edx efl: only with the full context
+	orderARM       = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 11, 13, 14, 15}
+)
+
+// maxLineWidth is Breakpad's register-line budget (an 80-column terminal).
+const maxLineWidth = 80
+
+func writeRegisters(pr *printer, cpu string, f *Frame) {
+	ctx := &f.Context
+	var arch minidump.Arch
+	var order []int
+	width := 0
+	switch cpu {
+	case "x86":
+		arch, width = minidump.ArchX86, 8
+		order = orderX86Always
+		if f.AllRegisters {
+			order = append(append([]int{}, orderX86Always...), orderX86Full...)
+		}
+	case "amd64":
+		arch, width = minidump.ArchAMD64, 16
+	case "arm":
+		arch, width, order = minidump.ArchARM, 8, orderARM
+	case "arm64":
+		arch, width = minidump.ArchARM64, 16
+	default:
+		return
+	}
+	names := minidump.RegisterNames(arch)
+	if order == nil {
+		order = make([]int, len(names))
+		for i := range order {
+			order[i] = i
+		}
+	}
+	col := 0
+	for _, i := range order {
+		v, ok := ctx.Index(i)
+		if ctx.Arch != arch {
+			ok = false
+		}
+		if !ok && !f.AllRegisters {
+			continue
+		}
+		var s string
+		if width == 8 {
+			s = sprintf(" %5s = 0x%08x", names[i], uint32(v))
+		} else {
+			s = sprintf(" %5s = 0x%016x", names[i], v)
+		}
+		if col+len(s) > maxLineWidth {
+			col = 0
+			pr.puts("\n ")
+		}
+		pr.puts(s)
+		col += len(s)
+	}
+}
+
+// isPrint is C's isprint in the "C" locale.
+func isPrint(b byte) bool { return b >= 0x20 && b < 0x7f }
+
+// writeStackContents prints the stack words between frame f's stack pointer
+// and its caller's, in hex and as text, then the words that point into code
+// with symbols.
+func writeStackContents(pr *printer, p *Process, t *Thread, f, caller *Frame) {
+	switch p.CPU {
+	case "x86", "amd64", "arm", "arm64", "riscv", "riscv64":
+	default:
+		return
+	}
+	word := wordSize(p.CPU)
+	begin, ok1 := f.Context.SP()
+	end, ok2 := caller.Context.SP()
+	if !ok1 || !ok2 || begin == 0 || end == 0 {
+		return
+	}
+	const indent = "    "
+	pr.printf("\n%sStack contents:", indent)
+	for addr := begin; addr < end; {
+		if word == 4 {
+			pr.printf("\n%s %08x", indent, uint32(addr))
+		} else {
+			pr.printf("\n%s %016x", indent, addr)
+		}
+		var text [16]byte
+		for i := 0; i < 16; i, addr = i+1, addr+1 {
+			v, ok := readWord(t.StackBase, t.Stack, addr, 1)
+			if addr < end && ok {
+				pr.printf(" %02x", v)
+				if isPrint(byte(v)) {
+					text[i] = byte(v)
+				} else {
+					text[i] = '.'
+				}
+			} else {
+				pr.puts("   ")
+				text[i] = ' '
+			}
+		}
+		pr.printf("  %s", text[:])
+	}
+	pr.printf("\n%sPossible instruction pointers:\n", indent)
+	for addr := begin; addr < end; addr += uint64(word) {
+		v, _ := readWord(t.StackBase, t.Stack, addr, word)
+		for _, s := range symbolize(p, v) {
+			if word == 4 {
+				pr.printf("%s *(0x%08x) = 0x%08x", indent, uint32(addr), uint32(v))
+			} else {
+				pr.printf("%s *(0x%016x) = 0x%016x", indent, addr, v)
+			}
+			pr.printf(" <%s> [%s : %d + 0x%x]\n", s.Function, fileBase(s.File), s.Line, v-s.LineBase)
+		}
+	}
+	pr.puts("\n")
+}
+
+// symbolize returns the named code at addr, skipping entries without a name.
+func symbolize(p *Process, addr uint64) []SourceInfo {
+	if p.Symbolize == nil {
+		return nil
+	}
+	var out []SourceInfo
+	for _, s := range p.Symbolize(addr) {
+		if s.Function != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func writeModules(pr *printer, p *Process) {
+	if !p.HaveModules {
+		return
+	}
+	pr.puts("\nLoaded modules:\n")
+	mainBase, haveMain := p.mainBase()
+	for i := range p.Modules {
+		m := &p.Modules[i]
+		version := m.Version
+		if version == "" {
+			version = "???"
+		}
+		mainMark := ""
+		if haveMain && mainBase != 0 && m.Base == mainBase {
+			mainMark = "  (main)"
+		}
+		issue := ""
+		if m.MissingSymbols {
+			issue = "  (WARNING: No symbols, " + fileBase(m.DebugFile) + ", " + m.DebugID + ")"
+		} else if m.CorruptSymbols {
+			issue = "  (WARNING: Corrupt symbols, " + fileBase(m.DebugFile) + ", " + m.DebugID + ")"
+		}
+		pr.printf("0x%08x - 0x%08x  %s  %s%s%s\n", m.Base, m.Base+m.Size-1, fileBase(m.CodeFile), version, mainMark, issue)
+	}
+}

@@ -1,0 +1,51 @@
+package report
+
+// writeStackDump prints a thread for -d: its stack region, then every word
+// from the stack pointer to the end of the region, marking words that point
+// into the dumped range ("-- stack_address", with the nearest earlier word
+// that points at this one as "part of a chain") and words that symbols name.
+// The layout follows Breakpad's output for -d; see
+// ../shared/corpus/breakpad/expected/flags/*.d.txt.
+func writeStackDump(pr *printer, p *Process, t *Thread) {
+	if t.Stack == nil || !t.SPValid {
+		return
+	}
+	begin := t.StackBase
+	end := begin + uint64(len(t.Stack))
+	sp := t.SP
+	pr.printf("stack begin:    0x%016x\n", begin)
+	pr.printf("stack end:      0x%016x\n", end)
+	pr.printf("stack pointer:  0x%016x\n", sp)
+	pr.puts("\n")
+	from := sp
+	if from < begin || from > end {
+		from = begin
+	}
+	pr.printf("Stack range to dump: 0x%016x - 0x%016x\n", from, end)
+	pr.puts("\n")
+	pr.puts("Possible instruction pointers:\n")
+
+	word := uint64(wordSize(p.CPU))
+	// pointedFrom maps a stack address to the latest earlier word holding it.
+	pointedFrom := map[uint64]uint64{}
+	for addr := from; addr+word <= end; addr += word {
+		v, _ := readWord(begin, t.Stack, addr, int(word))
+		if word == 4 {
+			pr.printf(" *(0x%08x) = 0x%08x", uint32(addr), uint32(v))
+		} else {
+			pr.printf(" *(0x%016x) = 0x%016x", addr, v)
+		}
+		if v >= from && v < end {
+			pr.puts(" -- stack_address")
+			if src, ok := pointedFrom[addr]; ok {
+				pr.printf("  (part of a chain: 0x%016x --> 0x%016x)", src, addr)
+			}
+			pointedFrom[v] = addr
+		} else if syms := symbolize(p, v); len(syms) > 0 {
+			s := syms[0]
+			pr.printf(" %s [%s : %d + 0x%x]", s.Function, fileBase(s.File), s.Line, v-s.LineBase)
+		}
+		pr.puts("\n")
+	}
+	pr.puts("\n")
+}
