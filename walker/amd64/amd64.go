@@ -1,0 +1,180 @@
+// Package amd64 recovers caller frames on x86-64, in Breakpad's order:
+// STACK CFI, then (Windows, context frame only) a simulated return from a
+// leaf function, then (not Windows) the frame-pointer chain, then stack
+// scanning.
+package amd64
+
+import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+)
+
+// cfiRegs is Breakpad's amd64 CFI register map: rbx, rbp, r12–r15 are callee-saved.
+var cfiRegs = []walker.CFIRegister{
+	{Index: 0, Name: "$rax"},
+	{Index: 1, Name: "$rdx"},
+	{Index: 2, Name: "$rcx"},
+	{Index: minidump.AMD64RBX, Name: "$rbx", CalleeSaves: true},
+	{Index: 4, Name: "$rsi"},
+	{Index: 5, Name: "$rdi"},
+	{Index: minidump.AMD64RBP, Name: "$rbp", CalleeSaves: true},
+	{Index: minidump.AMD64RSP, Name: "$rsp", Alt: ".cfa"},
+	{Index: 8, Name: "$r8"},
+	{Index: 9, Name: "$r9"},
+	{Index: 10, Name: "$r10"},
+	{Index: 11, Name: "$r11"},
+	{Index: minidump.AMD64R12, Name: "$r12", CalleeSaves: true},
+	{Index: minidump.AMD64R13, Name: "$r13", CalleeSaves: true},
+	{Index: minidump.AMD64R14, Name: "$r14", CalleeSaves: true},
+	{Index: minidump.AMD64R15, Name: "$r15", CalleeSaves: true},
+	{Index: minidump.AMD64RIP, Name: "$rip", Alt: ".ra"},
+}
+
+// state is the per-frame walker state: Breakpad keeps the callee's rbp
+// value in a frame's context even when it marks rbp invalid (after a scan),
+// and later frame-pointer recovery reads that stale value; CFI frames hold
+// Breakpad's 0xdada… filler instead.
+type state struct {
+	rawRBP uint64
+}
+
+// Walker is the amd64 walker.Arch.
+type Walker struct{}
+
+// New returns the amd64 walker.
+func New() walker.Arch { return Walker{} }
+
+func rawRBP(f *walker.Frame) uint64 {
+	if s, ok := f.ArchState.(*state); ok {
+		return s.rawRBP
+	}
+	v, _ := f.Context.Index(minidump.AMD64RBP)
+	return v
+}
+
+// Caller implements walker.Arch.
+func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
+	last := w.Last()
+	if last == nil || w.Env.Memory == nil {
+		return nil
+	}
+	var f *walker.Frame
+	if rules, ok := w.CFIRules(last); ok {
+		f = byCFI(w, last, rules)
+	}
+	windows := w.Env.OS == "windows"
+	if f == nil && windows && last.Trust == walker.TrustContext {
+		f = bySimulatingReturn(w, last)
+	}
+	if f == nil && !windows {
+		f = byFramePointer(w, last)
+	}
+	if f == nil && scanAllowed {
+		f = byScan(w, last)
+	}
+	if f == nil {
+		return nil
+	}
+	if w.Env.OS == "nacl" {
+		for _, i := range []int{minidump.AMD64RIP, minidump.AMD64RSP, minidump.AMD64RBP} {
+			if v, ok := f.Context.Index(i); ok {
+				f.Context.SetIndex(i, uint64(uint32(v)))
+			}
+		}
+	}
+	ip, _ := f.Context.IP()
+	sp, _ := f.Context.SP()
+	lastSP, _ := last.Context.SP()
+	if walker.Terminate(ip, sp, lastSP, last.Trust == walker.TrustContext) {
+		return nil
+	}
+	f.Instruction = ip - 1
+	return f
+}
+
+const dadaFiller = 0xdadadadadadadada
+
+func byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRules) *walker.Frame {
+	ctx, ok := w.CallerByCFI(rules, last, cfiRegs)
+	if !ok {
+		return nil
+	}
+	ip, ipOK := ctx.IP()
+	sp, spOK := ctx.SP()
+	if !ipOK || !spOK || ip == 0 || sp == 0 {
+		return nil
+	}
+	st := &state{rawRBP: dadaFiller}
+	if v, ok := ctx.Index(minidump.AMD64RBP); ok {
+		st.rawRBP = v
+	}
+	return &walker.Frame{Context: ctx, Trust: walker.TrustCFI, ArchState: st}
+}
+
+// nonCanonical reports an address no user-space pointer can hold.
+func nonCanonical(p uint64) bool { return p > 0x7fffffffffff && p < 0xffff800000000000 }
+
+func byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	rbp := rawRBP(last)
+	if rbp%8 != 0 {
+		return nil
+	}
+	callerIP, ok1 := w.ReadUint64(rbp + 8)
+	callerRBP, ok2 := w.ReadUint64(rbp)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	callerSP := rbp + 16
+	if nonCanonical(callerIP) || callerSP <= rbp || callerRBP < callerSP {
+		return nil
+	}
+	if _, ok := w.ReadUint64(callerRBP); !ok {
+		return nil
+	}
+	ctx := minidump.NewContext(last.Context.Arch)
+	ctx.SetIndex(minidump.AMD64RIP, callerIP)
+	ctx.SetIndex(minidump.AMD64RSP, callerSP)
+	ctx.SetIndex(minidump.AMD64RBP, callerRBP)
+	return &walker.Frame{Context: ctx, Trust: walker.TrustFramePointer, ArchState: &state{rawRBP: callerRBP}}
+}
+
+func bySimulatingReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	sp, _ := last.Context.SP()
+	loc, ip, ok := w.ScanForReturnAddress(sp, 1, 8)
+	if !ok {
+		return nil
+	}
+	ctx := last.Context // every register as the leaf left it
+	ctx.SetIndex(minidump.AMD64RIP, ip)
+	ctx.SetIndex(minidump.AMD64RSP, loc+8)
+	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, ArchState: &state{rawRBP: rawRBP(last)}}
+}
+
+func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	sp, _ := last.Context.SP()
+	loc, ip, ok := w.ScanForReturnAddress(sp, walker.ScanWords(last), 8)
+	if !ok {
+		return nil
+	}
+	ctx := minidump.NewContext(last.Context.Arch)
+	ctx.SetIndex(minidump.AMD64RIP, ip)
+	ctx.SetIndex(minidump.AMD64RSP, loc+8)
+	// rbp: recovered when the return address sits right above a saved
+	// frame pointer, kept when the callee's rbp still points above it.
+	stale := rawRBP(last)
+	if rbp, valid := last.Context.Index(minidump.AMD64RBP); valid {
+		if loc-8 == rbp {
+			if callerRBP, ok := w.ReadUint64(rbp); ok && callerRBP > loc {
+				ctx.SetIndex(minidump.AMD64RBP, callerRBP)
+			}
+		} else if rbp >= loc+8 {
+			ctx.SetIndex(minidump.AMD64RBP, rbp)
+		}
+	}
+	st := &state{rawRBP: stale}
+	if v, ok := ctx.Index(minidump.AMD64RBP); ok {
+		st.rawRBP = v
+	}
+	return &walker.Frame{Context: ctx, Trust: walker.TrustScan, ArchState: st}
+}

@@ -1,0 +1,330 @@
+// Package x86 recovers caller frames on 32-bit x86, in Breakpad's order:
+// STACK WIN (FrameData programs and FPO records, with Breakpad's
+// .raSearchStart heuristics and its "call frame info with scanning"
+// correction), then STACK CFI, then the EBP chain, then stack scanning.
+package x86
+
+import (
+	"strings"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+)
+
+// maxFrameGap bounds the distance between a scanned frame's restored EBP
+// and its stack pointer (Breakpad's kMaxReasonableGapBetweenFrames, 128 KiB).
+const maxFrameGap = 128 * 1024
+
+var cfiRegs = []walker.CFIRegister{
+	{Index: minidump.X86EIP, Name: "$eip", Alt: ".ra"},
+	{Index: minidump.X86ESP, Name: "$esp", Alt: ".cfa"},
+	{Index: minidump.X86EBP, Name: "$ebp", CalleeSaves: true},
+	{Index: minidump.X86EAX, Name: "$eax"},
+	{Index: minidump.X86EBX, Name: "$ebx", CalleeSaves: true},
+	{Index: minidump.X86ECX, Name: "$ecx"},
+	{Index: minidump.X86EDX, Name: "$edx"},
+	{Index: minidump.X86ESI, Name: "$esi", CalleeSaves: true},
+	{Index: minidump.X86EDI, Name: "$edi", CalleeSaves: true},
+}
+
+// frameInfo is what Breakpad's FindWindowsFrameInfo gives for a frame: a
+// full STACK WIN record, or only the parameter size of the covering FUNC.
+type frameInfo struct {
+	win            *symfile.StackWin // nil: only the parameter size is known
+	paramSize      uint32
+	paramSizeValid bool
+}
+
+// state is the x86 per-frame state, kept in Frame.ArchState.
+type state struct {
+	info *frameInfo // set when the frame was the callee of a STACK WIN attempt
+}
+
+// Walker is the x86 walker.Arch.
+type Walker struct{}
+
+// New returns the x86 walker.
+func New() walker.Arch { return Walker{} }
+
+func reg(f *walker.Frame, i int) uint32 {
+	v, _ := f.Context.Index(i)
+	return uint32(v)
+}
+
+func valid(f *walker.Frame, i int) bool {
+	_, ok := f.Context.Index(i)
+	return ok
+}
+
+func findFrameInfo(w *walker.Walker, f *walker.Frame) *frameInfo {
+	if win, ok := w.StackWin(f); ok && win != nil {
+		return &frameInfo{win: win, paramSize: win.ParameterSize, paramSizeValid: true}
+	}
+	if ps, ok := w.FuncParamSize(f); ok {
+		return &frameInfo{paramSize: ps, paramSizeValid: true}
+	}
+	return nil
+}
+
+// Caller implements walker.Arch.
+func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
+	last := w.Last()
+	if last == nil || w.Env.Memory == nil {
+		return nil
+	}
+	var f *walker.Frame
+	if info := findFrameInfo(w, last); info != nil {
+		f = byWindowsFrameInfo(w, last, info, scanAllowed)
+	}
+	if f == nil {
+		if rules, ok := w.CFIRules(last); ok {
+			f = byCFI(w, last, rules)
+		}
+	}
+	if f == nil {
+		f = byEBP(w, last, scanAllowed)
+	}
+	if f == nil {
+		return nil
+	}
+	ip, _ := f.Context.IP()
+	sp, _ := f.Context.SP()
+	lastSP, _ := last.Context.SP()
+	if walker.Terminate(ip, sp, lastSP, last.Trust == walker.TrustContext) {
+		return nil
+	}
+	f.Instruction = uint64(uint32(ip - 1))
+	return f
+}
+
+func setState(f *walker.Frame, info *frameInfo) {
+	if s, ok := f.ArchState.(*state); ok {
+		s.info = info
+		return
+	}
+	f.ArchState = &state{info: info}
+}
+
+func infoOf(f *walker.Frame) *frameInfo {
+	if s, ok := f.ArchState.(*state); ok {
+		return s.info
+	}
+	return nil
+}
+
+func scan(w *walker.Walker, start uint32, words int) (loc, ip uint32, ok bool) {
+	l, v, ok := w.ScanForReturnAddress(uint64(start), words, 4)
+	return uint32(l), uint32(v), ok
+}
+
+func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, scanAllowed bool) *walker.Frame {
+	setState(last, info)
+	if info.win == nil {
+		return nil // only a parameter size: not enough to unwind
+	}
+	win := info.win
+
+	// Breakpad looks through every earlier frame without stopping, so the
+	// innermost frame with a known parameter size supplies .cbCalleeParams.
+	var calleeParams uint32
+	frames := w.Frames()
+	for i := len(frames) - 2; i >= 0; i-- {
+		if ci := infoOf(frames[i]); ci != nil && ci.paramSizeValid {
+			calleeParams = ci.paramSize
+		}
+	}
+
+	esp := reg(last, minidump.X86ESP)
+	ebp := reg(last, minidump.X86EBP)
+	eip := reg(last, minidump.X86EIP)
+	vars := map[string]uint64{
+		"$ebp":            uint64(ebp),
+		"$esp":            uint64(esp),
+		".cbCalleeParams": uint64(calleeParams),
+		".cbSavedRegs":    uint64(win.SavedRegisterSize),
+		".cbLocals":       uint64(win.LocalSize),
+		".cbParams":       uint64(win.ParameterSize),
+	}
+	if valid(last, minidump.X86EBX) {
+		vars["$ebx"] = uint64(reg(last, minidump.X86EBX))
+	}
+
+	raSearchStart := esp + calleeParams + win.LocalSize + win.SavedRegisterSize
+	// Breakpad moves .raSearchStart to the first plausible return address
+	// within three words; for the context frame of an FPO function, a hit at
+	// the start that equals the current EIP is skipped.
+	old := raSearchStart
+	if loc, found, ok := scan(w, raSearchStart, 3); ok {
+		raSearchStart = loc
+		if last.Trust == walker.TrustContext && win.Type == 0 && loc == old && found == eip {
+			raSearchStart += 4
+			if loc2, _, ok := scan(w, raSearchStart, 3); ok {
+				raSearchStart = loc2
+			}
+		}
+	}
+
+	var program string
+	recoverEBP := true
+	trust := walker.TrustCFI
+	switch {
+	case win.HasProgramString:
+		program = win.ProgramString
+	case win.AllocatesBasePointer:
+		program = "$eip .raSearchStart ^ = " +
+			"$ebp $esp .cbCalleeParams + .cbSavedRegs + 8 - ^ = " +
+			"$esp .raSearchStart 4 + ="
+	default:
+		program = "$eip .raSearchStart ^ = $esp .raSearchStart 4 + ="
+		if valid(last, minidump.X86EBX) {
+			program += " $ebx $ebx ="
+		}
+		recoverEBP = false
+	}
+	if valid(last, minidump.X86EBP) && strings.Contains(program, "@") {
+		raSearchStart = ebp + 4
+	}
+	vars[".raSearchStart"] = uint64(raSearchStart)
+	vars[".raSearch"] = uint64(raSearchStart)
+
+	assigned, ok := evaluate(program, vars, w.SymbolMemory())
+	if !ok || !assigned["$eip"] || !assigned["$esp"] {
+		if !scanAllowed {
+			return nil
+		}
+		loc, ip, ok := scan(w, esp, walker.ScanWords(last))
+		if !ok {
+			return nil
+		}
+		vars["$eip"] = uint64(ip)
+		vars["$esp"] = uint64(loc + 4)
+		trust = walker.TrustScan
+	}
+
+	newEIP := uint32(vars["$eip"])
+	newEBP := uint32(vars["$ebp"])
+	if newEIP != 0 || newEBP != 0 {
+		var offset uint32
+		// An EIP outside every module means the program found the wrong
+		// slot: look further up the stack for a return address.
+		if w.ModuleAt(uint64(newEIP)) == nil {
+			start := uint32(vars[".raSearchStart"]) + 4
+			if scanAllowed {
+				if loc, ip, ok := scan(w, start, walker.ScanWords(last)); ok {
+					vars["$eip"] = uint64(ip)
+					vars["$esp"] = uint64(loc + 4)
+					offset = loc - start
+					trust = walker.TrustCFIScan
+				}
+			}
+		}
+		if recoverEBP {
+			// When frames were skipped or the recovered EBP does not point
+			// into the stack, take the outermost saved word that does.
+			skipped := trust != walker.TrustCFI && newEBP <= raSearchStart+offset
+			if _, readable := w.ReadUint32(uint64(newEBP)); skipped || !readable {
+				searchBytes := win.SavedRegisterSize + offset
+				end := esp + calleeParams
+				for n, l := 0, end+searchBytes; l >= end && n <= int(searchBytes/4)+1; n, l = n+1, l-4 {
+					v, ok := w.ReadUint32(uint64(l))
+					if !ok {
+						break
+					}
+					if _, ok := w.ReadUint32(uint64(v)); ok {
+						vars["$ebp"] = uint64(v)
+						break
+					}
+					if l < 4 {
+						break
+					}
+				}
+			}
+		}
+	}
+
+	ctx := minidump.NewContext(last.Context.Arch)
+	ctx.SetIndex(minidump.X86EIP, vars["$eip"])
+	ctx.SetIndex(minidump.X86ESP, vars["$esp"])
+	ctx.SetIndex(minidump.X86EBP, vars["$ebp"])
+	for _, r := range []struct {
+		name string
+		idx  int
+	}{{"$ebx", minidump.X86EBX}, {"$esi", minidump.X86ESI}, {"$edi", minidump.X86EDI}} {
+		if assigned[r.name] {
+			ctx.SetIndex(r.idx, vars[r.name])
+		}
+	}
+	return &walker.Frame{Context: ctx, Trust: trust}
+}
+
+// evaluate runs a STACK WIN program one assignment at a time, as Breakpad's
+// evaluator does, and reports which variables were assigned before any
+// failure, and whether the whole program ran.
+func evaluate(program string, vars map[string]uint64, mem symfile.Memory) (map[string]bool, bool) {
+	assigned := map[string]bool{}
+	var stmt []string
+	for _, tok := range strings.Fields(program) {
+		stmt = append(stmt, tok)
+		if tok != "=" {
+			continue
+		}
+		if len(stmt) < 3 {
+			return assigned, false
+		}
+		if err := symfile.Evaluate(strings.Join(stmt, " "), vars, mem, 4); err != nil {
+			return assigned, false
+		}
+		assigned[stmt[0]] = true
+		stmt = stmt[:0]
+	}
+	return assigned, len(stmt) == 0
+}
+
+func byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRules) *walker.Frame {
+	ctx, ok := w.CallerByCFI(rules, last, cfiRegs)
+	if !ok {
+		return nil
+	}
+	for _, i := range []int{minidump.X86EIP, minidump.X86ESP, minidump.X86EBP} {
+		if _, ok := ctx.Index(i); !ok {
+			return nil
+		}
+	}
+	return &walker.Frame{Context: ctx, Trust: walker.TrustCFI}
+}
+
+func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed bool) *walker.Frame {
+	esp := reg(last, minidump.X86ESP)
+	ebp := reg(last, minidump.X86EBP)
+	var callerEIP, callerESP, callerEBP uint32
+	trust := walker.TrustFramePointer
+	ip, ok1 := w.ReadUint32(uint64(ebp + 4))
+	savedEBP, ok2 := w.ReadUint32(uint64(ebp))
+	if ok1 && ok2 {
+		callerEIP, callerEBP, callerESP = ip, savedEBP, ebp+8
+	} else {
+		if !scanAllowed {
+			return nil
+		}
+		loc, ip, ok := scan(w, esp, walker.ScanWords(last))
+		if !ok {
+			return nil
+		}
+		callerEIP, callerESP = ip, loc+4
+		// If the function pushed EBP right below its return address, the
+		// saved value is the caller's EBP; otherwise keep the callee's.
+		chain := callerESP - 8
+		v, ok := w.ReadUint32(uint64(chain))
+		if !ok || v <= chain || v-chain > maxFrameGap {
+			v = ebp
+		}
+		callerEBP = v
+		trust = walker.TrustScan
+	}
+	ctx := minidump.NewContext(last.Context.Arch)
+	ctx.SetIndex(minidump.X86EIP, uint64(callerEIP))
+	ctx.SetIndex(minidump.X86ESP, uint64(callerESP))
+	ctx.SetIndex(minidump.X86EBP, uint64(callerEBP))
+	return &walker.Frame{Context: ctx, Trust: trust}
+}
