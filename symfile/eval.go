@@ -1,22 +1,273 @@
 package symfile
 
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Evaluator errors. Each returned error wraps one of these.
+var (
+	ErrStackUnderflow = errors.New("postfix: stack underflow")
+	ErrUnknownName    = errors.New("postfix: unknown register or variable")
+	ErrMemory         = errors.New("postfix: memory not readable")
+	ErrDivideByZero   = errors.New("postfix: division by zero")
+	ErrSyntax         = errors.New("postfix: malformed expression")
+	// ErrUndefined is returned for the .undef rule: the register's value
+	// is not recoverable in the caller.
+	ErrUndefined = errors.New("postfix: register undefined (.undef)")
+)
+
+// maxEvalTokens bounds the work done for one program or expression.
+const maxEvalTokens = 4096
+
+type operand struct {
+	name  string // identifier when !isVal
+	val   uint64
+	isVal bool
+}
+
+type evaluator struct {
+	vars     map[string]uint64
+	mem      Memory
+	wordSize int
+	mask     uint64
+	stack    []operand
+	expr     string
+	readOnly map[string]uint64 // EvaluateValue's variables
+}
+
+func newEvaluator(vars map[string]uint64, mem Memory, wordSize int, expr string) (*evaluator, error) {
+	if wordSize != 4 && wordSize != 8 {
+		return nil, fmt.Errorf("%w: word size %d", ErrSyntax, wordSize)
+	}
+	mask := ^uint64(0)
+	if wordSize == 4 {
+		mask = 0xffffffff
+	}
+	return &evaluator{vars: vars, mem: mem, wordSize: wordSize, mask: mask, expr: expr}, nil
+}
+
+func (e *evaluator) errf(base error, format string, args ...any) error {
+	return fmt.Errorf("%w: %s in %q", base, fmt.Sprintf(format, args...), e.expr)
+}
+
 // Evaluate runs a STACK WIN program: a sequence of postfix assignment
 // statements ("$T0 $ebp = $eip $T0 4 + ^ =") over vars, which it updates.
-// wordSize (4 or 8) sets the width of arithmetic and of memory reads (^).
+// Only names starting with '$' may be assigned. wordSize (4 or 8) sets the
+// width of arithmetic and of memory reads (^). A program that leaves values
+// on the stack is an error, as in Breakpad.
 func Evaluate(program string, vars map[string]uint64, mem Memory, wordSize int) error {
-	return errTODO
+	e, err := newEvaluator(vars, mem, wordSize, program)
+	if err != nil {
+		return err
+	}
+	if err := e.run(program); err != nil {
+		return err
+	}
+	if len(e.stack) != 0 {
+		return e.errf(ErrSyntax, "%d values left on the stack", len(e.stack))
+	}
+	return nil
 }
 
 // EvaluateValue evaluates a postfix expression (a CFI rule) to one value.
+// vars is not modified.
 func EvaluateValue(expr string, vars map[string]uint64, mem Memory, wordSize int) (uint64, error) {
-	return 0, errTODO
+	e, err := newEvaluator(vars, mem, wordSize, expr)
+	if err != nil {
+		return 0, err
+	}
+	e.vars = nil // assignments are not allowed to leak; see assign
+	e.readOnly = vars
+	if err := e.run(expr); err != nil {
+		return 0, err
+	}
+	if len(e.stack) != 1 {
+		return 0, e.errf(ErrSyntax, "%d results", len(e.stack))
+	}
+	return e.pop()
+}
+
+func (e *evaluator) run(program string) error {
+	n := 0
+	for tok := range strings.FieldsSeq(program) {
+		if n++; n > maxEvalTokens {
+			return e.errf(ErrSyntax, "more than %d tokens", maxEvalTokens)
+		}
+		if len(tok) > 1 && tok[0] == '=' { // "=$eip" is "=" then "$eip"
+			if err := e.token("="); err != nil {
+				return err
+			}
+			tok = tok[1:]
+		}
+		if err := e.token(tok); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *evaluator) token(tok string) error {
+	switch tok {
+	case "+", "-", "*", "/", "%", "@":
+		b, err := e.pop()
+		if err != nil {
+			return err
+		}
+		a, err := e.pop()
+		if err != nil {
+			return err
+		}
+		var r uint64
+		switch tok {
+		case "+":
+			r = a + b
+		case "-":
+			r = a - b
+		case "*":
+			r = a * b
+		case "/", "%":
+			if b == 0 {
+				return e.errf(ErrDivideByZero, "%d %s 0", a, tok)
+			}
+			if tok == "/" {
+				r = a / b
+			} else {
+				r = a % b
+			}
+		case "@":
+			r = a &^ (b - 1) // align down to a power of two, as Breakpad
+		}
+		e.push(r)
+	case "^":
+		addr, err := e.pop()
+		if err != nil {
+			return err
+		}
+		if e.mem == nil {
+			return e.errf(ErrMemory, "no memory to read 0x%x", addr)
+		}
+		var buf [8]byte
+		if err := e.mem.ReadMemory(addr, buf[:e.wordSize]); err != nil {
+			return fmt.Errorf("%w: 0x%x in %q: %w", ErrMemory, addr, e.expr, err)
+		}
+		if e.wordSize == 4 {
+			e.push(uint64(binary.LittleEndian.Uint32(buf[:4])))
+		} else {
+			e.push(binary.LittleEndian.Uint64(buf[:]))
+		}
+	case "=":
+		v, err := e.pop()
+		if err != nil {
+			return err
+		}
+		if len(e.stack) == 0 {
+			return e.errf(ErrStackUnderflow, "nothing to assign to")
+		}
+		target := e.stack[len(e.stack)-1]
+		e.stack = e.stack[:len(e.stack)-1]
+		if target.isVal || literal(target.name) || !strings.HasPrefix(target.name, "$") {
+			return e.errf(ErrSyntax, "cannot assign to %q", target.name)
+		}
+		if e.vars == nil {
+			return e.errf(ErrSyntax, "assignment in an expression")
+		}
+		e.vars[target.name] = v
+	default:
+		e.stack = append(e.stack, operand{name: tok})
+	}
+	return nil
+}
+
+func (e *evaluator) push(v uint64) { e.stack = append(e.stack, operand{val: v & e.mask, isVal: true}) }
+
+// pop returns the top of the stack as a value, resolving literals and names.
+func (e *evaluator) pop() (uint64, error) {
+	if len(e.stack) == 0 {
+		return 0, e.errf(ErrStackUnderflow, "operator needs a value")
+	}
+	o := e.stack[len(e.stack)-1]
+	e.stack = e.stack[:len(e.stack)-1]
+	if o.isVal {
+		return o.val, nil
+	}
+	if v, ok := parseLiteral(o.name); ok {
+		return v & e.mask, nil
+	}
+	if o.name == ".undef" {
+		return 0, e.errf(ErrUndefined, "%s", o.name)
+	}
+	vars := e.vars
+	if vars == nil {
+		vars = e.readOnly
+	}
+	v, ok := vars[o.name]
+	if !ok {
+		return 0, e.errf(ErrUnknownName, "%q", o.name)
+	}
+	return v & e.mask, nil
+}
+
+func literal(s string) bool { _, ok := parseLiteral(s); return ok }
+
+// parseLiteral accepts decimal (Breakpad's only form), an optional leading
+// '-', and 0x-prefixed hex.
+func parseLiteral(s string) (uint64, bool) {
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return 0, false
+	}
+	var v uint64
+	var err error
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		v, err = strconv.ParseUint(s[2:], 16, 64)
+	} else {
+		v, err = strconv.ParseUint(s, 10, 64)
+	}
+	if err != nil {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // FindCallerRegs applies the rules to the callee's registers, as Breakpad's
 // CFIFrameInfo::FindCallerRegs: it computes .cfa, then .ra with .cfa set,
-// then every other register whose rule evaluates (others are left out).
+// then every other register whose rule evaluates (the others are left out).
 // The result holds ".cfa" and ".ra" too. It fails when .cfa or .ra is
 // missing or does not evaluate.
 func (r *CFIRules) FindCallerRegs(callee map[string]uint64, mem Memory, wordSize int) (map[string]uint64, error) {
-	return nil, errTODO
+	if r.CFA == "" || r.RA == "" {
+		return nil, fmt.Errorf("%w: CFI rules lack .cfa or .ra", ErrSyntax)
+	}
+	cfa, err := EvaluateValue(r.CFA, callee, mem, wordSize)
+	if err != nil {
+		return nil, err
+	}
+	working := make(map[string]uint64, len(callee)+1)
+	for k, v := range callee {
+		working[k] = v
+	}
+	working[".cfa"] = cfa
+	ra, err := EvaluateValue(r.RA, working, mem, wordSize)
+	if err != nil {
+		return nil, err
+	}
+	caller := make(map[string]uint64, len(r.Rules)+2)
+	for _, rule := range r.Rules {
+		if v, err := EvaluateValue(rule.Expr, working, mem, wordSize); err == nil {
+			caller[rule.Register] = v
+		}
+	}
+	caller[".ra"] = ra
+	caller[".cfa"] = cfa
+	return caller, nil
 }

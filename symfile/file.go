@@ -1,31 +1,163 @@
 package symfile
 
-import "errors"
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
 
-var errTODO = errors.New("symfile: not implemented yet")
+	"github.com/klauspost/compress/zstd"
+)
 
-// File is a parsed symbol file ready for lookups. It is safe for concurrent use.
+// maxDecompressed bounds the size of a decompressed .sym.gz / .sym.zst.
+const maxDecompressed = 8 << 30
+
+// File is an indexed symbol file ready for lookups. It is safe for concurrent use.
 type File struct {
 	name   string
 	data   []byte
 	module ModuleLine
 	codeID string
 	unmap  func() error
+	errs   []lineError
+	limit  uint64 // records at or after this offset are not used (Breakpad bails after 100 errors)
+
+	funcs     []funcEntry // file order
+	funcSpans []span      // accepted FUNC ranges, sorted; idx into funcs
+	pubs      []pubEntry  // sorted by address, first of each address
+	cfi       []rangeEntry
+	cfiSpans  []span
+	win       []rangeEntry // file order
+	winType   []uint8
+	files     []idEntry // sorted by id, file order among equal ids
+	origins   []idEntry
+
+	winOnce sync.Once
+	winMaps [5]containedMap // per STACK WIN type
+
+	mu     sync.RWMutex
+	parsed map[int]*function // by index into funcs
 }
 
 // Open reads the symbol file at path: memory-mapped when plain, decompressed
-// to memory when it ends in .gz or .zst.
-func Open(path string) (*File, error) { return nil, errTODO }
+// to memory when the name ends in .gz or .zst.
+//
+// When some lines are malformed, Open returns the File together with a
+// *CorruptError naming the first bad line: like Breakpad, the records that
+// parsed are still usable, and the caller decides whether to report the
+// module's symbols as corrupt.
+func Open(path string) (*File, error) {
+	switch {
+	case strings.HasSuffix(path, ".gz"), strings.HasSuffix(path, ".zst"):
+		data, err := readCompressed(path)
+		if err != nil {
+			return nil, err
+		}
+		return NewFile(data, path)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("symfile: %s is not a regular file", path)
+	}
+	data, unmap, err := mapFile(fh, st.Size())
+	if err != nil {
+		return nil, err
+	}
+	f := &File{name: path, data: data, unmap: unmap}
+	f.buildIndex(func(lo, hi int) { releasePages(data, lo, hi) })
+	return f, f.Err()
+}
+
+func readCompressed(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	var r io.Reader
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(fh)
+		if err != nil {
+			return nil, &CorruptError{File: path, Err: err}
+		}
+		defer zr.Close()
+		r = zr
+	} else {
+		zr, err := zstd.NewReader(fh, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, &CorruptError{File: path, Err: err}
+		}
+		defer zr.Close()
+		r = zr
+	}
+	var buf bytes.Buffer
+	if st, err := fh.Stat(); err == nil && st.Size() > 0 && st.Size() < maxDecompressed/8 {
+		buf.Grow(int(st.Size()) * 6)
+	}
+	n, err := io.Copy(&buf, io.LimitReader(r, maxDecompressed+1))
+	if err != nil {
+		return nil, &CorruptError{File: path, Err: err}
+	}
+	if n > maxDecompressed {
+		return nil, &CorruptError{File: path, Err: errors.New("decompressed size over limit")}
+	}
+	return buf.Bytes(), nil
+}
 
 // NewFile indexes a symbol file held in data; name is used in errors.
-// The File keeps data; the caller must not modify it.
-func NewFile(data []byte, name string) (*File, error) { return nil, errTODO }
+// The File keeps data; the caller must not modify it. Malformed lines are
+// reported as by Open.
+func NewFile(data []byte, name string) (*File, error) {
+	f := &File{name: name, data: data}
+	f.buildIndex(nil)
+	return f, f.Err()
+}
+
+// Err returns a *CorruptError for the first malformed line, or nil.
+func (f *File) Err() error {
+	if len(f.errs) == 0 {
+		return nil
+	}
+	return f.corrupt(f.errs[0])
+}
+
+// Errors returns every malformed line found (at most 101: Breakpad stops
+// loading a file after 100 errors, and so do we).
+func (f *File) Errors() []*CorruptError {
+	out := make([]*CorruptError, len(f.errs))
+	for i, e := range f.errs {
+		out[i] = f.corrupt(e)
+	}
+	return out
+}
 
 // Close releases the mapping of a File made by Open. Lookups must not follow.
-func (f *File) Close() error { return nil }
+func (f *File) Close() error {
+	if f.unmap == nil {
+		return nil
+	}
+	u := f.unmap
+	f.unmap = nil
+	return u()
+}
 
 // Name is the path or name the File was made from.
 func (f *File) Name() string { return f.name }
+
+// Size is the size of the (decompressed) symbol data in bytes.
+func (f *File) Size() int { return len(f.data) }
 
 // Module returns the MODULE record.
 func (f *File) Module() ModuleLine { return f.module }
@@ -33,17 +165,52 @@ func (f *File) Module() ModuleLine { return f.module }
 // CodeID returns the INFO CODE_ID value, or "".
 func (f *File) CodeID() string { return f.codeID }
 
-// Lookup finds the function (or PUBLIC symbol), source line and inline chain
-// at the module-relative address addr.
-func (f *File) Lookup(addr uint64) (Symbol, bool) { return Symbol{}, false }
+// lineFrom returns the line starting at off, without its line ending.
+func (f *File) lineFrom(off uint64) []byte {
+	if off >= uint64(len(f.data)) {
+		return nil
+	}
+	rest := f.data[off:]
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	for len(rest) > 0 && rest[len(rest)-1] == '\r' {
+		rest = rest[:len(rest)-1]
+	}
+	return rest
+}
 
-// CFIRules returns the STACK CFI rules in effect at addr.
-func (f *File) CFIRules(addr uint64) (CFIRules, bool) { return CFIRules{}, false }
+// fileName returns the name of FILE id, or "" and false.
+func (f *File) fileName(id int64) (string, bool) {
+	off, ok := findID(f.files, id)
+	if !ok {
+		return "", false
+	}
+	_, name, ok := parseFileRecord(f.lineFrom(off)[len(pFILE):])
+	return string(name), ok
+}
 
-// StackWin returns the STACK WIN record covering addr, type 4 (FrameData)
-// preferred over type 0 (FPO).
-func (f *File) StackWin(addr uint64) (*StackWin, bool) { return nil, false }
+func (f *File) originName(id int64) (string, bool) {
+	off, ok := findID(f.origins, id)
+	if !ok {
+		return "", false
+	}
+	_, name, ok := parseInlineOrigin(f.lineFrom(off)[len(pINLINE_ORIGIN):])
+	return string(name), ok
+}
 
-// HasFunctionAt reports whether a FUNC or PUBLIC record covers addr
-// (Breakpad's test in stack scanning that a candidate return address is code).
-func (f *File) HasFunctionAt(addr uint64) bool { _, ok := f.Lookup(addr); return ok }
+func findID(ids []idEntry, id int64) (uint64, bool) {
+	lo, hi := 0, len(ids)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ids[m].id < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(ids) && ids[lo].id == id {
+		return ids[lo].off, true
+	}
+	return 0, false
+}

@@ -1,15 +1,192 @@
 package symfile
 
-// DirSupplier finds symbol files under local roots in Breakpad's layout.
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// DirSupplier finds symbol files under local roots. It is safe for
+// concurrent use and loads each symbol file at most once.
 type DirSupplier struct {
 	roots []string
+
+	mu      sync.Mutex
+	modules map[ModuleKey]*loadOnce // answer per module
+	paths   map[string]*loadOnce    // parsed file per path
+}
+
+type loadOnce struct {
+	once sync.Once
+	file *File
+	err  error
 }
 
 // NewDirSupplier returns a Supplier over roots, searched in order. A root
-// may be a directory in Breakpad's layout
-// (<debug_file base>/<debug_id>/<debug_file base minus .pdb>.sym) or a single
-// .sym file whose MODULE line names the module.
-func NewDirSupplier(roots ...string) *DirSupplier { return &DirSupplier{roots: roots} }
+// may be a directory in Breakpad's layout,
+// <debug_file base>/<debug_id>/<debug_file base with .pdb replaced by .sym, else + .sym>,
+// with code_file / code_id used the same way when the debug names give no
+// file; each name may also end in .sym.gz or .sym.zst. A root may instead
+// be a single symbol file, used for the module whose MODULE line it matches.
+func NewDirSupplier(roots ...string) *DirSupplier {
+	return &DirSupplier{
+		roots:   roots,
+		modules: make(map[ModuleKey]*loadOnce),
+		paths:   make(map[string]*loadOnce),
+	}
+}
 
-// Symbols implements Supplier.
-func (s *DirSupplier) Symbols(m ModuleKey) (*File, error) { return nil, ErrNotFound }
+// Symbols implements Supplier. It returns an error wrapping ErrNotFound when
+// no root holds the module's symbols. When the file has malformed lines it
+// returns the File (whose well-formed records are usable, as in Breakpad)
+// together with a *CorruptError naming the first bad line.
+func (s *DirSupplier) Symbols(m ModuleKey) (*File, error) {
+	s.mu.Lock()
+	l := s.modules[m]
+	if l == nil {
+		l = &loadOnce{}
+		s.modules[m] = l
+	}
+	s.mu.Unlock()
+	l.once.Do(func() { l.file, l.err = s.find(m) })
+	return l.file, l.err
+}
+
+func (s *DirSupplier) find(m ModuleKey) (*File, error) {
+	for _, root := range s.roots {
+		st, err := os.Stat(root)
+		if err != nil {
+			continue
+		}
+		if !st.IsDir() {
+			if moduleLineMatches(root, m) {
+				return s.load(root)
+			}
+			continue
+		}
+		for _, p := range candidatePaths(root, m) {
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				return s.load(p)
+			}
+		}
+	}
+	return nil, fmt.Errorf("%w: %s %s", ErrNotFound, pathBase(m.DebugFile), m.DebugID)
+}
+
+// load parses a path once, however many modules resolve to it.
+func (s *DirSupplier) load(path string) (*File, error) {
+	s.mu.Lock()
+	l := s.paths[path]
+	if l == nil {
+		l = &loadOnce{}
+		s.paths[path] = l
+	}
+	s.mu.Unlock()
+	l.once.Do(func() {
+		l.file, l.err = Open(path)
+		var ce *CorruptError
+		if l.err != nil && !errors.As(l.err, &ce) {
+			l.err = &CorruptError{File: path, Err: l.err}
+		}
+	})
+	return l.file, l.err
+}
+
+// pathBase is Breakpad's PathnameStripper::File: the part after the last
+// '/' or '\'.
+func pathBase(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// safeComponent reports whether a name from a dump can be used as one path
+// element: not empty, not "." or "..", no separators or NUL.
+func safeComponent(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, "/\\\x00") && len(s) <= 255
+}
+
+// symName is the file name for a module file name: .pdb replaced by .sym,
+// otherwise .sym appended.
+func symName(base string) string {
+	if len(base) > 4 && strings.EqualFold(base[len(base)-4:], ".pdb") {
+		return base[:len(base)-4] + ".sym"
+	}
+	return base + ".sym"
+}
+
+// candidatePaths lists the files to try under root, in order: the debug
+// names first, then the code names, each plain, .gz and .zst.
+func candidatePaths(root string, m ModuleKey) []string {
+	var out []string
+	add := func(file, id string) {
+		base := pathBase(file)
+		if !safeComponent(base) || !safeComponent(id) {
+			return
+		}
+		name := symName(base)
+		for _, ext := range []string{"", ".gz", ".zst"} {
+			p := filepath.Join(root, base, id, name+ext)
+			if within(root, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	add(m.DebugFile, m.DebugID)
+	add(m.CodeFile, m.CodeID)
+	return out
+}
+
+// within checks, after cleaning, that p stays under root.
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// moduleLineMatches reads the MODULE line of a single-file root and checks
+// it against the module's debug id and debug file (or code id and file).
+func moduleLineMatches(path string, m ModuleKey) bool {
+	line, err := firstLine(path)
+	if err != nil || !bytes.HasPrefix(line, pMODULE) {
+		return false
+	}
+	var buf [4][]byte
+	t, ok := tokenize(line[len(pMODULE):], 4, buf[:0])
+	if !ok {
+		return false
+	}
+	id, name := string(t[2]), string(t[3])
+	if m.DebugID != "" && strings.EqualFold(id, m.DebugID) && name == pathBase(m.DebugFile) {
+		return true
+	}
+	return m.CodeID != "" && strings.EqualFold(id, m.CodeID) && name == pathBase(m.CodeFile)
+}
+
+// firstLine returns the first line of a (possibly compressed) symbol file.
+func firstLine(path string) ([]byte, error) {
+	if strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".zst") {
+		f, err := Open(path)
+		if f == nil {
+			return nil, err
+		}
+		defer f.Close()
+		return append([]byte(nil), f.lineFrom(0)...), nil
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	r := bufio.NewReaderSize(fh, 4096)
+	line, err := r.ReadSlice('\n')
+	if err != nil && len(line) == 0 {
+		return nil, err
+	}
+	return bytes.TrimRight(line, "\r\n"), nil
+}

@@ -1,0 +1,170 @@
+package symfile
+
+import (
+	"bytes"
+	"slices"
+)
+
+// CFIRules returns the STACK CFI rules in effect at the module-relative
+// address addr: the rules of the STACK CFI INIT record whose range covers
+// addr, updated by each STACK CFI delta record of that block whose address
+// lies between the INIT address and addr, in address order.
+//
+// Breakpad keeps one delta per address (a later record at the same address
+// replaces an earlier one) and applies deltas from anywhere in the file;
+// dump_syms writes deltas right after their INIT record, which is where we
+// look for them.
+func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
+	at, _ := findSpan(f.cfiSpans, addr)
+	if at < 0 {
+		return CFIRules{}, false
+	}
+	s := f.cfiSpans[at]
+	e := f.cfi[s.idx]
+	head := f.lineFrom(e.off)
+	var buf [3][]byte
+	t := splitAll(head[len(pSTACKCFIINIT):], buf[:0], 3)
+	var rules CFIRules
+	if len(t) < 3 || !rules.apply(t[2]) {
+		return CFIRules{}, false // Breakpad refuses an INIT rule set that does not parse
+	}
+	type delta struct {
+		addr  uint64
+		rules []byte
+	}
+	var deltas []delta
+	pos := e.off + uint64(len(head))
+	for {
+		nl := bytes.IndexByte(f.data[pos:], '\n')
+		if nl < 0 {
+			break
+		}
+		pos += uint64(nl) + 1
+		if pos >= f.limit {
+			break
+		}
+		line := f.lineFrom(pos)
+		if !bytes.HasPrefix(line, pSTACKCFI) || bytes.HasPrefix(line, pSTACKCFIINIT) {
+			break
+		}
+		var b2 [2][]byte
+		d := splitAll(line[len(pSTACKCFI):], b2[:0], 2)
+		if len(d) < 2 {
+			continue
+		}
+		a := looseHex(d[0])
+		if a >= s.base && a <= addr {
+			deltas = append(deltas, delta{a, d[1]})
+		}
+	}
+	slices.SortStableFunc(deltas, func(x, y delta) int { return cmpU64(x.addr, y.addr) })
+	for i, d := range deltas {
+		if i+1 < len(deltas) && deltas[i+1].addr == d.addr {
+			continue // the last record at an address replaces the others
+		}
+		rules.apply(d.rules) // like Breakpad, a bad delta applies its rules up to the error
+	}
+	return rules, true
+}
+
+// apply parses a rule set "reg: expr reg: expr ..." into r, as Breakpad's
+// CFIRuleParser: a token ending in ':' names a register; the tokens after it
+// form its expression. It reports false for an empty name or expression.
+func (r *CFIRules) apply(set []byte) bool {
+	var name, expr []byte
+	report := func() bool {
+		if len(name) == 0 || len(expr) == 0 {
+			return false
+		}
+		r.Set(string(name), string(expr))
+		return true
+	}
+	for _, tok := range bytes.FieldsFunc(set, func(c rune) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }) {
+		if tok[len(tok)-1] == ':' {
+			if len(tok) < 2 {
+				return false
+			}
+			if len(name) > 0 || len(expr) > 0 {
+				if !report() {
+					return false
+				}
+			}
+			name = tok[:len(tok)-1]
+			expr = expr[:0:0]
+			continue
+		}
+		if len(expr) > 0 {
+			expr = append(expr, ' ')
+		}
+		expr = append(expr, tok...)
+	}
+	return report()
+}
+
+// Set sets the rule of a register (".cfa", ".ra" or a register name).
+func (r *CFIRules) Set(reg, expr string) {
+	switch reg {
+	case ".cfa":
+		r.CFA = expr
+	case ".ra":
+		r.RA = expr
+	default:
+		for i := range r.Rules {
+			if r.Rules[i].Register == reg {
+				r.Rules[i].Expr = expr
+				return
+			}
+		}
+		r.Rules = append(r.Rules, CFIRule{reg, expr})
+	}
+}
+
+// Rule returns the expression for a register (".cfa", ".ra" or a name).
+func (r *CFIRules) Rule(reg string) (string, bool) {
+	switch reg {
+	case ".cfa":
+		return r.CFA, r.CFA != ""
+	case ".ra":
+		return r.RA, r.RA != ""
+	}
+	for _, x := range r.Rules {
+		if x.Register == reg {
+			return x.Expr, true
+		}
+	}
+	return "", false
+}
+
+// StackWin returns the STACK WIN record covering the module-relative
+// address addr: the innermost type 4 (FrameData) record if any, else the
+// innermost type 0 (FPO) record, as Breakpad's FindWindowsFrameInfo.
+// (When neither exists Breakpad falls back to the covering FUNC's
+// parameter size only; Lookup gives it as Symbol.ParamSize.)
+func (f *File) StackWin(addr uint64) (*StackWin, bool) {
+	f.winOnce.Do(f.buildWinMaps)
+	for _, typ := range []int{4, 0} {
+		var buf [4]int
+		ids := f.winMaps[typ].lookup(addr, buf[:0])
+		if len(ids) == 0 {
+			continue
+		}
+		e := f.win[ids[0]]
+		line := f.lineFrom(e.off)
+		i := bytes.Index(line, []byte("WIN"))
+		if i < 0 || i+4 > len(line) {
+			return nil, false
+		}
+		w, ok := parseStackWin(line[i+4:])
+		if !ok {
+			return nil, false
+		}
+		return &w, true
+	}
+	return nil, false
+}
+
+func (f *File) buildWinMaps() {
+	for i, e := range f.win {
+		f.winMaps[f.winType[i]].store(e.addr, e.size, i)
+	}
+}

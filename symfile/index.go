@@ -1,0 +1,467 @@
+package symfile
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// maxErrors is Breakpad's kMaxErrorsBeforeBailing: after more errors than
+// this, loading stops and later records are not used.
+const maxErrors = 100
+
+// chunkSize is the unit of the parallel index pass. After a chunk of a
+// memory-mapped file is indexed its pages are released (see release), so the
+// pass never holds more than a few chunks resident.
+const chunkSize = 8 << 20
+
+type funcEntry struct {
+	addr, size uint64
+	off        uint64 // offset of the FUNC line
+	end        uint64 // end of its last line or INLINE record (off's line end when none)
+}
+
+type pubEntry struct {
+	addr uint64
+	off  uint64
+}
+
+type rangeEntry struct {
+	addr, size uint64
+	off        uint64
+}
+
+type idEntry struct {
+	id  int64
+	off uint64
+}
+
+type lineError struct {
+	line int    // 1-based; chunk-local until merged
+	off  uint64 // offset of the line
+	msg  string
+}
+
+// owner states of the record that line data attaches to.
+const (
+	ownerNone    = -1 // no function: line data is an error (after PUBLIC, a failed FUNC, or at file start)
+	ownerInherit = -2 // chunk start: whatever the previous chunk ended with
+)
+
+type chunkIndex struct {
+	funcs   []funcEntry
+	pubs    []pubEntry
+	cfi     []rangeEntry
+	win     []rangeEntry // addr, size, off; type kept in winType
+	winType []uint8
+	files   []idEntry
+	origins []idEntry
+	module  *ModuleLine
+	codeID  []byte
+	lines   int
+	errs    []lineError
+	// lead* describe line data before the chunk's first FUNC or PUBLIC,
+	// which belongs to the previous chunk's last function.
+	leadEnd  uint64
+	leadErrs []lineError
+	tail     int // ownerNone, ownerInherit or an index into funcs
+}
+
+func (c *chunkIndex) addErr(line int, off uint64, msg string) {
+	if len(c.errs) <= maxErrors {
+		c.errs = append(c.errs, lineError{line, off, msg})
+	}
+}
+
+var (
+	pFUNC          = []byte("FUNC ")
+	pFILE          = []byte("FILE ")
+	pPUBLIC        = []byte("PUBLIC ")
+	pSTACK         = []byte("STACK ")
+	pSTACKCFI      = []byte("STACK CFI ")
+	pSTACKCFIINIT  = []byte("STACK CFI INIT ")
+	pMODULE        = []byte("MODULE ")
+	pINFO          = []byte("INFO ")
+	pINFOCODEID    = []byte("INFO CODE_ID ")
+	pINLINE        = []byte("INLINE ")
+	pINLINE_ORIGIN = []byte("INLINE_ORIGIN ")
+)
+
+// indexChunk indexes data[start:end], which begins at a line start.
+func indexChunk(data []byte, start, end int) *chunkIndex {
+	c := &chunkIndex{tail: ownerInherit}
+	owner := ownerInherit
+	lineNo := 0
+	pos := start
+	for pos < end {
+		nl := bytes.IndexByte(data[pos:end], '\n')
+		next := end
+		lineEnd := end
+		if nl >= 0 {
+			lineEnd = pos + nl
+			next = lineEnd + 1
+		}
+		lineNo++
+		line := data[pos:lineEnd]
+		for len(line) > 0 && line[len(line)-1] == '\r' {
+			line = line[:len(line)-1]
+		}
+		off := uint64(pos)
+		pos = next
+		if len(line) == 0 {
+			continue
+		}
+		switch line[0] {
+		case 'S':
+			if bytes.HasPrefix(line, pSTACKCFI) {
+				if bytes.HasPrefix(line, pSTACKCFIINIT) {
+					if !c.stackCFIInit(line[len(pSTACKCFIINIT):], off) {
+						c.addErr(lineNo, off, "malformed STACK CFI INIT record")
+					}
+				} else if !validCFIDelta(line[len(pSTACKCFI):]) {
+					c.addErr(lineNo, off, "malformed STACK CFI record")
+				}
+				continue
+			}
+			if bytes.HasPrefix(line, pSTACK) {
+				if !c.stackOther(line[len(pSTACK):], off) {
+					c.addErr(lineNo, off, "malformed STACK record")
+				}
+				continue
+			}
+		case 'F':
+			if bytes.HasPrefix(line, pFUNC) {
+				r, ok := parseFunc(line[len(pFUNC):])
+				if !ok {
+					c.addErr(lineNo, off, "malformed FUNC record")
+					owner = ownerNone
+				} else {
+					owner = len(c.funcs)
+					c.funcs = append(c.funcs, funcEntry{r.addr, r.size, off, off + uint64(len(line))})
+				}
+				c.tail = owner
+				continue
+			}
+			if bytes.HasPrefix(line, pFILE) {
+				id, _, ok := parseFileRecord(line[len(pFILE):])
+				if !ok {
+					c.addErr(lineNo, off, "malformed FILE record")
+				} else {
+					c.files = append(c.files, idEntry{id, off})
+				}
+				continue
+			}
+		case 'P':
+			if bytes.HasPrefix(line, pPUBLIC) {
+				owner = ownerNone
+				c.tail = owner
+				r, ok := parsePublic(line[len(pPUBLIC):])
+				if !ok {
+					c.addErr(lineNo, off, "malformed PUBLIC record")
+				} else if r.addr != 0 { // Breakpad ignores PUBLIC records at 0
+					c.pubs = append(c.pubs, pubEntry{r.addr, off})
+				}
+				continue
+			}
+		case 'M':
+			if bytes.HasPrefix(line, pMODULE) {
+				if c.module == nil {
+					var buf [4][]byte
+					if t, ok := tokenize(line[len(pMODULE):], 4, buf[:0]); ok {
+						c.module = &ModuleLine{OS: string(t[0]), Arch: string(t[1]), ID: string(t[2]), Name: string(t[3])}
+					} else {
+						c.module = &ModuleLine{}
+					}
+				}
+				continue
+			}
+		case 'I':
+			if bytes.HasPrefix(line, pINLINE) {
+				// INLINE records are parsed with their function; like
+				// Breakpad, a bad one does not make the file corrupt.
+				c.attach(owner, lineNo, off, off+uint64(len(line)), true)
+				continue
+			}
+			if bytes.HasPrefix(line, pINLINE_ORIGIN) {
+				if id, _, ok := parseInlineOrigin(line[len(pINLINE_ORIGIN):]); ok {
+					c.origins = append(c.origins, idEntry{id, off})
+				}
+				continue
+			}
+			if bytes.HasPrefix(line, pINFO) {
+				if c.codeID == nil && bytes.HasPrefix(line, pINFOCODEID) {
+					var buf [2][]byte
+					t := splitAll(line[len(pINFOCODEID):], buf[:0], 2)
+					if len(t) > 0 {
+						c.codeID = t[0]
+					}
+				}
+				continue
+			}
+		}
+		// Anything else is a source line record, as for Breakpad.
+		if owner == ownerNone {
+			c.addErr(lineNo, off, "source line data without a function")
+			continue
+		}
+		if _, ok := parseLine(line); !ok {
+			c.addErr(lineNo, off, "malformed source line record")
+			continue
+		}
+		c.attach(owner, lineNo, off, off+uint64(len(line)), false)
+	}
+	c.lines = lineNo
+	return c
+}
+
+// attach extends the current function's block over a line or INLINE record.
+func (c *chunkIndex) attach(owner, lineNo int, off, end uint64, inline bool) {
+	switch {
+	case owner >= 0:
+		c.funcs[owner].end = end
+	case owner == ownerInherit:
+		c.leadEnd = end
+		if !inline && len(c.leadErrs) <= maxErrors {
+			c.leadErrs = append(c.leadErrs, lineError{lineNo, off, "source line data without a function"})
+		}
+	}
+	// ownerNone with INLINE: Breakpad would dereference a null function;
+	// the record is ignored.
+}
+
+func (c *chunkIndex) stackCFIInit(rest []byte, off uint64) bool {
+	var buf [3][]byte
+	t := splitAll(rest, buf[:0], 3)
+	if len(t) < 3 {
+		return false
+	}
+	c.cfi = append(c.cfi, rangeEntry{looseHex(t[0]), looseHex(t[1]), off})
+	return true
+}
+
+// validCFIDelta: Breakpad requires an address token and some rules after it.
+func validCFIDelta(rest []byte) bool {
+	var buf [2][]byte
+	return len(splitAll(rest, buf[:0], 2)) == 2
+}
+
+func (c *chunkIndex) stackOther(rest []byte, off uint64) bool {
+	i := 0
+	for i < len(rest) && rest[i] == ' ' {
+		i++
+	}
+	j := i
+	for j < len(rest) && !isSep(rest[j]) {
+		j++
+	}
+	if string(rest[i:j]) != "WIN" || j >= len(rest) {
+		return false // CFI was handled by the caller; other platforms are errors
+	}
+	w, ok := parseStackWin(rest[j+1:])
+	if !ok {
+		return false
+	}
+	c.win = append(c.win, rangeEntry{w.RVA, w.CodeSize, off})
+	c.winType = append(c.winType, uint8(w.Type))
+	return true
+}
+
+// buildIndex runs the index pass over data, in parallel chunks, and merges
+// the results. release, when not nil, is called for each indexed range so a
+// memory-mapped file can drop the pages from the process.
+func (f *File) buildIndex(release func(lo, hi int)) {
+	data := f.data
+	var bounds []int
+	for pos := 0; pos < len(data); {
+		end := pos + chunkSize
+		if end >= len(data) {
+			end = len(data)
+		} else if nl := bytes.IndexByte(data[end:], '\n'); nl >= 0 {
+			end += nl + 1
+		} else {
+			end = len(data)
+		}
+		bounds = append(bounds, pos)
+		pos = end
+	}
+	bounds = append(bounds, len(data))
+	n := len(bounds) - 1
+	chunks := make([]*chunkIndex, n)
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				chunks[i] = indexChunk(data, bounds[i], bounds[i+1])
+				if release != nil {
+					release(bounds[i], bounds[i+1])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	f.merge(chunks)
+}
+
+func (f *File) merge(chunks []*chunkIndex) {
+	var nf, np, nc, nw int
+	for _, c := range chunks {
+		nf += len(c.funcs)
+		np += len(c.pubs)
+		nc += len(c.cfi)
+		nw += len(c.win)
+	}
+	funcs := make([]funcEntry, 0, nf)
+	pubs := make([]pubEntry, 0, np)
+	cfi := make([]rangeEntry, 0, nc)
+	win := make([]rangeEntry, 0, nw)
+	winType := make([]uint8, 0, nw)
+	var errs []lineError
+	cur := ownerNone
+	lineBase := 0
+	for _, c := range chunks {
+		if c.leadEnd != 0 && cur >= 0 {
+			funcs[cur].end = c.leadEnd
+		} else if cur < 0 {
+			for _, e := range c.leadErrs {
+				e.line += lineBase
+				errs = append(errs, e)
+			}
+		}
+		for _, e := range c.errs {
+			e.line += lineBase
+			errs = append(errs, e)
+		}
+		switch {
+		case c.tail >= 0:
+			cur = len(funcs) + c.tail
+		case c.tail == ownerNone:
+			cur = ownerNone
+		}
+		funcs = append(funcs, c.funcs...)
+		pubs = append(pubs, c.pubs...)
+		cfi = append(cfi, c.cfi...)
+		win = append(win, c.win...)
+		winType = append(winType, c.winType...)
+		f.files = append(f.files, c.files...)
+		f.origins = append(f.origins, c.origins...)
+		if c.module != nil && f.module == (ModuleLine{}) {
+			f.module = *c.module
+		}
+		if c.codeID != nil && f.codeID == "" {
+			f.codeID = string(c.codeID)
+		}
+		lineBase += c.lines
+	}
+	// Lead errors are appended before the chunk's own; restore file order.
+	slices.SortStableFunc(errs, func(a, b lineError) int { return a.line - b.line })
+
+	// Duplicate PUBLIC addresses: Breakpad keeps the first and counts an error.
+	pubSorted := slices.IsSortedFunc(pubs, func(a, b pubEntry) int { return cmpU64(a.addr, b.addr) })
+	if !pubSorted {
+		slices.SortStableFunc(pubs, func(a, b pubEntry) int { return cmpU64(a.addr, b.addr) })
+	}
+	w := 0
+	for i, p := range pubs {
+		if i > 0 && p.addr == pubs[w-1].addr {
+			// The stable sort keeps file order, so pubs[w-1] is the earlier record.
+			if len(errs) <= maxErrors {
+				errs = append(errs, lineError{line: f.lineAt(p.off), off: p.off, msg: "duplicate PUBLIC address"})
+			}
+			continue
+		}
+		pubs[w] = p
+		w++
+	}
+	pubs = pubs[:w]
+	slices.SortStableFunc(errs, func(a, b lineError) int { return a.line - b.line })
+
+	// Breakpad stops loading after more than maxErrors errors.
+	limit := uint64(len(f.data))
+	if len(errs) > maxErrors {
+		limit = errs[maxErrors].off
+		errs = errs[:maxErrors+1]
+	}
+	f.errs = errs
+
+	fspans := make([]span, 0, len(funcs))
+	for i, e := range funcs {
+		if e.off >= limit {
+			break
+		}
+		if s, ok := spanOf(e.addr, e.size, i); ok {
+			fspans = append(fspans, s)
+		}
+	}
+	f.funcs = funcs
+	f.funcSpans = exclusiveFirstWins(fspans)
+	if limit < uint64(len(f.data)) {
+		pubs = slices.DeleteFunc(pubs, func(p pubEntry) bool { return p.off >= limit })
+	}
+	f.pubs = pubs
+	cspans := make([]span, 0, len(cfi))
+	for i, e := range cfi {
+		if e.off >= limit {
+			break
+		}
+		if s, ok := spanOf(e.addr, e.size, i); ok {
+			cspans = append(cspans, s)
+		}
+	}
+	f.cfi = cfi
+	f.cfiSpans = exclusiveFirstWins(cspans)
+	for i, e := range win {
+		if e.off >= limit {
+			win, winType = win[:i], winType[:i]
+			break
+		}
+	}
+	f.win, f.winType = win, winType
+	f.limit = limit
+	slices.SortStableFunc(f.files, func(a, b idEntry) int { return cmpI64(a.id, b.id) })
+	slices.SortStableFunc(f.origins, func(a, b idEntry) int { return cmpI64(a.id, b.id) })
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpI64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// lineAt returns the 1-based line number of the line starting at off. It
+// scans the file, so it is used only to report errors.
+func (f *File) lineAt(off uint64) int {
+	if off > uint64(len(f.data)) {
+		off = uint64(len(f.data))
+	}
+	return bytes.Count(f.data[:off], []byte{'\n'}) + 1
+}
+
+// lineError converts to the error reported for the file.
+func (f *File) corrupt(e lineError) *CorruptError {
+	return &CorruptError{File: f.name, Line: e.line, Err: fmt.Errorf("%s", e.msg)}
+}

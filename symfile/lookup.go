@@ -1,0 +1,185 @@
+package symfile
+
+import (
+	"bytes"
+	"sort"
+)
+
+// function is a FUNC record with its line and INLINE records, parsed on demand.
+type function struct {
+	name      string
+	multiple  bool
+	paramSize uint32
+	lines     []span // accepted line ranges, sorted; idx into lineRecs
+	lineRecs  []lineRecord
+	inlines   containedMap // entries index inlineRecs
+	inlineRec []inlineRecord
+}
+
+// function parses funcs[i] and its block, once.
+func (f *File) function(i int) *function {
+	f.mu.RLock()
+	fn := f.parsed[i]
+	f.mu.RUnlock()
+	if fn != nil {
+		return fn
+	}
+	fn = f.parseFunction(i)
+	f.mu.Lock()
+	if f.parsed == nil {
+		f.parsed = make(map[int]*function)
+	}
+	if prev := f.parsed[i]; prev != nil {
+		fn = prev
+	} else {
+		f.parsed[i] = fn
+	}
+	f.mu.Unlock()
+	return fn
+}
+
+func (f *File) parseFunction(i int) *function {
+	e := f.funcs[i]
+	head := f.lineFrom(e.off)
+	r, _ := parseFunc(head[len(pFUNC):]) // validated by the index pass
+	fn := &function{name: string(r.name), multiple: r.multiple, paramSize: uint32(r.paramSize)}
+	fn.inlines.allowEqual = true
+	var spans []span
+	lastDepth := int64(0) // Breakpad's last_added_inline_nest_level starts at 0
+	pos := e.off + uint64(len(head))
+	for pos < e.end {
+		// Skip to the next line.
+		nl := bytes.IndexByte(f.data[pos:e.end], '\n')
+		if nl < 0 {
+			break
+		}
+		pos += uint64(nl) + 1
+		line := f.lineFrom(pos)
+		if len(line) == 0 {
+			continue
+		}
+		switch {
+		case bytes.HasPrefix(line, pINLINE):
+			in, ok := parseInline(line[len(pINLINE):])
+			if !ok || in.depth > lastDepth+1 {
+				continue
+			}
+			lastDepth = in.depth
+			k := len(fn.inlineRec)
+			fn.inlineRec = append(fn.inlineRec, in)
+			for _, rg := range in.ranges {
+				fn.inlines.store(rg[0], rg[1], k)
+			}
+		case isOtherRecord(line):
+			// FILE, STACK, INFO, ... between line records do not end the function.
+		default:
+			lr, ok := parseLine(line)
+			if !ok {
+				continue
+			}
+			if s, ok := spanOf(lr.addr, lr.size, len(fn.lineRecs)); ok {
+				spans = append(spans, s)
+			}
+			fn.lineRecs = append(fn.lineRecs, lr)
+		}
+	}
+	fn.lines = exclusiveFirstWins(spans)
+	return fn
+}
+
+func isOtherRecord(line []byte) bool {
+	for _, p := range [][]byte{pFILE, pSTACK, pMODULE, pINFO, pINLINE_ORIGIN, pFUNC, pPUBLIC} {
+		if bytes.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Lookup finds the function (or PUBLIC symbol), source line and inline chain
+// at the module-relative address addr, following Breakpad's
+// BasicSourceLineResolver: a FUNC covering addr wins; otherwise the nearest
+// PUBLIC at or below addr is used only when no FUNC lies between it and addr
+// (precisely: when the nearest FUNC below addr starts before the PUBLIC).
+func (f *File) Lookup(addr uint64) (Symbol, bool) {
+	at, near := findSpan(f.funcSpans, addr)
+	if at >= 0 {
+		s := f.funcSpans[at]
+		fn := f.function(s.idx)
+		sym := Symbol{
+			Name:      fn.name,
+			Base:      s.base,
+			Size:      s.high - s.base + 1,
+			ParamSize: fn.paramSize,
+			Multiple:  fn.multiple,
+		}
+		if li, _ := findSpan(fn.lines, addr); li >= 0 {
+			ls := fn.lines[li]
+			lr := fn.lineRecs[ls.idx]
+			sym.File, _ = f.fileName(lr.file)
+			sym.Line = int(lr.line)
+			sym.LineBase = ls.base
+		}
+		sym.Inlines = f.inlineChain(fn, addr, sym.File, sym.Line)
+		return sym, true
+	}
+	pi := sort.Search(len(f.pubs), func(k int) bool { return f.pubs[k].addr > addr }) - 1
+	if pi < 0 {
+		return Symbol{}, false
+	}
+	p := f.pubs[pi]
+	if near >= 0 && p.addr <= f.funcSpans[near].base {
+		return Symbol{}, false
+	}
+	r, ok := parsePublic(f.lineFrom(p.off)[len(pPUBLIC):])
+	if !ok {
+		return Symbol{}, false
+	}
+	return Symbol{Name: string(r.name), Base: p.addr, ParamSize: uint32(r.paramSize), IsPublic: true, Multiple: r.multiple}, true
+}
+
+// inlineChain builds the inline frames at addr, deepest first, with the
+// source positions Breakpad's ConstructInlineFrames assigns: the deepest
+// inline gets the line record's position, each outer one the call site of
+// the inline inside it.
+func (f *File) inlineChain(fn *function, addr uint64, file string, line int) []InlineFrame {
+	var buf [8]int
+	ids := fn.inlines.lookup(addr, buf[:0])
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make([]InlineFrame, len(ids))
+	for i, k := range ids {
+		in := fn.inlineRec[k]
+		fr := InlineFrame{CallLine: int(in.callLine), Depth: int(in.depth)}
+		if name, ok := f.originName(in.origin); ok {
+			fr.Name = name
+		} else {
+			fr.Name = "<name omitted>"
+		}
+		if in.hasCallFile {
+			fr.CallFile, _ = f.fileName(in.callFile)
+		}
+		for _, rg := range in.ranges {
+			if addr >= rg[0] && addr-rg[0] < rg[1] {
+				fr.Base = rg[0]
+				break
+			}
+		}
+		fr.File, fr.Line = file, line
+		file, line = fr.CallFile, fr.CallLine
+		out[i] = fr
+	}
+	return out
+}
+
+// HasFunctionAt reports whether a FUNC or PUBLIC record names addr
+// (Breakpad's test, in stack scanning, that a candidate return address is code).
+func (f *File) HasFunctionAt(addr uint64) bool {
+	if at, near := findSpan(f.funcSpans, addr); at >= 0 {
+		return true
+	} else {
+		pi := sort.Search(len(f.pubs), func(k int) bool { return f.pubs[k].addr > addr }) - 1
+		return pi >= 0 && (near < 0 || f.pubs[pi].addr > f.funcSpans[near].base)
+	}
+}
