@@ -2,22 +2,344 @@ package minidump
 
 import "fmt"
 
+// Exception codes and parameters used by the crash-reason rules.
+const (
+	ExceptionAccessViolation    = 0xc0000005
+	ExceptionInPageError        = 0xc0000006
+	ExceptionStackBufferOverrun = 0xc0000409 // also __fastfail, subcode in parameter 0
+)
+
+var winExceptionNames = map[uint32]string{
+	0x40010005: "DBG_CONTROL_C",
+	0x80000001: "EXCEPTION_GUARD_PAGE",
+	0x80000002: "EXCEPTION_DATATYPE_MISALIGNMENT",
+	0x80000003: "EXCEPTION_BREAKPOINT",
+	0x80000004: "EXCEPTION_SINGLE_STEP",
+	0xc0000008: "EXCEPTION_INVALID_HANDLE",
+	0xc000001d: "EXCEPTION_ILLEGAL_INSTRUCTION",
+	0xc0000025: "EXCEPTION_NONCONTINUABLE_EXCEPTION",
+	0xc0000026: "EXCEPTION_INVALID_DISPOSITION",
+	0xc000008c: "EXCEPTION_BOUNDS_EXCEEDED",
+	0xc000008d: "EXCEPTION_FLT_DENORMAL_OPERAND",
+	0xc000008e: "EXCEPTION_FLT_DIVIDE_BY_ZERO",
+	0xc000008f: "EXCEPTION_FLT_INEXACT_RESULT",
+	0xc0000090: "EXCEPTION_FLT_INVALID_OPERATION",
+	0xc0000091: "EXCEPTION_FLT_OVERFLOW",
+	0xc0000092: "EXCEPTION_FLT_STACK_CHECK",
+	0xc0000093: "EXCEPTION_FLT_UNDERFLOW",
+	0xc0000094: "EXCEPTION_INT_DIVIDE_BY_ZERO",
+	0xc0000095: "EXCEPTION_INT_OVERFLOW",
+	0xc0000096: "EXCEPTION_PRIV_INSTRUCTION",
+	0xc00000fd: "EXCEPTION_STACK_OVERFLOW",
+	0xc00000ff: "EXCEPTION_BAD_FUNCTION_TABLE",
+	0xc0000194: "EXCEPTION_POSSIBLE_DEADLOCK",
+	0xc0000374: "EXCEPTION_HEAP_CORRUPTION",
+	0xe0000008: "Out of Memory",
+	0xe06d7363: "Unhandled C++ Exception",
+	0x0517a7ed: "Simulated Exception",
+}
+
+// fastFailNames are the __fastfail subcodes (FAST_FAIL_*), indexed by code.
+// Code 0 (legacy GS violation) has no name of its own in Breakpad.
+var fastFailNames = []string{
+	"", "VTGUARD_CHECK_FAILURE", "STACK_COOKIE_CHECK_FAILURE", "CORRUPT_LIST_ENTRY",
+	"INCORRECT_STACK", "INVALID_ARG", "GS_COOKIE_INIT", "FATAL_APP_EXIT",
+	"RANGE_CHECK_FAILURE", "UNSAFE_REGISTRY_ACCESS", "GUARD_ICALL_CHECK_FAILURE",
+	"GUARD_WRITE_CHECK_FAILURE", "INVALID_FIBER_SWITCH", "INVALID_SET_OF_CONTEXT",
+	"INVALID_REFERENCE_COUNT", "", "", "", "INVALID_JUMP_BUFFER", "MRDATA_MODIFIED",
+	"CERTIFICATION_FAILURE", "INVALID_EXCEPTION_CHAIN", "CRYPTO_LIBRARY",
+	"INVALID_CALL_IN_DLL_CALLOUT", "INVALID_IMAGE_BASE", "DLOAD_PROTECTION_FAILURE",
+	"UNSAFE_EXTENSION_CALL", "DEPRECATED_SERVICE_INVOKED", "INVALID_BUFFER_ACCESS",
+	"INVALID_BALANCED_TREE", "INVALID_NEXT_THREAD", "GUARD_ICALL_CHECK_SUPPRESSED",
+	"APCS_DISABLED", "INVALID_IDLE_STATE", "MRDATA_PROTECTION_FAILURE",
+	"UNEXPECTED_HEAP_EXCEPTION", "INVALID_LOCK_STATE", "GUARD_JUMPTABLE",
+	"INVALID_LONGJUMP_TARGET", "INVALID_DISPATCH_CONTEXT", "INVALID_THREAD",
+	"INVALID_SYSCALL_NUMBER", "INVALID_FILE_OPERATION", "LPAC_ACCESS_DENIED",
+	"GUARD_SS_FAILURE", "LOADER_CONTINUITY_FAILURE", "GUARD_EXPORT_SUPPRESSION_FAILURE",
+	"INVALID_CONTROL_STACK", "SET_CONTEXT_DENIED", "INVALID_IAT", "HEAP_METADATA_CORRUPTION",
+	"PAYLOAD_RESTRICTION_VIOLATION", "LOW_LABEL_ACCESS_DENIED", "ENCLAVE_CALL_FAILURE",
+	"UNHANDLED_LSS_EXCEPTON", "ADMINLESS_ACCESS_DENIED", "UNEXPECTED_CALL",
+	"CONTROL_INVALID_RETURN_ADDRESS", "UNEXPECTED_HOST_BEHAVIOR", "FLAGS_CORRUPTION",
+	"VEH_CORRUPTION", "ETW_CORRUPTION", "RIO_ABORT", "INVALID_PFN",
+	"GUARD_ICALL_CHECK_FAILURE_XFG", "CAST_GUARD", "HOST_VISIBILITY_CHANGE",
+	"KERNEL_CET_SHADOW_STACK_ASSIST", "PATCH_CALLBACK_FAILED", "NTDLL_PATCH_FAILED",
+	"INVALID_FLS_DATA",
+}
+
+// ntStatusNames is a subset of NTSTATUS names, used for the third parameter
+// of EXCEPTION_IN_PAGE_ERROR. Breakpad knows ~2100; others print as 0x%08x.
+var ntStatusNames = map[uint32]string{
+	0xc0000001: "STATUS_UNSUCCESSFUL",
+	0xc0000002: "STATUS_NOT_IMPLEMENTED",
+	0xc0000005: "STATUS_ACCESS_VIOLATION",
+	0xc0000006: "STATUS_IN_PAGE_ERROR",
+	0xc0000008: "STATUS_INVALID_HANDLE",
+	0xc000000d: "STATUS_INVALID_PARAMETER",
+	0xc000000e: "STATUS_NO_SUCH_DEVICE",
+	0xc000000f: "STATUS_NO_SUCH_FILE",
+	0xc0000010: "STATUS_INVALID_DEVICE_REQUEST",
+	0xc0000011: "STATUS_END_OF_FILE",
+	0xc0000017: "STATUS_NO_MEMORY",
+	0xc0000022: "STATUS_ACCESS_DENIED",
+	0xc0000034: "STATUS_OBJECT_NAME_NOT_FOUND",
+	0xc000003a: "STATUS_OBJECT_PATH_NOT_FOUND",
+	0xc0000043: "STATUS_SHARING_VIOLATION",
+	0xc000006f: "STATUS_INVALID_LOGON_HOURS",
+	0xc000009a: "STATUS_INSUFFICIENT_RESOURCES",
+	0xc000009c: "STATUS_DEVICE_DATA_ERROR",
+	0xc000009d: "STATUS_DEVICE_NOT_CONNECTED",
+	0xc00000b5: "STATUS_IO_TIMEOUT",
+	0xc00000c0: "STATUS_DEVICE_DOES_NOT_EXIST",
+	0xc000010a: "STATUS_PROCESS_IS_TERMINATING",
+	0xc000012d: "STATUS_COMMITMENT_LIMIT",
+	0xc0000185: "STATUS_IO_DEVICE_ERROR",
+	0xc0000188: "STATUS_LOG_FILE_FULL",
+	0xc00001a8: "STATUS_DEVICE_REQUIRES_CLEANING",
+	0xc000020c: "STATUS_CONNECTION_DISCONNECTED",
+	0xc000026e: "STATUS_VOLUME_DISMOUNTED",
+	0xc0000420: "STATUS_ASSERTION_FAILURE",
+	0xc000040a: "STATUS_VERIFIER_STOP",
+	0xc0000409: "STATUS_STACK_BUFFER_OVERRUN",
+}
+
+var linuxSignals = []string{
+	"", "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE",
+	"SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT",
+	"SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGXCPU",
+	"SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR", "SIGSYS",
+}
+
+// Linux si_code names for the signals whose reason carries one.
+var linuxSigCodes = map[uint32][]string{
+	4:  {"", "ILL_ILLOPC", "ILL_ILLOPN", "ILL_ILLADR", "ILL_ILLTRP", "ILL_PRVOPC", "ILL_PRVREG", "ILL_COPROC", "ILL_BADSTK"},
+	7:  {"", "BUS_ADRALN", "BUS_ADRERR", "BUS_OBJERR", "BUS_MCEERR_AR", "BUS_MCEERR_AO"},
+	8:  {"", "FPE_INTDIV", "FPE_INTOVF", "FPE_FLTDIV", "FPE_FLTOVF", "FPE_FLTUND", "FPE_FLTRES", "FPE_FLTINV", "FPE_FLTSUB"},
+	11: {"", "SEGV_MAPERR", "SEGV_ACCERR", "SEGV_BNDERR", "SEGV_PKUERR"},
+}
+
+var fuchsiaExceptions = map[uint32]string{
+	0x8: "GENERAL", 0x108: "FATAL_PAGE_FAULT", 0x208: "UNDEFINED_INSTRUCTION",
+	0x308: "SW_BREAKPOINT", 0x408: "HW_BREAKPOINT", 0x508: "UNALIGNED_ACCESS",
+	0x8008: "THREAD_STARTING", 0x8108: "THREAD_EXITING", 0x8208: "POLICY_ERROR",
+	0x8308: "PROCESS_STARTING",
+}
+
+func hex32(v uint32) string { return fmt.Sprintf("0x%08x", v) }
+
 // CrashReason returns Breakpad's crash reason string for ex on the platform
-// and CPU of si (si may be nil): e.g. "EXCEPTION_ACCESS_VIOLATION_WRITE",
-// "SIGSEGV /SEGV_MAPERR", "EXC_BAD_ACCESS / KERN_INVALID_ADDRESS".
+// and CPU of si: e.g. "EXCEPTION_ACCESS_VIOLATION_WRITE", "SIGSEGV /SEGV_MAPERR",
+// "EXC_BAD_ACCESS / KERN_INVALID_ADDRESS". Without si it is "code / flags" in
+// hex, as in Breakpad; with no exception it is "".
 func CrashReason(si *SystemInfo, ex *Exception) string {
 	if ex == nil {
 		return ""
 	}
-	return fmt.Sprintf("0x%08x", ex.Code) // TODO(helper A): full tables in progress
+	code, flags := ex.Code, ex.Flags
+	fallback := hex32(code) + " / " + hex32(flags)
+	if si == nil {
+		return fallback
+	}
+	param := func(i int) (uint64, bool) {
+		if uint32(i) < ex.NumParameters && i < len(ex.Parameters) {
+			return ex.Parameters[i], true
+		}
+		return 0, false
+	}
+	switch si.Platform {
+	case PlatformWin32NT, PlatformWin32Windows:
+		switch code {
+		case ExceptionAccessViolation, ExceptionInPageError:
+			base := "EXCEPTION_ACCESS_VIOLATION"
+			if code == ExceptionInPageError {
+				base = "EXCEPTION_IN_PAGE_ERROR"
+			}
+			r := base
+			if t, ok := param(0); ok {
+				switch t {
+				case 0:
+					r = base + "_READ"
+				case 1:
+					r = base + "_WRITE"
+				case 8:
+					r = base + "_EXEC"
+				}
+			}
+			if code == ExceptionInPageError {
+				if st, ok := param(2); ok {
+					r += " / " + NTStatusString(uint32(st))
+				}
+			}
+			return r
+		case ExceptionStackBufferOverrun:
+			if sub, ok := param(0); ok && sub < uint64(len(fastFailNames)) && fastFailNames[sub] != "" {
+				return "FAST_FAIL_" + fastFailNames[sub]
+			}
+			return "EXCEPTION_STACK_BUFFER_OVERRUN"
+		}
+		if n, ok := winExceptionNames[code]; ok {
+			return n
+		}
+		return fallback
+	case PlatformLinux, PlatformAndroid:
+		if code == 0xffffffff {
+			return "DUMP_REQUESTED"
+		}
+		if code >= uint32(len(linuxSignals)) || code == 0 {
+			return fallback
+		}
+		name := linuxSignals[code]
+		codes, withCode := linuxSigCodes[code]
+		if !withCode {
+			return name
+		}
+		sep := " / "
+		if code == 11 {
+			sep = " /" // sic: Breakpad prints "SIGSEGV /SEGV_MAPERR"
+		}
+		if flags < uint32(len(codes)) && codes[flags] != "" {
+			return name + sep + codes[flags]
+		}
+		return name + sep + hex32(flags)
+	case PlatformMacOSX, PlatformIOS:
+		return macCrashReason(si.Arch, code, flags, fallback)
+	case PlatformFuchsia:
+		if n, ok := fuchsiaExceptions[code]; ok {
+			return n + " / " + hex32(flags)
+		}
+		return fallback
+	case PlatformSolaris:
+		// Solaris signal numbers differ from Linux; Breakpad names them without codes.
+		if n, ok := solarisSignals[code]; ok {
+			return n
+		}
+		return fallback
+	}
+	return fallback
+}
+
+var solarisSignals = map[uint32]string{
+	1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGIOT | SIGABRT",
+	7: "SIGEMT", 8: "SIGFPE", 9: "SIGKILL", 10: "SIGBUS", 11: "SIGSEGV", 12: "SIGSYS",
+	13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM", 16: "SIGUSR1", 17: "SIGUSR2",
+	18: "SIGCLD | SIGCHLD", 19: "SIGPWR", 20: "SIGWINCH", 21: "SIGURG", 22: "SIGPOLL | SIGIO",
+	23: "SIGSTOP", 24: "SIGTSTP", 25: "SIGCONT", 26: "SIGTTIN", 27: "SIGTTOU",
+	28: "SIGVTALRM", 29: "SIGPROF", 30: "SIGXCPU", 31: "SIGXFSZ", 32: "SIGWAITING",
+	33: "SIGLWP", 34: "SIGFREEZE", 35: "SIGTHAW", 36: "SIGCANCEL", 37: "SIGLOST",
+	38: "SIGXRES", 39: "SIGJVM1", 40: "SIGJVM2",
+}
+
+// NTStatusString names an NTSTATUS value, or formats it as 0x%08x.
+func NTStatusString(st uint32) string {
+	if n, ok := ntStatusNames[st]; ok {
+		return n
+	}
+	return hex32(st)
+}
+
+func macCrashReason(arch Arch, code, flags uint32, fallback string) string {
+	isARM := arch == ArchARM || arch == ArchARM64Old
+	isX86 := arch == ArchX86 || arch == ArchAMD64
+	isPPC := arch == ArchPPC
+	pick := func(prefix string, names map[uint32]string) string {
+		if n, ok := names[flags]; ok {
+			return prefix + n
+		}
+		return prefix + hex32(flags)
+	}
+	switch code {
+	case 1:
+		kern := map[uint32]string{1: "KERN_INVALID_ADDRESS", 2: "KERN_PROTECTION_FAILURE", 8: "KERN_NO_ACCESS",
+			9: "KERN_MEMORY_FAILURE", 10: "KERN_MEMORY_ERROR", 50: "KERN_CODESIGN_ERROR"}
+		if n, ok := kern[flags]; ok {
+			return "EXC_BAD_ACCESS / " + n
+		}
+		switch {
+		case isARM:
+			return pick("EXC_BAD_ACCESS / ", map[uint32]string{0x101: "EXC_ARM_DA_ALIGN", 0x102: "EXC_ARM_DA_DEBUG"})
+		case isPPC:
+			return pick("EXC_BAD_ACCESS / ", map[uint32]string{0x101: "EXC_PPC_VM_PROT_READ", 0x102: "EXC_PPC_BADSPACE", 0x103: "EXC_PPC_UNALIGNED"})
+		case isX86:
+			return pick("EXC_BAD_ACCESS / ", map[uint32]string{13: "EXC_I386_GPFLT"})
+		}
+		return "EXC_BAD_ACCESS / " + hex32(flags)
+	case 2:
+		switch {
+		case isARM:
+			return pick("EXC_BAD_INSTRUCTION / ", map[uint32]string{1: "EXC_ARM_UNDEFINED"})
+		case isPPC:
+			return pick("EXC_BAD_INSTRUCTION / ", map[uint32]string{1: "EXC_PPC_INVALID_SYSCALL", 2: "EXC_PPC_UNIPL_INST",
+				3: "EXC_PPC_PRIVINST", 4: "EXC_PPC_PRIVREG", 5: "EXC_PPC_TRACE", 6: "EXC_PPC_PERFMON"})
+		case isX86:
+			return pick("EXC_BAD_INSTRUCTION / ", map[uint32]string{1: "EXC_I386_INVOP", 10: "EXC_I386_INVTSSFLT",
+				11: "EXC_I386_SEGNPFLT", 12: "EXC_I386_STKFLT", 13: "EXC_I386_GPFLT", 17: "EXC_I386_ALIGNFLT"})
+		}
+		return "EXC_BAD_INSTRUCTION / " + hex32(flags)
+	case 3:
+		switch {
+		case isPPC:
+			return pick("EXC_ARITHMETIC / ", map[uint32]string{1: "EXC_PPC_OVERFLOW", 2: "EXC_PPC_ZERO_DIVIDE",
+				3: "EXC_FLT_INEXACT", 4: "EXC_PPC_FLT_ZERO_DIVIDE", 5: "EXC_PPC_FLT_UNDERFLOW",
+				6: "EXC_PPC_FLT_OVERFLOW", 7: "EXC_PPC_FLT_NOT_A_NUMBER", 8: "EXC_PPC_NOEMULATION",
+				9: "EXC_PPC_ALTIVECASSIST"})
+		case isX86:
+			return pick("EXC_ARITHMETIC / ", map[uint32]string{1: "EXC_I386_DIV", 2: "EXC_I386_INTO",
+				3: "EXC_I386_NOEXT", 4: "EXC_I386_EXTOVR", 5: "EXC_I386_EXTERR", 6: "EXC_I386_EMERR",
+				7: "EXC_I386_BOUND", 8: "EXC_I386_SSEEXTERR"})
+		}
+		return "EXC_ARITHMETIC / " + hex32(flags)
+	case 4:
+		return "EXC_EMULATION / " + hex32(flags)
+	case 5:
+		return pick("EXC_SOFTWARE / ", map[uint32]string{0x00010002: "SIGABRT", 0xdeadc0de: "UNCAUGHT_NS_EXCEPTION",
+			0x00000001: "EXC_PPC_TRAP", 0x00010100: "EXC_PPC_MIGRATE"})
+	case 6:
+		switch {
+		case isARM:
+			return pick("EXC_BREAKPOINT / ", map[uint32]string{0x101: "EXC_ARM_DA_ALIGN", 0x102: "EXC_ARM_DA_DEBUG", 1: "EXC_ARM_BREAKPOINT"})
+		case isPPC:
+			return pick("EXC_BREAKPOINT / ", map[uint32]string{1: "EXC_PPC_BREAKPOINT"})
+		case isX86:
+			return pick("EXC_BREAKPOINT / ", map[uint32]string{1: "EXC_I386_SGL", 2: "EXC_I386_BPT"})
+		}
+		return "EXC_BREAKPOINT / " + hex32(flags)
+	case 7:
+		return "EXC_SYSCALL / " + hex32(flags)
+	case 8:
+		return "EXC_MACH_SYSCALL / " + hex32(flags)
+	case 9:
+		return "EXC_RPC_ALERT / " + hex32(flags)
+	case 11:
+		return "EXC_RESOURCE / " + hex32(flags)
+	case 12:
+		return "EXC_GUARD / " + hex32(flags)
+	case 0x43507378:
+		return "Simulated Exception"
+	case 0x43506e78:
+		return "Uncaught NSException"
+	}
+	return fallback
 }
 
 // CrashAddress returns the crash address Breakpad prints: the exception
-// address, or for Windows access violations the faulting data address
-// (parameter 1), truncated to 32 bits on 32-bit CPUs.
+// address, or for Windows access violations and in-page errors the faulting
+// data address (parameter 1); truncated to 32 bits on 32-bit CPUs.
 func CrashAddress(si *SystemInfo, ex *Exception) uint64 {
 	if ex == nil {
 		return 0
 	}
-	return ex.Address
+	addr := ex.Address
+	if si == nil {
+		return addr
+	}
+	if si.Platform == PlatformWin32NT || si.Platform == PlatformWin32Windows {
+		if (ex.Code == ExceptionAccessViolation || ex.Code == ExceptionInPageError) &&
+			ex.NumParameters >= 2 && len(ex.Parameters) >= 2 {
+			addr = ex.Parameters[1]
+		}
+	}
+	switch si.Arch {
+	case ArchX86, ArchMIPS, ArchPPC, ArchSHX, ArchARM, ArchX86Win64:
+		addr &= 0xffffffff
+	}
+	return addr
 }
