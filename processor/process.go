@@ -1,0 +1,284 @@
+package processor
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/amd64"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/x86"
+)
+
+// Options tune processing. The zero value gives Breakpad's behaviour.
+type Options struct {
+	MaxFrames  int // frames per thread; 0 means walker.DefaultMaxFrames
+	MaxScanned int // scanned frames per thread before scanning stops; 0 means walker.DefaultMaxScanned
+	Workers    int // threads walked at once; 0 means GOMAXPROCS
+	// BreakpadModuleBases makes symbol lookups relative to the module entry
+	// containing the address even when an image spans several entries, as
+	// Breakpad does (and misnames frames). By default the image's first entry is used.
+	BreakpadModuleBases bool
+}
+
+// ErrNoThreadList is returned when the dump has no readable thread list;
+// Breakpad fails processing then. The returned state still holds the rest.
+var ErrNoThreadList = errors.New("processor: minidump has no thread list")
+
+// Process walks and symbolizes every thread of dump. syms may be nil (no
+// symbols). It returns an error only when the dump cannot be processed at
+// all; problems with single streams are collected in ProcessState.Errors.
+func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*ProcessState, error) {
+	st := &ProcessState{Dump: dump, RequestingThread: -1, MainModule: -1}
+	st.TimeDateStamp = dump.Header.TimeDateStamp
+	st.ProcessCreateTime, st.HasCreateTime = dump.ProcessCreateTime()
+	st.ProcessUptime, st.HasUptime = dump.ProcessUptime()
+
+	si, err := dump.SystemInfo()
+	if err != nil {
+		st.note("system info", err)
+		si = nil
+	}
+	if si != nil {
+		st.System = &SystemInfo{
+			OS: si.OS(), OSShort: si.Platform.ShortName(), OSVersion: si.OSVersion(),
+			CPU: si.CPU(), CPUInfo: si.CPUInfo(), CPUCount: si.CPUCount(), Arch: si.Arch, Raw: si,
+		}
+	}
+
+	ex, err := dump.Exception()
+	if err != nil {
+		st.note("exception", err)
+		ex = nil
+	}
+	if ex != nil {
+		st.Crashed = true
+		st.Exception = ex
+		st.CrashReason = minidump.CrashReason(si, ex)
+		st.CrashAddress = minidump.CrashAddress(si, ex)
+	}
+	st.Assertion = dump.Assertion()
+
+	mods, err := dump.Modules()
+	if err != nil {
+		st.note("module list", err)
+	}
+	if err == nil || len(mods) > 0 {
+		st.HaveModules = true
+	}
+	loaded := make([]*walker.Module, len(mods))
+	for i := range mods {
+		m := &mods[i]
+		loaded[i] = &walker.Module{
+			Index: i, Base: m.Base, Size: uint64(m.Size),
+			CodeFile: m.Name, CodeID: m.CodeID, DebugFile: m.DebugFile, DebugID: m.DebugID, Version: m.Version,
+			SymbolBase: m.Base,
+		}
+		st.Modules = append(st.Modules, &ModuleState{Module: loaded[i]})
+	}
+	st.MainModule = minidump.MainModule(mods)
+	if !opts.BreakpadModuleBases {
+		setImageBases(loaded)
+	}
+
+	unl, err := dump.UnloadedModules()
+	if err != nil {
+		st.note("unloaded module list", err)
+	}
+	for i, u := range unl {
+		st.UnloadedModules = append(st.UnloadedModules, &walker.Module{
+			Index: i, Unloaded: true, Base: u.Base, Size: uint64(u.Size), CodeFile: u.Name, SymbolBase: u.Base,
+		})
+	}
+
+	var source *symbolCache
+	if syms != nil {
+		source = newSymbolCache(syms)
+	}
+	osShort := ""
+	if st.System != nil {
+		osShort = st.System.OSShort
+	}
+	env := walker.Env{
+		OS:         osShort,
+		Modules:    walker.NewModuleMap(loaded),
+		Unloaded:   walker.NewModuleMap(st.UnloadedModules),
+		MaxFrames:  opts.MaxFrames,
+		MaxScanned: opts.MaxScanned,
+	}
+	if source != nil {
+		env.Symbols = source
+	}
+
+	threads, err := dump.Threads()
+	if err != nil {
+		st.note("thread list", err)
+		if threads == nil {
+			return st, ErrNoThreadList
+		}
+	}
+	names, err := dump.ThreadNames()
+	if err != nil {
+		st.note("thread names", err)
+	}
+	memList, err := dump.Memory()
+	if err != nil {
+		st.note("memory list", err)
+	}
+	roles := dump.ThreadRoles()
+
+	type job struct {
+		thread *Thread
+		ctx    *minidump.Context
+		mem    walker.Memory
+	}
+	var jobs []job
+	for i := range threads {
+		t := &threads[i]
+		th := &Thread{Index: i, ID: t.ID, Name: names[t.ID]}
+		st.Threads = append(st.Threads, th)
+		if roles.HasDumpThread && t.ID == roles.DumpThreadID {
+			th.Status = ThreadDumpThread
+			continue
+		}
+		ctx := t.Context
+		if roles.HasRequestingThread && t.ID == roles.RequestingThreadID && st.RequestingThread < 0 {
+			st.RequestingThread = i
+			if st.Crashed && ex.Context != nil {
+				ctx = ex.Context
+			}
+		}
+		th.Context = ctx
+		th.StackBase, th.Stack = threadStack(dump, t, memList)
+		if ctx == nil {
+			th.Status = ThreadNoContext
+			continue
+		}
+		var mem walker.Memory
+		if th.Stack != nil || t.Stack.Size != 0 {
+			mem = &region{base: th.StackBase, data: th.Stack}
+			if ctx.Arch == minidump.ArchX86 && th.StackBase+uint64(len(th.Stack)) > 1<<32 {
+				mem = nil // Breakpad refuses x86 stack memory above 4 GiB
+			}
+		}
+		jobs = append(jobs, job{thread: th, ctx: ctx, mem: mem})
+	}
+
+	results := make([]*walker.Stack, len(jobs))
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(jobs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				arch := archWalker(jobs[j].ctx.Arch)
+				if arch == nil {
+					jobs[j].thread.Status = ThreadNoWalker
+					continue
+				}
+				e := env
+				e.Memory = jobs[j].mem
+				results[j] = walker.Walk(&e, arch, *jobs[j].ctx)
+			}
+		}()
+	}
+	for j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+
+	var noSyms, corrupt []*walker.Module
+	for j, r := range results {
+		if r == nil {
+			continue
+		}
+		jobs[j].thread.Frames = r.Frames
+		jobs[j].thread.Truncated = r.Truncated
+		noSyms = append(noSyms, r.NoSymbols...)
+		corrupt = append(corrupt, r.CorruptSymbols...)
+	}
+	for _, ms := range st.Modules {
+		m := ms.Module
+		if source != nil {
+			ms.Symbols, ms.SymbolFile = source.status(m)
+		}
+		ms.NoSymbolsWarning = sameIdentity(noSyms, m)
+		ms.CorruptSymbolsWarning = !ms.NoSymbolsWarning && sameIdentity(corrupt, m)
+	}
+	return st, nil
+}
+
+func (s *ProcessState) note(what string, err error) {
+	s.Errors = append(s.Errors, fmt.Errorf("%s: %w", what, err))
+}
+
+// sameIdentity reports whether list holds a module with m's debug file and
+// identifier (Breakpad's printer matches its warning lists that way).
+func sameIdentity(list []*walker.Module, m *walker.Module) bool {
+	for _, x := range list {
+		if x.DebugFile == m.DebugFile && x.DebugID == m.DebugID {
+			return true
+		}
+	}
+	return false
+}
+
+// archWalker returns the walker for a context's CPU, or nil.
+func archWalker(a minidump.Arch) walker.Arch {
+	switch a {
+	case minidump.ArchX86:
+		return x86.New()
+	case minidump.ArchAMD64:
+		return amd64.New()
+	}
+	return nil
+}
+
+// threadStack returns the thread's stack memory as Breakpad picks it: the
+// stack descriptor when it is well-formed, else the memory-list region that
+// holds the descriptor's start address.
+func threadStack(dump *minidump.File, t *minidump.Thread, mem *minidump.MemoryList) (uint64, []byte) {
+	d := t.Stack
+	if d.Off != 0 && d.Size != 0 && d.Start+uint64(d.Size) > d.Start {
+		b, err := dump.StackBytes(t)
+		if err != nil {
+			return d.Start, nil
+		}
+		return d.Start, b
+	}
+	if d.Start != 0 {
+		if r, ok := mem.Region(d.Start); ok {
+			b, err := r.Bytes()
+			if err == nil {
+				return r.Base, b
+			}
+		}
+	}
+	return 0, nil
+}
+
+// region is one range of memory.
+type region struct {
+	base uint64
+	data []byte
+}
+
+var errOutside = errors.New("processor: address outside the thread's stack memory")
+
+func (r *region) ReadMemory(addr uint64, p []byte) error {
+	if addr < r.base || addr-r.base > uint64(len(r.data)) || uint64(len(r.data))-(addr-r.base) < uint64(len(p)) {
+		return errOutside
+	}
+	copy(p, r.data[addr-r.base:])
+	return nil
+}

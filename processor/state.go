@@ -1,0 +1,133 @@
+package processor
+
+import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+)
+
+// ProcessState is the result of processing a dump.
+type ProcessState struct {
+	// Dump is the processed file, for printers that show extra streams.
+	Dump *minidump.File
+
+	// System is nil when the dump has no readable system info stream.
+	System *SystemInfo
+
+	TimeDateStamp     uint32 // dump header time, seconds since the epoch
+	ProcessCreateTime uint32 // 0 when unknown
+	HasCreateTime     bool
+	ProcessUptime     uint32 // seconds; valid when HasUptime
+	HasUptime         bool
+
+	Crashed      bool
+	CrashReason  string // Breakpad's string, "" when not crashed
+	CrashAddress uint64 // truncated to the word size as Breakpad does
+	Exception    *minidump.Exception
+	Assertion    string
+
+	// Threads holds every thread of the thread list, in dump order,
+	// including the dump-writer's own thread (Walked false, DumpThread true).
+	Threads []*Thread
+	// RequestingThread indexes Threads: the crashed thread, or the thread
+	// that requested the dump; -1 when none.
+	RequestingThread int
+
+	// HaveModules is false when the dump has no module list.
+	HaveModules bool
+	// Modules is the module list in dump order; frames point at Modules[i].Module.
+	Modules []*ModuleState
+	// MainModule indexes Modules (Breakpad: the first module); -1 when none.
+	MainModule int
+	// UnloadedModules is the unloaded module list in dump order.
+	UnloadedModules []*walker.Module
+
+	// Errors holds non-fatal problems met while reading streams.
+	Errors []error
+}
+
+// SystemInfo is the system information in Breakpad's words.
+type SystemInfo struct {
+	OS        string // "Windows NT", "Linux", "Mac OS X", ...
+	OSShort   string // "windows", "linux", "mac", ...
+	OSVersion string // "5.1.2600 Service Pack 2"
+	CPU       string // "x86", "amd64", "arm", "arm64", ...
+	CPUInfo   string // may be empty
+	CPUCount  int
+	Arch      minidump.Arch
+	Raw       *minidump.SystemInfo
+}
+
+// ThreadStatus says why a thread has the frames it has.
+type ThreadStatus uint8
+
+// Thread statuses.
+const (
+	ThreadWalked     ThreadStatus = iota // walked from its context
+	ThreadDumpThread                     // the thread that wrote the dump: skipped, as Breakpad does
+	ThreadNoContext                      // no readable context: no frames
+	ThreadNoWalker                       // no walker for the context's CPU: no frames
+)
+
+// Thread is one thread and its walked stack.
+type Thread struct {
+	Index  int // position in the dump's thread list
+	ID     uint32
+	Name   string // from the thread name list, "" when none
+	Status ThreadStatus
+	// Frames are innermost first; inlined frames precede their physical frame.
+	Frames    []*walker.Frame
+	Truncated bool // the walk stopped at the frame cap
+
+	// Context is the context the walk started from (the exception's for
+	// the crashed thread); nil when none.
+	Context *minidump.Context
+	// StackBase is the address of Stack[0]; Stack is nil when the dump holds
+	// no stack memory for the thread.
+	StackBase uint64
+	Stack     []byte
+}
+
+// Walked reports whether the thread was walked (not skipped).
+func (t *Thread) Walked() bool { return t.Status == ThreadWalked || t.Status == ThreadNoWalker }
+
+// ModuleState is one module of the dump and what the walk learned about its symbols.
+type ModuleState struct {
+	Module *walker.Module
+	// Symbols is the outcome of asking the supplier (NotTried when no frame
+	// or scan needed them, or when there was no supplier).
+	Symbols    walker.SymbolStatus
+	SymbolFile string // path or name of the loaded symbol file
+	// NoSymbolsWarning and CorruptSymbolsWarning say whether Breakpad's
+	// human output appends "(WARNING: No symbols, ...)" or "(WARNING:
+	// Corrupt symbols, ...)": some frame of a module with the same debug
+	// file and identifier had missing (corrupt) symbols. A scan that merely
+	// probed the module does not count.
+	NoSymbolsWarning      bool
+	CorruptSymbolsWarning bool
+}
+
+// BreakpadThreads returns the threads Breakpad prints (all but the dump
+// thread), numbered as Breakpad numbers them, and the requesting thread's
+// position among them (-1 when none).
+func (s *ProcessState) BreakpadThreads() (threads []*Thread, requesting int) {
+	requesting = -1
+	for i, t := range s.Threads {
+		if t.Status == ThreadDumpThread {
+			continue
+		}
+		if i == s.RequestingThread {
+			requesting = len(threads)
+		}
+		threads = append(threads, t)
+	}
+	return threads, requesting
+}
+
+// ModuleByIndex returns the state of the module m (a frame's module), or nil
+// for an unloaded module or nil m.
+func (s *ProcessState) ModuleByIndex(m *walker.Module) *ModuleState {
+	if m == nil || m.Unloaded || m.Index < 0 || m.Index >= len(s.Modules) {
+		return nil
+	}
+	return s.Modules[m.Index]
+}
