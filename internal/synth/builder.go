@@ -779,3 +779,13 @@ func (b *Builder) writeSystemInfo(w *writer) uint32 {
 	}
 	return off
 }
+
+// ModuleAt returns the module added with base address base, or nil.
+func (b *Builder) ModuleAt(base uint64) *Module {
+	for _, m := range b.modules {
+		if m.Base == base {
+			return m
+		}
+	}
+	return nil
+}

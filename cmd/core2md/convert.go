@@ -1,0 +1,330 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/coredump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+)
+
+// options control a conversion.
+type options struct {
+	StackLimit uint64      // bytes of stack kept per thread, from SP up
+	IPWindow   uint64      // bytes kept around each instruction pointer
+	Modules    []moduleArg // modules given on the command line
+	Sysroot    string      // prefix for paths read from disk
+	NoDisk     bool        // never read module files from disk
+	OSVersion  string      // CSD version string for SystemInfo
+}
+
+// moduleArg is a --module flag: a path and an optional load address.
+type moduleArg struct {
+	Path    string
+	Base    uint64
+	HasBase bool
+}
+
+func parseModuleArg(s string) (moduleArg, error) {
+	if i := strings.LastIndexByte(s, '@'); i > 0 {
+		base, err := strconv.ParseUint(strings.TrimPrefix(s[i+1:], "0x"), 16, 64)
+		if err != nil {
+			return moduleArg{}, fmt.Errorf("--module %q: bad base address: %w", s, err)
+		}
+		return moduleArg{Path: s[:i], Base: base, HasBase: true}, nil
+	}
+	return moduleArg{Path: s}, nil
+}
+
+// Signals whose si_addr is a faulting address.
+var faultSignals = map[int32]bool{4: true, 5: true, 7: true, 8: true, 11: true}
+
+const (
+	atEntry       = 9
+	atHWCap       = 16
+	atSysinfoEhdr = 33
+)
+
+// convert writes a minidump for core.
+func convert(core *coredump.File, opt options) ([]byte, error) {
+	b := synth.New(core.Arch, synth.Linux)
+	b.SetCSDVersion(opt.OSVersion)
+	if core.Arch == minidump.ArchARM {
+		if hw, ok := core.AuxvValue(atHWCap); ok {
+			b.Sys.ARMHWCaps = uint32(hw)
+		}
+	}
+
+	// Threads, with their stacks.
+	var stacks []interval
+	for _, t := range core.Threads {
+		ctx := t.Context
+		ctx.Flags = 0
+		sp, _ := ctx.SP()
+		start := sp
+		if core.Arch == minidump.ArchAMD64 {
+			start -= 128 // the red zone below rsp holds live data of leaf functions
+		}
+		start &^= 15
+		if start > sp { // wrapped
+			start = sp
+		}
+		n := core.Readable(start, opt.StackLimit)
+		stack := make([]byte, n)
+		if n > 0 {
+			if err := core.ReadMemory(start, stack); err != nil {
+				return nil, fmt.Errorf("thread %d stack: %w", t.PID, err)
+			}
+			stacks = append(stacks, interval{start, start + n})
+		}
+		th := b.AddThread(t.PID, ctx, start, stack)
+		th.Extra = synth.ContextExtra{CS: t.CS, DS: t.DS, ES: t.ES, FS: t.FS, GS: t.GS, SS: t.SS}
+		switch core.Arch {
+		case minidump.ArchAMD64:
+			th.Extra.EFlags = uint32(t.Status)
+		case minidump.ArchARM, minidump.ArchARM64:
+			th.Extra.CPSR = uint32(t.Status)
+		}
+	}
+
+	// Exception: the crashing thread and its signal.
+	crash := core.Threads[core.CrashThread()]
+	if si := crash.SigInfo; si != nil && si.Signo != 0 {
+		e := b.SetException(crash.PID, uint32(si.Signo), 0)
+		e.Flags = uint32(si.Code)
+		if faultSignals[si.Signo] {
+			e.Address = si.Addr
+		}
+	} else {
+		b.SetException(crash.PID, uint32(crash.CurSig), 0)
+	}
+
+	// Memory around each instruction pointer, outside the stacks and
+	// without overlaps: Breakpad rejects a memory list with overlapping ranges.
+	var windows []interval
+	for _, t := range core.Threads {
+		ip, ok := t.Context.IP()
+		if !ok || opt.IPWindow == 0 {
+			continue
+		}
+		half := opt.IPWindow / 2
+		lo := ip - half
+		if lo > ip {
+			lo = 0
+		}
+		if core.Readable(lo, ip-lo) < ip-lo {
+			lo = ip
+		}
+		n := core.Readable(lo, ip+half-lo)
+		if n > 0 {
+			windows = append(windows, interval{lo, lo + n})
+		}
+	}
+	sort.Slice(windows, func(i, j int) bool { return windows[i].lo < windows[j].lo })
+	var merged []interval
+	for _, w := range windows {
+		if k := len(merged); k > 0 && w.lo <= merged[k-1].hi {
+			merged[k-1].hi = max(merged[k-1].hi, w.hi)
+			continue
+		}
+		merged = append(merged, w)
+	}
+	for _, w := range merged {
+		for _, part := range subtract(w, stacks) {
+			buf := make([]byte, part.hi-part.lo)
+			if err := core.ReadMemory(part.lo, buf); err != nil {
+				return nil, err
+			}
+			b.AddMemory(part.lo, buf)
+		}
+	}
+
+	// Modules.
+	for _, m := range modulesFromNTFile(core) {
+		addModule(b, core, opt, m.name, m.base, m.end, nil)
+	}
+	if base, ok := core.AuxvValue(atSysinfoEhdr); ok && base != 0 {
+		if img, err := coredump.ImageInMemory(core, base, core.Is64); err == nil {
+			addModule(b, core, opt, "linux-gate.so", base, base+img.LoadEnd-img.LoadStart, img)
+		}
+	}
+	for _, m := range opt.Modules {
+		img, err := coredump.ImageFile(m.Path)
+		if err != nil {
+			return nil, fmt.Errorf("--module %s: %w", m.Path, err)
+		}
+		base := m.Base
+		if !m.HasBase {
+			base = img.LoadStart
+			if img.Type == 3 { // ET_DYN: a PIE main executable, placed by the kernel
+				entry, ok := core.AuxvValue(atEntry)
+				if !ok {
+					return nil, fmt.Errorf("--module %s: position-independent and the core has no AT_ENTRY; give its base as path@0xADDR", m.Path)
+				}
+				base = entry - img.Entry + img.LoadStart
+			}
+		}
+		if hasModuleAt(b, base) {
+			continue
+		}
+		addModule(b, core, opt, m.Path, base, base+img.LoadEnd-img.LoadStart, img)
+	}
+
+	// Linux streams.
+	if core.Auxv != nil {
+		b.SetLinuxAuxv(core.Auxv)
+	}
+	b.SetLinuxMaps(linuxMaps(core))
+	if ps := core.PSInfo; ps != nil {
+		if args := strings.Fields(ps.PSArgs); len(args) > 0 {
+			b.SetLinuxCmdLine(args...)
+		}
+		if ps.PID != 0 {
+			b.SetMiscInfo(synth.MiscInfo{Size: 24, Flags1: synth.MiscProcessID, ProcessID: ps.PID})
+		}
+	}
+	return b.Bytes()
+}
+
+func hasModuleAt(b *synth.Builder, base uint64) bool {
+	return b.ModuleAt(base) != nil
+}
+
+// addModule adds a module and its identifier: the build id from the image
+// in memory, else from the file on disk, else Breakpad's .text hash of the
+// file on disk.
+func addModule(b *synth.Builder, core *coredump.File, opt options, name string, base, end uint64, img *coredump.Image) {
+	size := end - base
+	if size > 0xffffffff {
+		size = 0xffffffff
+	}
+	m := b.AddModule(name, base, uint32(size))
+	if img == nil || img.BuildID == nil {
+		if mem, err := coredump.ImageInMemory(core, base, core.Is64); err == nil && mem.BuildID != nil {
+			img = mem
+		}
+	}
+	if (img == nil || (img.BuildID == nil && img.TextHash == nil)) && !opt.NoDisk && filepath.IsAbs(name) {
+		if disk, err := coredump.ImageFile(filepath.Join(opt.Sysroot, name)); err == nil {
+			img = disk
+		}
+	}
+	switch {
+	case img == nil:
+	case img.BuildID != nil:
+		m.SetBuildID(img.BuildID)
+	case img.TextHash != nil:
+		m.SetBuildID(img.TextHash)
+	}
+}
+
+type ntModule struct {
+	name      string
+	base, end uint64
+}
+
+// modulesFromNTFile groups NT_FILE entries into modules: a module starts at
+// the mapping of file offset 0 and extends over the following mappings of
+// the same file. Files none of whose mappings is executable (data files,
+// ld.so.cache, locale archives) are left out when the core says which
+// mappings are executable.
+func modulesFromNTFile(core *coredump.File) []ntModule {
+	files := append([]coredump.MappedFile(nil), core.Files...)
+	sort.SliceStable(files, func(i, j int) bool { return files[i].Start < files[j].Start })
+	var mods []ntModule
+	var exec []bool
+	var known []bool
+	for _, f := range files {
+		k := len(mods) - 1
+		switch {
+		case f.Offset == 0:
+			mods = append(mods, ntModule{f.Name, f.Start, f.End})
+			exec = append(exec, false)
+			known = append(known, false)
+			k++
+		case k >= 0 && mods[k].name == f.Name:
+			mods[k].end = max(mods[k].end, f.End)
+		default:
+			continue
+		}
+		for _, s := range core.Segments {
+			if s.Vaddr < f.End && f.Start < s.Vaddr+s.Memsz {
+				known[k] = true
+				if s.Flags&1 != 0 {
+					exec[k] = true
+				}
+			}
+		}
+	}
+	var out []ntModule
+	for i, m := range mods {
+		if exec[i] || !known[i] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+type interval struct{ lo, hi uint64 }
+
+// subtract returns the parts of w not covered by any of cut.
+func subtract(w interval, cut []interval) []interval {
+	parts := []interval{w}
+	for _, c := range cut {
+		var next []interval
+		for _, p := range parts {
+			if c.hi <= p.lo || c.lo >= p.hi {
+				next = append(next, p)
+				continue
+			}
+			if p.lo < c.lo {
+				next = append(next, interval{p.lo, c.lo})
+			}
+			if c.hi < p.hi {
+				next = append(next, interval{c.hi, p.hi})
+			}
+		}
+		parts = next
+	}
+	return parts
+}
+
+// linuxMaps renders the core's PT_LOAD segments in /proc/pid/maps form,
+// naming each by the NT_FILE entry that covers it.
+func linuxMaps(core *coredump.File) string {
+	var sb strings.Builder
+	for _, s := range core.Segments {
+		perm := []byte("---p")
+		if s.Flags&4 != 0 {
+			perm[0] = 'r'
+		}
+		if s.Flags&2 != 0 {
+			perm[1] = 'w'
+		}
+		if s.Flags&1 != 0 {
+			perm[2] = 'x'
+		}
+		var off uint64
+		name := ""
+		for _, f := range core.Files {
+			if f.Start <= s.Vaddr && s.Vaddr < f.End {
+				off, name = f.Offset+(s.Vaddr-f.Start), f.Name
+				break
+			}
+		}
+		width := 8
+		if core.Is64 {
+			width = 12
+		}
+		fmt.Fprintf(&sb, "%0*x-%0*x %s %08x 00:00 0", width, s.Vaddr, width, s.Vaddr+s.Memsz, perm, off)
+		if name != "" {
+			sb.WriteString(strings.Repeat(" ", 10) + name)
+		}
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
