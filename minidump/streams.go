@@ -399,7 +399,10 @@ func (a *AssertionInfo) String() string {
 		s += " in function " + a.Function
 	}
 	if a.File != "" {
-		s += fmt.Sprintf(", in file %s at line %d", a.File, a.Line)
+		s += ", in file " + a.File
+	}
+	if a.Line != 0 {
+		s += fmt.Sprintf(" at line %d", a.Line)
 	}
 	return s
 }
