@@ -11,18 +11,25 @@ type ModuleLine struct {
 }
 
 // InlineFrame is one inlined call covering an address.
+//
+// Breakpad prints an inline chain as one frame per InlineFrame (deepest
+// first, at File:Line) followed by the function's own frame, whose position
+// is the call site of the outermost inline: Inlines[len-1].CallFile and
+// CallLine (not Symbol.File/Line, which stay the line record's).
 type InlineFrame struct {
-	Name     string // the INLINE_ORIGIN name of the inlined function
-	CallFile string // the file of the call site (in the caller), "" if unknown
-	CallLine int    // the line of the call site
-	Depth    int    // nesting depth as written in the INLINE record
-	// File and Line give the source position inside the inlinee at the
-	// address (the line record of the deepest frame for the deepest inline,
-	// the call site of the next deeper inline otherwise), as Breakpad's
-	// resolver reports it.
+	Name string // the INLINE_ORIGIN name, or "<name omitted>" as Breakpad
+	// CallFile and CallLine are the call site (in the caller) of this
+	// inline. Without a call-site file id (the old INLINE form) CallFile is
+	// the line record's file, as in Breakpad.
+	CallFile string
+	CallLine int
+	Depth    int // nesting depth as written in the INLINE record
+	// File and Line give the position inside the inlinee at the address:
+	// the line record for the deepest inline, the call site of the next
+	// deeper inline otherwise.
 	File string
 	Line int
-	Base uint64 // start of the INLINE range that covers the address
+	Base uint64 // start of this inline's range that covers the address
 }
 
 // Symbol is the answer of File.Lookup.

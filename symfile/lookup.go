@@ -149,6 +149,7 @@ func (f *File) inlineChain(fn *function, addr uint64, file string, line int) []I
 		return nil
 	}
 	out := make([]InlineFrame, len(ids))
+	lineFile := file
 	for i, k := range ids {
 		in := fn.inlineRec[k]
 		fr := InlineFrame{CallLine: int(in.callLine), Depth: int(in.depth)}
@@ -157,8 +158,13 @@ func (f *File) inlineChain(fn *function, addr uint64, file string, line int) []I
 		} else {
 			fr.Name = "<name omitted>"
 		}
+		// Breakpad copies the frame, so without a call-site file (the old
+		// INLINE form) or with an unknown one the line record's file stays.
+		fr.CallFile = lineFile
 		if in.hasCallFile {
-			fr.CallFile, _ = f.fileName(in.callFile)
+			if name, ok := f.fileName(in.callFile); ok {
+				fr.CallFile = name
+			}
 		}
 		for _, rg := range in.ranges {
 			if addr >= rg[0] && addr-rg[0] < rg[1] {
