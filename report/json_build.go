@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -67,7 +68,7 @@ func BuildJSON(in *JSONInput) *JSONReport {
 		r.Status = "OK"
 	}
 	for _, err := range in.Errors {
-		if err != nil {
+		if isBroken(err) {
 			r.Errors = append(r.Errors, err.Error())
 		}
 	}
@@ -144,10 +145,7 @@ func (b *jsonBuilder) build() {
 
 // isBroken tells a real read error from "the stream is not present".
 func isBroken(err error) bool {
-	if err == nil {
-		return false
-	}
-	return !strings.Contains(err.Error(), "stream not present")
+	return err != nil && !errors.Is(err, minidump.ErrNoStream)
 }
 
 func (b *jsonBuilder) buildSystemInfo() {
@@ -301,7 +299,7 @@ func (b *jsonBuilder) frames(stack []*walker.Frame) []JSONFrame {
 		}
 		jf := JSONFrame{
 			Frame:          len(out),
-			Offset:         b.hex(fr.ReturnAddress()),
+			Offset:         b.hex(fr.Instruction),
 			Trust:          fr.Trust.ShortName(),
 			MissingSymbols: fr.Function == "",
 			Inlines:        inlines,
@@ -309,13 +307,13 @@ func (b *jsonBuilder) frames(stack []*walker.Frame) []JSONFrame {
 		inlines = nil
 		if fr.Module != nil {
 			jf.Module = strPtr(baseName(fr.Module.CodeFile))
-			jf.ModuleOffset = b.hexPtr(fr.ModuleOffset())
+			jf.ModuleOffset = b.hexPtr(fr.Instruction - fr.Module.Base)
 		} else {
-			jf.UnloadedModules = b.unloadedAt(fr.ReturnAddress())
+			jf.UnloadedModules = b.unloadedAt(fr.Instruction)
 		}
 		if fr.Function != "" {
 			jf.Function = strPtr(fr.Function)
-			jf.FunctionOffset = b.hexPtr(fr.FunctionOffset())
+			jf.FunctionOffset = b.hexPtr(fr.Instruction - fr.FunctionBase)
 		}
 		if fr.SourceFile != "" {
 			jf.File = strPtr(fr.SourceFile)
