@@ -148,21 +148,15 @@ func parseX86(b []byte, flags uint32, bad func(string, ...any) error) (*Context,
 	}
 	c := &Context{Arch: ArchX86, Flags: flags}
 	u := func(off int) uint64 { return uint64(le.Uint32(b[off:])) }
-	set := func(i int, off int) { c.SetIndex(i, u(off)) }
-	if flags&ContextControl != 0 {
-		set(X86EBP, 180)
-		set(X86EIP, 184)
-		set(X86EFL, 192)
-		set(X86ESP, 196)
+	control := []int{X86EBP, X86EIP, X86EFL, X86ESP}
+	for i, off := range []int{180, 184, 192, 196} {
+		c.regs[control[i]] = u(off)
 	}
-	if flags&ContextInteger != 0 {
-		set(X86EDI, 156)
-		set(X86ESI, 160)
-		set(X86EBX, 164)
-		set(X86EDX, 168)
-		set(X86ECX, 172)
-		set(X86EAX, 176)
+	integer := []int{X86EDI, X86ESI, X86EBX, X86EDX, X86ECX, X86EAX}
+	for i, off := range []int{156, 160, 164, 168, 172, 176} {
+		c.regs[integer[i]] = u(off)
 	}
+	c.setValidity(control, integer)
 	return c, nil
 }
 
@@ -174,22 +168,17 @@ func parseAMD64(b []byte, flags uint32, bad func(string, ...any) error) (*Contex
 	u := func(off int) uint64 { return le.Uint64(b[off:]) }
 	// Offsets of rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8..r15, rip in CONTEXT.
 	const rax = 120
-	if flags&ContextControl != 0 {
-		c.SetIndex(AMD64RSP, u(rax+4*8))
-		c.SetIndex(AMD64RIP, u(248))
+	c.regs[AMD64RSP] = u(rax + 4*8)
+	c.regs[AMD64RIP] = u(248)
+	// Our order rax, rdx, rcx, rbx, rsi, rdi, rbp against CONTEXT's slots
+	// rax 0, rcx 1, rdx 2, rbx 3, rsp 4, rbp 5, rsi 6, rdi 7.
+	for i, slot := range []int{0, 2, 1, 3, 6, 7, 5} {
+		c.regs[i] = u(rax + 8*slot)
 	}
-	if flags&ContextInteger != 0 {
-		c.SetIndex(0, u(rax))      // rax
-		c.SetIndex(1, u(rax+16))   // rdx
-		c.SetIndex(2, u(rax+8))    // rcx
-		c.SetIndex(3, u(rax+24))   // rbx
-		c.SetIndex(4, u(rax+48))   // rsi
-		c.SetIndex(5, u(rax+56))   // rdi
-		c.SetIndex(6, u(rax+40))   // rbp
-		for r := 8; r <= 15; r++ { // r8..r15
-			c.SetIndex(r, u(rax+64+(r-8)*8))
-		}
+	for r := 8; r <= 15; r++ {
+		c.regs[r] = u(rax + 64 + (r-8)*8)
 	}
+	c.setValidity([]int{AMD64RSP, AMD64RIP}, []int{0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15})
 	return c, nil
 }
 
@@ -199,11 +188,12 @@ func parseARM(b []byte, flags uint32, bad func(string, ...any) error) (*Context,
 	}
 	c := &Context{Arch: ArchARM, Flags: flags}
 	// ARM has no control group: the integer group holds r0..r15 (pc included).
-	if flags&ContextInteger != 0 {
-		for i := 0; i < 16; i++ {
-			c.SetIndex(i, uint64(le.Uint32(b[4+4*i:])))
-		}
+	all := make([]int, 16)
+	for i := range all {
+		c.regs[i] = uint64(le.Uint32(b[4+4*i:]))
+		all[i] = i
 	}
+	c.setValidity(nil, all)
 	return c, nil
 }
 
@@ -212,17 +202,14 @@ func parseARM64(b []byte, flags uint32, bad func(string, ...any) error) (*Contex
 		return nil, bad("arm64 context size %d, want %d", len(b), ContextARM64Size)
 	}
 	c := &Context{Arch: ArchARM64, Flags: flags}
-	reg := func(i int) uint64 { return le.Uint64(b[8+8*i:]) }
-	if flags&ContextInteger != 0 {
-		for i := 0; i <= 28; i++ {
-			c.SetIndex(i, reg(i))
+	var integer []int
+	for i := 0; i <= ARM64PC; i++ {
+		c.regs[i] = le.Uint64(b[8+8*i:])
+		if i < ARM64FP {
+			integer = append(integer, i)
 		}
 	}
-	if flags&ContextControl != 0 {
-		for i := ARM64FP; i <= ARM64PC; i++ {
-			c.SetIndex(i, reg(i))
-		}
-	}
+	c.setValidity([]int{ARM64FP, ARM64LR, ARM64SP, ARM64PC}, integer)
 	return c, nil
 }
 
@@ -233,10 +220,37 @@ func parseARM64Old(b []byte, flags uint32, bad func(string, ...any) error) (*Con
 	// Breakpad converts this layout to Microsoft's; so do we, keeping the
 	// raw flags. Its integer group covers x0..x31 and pc.
 	c := &Context{Arch: ArchARM64, Flags: flags}
-	if flags&ContextInteger != 0 {
-		for i := 0; i <= ARM64PC; i++ {
-			c.SetIndex(i, le.Uint64(b[8+8*i:]))
+	all := make([]int, ARM64PC+1)
+	for i := range all {
+		c.regs[i] = le.Uint64(b[8+8*i:])
+		all[i] = i
+	}
+	c.setValidity(nil, all)
+	return c, nil
+}
+
+// setValidity marks the control and integer registers valid according to
+// c.Flags. Every value is stored regardless, readable through Index. When the
+// flags name no register group at all (macOS writers leave them 0), all
+// registers are marked valid: Breakpad and rust-minidump ignore the flags of
+// a dump's contexts, and such a writer did capture the registers.
+func (c *Context) setValidity(control, integer []int) {
+	const groups = ContextControl | ContextInteger | ContextSegments | 0x8 | 0x10 | 0x20 | 0x40
+	all := c.Flags&groups == 0
+	if all || c.Flags&ContextControl != 0 {
+		for _, i := range control {
+			c.valid |= 1 << uint(i)
 		}
 	}
-	return c, nil
+	if all || c.Flags&ContextInteger != 0 {
+		for _, i := range integer {
+			c.valid |= 1 << uint(i)
+		}
+	}
+}
+
+// SetAllValid marks every register valid, keeping the stored values. Breakpad
+// treats a thread's context this way whatever its flags say.
+func (c *Context) SetAllValid() {
+	c.valid = 1<<uint(c.NumRegs()) - 1
 }

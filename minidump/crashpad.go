@@ -18,6 +18,7 @@ type CrashpadAnnotation struct {
 // CrashpadModuleInfo holds the annotations Crashpad recorded for one module.
 type CrashpadModuleInfo struct {
 	ModuleIndex       uint32 // index into Modules() in file order
+	Version           uint32
 	ListAnnotations   []string
 	SimpleAnnotations []KeyValue
 	AnnotationObjects []CrashpadAnnotation
@@ -26,10 +27,19 @@ type CrashpadModuleInfo struct {
 // CrashpadInfo is MDRawCrashpadInfo with its dictionaries resolved.
 type CrashpadInfo struct {
 	Version           uint32
-	ReportID          [16]byte
-	ClientID          [16]byte
+	ReportID          GUID
+	ClientID          GUID
 	SimpleAnnotations []KeyValue
 	Modules           []CrashpadModuleInfo
+	AddressMask       uint64 // 0 when the stream predates the field
+}
+
+// GUID is a Windows GUID as stored in a dump (first three fields little-endian).
+type GUID [16]byte
+
+// String formats g as xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx.
+func (g GUID) String() string {
+	return fmt.Sprintf("%08x-%04x-%04x-%x-%x", le.Uint32(g[:]), le.Uint16(g[4:]), le.Uint16(g[6:]), g[8:10], g[10:])
 }
 
 // maxCrashpadEntries bounds annotation counts independently of the file size.
@@ -48,6 +58,9 @@ func (f *File) CrashpadInfo() (*CrashpadInfo, error) {
 	ci := &CrashpadInfo{Version: le.Uint32(b)}
 	copy(ci.ReportID[:], b[4:20])
 	copy(ci.ClientID[:], b[20:36])
+	if len(b) >= 60 {
+		ci.AddressMask = le.Uint64(b[52:])
+	}
 	var errs []error
 	ci.SimpleAnnotations, err = f.simpleDict(le.Uint32(b[36:]), le.Uint32(b[40:]), s.Name)
 	errs = append(errs, err)
@@ -128,6 +141,7 @@ func (f *File) crashpadModules(rva uint32, stream string) ([]CrashpadModuleInfo,
 			errs = append(errs, err)
 			continue
 		}
+		mi.Version = le.Uint32(mb)
 		get := func(off int) (uint32, uint32) {
 			if off+8 <= len(mb) {
 				return le.Uint32(mb[off:]), le.Uint32(mb[off+4:])
