@@ -22,7 +22,13 @@ type Options struct {
 	// containing the address even when an image spans several entries, as
 	// Breakpad does (and misnames frames). By default the image's first entry is used.
 	BreakpadModuleBases bool
+	// BreakpadPastEntry keeps walking past the program's entry function
+	// (_start), as Breakpad does, instead of stopping there.
+	BreakpadPastEntry bool
 }
+
+// atEntry is the auxiliary vector tag of the program entry point.
+const atEntry = 9
 
 // ErrNoThreadList is returned when the dump has no readable thread list;
 // Breakpad fails processing then. The returned state still holds the rest.
@@ -111,6 +117,15 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	}
 	if source != nil {
 		env.Symbols = source
+	}
+	if !opts.BreakpadPastEntry {
+		if auxv, err := dump.Auxv(); err == nil {
+			for _, a := range auxv {
+				if a.Type == atEntry {
+					env.EntryPoint = a.Value
+				}
+			}
+		}
 	}
 
 	threads, err := dump.Threads()

@@ -33,6 +33,13 @@ type Env struct {
 	Unloaded *ModuleMap   // unloaded modules, for naming frames only
 	Symbols  SymbolSource // nil: walk without symbols
 
+	// EntryPoint, when not 0, is the program's entry address (Linux
+	// AT_ENTRY, the address of _start). A frame whose function starts there
+	// is the outermost: the kernel entered it, so nothing above it on the
+	// stack is a return address (gdb stops there too). Breakpad does not
+	// know this and walks on into junk.
+	EntryPoint uint64
+
 	MaxFrames  int // 0 means DefaultMaxFrames
 	MaxScanned int // 0 means DefaultMaxScanned
 }
@@ -122,7 +129,7 @@ func Walk(env *Env, arch Arch, ctx minidump.Context) *Stack {
 			st.Truncated = true
 			break
 		}
-		if env.Memory == nil {
+		if env.Memory == nil || (env.EntryPoint != 0 && frame.Function != "" && frame.FunctionBase == env.EntryPoint) {
 			break
 		}
 		frame = arch.Caller(w, scanned < maxScanned)

@@ -1,0 +1,463 @@
+package processor
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+)
+
+// conformanceCase is one Breakpad run: a dump, the symbol roots it was run
+// with (none: no symbol supplier), and Breakpad's -m and human outputs.
+type conformanceCase struct {
+	set      string
+	dump     string
+	roots    []string
+	machine  string
+	human    string // may be "" when there is none
+	skipArch bool
+}
+
+// knownDifference is a frame where we deliberately differ from Breakpad
+// because Breakpad is wrong; the evidence is in why.
+type knownDifference struct {
+	set, dump string
+	thread    int // Breakpad's thread number
+	fromFrame int // Breakpad's frames from this one on are wrong
+	kind      diffKind
+}
+
+type diffKind int
+
+const (
+	// pastEntry: Breakpad walks on past the program's entry function
+	// _start, which the kernel entered with no return address; its next
+	// "frames" are junk (a stack address as IP, then a scanned hit in the
+	// vDSO). Evidence: gdb's backtrace of the core of the same crash ends
+	// at _start with the same address (checked by the test).
+	pastEntry diffKind = iota
+	// imageBase: node's image is four module entries; Breakpad looks up
+	// symbols relative to the entry containing the address (0xb72000)
+	// while node.sym's addresses are relative to the image start
+	// (0x400000), so it misnames frames and, with the wrong CFI, walks
+	// differently from there on. Evidence: checked by the test against
+	// node.sym (see TestNodeImageBaseEvidence).
+	imageBase
+)
+
+func conformanceCases(t *testing.T) []conformanceCase {
+	var cases []conformanceCase
+	bp := corpus.Shared(t, "corpus", "breakpad")
+	dumps, _ := filepath.Glob(filepath.Join(bp, "dumps", "*.dmp"))
+	for _, d := range dumps {
+		name := strings.TrimSuffix(filepath.Base(d), ".dmp")
+		roots := []string{filepath.Join(bp, "symbols")}
+		if name == "linux_inline" {
+			roots = append(roots, filepath.Join(bp, "symbols-extra"))
+		}
+		cases = append(cases, conformanceCase{set: "breakpad", dump: d, roots: roots,
+			machine: filepath.Join(bp, "expected", name+".machine.txt"),
+			human:   filepath.Join(bp, "expected", name+".stackwalk.txt")})
+	}
+	gen := filepath.Join(filepath.Dir(bp), "breakpad-generated")
+	if _, err := os.Stat(gen); err == nil {
+		dumps, _ := filepath.Glob(filepath.Join(gen, "dumps", "*.dmp"))
+		for _, d := range dumps {
+			name := strings.TrimSuffix(filepath.Base(d), ".dmp")
+			exp := filepath.Join(gen, "expected", name)
+			cases = append(cases,
+				conformanceCase{set: "generated", dump: d, roots: []string{filepath.Join(gen, "symbols")},
+					machine: exp + ".machine.txt", human: exp + ".stackwalk.txt"},
+				conformanceCase{set: "generated-nosyms", dump: d,
+					machine: exp + ".nosyms.machine.txt", human: exp + ".nosyms.stackwalk.txt"})
+			if name == "linux-amd64-inline_chain" {
+				cases = append(cases, conformanceCase{set: "generated-inline", dump: d,
+					roots:   []string{filepath.Join(gen, "symbols-inline"), filepath.Join(gen, "symbols")},
+					machine: exp + ".inline.machine.txt", human: exp + ".inline.stackwalk.txt"})
+			}
+		}
+		sdumps, _ := filepath.Glob(filepath.Join(gen, "stress", "dumps", "*.dmp"))
+		for _, d := range sdumps {
+			name := strings.TrimSuffix(filepath.Base(d), ".dmp")
+			exp := filepath.Join(gen, "stress", "expected", name)
+			cases = append(cases,
+				conformanceCase{set: "stress", dump: d,
+					roots:   []string{filepath.Join(gen, "stress", "symbols"), filepath.Join(gen, "symbols")},
+					machine: exp + ".machine.txt", human: exp + ".stackwalk.txt"},
+				conformanceCase{set: "stress-nosyms", dump: d, human: exp + ".nosyms.stackwalk.txt"})
+		}
+	}
+	return cases
+}
+
+// expectedFrame is one frame of Breakpad's output.
+type expectedFrame struct {
+	machine string // "module|function|file|line|offset"
+	trust   string // from "Found by:"
+	regs    string // "name=value ..." in print order
+}
+
+var (
+	humanThreadRe = regexp.MustCompile(`^Thread (\d+)`)
+	humanFrameRe  = regexp.MustCompile(`^ ?(\d+)  `)
+	humanRegRe    = regexp.MustCompile(`([a-z0-9]+) = (0x[0-9a-f]+)`)
+)
+
+// readExpected parses Breakpad's -m frame lines and the human output's
+// "Found by:" and register lines into thread -> frames.
+func readExpected(t *testing.T, c conformanceCase) map[int][]expectedFrame {
+	out := map[int][]expectedFrame{}
+	if c.machine != "" {
+		f, err := os.Open(c.machine)
+		if err != nil {
+			t.Fatalf("%v", err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			parts := strings.SplitN(sc.Text(), "|", 3)
+			if len(parts) < 3 {
+				continue
+			}
+			th, err1 := strconv.Atoi(parts[0])
+			fr, err2 := strconv.Atoi(parts[1])
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			for len(out[th]) <= fr {
+				out[th] = append(out[th], expectedFrame{})
+			}
+			out[th][fr].machine = parts[2]
+		}
+		f.Close()
+	}
+	if c.human == "" {
+		return out
+	}
+	f, err := os.Open(c.human)
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	th, fr := -1, -1
+	for sc.Scan() {
+		line := sc.Text()
+		if m := humanThreadRe.FindStringSubmatch(line); m != nil {
+			th, _ = strconv.Atoi(m[1])
+			fr = -1
+			continue
+		}
+		if th < 0 {
+			continue
+		}
+		if strings.HasPrefix(line, "Loaded modules:") {
+			th = -1
+			continue
+		}
+		if m := humanFrameRe.FindStringSubmatch(line); m != nil {
+			fr, _ = strconv.Atoi(m[1])
+			for len(out[th]) <= fr {
+				out[th] = append(out[th], expectedFrame{})
+			}
+			continue
+		}
+		if fr < 0 {
+			continue
+		}
+		if s, ok := strings.CutPrefix(strings.TrimSpace(line), "Found by: "); ok {
+			out[th][fr].trust = s
+			continue
+		}
+		for _, m := range humanRegRe.FindAllStringSubmatch(line, -1) {
+			if out[th][fr].regs != "" {
+				out[th][fr].regs += " "
+			}
+			out[th][fr].regs += m[1] + "=" + m[2]
+		}
+	}
+	return out
+}
+
+// machineLine renders a frame as Breakpad's -m output does (without the
+// thread and frame numbers).
+func machineLine(f *walker.Frame) string {
+	strip := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", ""), "\n", "") }
+	addr := f.ReturnAddress()
+	if f.Module == nil {
+		return fmt.Sprintf("||||0x%x", addr)
+	}
+	mod := strip(minidump.BaseName(f.Module.CodeFile))
+	if f.Function == "" {
+		return fmt.Sprintf("%s||||0x%x", mod, addr-f.Module.Base)
+	}
+	if f.SourceFile == "" {
+		return fmt.Sprintf("%s|%s|||0x%x", mod, strip(f.Function), addr-f.FunctionBase)
+	}
+	return fmt.Sprintf("%s|%s|%s|%d|0x%x", mod, strip(f.Function), strip(f.SourceFile), f.SourceLine, addr-f.SourceLineBase)
+}
+
+// regsLine renders the registers Breakpad prints for a frame.
+func regsLine(f *walker.Frame, contextFrame bool) string {
+	if f.Trust == walker.TrustInline {
+		return ""
+	}
+	var order []string
+	width := 8
+	switch f.Context.Arch {
+	case minidump.ArchX86:
+		order = []string{"eip", "esp", "ebp", "ebx", "esi", "edi"}
+		if contextFrame {
+			order = append(order, "eax", "ecx", "edx", "efl")
+		}
+	case minidump.ArchAMD64:
+		order = []string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"}
+		width = 16
+	default:
+		return ""
+	}
+	var parts []string
+	for _, n := range order {
+		i := minidump.RegisterIndex(f.Context.Arch, n)
+		v, ok := f.Context.Index(i)
+		if !ok && contextFrame {
+			v, ok = rawIndex(&f.Context, i), true
+		}
+		if ok {
+			parts = append(parts, fmt.Sprintf("%s=0x%0*x", n, width, v))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// rawIndex returns a register's value whether or not it is marked valid
+// (Breakpad treats every register of the context frame as valid).
+func rawIndex(c *minidump.Context, i int) uint64 {
+	v, _ := c.Index(i)
+	return v
+}
+
+type tally struct{ frames, machineFrames, same, trustSame, regsSame, known int }
+
+func TestConformanceFrames(t *testing.T) {
+	cases := conformanceCases(t)
+	totals := map[string]*tally{}
+	var sets []string
+	for _, c := range cases {
+		c := c
+		name := c.set + "/" + strings.TrimSuffix(filepath.Base(c.dump), ".dmp")
+		t.Run(name, func(t *testing.T) {
+			if c.machine != "" {
+				if _, err := os.Stat(c.machine); err != nil {
+					t.Skipf("no expected output: %v", err)
+				}
+			} else if _, err := os.Stat(c.human); err != nil {
+				t.Skipf("no expected output: %v", err)
+			}
+			d, err := minidump.Open(c.dump)
+			if err != nil {
+				t.Skipf("open: %v", err)
+			}
+			defer d.Close()
+			si, err := d.SystemInfo()
+			if err != nil || (si.Arch != minidump.ArchX86 && si.Arch != minidump.ArchAMD64) {
+				t.Skip("not x86/amd64")
+			}
+			var sup symfile.Supplier
+			if len(c.roots) > 0 {
+				sup = symfile.NewDirSupplier(c.roots...)
+			}
+			st, err := Process(d, sup, Options{})
+			if err != nil {
+				t.Fatalf("Process: %v", err)
+			}
+			want := readExpected(t, c)
+			threads, _ := st.BreakpadThreads()
+			tl := totals[c.set]
+			if tl == nil {
+				tl = &tally{}
+				totals[c.set] = tl
+				sets = append(sets, c.set)
+			}
+			var ths []int
+			for th := range want {
+				ths = append(ths, th)
+			}
+			sort.Ints(ths)
+			shown := 0
+			badThreads := map[int]int{}
+			for _, th := range ths {
+				exp := want[th]
+				var got []*walker.Frame
+				if th < len(threads) {
+					got = threads[th].Frames
+				}
+				n := max(len(exp), len(got))
+				for fr := 0; fr < n; fr++ {
+					if k := lookupKnown(c, th, fr); k != nil {
+						tl.known++
+						if fr == k.fromFrame {
+							checkKnownDifference(t, c, k, got)
+						}
+						continue
+					}
+					tl.frames++
+					var e expectedFrame
+					if fr < len(exp) {
+						e = exp[fr]
+					}
+					var gm, gt, gr string
+					if fr < len(got) {
+						gm, gt, gr = machineLine(got[fr]), got[fr].Trust.String(), regsLine(got[fr], fr == 0)
+					}
+					ok := true
+					if c.machine != "" {
+						tl.machineFrames++
+						if gm == e.machine {
+							tl.same++
+						} else {
+							ok = false
+						}
+					}
+					if e.trust == gt {
+						tl.trustSame++
+					} else if e.trust != "" || c.machine == "" {
+						ok = false
+					}
+					if e.regs == gr {
+						tl.regsSame++
+					} else if e.regs != "" {
+						ok = false
+					}
+					if !ok {
+						badThreads[th]++
+						if shown < 8 {
+							t.Errorf("thread %d frame %d:\n got  %s | %s | %s\n want %s | %s | %s", th, fr, gm, gt, gr, e.machine, e.trust, e.regs)
+						}
+						shown++
+					}
+				}
+			}
+			if shown > 8 {
+				t.Errorf("... %d differing frames in all; by thread: %v", shown, badThreads)
+			}
+		})
+	}
+	for _, s := range sets {
+		tl := totals[s]
+		t.Logf("%-18s frames %5d  -m identical %5d/%d (%.1f%%)  trust %5d  registers %5d  documented differences %d",
+			s, tl.frames, tl.same, tl.machineFrames, 100*float64(tl.same)/float64(max(tl.machineFrames, 1)), tl.trustSame, tl.regsSame, tl.known)
+	}
+}
+
+func lookupKnown(c conformanceCase, thread, frame int) *knownDifference {
+	name := strings.TrimSuffix(filepath.Base(c.dump), ".dmp")
+	for i := range knownDifferences {
+		k := &knownDifferences[i]
+		if k.set == c.set && k.dump == name && k.thread == thread && frame >= k.fromFrame {
+			return k
+		}
+	}
+	return nil
+}
+
+// checkKnownDifference verifies the evidence of a documented difference.
+func checkKnownDifference(t *testing.T, c conformanceCase, k *knownDifference, got []*walker.Frame) {
+	t.Helper()
+	switch k.kind {
+	case pastEntry:
+		// We stop at _start: our stack has exactly fromFrame frames and
+		// the last is _start; gdb's backtrace ends at the same address.
+		if len(got) != k.fromFrame || got[len(got)-1].Function != "_start" {
+			t.Errorf("thread %d: want our walk to end with _start as frame %d, got %d frames", k.thread, k.fromFrame-1, len(got))
+			return
+		}
+		gdb := filepath.Join(filepath.Dir(filepath.Dir(c.dump)), "gdb", k.dump+".gdb.txt")
+		b, err := os.ReadFile(gdb)
+		if err != nil {
+			t.Errorf("evidence %s: %v", gdb, err)
+			return
+		}
+		want := fmt.Sprintf("0x%016x in _start ()", got[len(got)-1].ReturnAddress())
+		lines := strings.Split(string(b), "\n")
+		found := false
+		for i, l := range lines {
+			if strings.HasPrefix(l, "#") && strings.HasSuffix(l, want) {
+				found = i+1 == len(lines) || !strings.HasPrefix(lines[i+1], "#")
+			}
+		}
+		if !found {
+			t.Errorf("evidence: gdb backtrace in %s does not end with %q", gdb, want)
+		}
+	case imageBase:
+		// Each of our node frames must carry the name node.sym gives for
+		// the address relative to the image start.
+		for _, f := range got[min(k.fromFrame, len(got)):] {
+			if f.Module == nil || f.Module.CodeFile != "/usr/bin/node" && minidump.BaseName(f.Module.CodeFile) != "node" {
+				continue
+			}
+			if f.Module.SymbolBase != 0x400000 {
+				t.Errorf("node frame at %#x: symbol base %#x, want the image start 0x400000", f.ReturnAddress(), f.Module.SymbolBase)
+			}
+		}
+	}
+}
+
+// knownDifferences lists where we deliberately differ from Breakpad.
+var knownDifferences = []knownDifference{
+	{"generated", "linux-amd64-deep_fpo", 0, 20, pastEntry},
+	{"generated", "linux-amd64-inline_chain", 0, 6, pastEntry},
+	{"generated-inline", "linux-amd64-inline_chain", 0, 9, pastEntry},
+	{"generated", "linux-amd64-recursive", 0, 69, pastEntry},
+	{"generated", "linux-amd64-threads", 0, 6, pastEntry},
+	{"generated", "linux-amd64-threads_abort", 0, 6, pastEntry},
+	{"stress", "linux-amd64-node-live", 0, 1, imageBase},
+	{"stress", "linux-amd64-node-live", 1, 1, imageBase},
+	{"stress", "linux-amd64-node-live", 2, 2, imageBase},
+	{"stress", "linux-amd64-node-live", 3, 2, imageBase},
+	{"stress", "linux-amd64-node-live", 4, 2, imageBase},
+	{"stress", "linux-amd64-node-live", 5, 2, imageBase},
+	{"stress", "linux-amd64-node-live", 6, 2, imageBase},
+}
+
+// TestNodeImageBaseEvidence shows from node.sym that Breakpad's names for
+// node frames come from offsets against the wrong module entry: thread 0
+// frame 1 returns to 0x18c0366; relative to the image start 0x400000 that
+// is in uv__io_poll (our name), relative to the text entry 0xb72000 it is
+// in v8::internal::MarkCompactCollector::ProcessEphemerons() (Breakpad's).
+func TestNodeImageBaseEvidence(t *testing.T) {
+	gen := corpus.Shared(t, "corpus", "breakpad-generated")
+	syms, _ := filepath.Glob(filepath.Join(gen, "stress", "symbols", "node", "*", "node.sym.gz"))
+	if len(syms) != 1 {
+		t.Skip("node.sym.gz not present")
+	}
+	f, err := symfile.Open(syms[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	const ret = 0x18c0366
+	for _, c := range []struct {
+		base uint64
+		want string
+	}{{0x400000, "uv__io_poll"}, {0xb72000, "v8::internal::MarkCompactCollector::ProcessEphemerons()"}} {
+		sym, ok := f.Lookup(ret - 1 - c.base)
+		if !ok || sym.Name != c.want {
+			t.Errorf("node.sym at %#x (base %#x): got %q, want %q", ret-1-c.base, c.base, sym.Name, c.want)
+		}
+	}
+	if m := f.Module(); m.ID != "DFF2EAEB4D36EB5E7096F0F7722A69EE0" {
+		t.Errorf("MODULE id %s", m.ID)
+	}
+}
