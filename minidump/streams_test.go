@@ -1,0 +1,240 @@
+package minidump
+
+import (
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+)
+
+func openShared(t *testing.T, elem ...string) *File {
+	t.Helper()
+	f, err := Open(corpus.Shared(t, elem...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// Expected values in the tests below were read from Breakpad's minidump_dump
+// (the oracle binary) unless stated otherwise.
+
+func TestCrashpadAnnotations(t *testing.T) {
+	f := openShared(t, "corpus", "breakpad", "dumps", "minidump_crashpad_annotation.dmp")
+	ci, err := f.CrashpadInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci.Version != 1 || ci.ReportID.String() != "725058a6-7289-480f-8a41-517bd0ba216b" ||
+		ci.ClientID.String() != "051a4158-d7ae-4c3c-882e-cd6380d95137" || ci.AddressMask != 0 {
+		t.Errorf("header: version %d report %s client %s", ci.Version, ci.ReportID, ci.ClientID)
+	}
+	wantSimple := []KeyValue{{"crashpad", "yes"}, {"plat", "iOS"}, {"prod", "xcuitest"}, {"ver", "1"}}
+	if !slices.Equal(ci.SimpleAnnotations, wantSimple) {
+		t.Errorf("simple annotations %q, want %q", ci.SimpleAnnotations, wantSimple)
+	}
+	if len(ci.Modules) != 2 {
+		t.Fatalf("%d module infos, want 2", len(ci.Modules))
+	}
+	m0, m1 := ci.Modules[0], ci.Modules[1]
+	if m0.ModuleIndex != 1 || m0.Version != 1 || m1.ModuleIndex != 100 || m1.Version != 1 {
+		t.Errorf("module indexes/versions %d/%d %d/%d", m0.ModuleIndex, m0.Version, m1.ModuleIndex, m1.Version)
+	}
+	var names []string
+	for _, a := range m0.AnnotationObjects {
+		names = append(names, a.Name)
+	}
+	if want := []string{"exceptionReason", "exceptionName", "firstexception_bt", "firstexception", "CounterAnnotation"}; !slices.Equal(names, want) {
+		t.Errorf("annotation objects %q, want %q", names, want)
+	}
+	if a := m0.AnnotationObjects[1]; a.Type != 1 || string(a.Value) != "NSRangeException" {
+		t.Errorf("exceptionName = type %d %q", a.Type, a.Value)
+	}
+	if a := m0.AnnotationObjects[4]; a.Type != 32810 || string(a.Value) != "\x01\x00\x00\x00" {
+		t.Errorf("CounterAnnotation = type %d %x", a.Type, a.Value)
+	}
+	want1 := "CoreSimulator 857.14 - Device: iPhone 14 Pro Max (C7B1E81C-20E5-4B32-BF67-DDCC43DB665D) - Runtime: iOS 16.2 (20C52) - DeviceType: iPhone 14 Pro Max"
+	if !slices.Equal(m1.ListAnnotations, []string{want1}) {
+		t.Errorf("module 1 list annotations %q", m1.ListAnnotations)
+	}
+
+	f2 := openShared(t, "corpus", "rust-minidump", "testdata", "simple-crashpad.dmp")
+	ci, err = f2.CrashpadInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci.ReportID.String() != "42f9de72-518a-43dd-97d7-8ddc328d3662" || !slices.Equal(ci.SimpleAnnotations, []KeyValue{{"hello", "world"}}) ||
+		len(ci.Modules) != 2 || ci.Modules[0].ModuleIndex != 16 || !slices.Equal(ci.Modules[0].ListAnnotations, []string{"abort() called"}) ||
+		ci.Modules[1].ModuleIndex != 39 || !slices.Equal(ci.Modules[1].ListAnnotations, []string{"dyld2 mode"}) {
+		t.Errorf("simple-crashpad: %+v", ci)
+	}
+}
+
+func TestAssertion(t *testing.T) {
+	f := openShared(t, "corpus", "rust-minidump", "testdata", "invalid-parameter.dmp")
+	a, err := f.AssertionInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// From Breakpad's minidump_stackwalk output for this dump.
+	want := `Invalid parameter passed to library function format != nullptr in function common_vfprintf, in file minkernel\crts\ucrt\src\appcrt\stdio\output.cpp at line 32`
+	if a.String() != want || f.Assertion() != want {
+		t.Errorf("assertion %q\nwant %q", a.String(), want)
+	}
+	if a.Line != 32 || a.Type != 1 || a.Function != "common_vfprintf" {
+		t.Errorf("fields %+v", a)
+	}
+}
+
+func TestLinuxStreams(t *testing.T) {
+	f := openShared(t, "corpus", "rust-minidump", "testdata", "linux-mini.dmp")
+	cmd, err := f.CmdLine()
+	if err != nil || !slices.Equal(cmd, []string{"./crash"}) {
+		t.Errorf("CmdLine = %q, %v", cmd, err)
+	}
+	env, err := f.Environ()
+	if err != nil || len(env) < 3 || env[0] != "HOSTNAME=6deb9e1e1648" || env[1] != "SHLVL=1" || env[2] != "OLDPWD=/work/linux" {
+		t.Errorf("Environ = %q, %v", env, err)
+	}
+	lsb, err := f.LSBRelease()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The description is from rust-minidump's linux_json_pretty snapshot.
+	for k, v := range map[string]string{"DISTRIB_ID": "Ubuntu", "DISTRIB_RELEASE": "16.04", "DISTRIB_CODENAME": "xenial", "DISTRIB_DESCRIPTION": "Ubuntu 16.04.3 LTS"} {
+		if lsb.Fields[k] != v {
+			t.Errorf("lsb %s = %q, want %q", k, lsb.Fields[k], v)
+		}
+	}
+	maps, err := f.Maps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// rust-minidump's linux_human snapshot: "Linux memory map count: 35".
+	if n := strings.Count(strings.TrimRight(string(maps), "\n"), "\n") + 1; n != 35 {
+		t.Errorf("%d maps lines, want 35", n)
+	}
+	if !strings.HasPrefix(string(maps), "00400000-0041a000 r-xp 00000000 00:47 8612374361") {
+		t.Errorf("maps start %q", maps[:60])
+	}
+	for _, get := range []func() ([]byte, error){f.CPUInfoText, f.ProcStatus} {
+		if b, err := get(); err != nil || len(b) == 0 {
+			t.Errorf("raw stream: %d bytes, %v", len(b), err)
+		}
+	}
+	auxv, err := f.Auxv()
+	if err != nil || len(auxv) != 304/16 {
+		t.Errorf("auxv: %d entries, %v", len(auxv), err)
+	}
+	// The last auxv entry of a Linux process is AT_NULL.
+	if len(auxv) > 0 && auxv[len(auxv)-1] != (AuxvEntry{}) {
+		t.Errorf("last auxv entry %+v, want AT_NULL", auxv[len(auxv)-1])
+	}
+	dso, err := f.DSODebug()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cross-check with the maps stream: every named DSO's directory is mapped
+	// (maps show symlink targets such as libc-2.23.so for libc.so.6).
+	named := 0
+	for _, lm := range dso.Maps {
+		if lm.Name == "" {
+			continue
+		}
+		named++
+		if !strings.Contains(string(maps), filepath.Dir(lm.Name)+"/") && !strings.Contains(lm.Name, "vdso") && !strings.Contains(lm.Name, "linux-gate") {
+			t.Errorf("link map %q not in /proc/maps", lm.Name)
+		}
+	}
+	if dso.Version != 1 || named < 3 {
+		t.Errorf("DSO debug: version %d, %d named link maps", dso.Version, named)
+	}
+}
+
+func TestThreadNames(t *testing.T) {
+	f := openShared(t, "corpus", "breakpad", "dumps", "thread_name_list.dmp")
+	names, err := f.ThreadNames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[uint32]string{0x19a4: "main thread", 0x2274: "sleep thread", 0x2ae0: "overflow thread"}
+	if len(names) != len(want) {
+		t.Errorf("names %v, want %v", names, want)
+	}
+	for id, n := range want {
+		if names[id] != n {
+			t.Errorf("thread %#x name %q, want %q", id, names[id], n)
+		}
+	}
+}
+
+const oracleDump = "/tmp/oracle/package/bin/linux-x64/minidump_dump"
+
+var (
+	dumpThreadID    = regexp.MustCompile(`(?m)^  thread_id += 0x([0-9a-f]+)$`)
+	dumpRegionCount = regexp.MustCompile(`(?m)^MinidumpMemoryList\n  region_count = (\d+)`)
+	dumpModuleCount = regexp.MustCompile(`(?m)^MinidumpModuleList\n  module_count = (\d+)`)
+)
+
+// TestAgainstMinidumpDump compares thread ids, module and memory region
+// counts with Breakpad's minidump_dump for every dump.
+func TestAgainstMinidumpDump(t *testing.T) {
+	if !exists(oracleDump) {
+		t.Skipf("%s not installed", oracleDump)
+	}
+	corpus.Shared(t, "corpus")
+	for _, path := range allDumps(t) {
+		if strings.Contains(path, "invalid-") {
+			continue
+		}
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			out, _ := exec.Command(oracleDump, path).Output() // exits 1 on some dumps; output is complete
+			f, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			threads, err := f.Threads()
+			if err != nil {
+				t.Fatal(err)
+			}
+			// thread_id lines appear in the thread list and then the thread name list.
+			var want []uint32
+			for _, m := range dumpThreadID.FindAllStringSubmatch(string(out), len(threads)) {
+				v, _ := strconv.ParseUint(m[1], 16, 32)
+				want = append(want, uint32(v))
+			}
+			var got []uint32
+			for _, th := range threads {
+				got = append(got, th.ID)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("thread ids %x, minidump_dump %x", got, want)
+			}
+			if m := dumpModuleCount.FindStringSubmatch(string(out)); m != nil {
+				mods, _ := f.Modules()
+				if strconv.Itoa(len(mods)) != m[1] {
+					t.Errorf("%d modules, minidump_dump %s", len(mods), m[1])
+				}
+			}
+			if m := dumpRegionCount.FindStringSubmatch(string(out)); m != nil {
+				mem, _ := f.Memory()
+				n := 0
+				// minidump_dump counts MemoryListStream only.
+				if _, s, err := f.stream(StreamMemoryList); err == nil {
+					b, _ := f.bytesAt(s.Off, 4, s.Name)
+					n = int(le.Uint32(b))
+				}
+				if strconv.Itoa(n) != m[1] || (n > 0 && len(mem.Regions()) == 0) {
+					t.Errorf("%d regions, minidump_dump %s", n, m[1])
+				}
+			}
+		})
+	}
+}
