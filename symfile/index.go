@@ -233,6 +233,13 @@ func (c *chunkIndex) attach(owner, lineNo int, off, end uint64, inline bool) {
 }
 
 func (c *chunkIndex) stackCFIInit(rest []byte, off uint64) bool {
+	// Fast path: "addr size rules" with single spaces and plain hex.
+	if a, n := fastHex(rest); n > 0 && n < len(rest) && rest[n] == ' ' {
+		if s, m := fastHex(rest[n+1:]); m > 0 && n+1+m+1 < len(rest) && rest[n+1+m] == ' ' && !isSep(rest[n+1+m+1]) {
+			c.cfi = append(c.cfi, rangeEntry{a, s, off})
+			return true
+		}
+	}
 	var buf [3][]byte
 	t := splitAll(rest, buf[:0], 3)
 	if len(t) < 3 {
@@ -244,8 +251,17 @@ func (c *chunkIndex) stackCFIInit(rest []byte, off uint64) bool {
 
 // validCFIDelta: Breakpad requires an address token and some rules after it.
 func validCFIDelta(rest []byte) bool {
-	var buf [2][]byte
-	return len(splitAll(rest, buf[:0], 2)) == 2
+	i := 0
+	for i < len(rest) && isSep(rest[i]) {
+		i++
+	}
+	for i < len(rest) && !isSep(rest[i]) {
+		i++
+	}
+	for i < len(rest) && isSep(rest[i]) {
+		i++
+	}
+	return i < len(rest)
 }
 
 func (c *chunkIndex) stackOther(rest []byte, off uint64) bool {

@@ -113,16 +113,14 @@ func strtol(s []byte, base uint64) (v int64, end int) {
 	return int64(u), end
 }
 
-func hexVal(c byte) byte {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0'
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10
-	}
-	return 255
+// hexVal returns the value of a hex digit, or 255.
+func hexVal(c byte) byte { return hexPlus1[c] - 1 }
+
+// hexPlus1 holds digit value + 1, so that the zero entries mean "not a digit".
+var hexPlus1 = [256]byte{
+	'0': 1, '1': 2, '2': 3, '3': 4, '4': 5, '5': 6, '6': 7, '7': 8, '8': 9, '9': 10,
+	'a': 11, 'b': 12, 'c': 13, 'd': 14, 'e': 15, 'f': 16,
+	'A': 11, 'B': 12, 'C': 13, 'D': 14, 'E': 15, 'F': 16,
 }
 
 // validAfter is Breakpad's IsValidAfterNumber: the number must be followed

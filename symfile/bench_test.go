@@ -1,0 +1,146 @@
+package symfile
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// genOnce writes a synthetic symbol file shaped like dump_syms output
+// (FILE, FUNC with line records, PUBLIC, STACK CFI INIT with deltas) of
+// about size bytes, once per test binary run.
+var (
+	genOnce sync.Once
+	genPath string
+	genErr  error
+)
+
+func generatedSym(b *testing.B, size int) string {
+	genOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "symfile-bench")
+		if err != nil {
+			genErr = err
+			return
+		}
+		genPath = filepath.Join(dir, "big.sym")
+		fh, err := os.Create(genPath)
+		if err != nil {
+			genErr = err
+			return
+		}
+		w := bufio.NewWriterSize(fh, 1<<20)
+		fmt.Fprintf(w, "MODULE Linux x86_64 0123456789ABCDEF0123456789ABCDEF0 big.so\nINFO CODE_ID 89674523EFCDAB89\n")
+		for i := range 2000 {
+			fmt.Fprintf(w, "FILE %d /build/src/some/dir/file_%d.cc\n", i, i)
+		}
+		n := 0
+		addr := uint64(0x1000)
+		for written := 0; written < size/2; n++ {
+			fmt.Fprintf(w, "FUNC %x %x 0 namespace::Class%d::method_%d(int, char const*)\n", addr, 0x200, n%977, n)
+			for l := range 16 {
+				fmt.Fprintf(w, "%x %x %d %d\n", addr+uint64(l*0x20), 0x20, 100+l, n%2000)
+			}
+			addr += 0x200
+			written = w.Buffered() + int(must(fh.Seek(0, 1)))
+		}
+		for i := range n / 4 {
+			fmt.Fprintf(w, "PUBLIC %x 0 public_symbol_%d\n", uint64(0x1000)+uint64(i)*0x800+0x100, i)
+		}
+		caddr := uint64(0x1000)
+		for written := 0; written < size; {
+			fmt.Fprintf(w, "STACK CFI INIT %x %x .cfa: $rsp 8 + .ra: .cfa -8 + ^\n", caddr, 0x200)
+			fmt.Fprintf(w, "STACK CFI %x .cfa: $rsp 16 + $rbp: .cfa -16 + ^\n", caddr+1)
+			fmt.Fprintf(w, "STACK CFI %x .cfa: $rbp 16 +\n", caddr+4)
+			fmt.Fprintf(w, "STACK CFI %x $rbx: .cfa -24 + ^\n", caddr+8)
+			caddr += 0x200
+			written = w.Buffered() + int(must(fh.Seek(0, 1)))
+		}
+		genErr = w.Flush()
+		fh.Close()
+	})
+	if genErr != nil {
+		b.Fatal(genErr)
+	}
+	return genPath
+}
+
+func must(v int64, err error) int64 {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// BenchmarkOpen measures making a symbol file ready for lookups (mmap plus
+// the index pass) on a generated 256 MB file; MB/s is the load speed.
+// SYMFILE_BENCH_FILE names another file to use (e.g. the 1.1 GB stress file).
+func BenchmarkOpen(b *testing.B) {
+	path := os.Getenv("SYMFILE_BENCH_FILE")
+	if path == "" {
+		path = generatedSym(b, 256<<20)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ResetTimer()
+	for b.Loop() {
+		f, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+}
+
+// BenchmarkLookup measures a symbolization after Open (first touch of a
+// function parses it; later ones hit the cache).
+func BenchmarkLookup(b *testing.B) {
+	path := os.Getenv("SYMFILE_BENCH_FILE")
+	if path == "" {
+		path = generatedSym(b, 256<<20)
+	}
+	f, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if len(f.funcSpans) == 0 {
+		b.Skip("no FUNC records")
+	}
+	i := 0
+	for b.Loop() {
+		s := f.funcSpans[(i*7919)%len(f.funcSpans)]
+		if _, ok := f.Lookup(s.base + (s.high-s.base)/2); !ok {
+			b.Fatal("lookup failed")
+		}
+		i++
+	}
+}
+
+func BenchmarkCFIRules(b *testing.B) {
+	path := os.Getenv("SYMFILE_BENCH_FILE")
+	if path == "" {
+		path = generatedSym(b, 256<<20)
+	}
+	f, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if len(f.cfiSpans) == 0 {
+		b.Skip("no CFI records")
+	}
+	i := 0
+	for b.Loop() {
+		s := f.cfiSpans[(i*7919)%len(f.cfiSpans)]
+		if _, ok := f.CFIRules(s.base + 9); !ok {
+			b.Fatal("CFI lookup failed")
+		}
+		i++
+	}
+}
