@@ -255,8 +255,10 @@ func writeStackContents(pr *printer, p *Process, t *Thread, f, caller *Frame) {
 		}
 		var text [16]byte
 		for i := 0; i < 16; i, addr = i+1, addr+1 {
+			// The last row runs on past the caller's stack pointer while
+			// memory lasts, as Breakpad's output shows.
 			v, ok := readWord(t.StackBase, t.Stack, addr, 1)
-			if addr < end && ok {
+			if ok {
 				pr.printf(" %02x", v)
 				if isPrint(byte(v)) {
 					text[i] = byte(v)

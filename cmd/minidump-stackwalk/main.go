@@ -1,0 +1,151 @@
+// Command minidump-stackwalk prints the threads, stacks and modules of a
+// minidump, in the formats of Breakpad's minidump_stackwalk.
+//
+//	minidump-stackwalk [flags] <minidump> [symbol-path ...]
+//
+// Exit status: 0 when the dump was processed, 1 when it could not be read or
+// processed (what could be read is still printed), 2 on a usage error.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitDump  = 1 // unreadable or unprocessable dump
+	exitUsage = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are the parsed command line.
+type options struct {
+	machine       bool   // -m
+	stackContents bool   // -s
+	crashedOnly   bool   // -c
+	extraThread   int    // -t N; -1 when not given
+	brief         bool   // -b
+	stackDump     bool   // -d
+	format        string // -f machine|human
+
+	dumpPath    string
+	symbolPaths []string
+}
+
+// flagGroup is a set of flags that can take over the output, such as the
+// JSON flags. groups.go lists the groups; each lives in its own file.
+type flagGroup interface {
+	// AddFlags registers the group's flags.
+	AddFlags(fs *pflag.FlagSet)
+	// Active reports, after parsing, whether the group's flags select its output.
+	Active() bool
+	// Check validates the group's flags against the rest; an error is a usage error.
+	Check(o *options) error
+	// Write prints the output for a processed dump.
+	Write(w io.Writer, in *input) error
+}
+
+// usageError marks errors that exit with status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// newCommand builds the root command. Parsed values land in o; the returned
+// command's RunE processes the dump and records the exit status in *status.
+func newCommand(o *options, groups []flagGroup, stdout, stderr io.Writer, status *int) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "minidump-stackwalk [flags] <minidump> [symbol-path ...]",
+		Short: "Print the stacks of a minidump, like Breakpad's minidump_stackwalk",
+		Long: `minidump-stackwalk walks the thread stacks of a minidump (a crash dump written by
+Breakpad, Crashpad or Windows) and prints them with the symbols found under the
+symbol paths, which are laid out as Breakpad's symbol store:
+<debug file>/<debug id>/<debug file without .pdb>.sym (or .sym.gz).
+
+Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("missing minidump file")}
+			}
+			return nil
+		},
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.dumpPath, o.symbolPaths = args[0], args[1:]
+			if err := o.check(); err != nil {
+				return usageError{err}
+			}
+			var active flagGroup
+			for _, g := range groups {
+				if !g.Active() {
+					continue
+				}
+				if err := g.Check(o); err != nil {
+					return usageError{err}
+				}
+				active = g
+			}
+			*status = process(o, active, stdout, stderr)
+			return nil
+		},
+	}
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.BoolVarP(&o.machine, "machine-readable", "m", false, "output in machine-readable format (pipe-delimited)")
+	fs.BoolVarP(&o.stackContents, "stack-contents", "s", false, "output stack contents and possible instruction pointers")
+	fs.BoolVarP(&o.crashedOnly, "crashed-thread-only", "c", false, "output only the thread that caused the crash or requested the dump")
+	fs.IntVarP(&o.extraThread, "thread", "t", -1, "output the requesting thread and then thread `N`, without the module list")
+	fs.BoolVarP(&o.brief, "brief", "b", false, "brief: only the frames of the thread that caused the crash or requested the dump")
+	fs.BoolVarP(&o.stackDump, "dump-stack", "d", false, "dump each thread's stack memory from the stack pointer up, annotated, instead of its frames")
+	fs.StringVarP(&o.format, "format", "f", "", "output format: `machine` (same as -m) or human (the default)")
+	for _, g := range groups {
+		g.AddFlags(fs)
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	return cmd
+}
+
+func (o *options) check() error {
+	switch o.format {
+	case "", "human":
+	case "machine":
+		o.machine = true
+	default:
+		return fmt.Errorf("-f %q: want machine or human", o.format)
+	}
+	if o.extraThread < -1 {
+		return fmt.Errorf("-t %d: want a thread index >= 0", o.extraThread)
+	}
+	return nil
+}
+
+// run executes the command line args and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	o := &options{}
+	status := exitOK
+	cmd := newCommand(o, flagGroups(), stdout, stderr, &status)
+	cmd.SetArgs(args)
+	if err := cmd.Execute(); err != nil {
+		fmt.Fprintf(stderr, "minidump-stackwalk: %v\n", err)
+		var u usageError
+		if errors.As(err, &u) {
+			fmt.Fprintf(stderr, "Run 'minidump-stackwalk --help' for usage.\n")
+			return exitUsage
+		}
+		return exitDump
+	}
+	return status
+}

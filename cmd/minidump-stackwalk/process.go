@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/report"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+)
+
+// input is a processed dump, handed to the printers.
+type input struct {
+	Path        string
+	SymbolPaths []string
+	Dump        *minidump.File
+	State       *processor.ProcessState
+	Report      *report.Process
+	// Errs lists the streams that the report needs (system info, exception,
+	// thread and module lists) but could not read. The output still shows
+	// everything readable; the exit status is then 1.
+	Errs []error
+	// Warnings lists other problems (an ignored overlapping memory region, a
+	// broken thread name list): printed on stderr, exit status unaffected.
+	Warnings []error
+}
+
+// brokenEssentials returns the errors of the streams the report is built
+// from that are present but unreadable.
+func brokenEssentials(dump *minidump.File) []error {
+	var errs []error
+	check := func(what string, err error) {
+		if err != nil && !errors.Is(err, minidump.ErrNoStream) {
+			errs = append(errs, fmt.Errorf("%s: %w", what, err))
+		}
+	}
+	_, err := dump.SystemInfo()
+	check("system info", err)
+	_, err = dump.Exception()
+	check("exception", err)
+	_, err = dump.Threads()
+	check("thread list", err)
+	_, err = dump.Modules()
+	check("module list", err)
+	return errs
+}
+
+// process reads and processes the dump named in o, prints it and returns the
+// exit status.
+func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
+	dump, err := minidump.Open(o.dumpPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
+		return exitDump
+	}
+	defer dump.Close()
+	in := &input{Path: o.dumpPath, SymbolPaths: o.symbolPaths, Dump: dump}
+	var syms *recordingSupplier
+	var supplier symfile.Supplier // a nil interface when there are no symbol paths
+	if len(o.symbolPaths) > 0 {
+		syms = newRecordingSupplier(symfile.NewDirSupplier(o.symbolPaths...))
+		supplier = syms
+	}
+	in.State, err = processor.Process(dump, supplier, processor.Options{})
+	if in.State == nil {
+		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
+		return exitDump
+	}
+	for _, e := range in.State.Errors {
+		// An absent optional stream is normal, not a problem.
+		if !errors.Is(e, minidump.ErrNoStream) {
+			in.Warnings = append(in.Warnings, e)
+		}
+	}
+	in.Errs = brokenEssentials(dump)
+	if err != nil {
+		in.Errs = append(in.Errs, err)
+	}
+	in.Report = toReport(in.State, syms)
+
+	w := bufio.NewWriterSize(stdout, 64<<10)
+	switch {
+	case group != nil:
+		err = group.Write(w, in)
+	case o.machine:
+		err = report.WriteMachine(w, in.Report)
+	case o.brief:
+		err = report.WriteBrief(w, in.Report)
+	default:
+		err = report.WriteHuman(w, in.Report, report.HumanOptions{
+			StackContents:        o.stackContents,
+			RequestingThreadOnly: o.crashedOnly,
+			ExtraThread:          o.extraThread,
+			StackDump:            o.stackDump,
+		})
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "minidump-stackwalk: writing output: %v\n", err)
+		return exitDump
+	}
+	errText := map[string]bool{}
+	for _, e := range in.Errs {
+		errText[e.Error()] = true
+	}
+	for _, e := range in.Warnings {
+		if errText[e.Error()] {
+			continue // the processor noted a broken essential stream too
+		}
+		fmt.Fprintf(stderr, "minidump-stackwalk: warning: %s: %v\n", o.dumpPath, e)
+	}
+	for _, e := range in.Errs {
+		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, e)
+	}
+	if len(in.Errs) > 0 {
+		return exitDump
+	}
+	return exitOK
+}
