@@ -577,11 +577,14 @@ func (f *File) AuxvValue(typ uint64) (uint64, bool) {
 }
 
 // CrashThread returns the index of the thread that received the fatal
-// signal: the first with an NT_SIGINFO naming a signal, else the first with
-// a current signal, else 0.
+// signal: the first with an NT_SIGINFO naming a signal other than SIGSTOP
+// (gdb writes SIGSTOP for the threads it stopped), else the first with a
+// current signal (the kernel sets pr_cursig in every thread, qemu-user only
+// in the crashing one, which the kernel and qemu write first), else 0.
 func (f *File) CrashThread() int {
+	const sigstop = 19
 	for i, t := range f.Threads {
-		if t.SigInfo != nil && t.SigInfo.Signo != 0 {
+		if t.SigInfo != nil && t.SigInfo.Signo != 0 && t.SigInfo.Signo != sigstop {
 			return i
 		}
 	}

@@ -44,7 +44,9 @@ func parseModuleArg(s string) (moduleArg, error) {
 var faultSignals = map[int32]bool{4: true, 5: true, 7: true, 8: true, 11: true}
 
 const (
+	atPHDR        = 3
 	atEntry       = 9
+	atExecFn      = 31
 	atHWCap       = 16
 	atSysinfoEhdr = 33
 )
@@ -174,6 +176,16 @@ func convert(core *coredump.File, opt options) ([]byte, error) {
 		addModule(b, core, opt, m.Path, base, base+img.LoadEnd-img.LoadStart, img)
 	}
 
+	// Without NT_FILE (qemu-user cores) and without --module, the main
+	// executable is still found: its program headers are at AT_PHDR, inside
+	// its first page.
+	if phdr, ok := core.AuxvValue(atPHDR); ok && !coveredByModule(b, phdr) {
+		base := phdr &^ 0xfff
+		if img, err := coredump.ImageInMemory(core, base, core.Is64); err == nil {
+			addModule(b, core, opt, executableName(core), base, base+img.LoadEnd-img.LoadStart, img)
+		}
+	}
+
 	// Linux streams.
 	if core.Auxv != nil {
 		b.SetLinuxAuxv(core.Auxv)
@@ -188,6 +200,33 @@ func convert(core *coredump.File, opt options) ([]byte, error) {
 		}
 	}
 	return b.Bytes()
+}
+
+func coveredByModule(b *synth.Builder, addr uint64) bool {
+	for _, m := range b.Modules() {
+		if m.Base <= addr && addr-m.Base < uint64(m.Size) {
+			return true
+		}
+	}
+	return false
+}
+
+// executableName is the AT_EXECFN string from the core's memory, else the
+// NT_PRPSINFO file name.
+func executableName(core *coredump.File) string {
+	if p, ok := core.AuxvValue(atExecFn); ok {
+		buf := make([]byte, 256)
+		n := core.Readable(p, uint64(len(buf)))
+		if n > 0 && core.ReadMemory(p, buf[:n]) == nil {
+			if i := strings.IndexByte(string(buf[:n]), 0); i > 0 {
+				return string(buf[:i])
+			}
+		}
+	}
+	if core.PSInfo != nil && core.PSInfo.FName != "" {
+		return core.PSInfo.FName
+	}
+	return "main"
 }
 
 func hasModuleAt(b *synth.Builder, base uint64) bool {

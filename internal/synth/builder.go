@@ -789,3 +789,6 @@ func (b *Builder) ModuleAt(base uint64) *Module {
 	}
 	return nil
 }
+
+// Modules returns the modules added so far.
+func (b *Builder) Modules() []*Module { return b.modules }

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+)
+
+var signalNumbers = map[string]uint32{"SIGILL": 4, "SIGTRAP": 5, "SIGABRT": 6, "SIGBUS": 7, "SIGFPE": 8, "SIGSEGV": 11}
+
+// rawStatusOffset is where the flags register (eflags, cpsr) sits in each
+// raw context layout; minidump.Context does not carry it for every architecture.
+var rawStatusOffset = map[minidump.Arch]int64{minidump.ArchAMD64: 68, minidump.ArchARM: 68, minidump.ArchARM64: 4}
+
+// TestCorpusAgreesWithGDB checks every converted dump of the corpus against
+// gdb's reading of the core it was converted from: the same threads, the
+// same crashing thread and signal, the same frame-0 registers, stack memory
+// at each stack pointer, and a module (with the debug id dump_syms gave the
+// program) under every frame gdb found, whose symbols name the functions gdb
+// names.
+func TestCorpusAgreesWithGDB(t *testing.T) {
+	cases := readCases(t)
+	if len(cases) == 0 {
+		t.Fatal("testdata/cases.txt lists no dumps")
+	}
+	perArch := map[string]int{}
+	multiThreaded := map[string]bool{}
+	for _, c := range cases {
+		perArch[c.Arch]++
+		if c.Threads > 1 {
+			multiThreaded[c.Arch] = true
+		}
+		t.Run(c.Name, func(t *testing.T) { checkAgainstGDB(t, c) })
+	}
+	for _, arch := range []string{"amd64", "x86", "arm", "arm64"} {
+		if perArch[arch] < 4 || !multiThreaded[arch] {
+			t.Errorf("corpus has %d dumps for %s (multi-threaded: %v); want at least 4, one multi-threaded", perArch[arch], arch, multiThreaded[arch])
+		}
+	}
+}
+
+func checkAgainstGDB(t *testing.T, c corpusCase) {
+	data, err := os.ReadFile(filepath.Join(testdataDir, "dumps", c.Name+".dmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gdbThreads := readGDBFrames(t, filepath.Join(testdataDir, "oracle", c.Name+".frames.txt"))
+	if len(gdbThreads) != c.Threads {
+		t.Errorf("cases.txt says %d threads, gdb found %d", c.Threads, len(gdbThreads))
+	}
+	sys, err := dump.SystemInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sys.Arch.String() != c.Arch {
+		t.Errorf("SystemInfo architecture %v, want %s", sys.Arch, c.Arch)
+	}
+	threads, err := dump.Threads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[uint32]minidump.Thread{}
+	for _, th := range threads {
+		byID[th.ID] = th
+	}
+	if len(threads) != len(gdbThreads) {
+		t.Errorf("dump has %d threads, gdb %d", len(threads), len(gdbThreads))
+	}
+
+	// The crashing thread and the signal.
+	ex, err := dump.Exception()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gdbText, err := os.ReadFile(filepath.Join(testdataDir, "oracle", c.Name+".gdb.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// gdb names no signal for qemu's multi-threaded cores, where only the
+	// crashing thread (written first) has pr_cursig set; it seems to read
+	// the signal of the last NT_PRSTATUS.
+	if m := regexp.MustCompile(`Program terminated with signal (SIG[A-Z]+)`).FindSubmatch(gdbText); m == nil {
+		if c.Producer != "qemu" || c.Threads == 1 {
+			t.Error("gdb.txt does not name the signal")
+		}
+	} else if want := signalNumbers[string(m[1])]; ex.Code != want {
+		t.Errorf("exception code %d, gdb says %s (%d)", ex.Code, m[1], want)
+	}
+
+	modules, err := dump.Modules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms := map[string]*symFile{}
+	moduleAt := func(pc uint64) *minidump.Module {
+		for i := range modules {
+			if modules[i].Base <= pc && pc < modules[i].End() {
+				return &modules[i]
+			}
+		}
+		return nil
+	}
+	mem, _ := dump.Memory()
+
+	for _, g := range gdbThreads {
+		th, ok := byID[g.LWP]
+		if !ok {
+			t.Errorf("gdb thread %d is not in the dump", g.LWP)
+			continue
+		}
+		if g.Crashed && ex.ThreadID != g.LWP {
+			t.Errorf("exception names thread %d, gdb says %d crashed", ex.ThreadID, g.LWP)
+		}
+		if th.Context == nil {
+			t.Errorf("thread %d: no context: %v", g.LWP, th.ContextErr)
+			continue
+		}
+		ctx := th.Context
+		for name, want := range g.Regs {
+			var got uint64
+			var ok bool
+			if name == "eflags" && c.Arch != "x86" || name == "cpsr" {
+				off := th.ContextOff + rawStatusOffset[ctx.Arch]
+				got, ok = uint64(binary.LittleEndian.Uint32(data[off:])), true
+			} else {
+				got, ok = ctx.Get(name)
+			}
+			if !ok {
+				t.Errorf("thread %d: register %s missing", g.LWP, name)
+			} else if got != want {
+				t.Errorf("thread %d: %s = %#x, gdb says %#x", g.LWP, name, got, want)
+			}
+		}
+		// The stack memory starts at or below the stack pointer and covers it.
+		sp, _ := ctx.SP()
+		if th.Stack.Start > sp || sp-th.Stack.Start >= uint64(th.Stack.Size) {
+			t.Errorf("thread %d: stack memory [%#x,+%#x) does not cover sp %#x", g.LWP, th.Stack.Start, th.Stack.Size, sp)
+		}
+		if mem != nil {
+			if _, ok := mem.Region(sp); !ok {
+				t.Errorf("thread %d: memory list has no region at sp %#x", g.LWP, sp)
+			}
+		}
+		for i, f := range g.Frames {
+			lookup := f.PC
+			if i > 0 {
+				lookup-- // a return address may be one past its function
+			}
+			m := moduleAt(lookup)
+			if m == nil {
+				t.Errorf("thread %d frame %d: no module at %#x (%s)", g.LWP, i, f.PC, f.Function)
+				continue
+			}
+			if filepath.Base(m.Name) != "crashdemo" {
+				continue
+			}
+			sym := syms[m.DebugID]
+			if sym == nil {
+				path := filepath.Join(testdataDir, "symbols", "crashdemo", m.DebugID, "crashdemo.sym")
+				if _, err := os.Stat(path); err != nil {
+					t.Errorf("module %s has debug id %s, which no .sym in testdata/symbols has", m.Name, m.DebugID)
+					continue
+				}
+				sym = readSym(t, path)
+				syms[m.DebugID] = sym
+			}
+			fn, ok := sym.funcAt(lookup - m.Base)
+			if !ok || f.Function == "??" {
+				continue // no debug information for this function (libc)
+			}
+			if !sameFunction(fn.Name, f.Function) {
+				t.Errorf("thread %d frame %d: .sym names %q at %#x, gdb %q", g.LWP, i, fn.Name, f.PC, f.Function)
+			}
+		}
+	}
+}
+
+// sameFunction compares a .sym function name (with parameters, as dump_syms
+// writes it) with gdb's frame function name (without them).
+func sameFunction(sym, gdb string) bool {
+	if sym == gdb || strings.HasPrefix(sym, gdb+"(") || strings.HasPrefix(gdb, sym+"(") {
+		return true
+	}
+	// gdb may print a lambda or template more briefly: compare the last name.
+	last := gdb[strings.LastIndex(gdb, "::")+1:]
+	return strings.Contains(sym, last)
+}

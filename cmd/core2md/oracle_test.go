@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The corpus in testdata/ (docs/testdata.md): dumps converted from real
+// cores, with gdb's view of the same cores as the oracle.
+
+const testdataDir = "../../testdata"
+
+// gdbThread is one thread of an oracle/<name>.frames.txt file.
+type gdbThread struct {
+	LWP     uint32
+	Crashed bool
+	Regs    map[string]uint64 // frame-0 registers by gdb's names
+	Frames  []gdbFrame        // physical frames only
+}
+
+type gdbFrame struct {
+	PC       uint64
+	Type     string
+	Function string
+}
+
+// readGDBFrames parses the format written by scripts/gen-testdata/gdb_frames.py.
+func readGDBFrames(t *testing.T, path string) []*gdbThread {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var threads []*gdbThread
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		bad := func() { t.Fatalf("%s:%d: malformed line %q", path, line, sc.Text()) }
+		num := func(s string) uint64 {
+			v, err := strconv.ParseUint(s, 0, 64)
+			if err != nil {
+				bad()
+			}
+			return v
+		}
+		switch fields[0] {
+		case "thread":
+			if len(fields) < 2 {
+				bad()
+			}
+			threads = append(threads, &gdbThread{LWP: uint32(num(fields[1])), Crashed: len(fields) > 2 && fields[2] == "crashed", Regs: map[string]uint64{}})
+		case "reg", "frame":
+			if len(threads) == 0 {
+				bad()
+			}
+			th := threads[len(threads)-1]
+			if fields[0] == "reg" {
+				if len(fields) != 3 {
+					bad()
+				}
+				th.Regs[fields[1]] = num(fields[2])
+				continue
+			}
+			if len(fields) < 5 {
+				bad()
+			}
+			th.Frames = append(th.Frames, gdbFrame{PC: num(fields[2]), Type: fields[3], Function: strings.Join(fields[4:], " ")})
+		default:
+			bad()
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return threads
+}
+
+// corpusCase is one line of testdata/cases.txt.
+type corpusCase struct {
+	Name, Arch, Case, Producer string
+	Threads                    int
+}
+
+func readCases(t *testing.T) []corpusCase {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testdataDir, "cases.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []corpusCase
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if len(f) != 5 {
+			t.Fatalf("cases.txt: malformed line %q", line)
+		}
+		n, err := strconv.Atoi(f[4])
+		if err != nil {
+			t.Fatalf("cases.txt: %q: %v", line, err)
+		}
+		cases = append(cases, corpusCase{f[0], f[1], f[2], f[3], n})
+	}
+	return cases
+}
+
+// symFile is the part of a Breakpad .sym file the tests need: FUNC records
+// (functions with debug information) by module-relative address.
+type symFile struct {
+	ID    string
+	Funcs []symFunc
+}
+
+type symFunc struct {
+	Addr, Size uint64
+	Name       string
+}
+
+func readSym(t *testing.T, path string) *symFile {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := &symFile{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "MODULE "):
+			if f := strings.Fields(line); len(f) >= 4 {
+				s.ID = f[3]
+			}
+		case strings.HasPrefix(line, "FUNC "):
+			rest := strings.TrimPrefix(strings.TrimPrefix(line, "FUNC "), "m ")
+			f := strings.SplitN(rest, " ", 4)
+			if len(f) < 4 {
+				continue
+			}
+			addr, err1 := strconv.ParseUint(f[0], 16, 64)
+			size, err2 := strconv.ParseUint(f[1], 16, 64)
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			name := f[3]
+			s.Funcs = append(s.Funcs, symFunc{addr, size, name})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (s *symFile) funcAt(rel uint64) (symFunc, bool) {
+	for _, f := range s.Funcs {
+		if f.Addr <= rel && rel < f.Addr+f.Size {
+			return f, true
+		}
+	}
+	return symFunc{}, false
+}

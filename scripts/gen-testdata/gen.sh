@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Regenerates the real-crash corpus in testdata/ (see docs/testdata.md).
+#
+#   scripts/gen-testdata/gen.sh            # all architectures
+#   ARCHES="arm64 arm" scripts/gen-testdata/gen.sh
+#
+# Needs Debian (bookworm) and root for the package install; CI does not run
+# it. It compiles src/ for each architecture, crashes every case natively
+# (kernel core), under gdb (gdb's generate-core-file) or under qemu-user
+# (qemu's own core), converts the cores with cmd/core2md, writes .sym files
+# with Breakpad's dump_syms, and records the oracles: gdb's backtrace of the
+# core and Breakpad's minidump_stackwalk output of the converted dump.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+HERE=$ROOT/scripts/gen-testdata
+OUT=${OUT:-$ROOT/testdata}
+ARCHES=${ARCHES:-"amd64 x86 arm64 arm"}
+ORACLE_DIR=${ORACLE_DIR:-/tmp/oracle}
+BREAKPAD=$ORACLE_DIR/package/bin/linux-x64
+# A fixed work directory keeps the module paths recorded in the dumps stable.
+WORK=${WORK:-/tmp/gen-testdata}
+# Cases written by gdb (generate-core-file) instead of the kernel, for native architectures.
+GDB_CASES=${GDB_CASES:-"amd64-threads amd64-cpp x86-libc"}
+# Cores kept (zstd-compressed) for the converter tests.
+KEEP_CORES=${KEEP_CORES:-"amd64-fp amd64-threads x86-threads x86-libc arm64-threads arm64-fp arm-fp arm-threads"}
+STACK_LIMIT=${STACK_LIMIT:-65536}
+
+log() { echo "gen-testdata: $*" >&2; }
+
+setup() {
+	local need=()
+	for tool in gcc:gcc g++:g++ aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu aarch64-linux-gnu-g++:g++-aarch64-linux-gnu \
+		arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf arm-linux-gnueabihf-g++:g++-arm-linux-gnueabihf \
+		i686-linux-gnu-gcc:gcc-i686-linux-gnu i686-linux-gnu-g++:g++-i686-linux-gnu \
+		qemu-aarch64:qemu-user qemu-arm:qemu-user gdb-multiarch:gdb-multiarch gdb:gdb zstd:zstd npm:npm go:golang; do
+		command -v "${tool%%:*}" >/dev/null || need+=("${tool##*:}")
+	done
+	if ((${#need[@]})); then
+		log "installing ${need[*]}"
+		apt-get update
+		DEBIAN_FRONTEND=noninteractive apt-get install -y "${need[@]}"
+	fi
+	if [ ! -x "$BREAKPAD/minidump_stackwalk" ]; then
+		log "fetching Breakpad's binaries (npm pack minidump@0.26.0) into $ORACLE_DIR"
+		mkdir -p "$ORACLE_DIR"
+		(cd "$ORACLE_DIR" && npm pack minidump@0.26.0 >/dev/null && tar xzf minidump-0.26.0.tgz)
+	fi
+}
+
+# toolchain ARCH: sets CC, CXX, RUN (how to execute) and FLAGS.
+toolchain() {
+	case $1 in
+	amd64) CC=gcc CXX=g++ RUN="" FLAGS="" ;;
+	x86) CC=i686-linux-gnu-gcc CXX=i686-linux-gnu-g++ RUN="" FLAGS="" ;;
+	arm64) CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++ RUN=qemu-aarch64 FLAGS="" ;;
+	arm) CC=arm-linux-gnueabihf-gcc CXX=arm-linux-gnueabihf-g++ RUN=qemu-arm FLAGS="-mthumb" ;;
+	esac
+}
+
+cases() {
+	echo fp nofp O0 recursion libc abort threads cpp
+	[ "$1" = arm ] && echo armmode
+	return 0
+}
+
+build() {
+	local arch=$1 dir=$WORK/$arch
+	mkdir -p "$dir"
+	toolchain "$arch"
+	local common="-g -fdebug-prefix-map=$HERE/src=src -Wl,--build-id"
+	local src=$HERE/src
+	(
+		cd "$dir"
+		$CC $common $FLAGS -O2 -c "$src/main.c"
+		$CC $common $FLAGS -O2 -fno-omit-frame-pointer -c "$src/case_fp.c"
+		$CC $common $FLAGS -O2 -fomit-frame-pointer -c "$src/case_nofp.c"
+		$CC $common $FLAGS -O0 -c "$src/case_O0.c"
+		for c in recursion libc abort threads; do $CC $common $FLAGS -O2 -c "$src/case_$c.c"; done
+		$CXX $common $FLAGS -O2 -c "$src/case_cpp.cc"
+		if [ "$arch" = arm ]; then $CC $common -marm -O2 -fno-omit-frame-pointer -c "$src/case_arm.c"; fi
+		$CXX $common -static -pthread -o crashdemo ./*.o
+	)
+}
+
+# crash ARCH CASE: leaves $WORK/ARCH/CASE/core and prints the producer.
+crash() {
+	local arch=$1 c=$2 dir=$WORK/$1/$2
+	rm -rf "$dir" && mkdir -p "$dir"
+	toolchain "$arch"
+	local producer
+	(
+		cd "$dir"
+		ulimit -c unlimited
+		if [ -z "$RUN" ] && [[ " $GDB_CASES " == *" $arch-$c "* ]]; then
+			gdb -batch -nx -ex run -ex "generate-core-file core" --args ../crashdemo "$c" >gdb-run.log 2>&1 || true
+		elif [ -z "$RUN" ]; then
+			../crashdemo "$c" >run.log 2>&1 || true
+		else
+			$RUN ../crashdemo "$c" >run.log 2>&1 || true
+			rm -f core # qemu itself, dumped by the host kernel
+			mv qemu_crashdemo_*.core core
+		fi
+	)
+	[ -s "$dir/core" ] || { log "no core for $arch-$c (core_pattern: $(cat /proc/sys/kernel/core_pattern))"; return 1; }
+	if [ -n "$RUN" ]; then producer=qemu; elif [[ " $GDB_CASES " == *" $arch-$c "* ]]; then producer=gdb; else producer=kernel; fi
+	echo "$producer"
+}
+
+symbols() {
+	local arch=$1 bin=$WORK/$1/crashdemo
+	"$BREAKPAD/dump_syms" "$bin" >"$WORK/$arch/crashdemo.sym" 2>/dev/null
+	local id
+	id=$(head -1 "$WORK/$arch/crashdemo.sym" | awk '{print $4}')
+	mkdir -p "$OUT/symbols/crashdemo/$id"
+	cp "$WORK/$arch/crashdemo.sym" "$OUT/symbols/crashdemo/$id/crashdemo.sym"
+}
+
+oracles() {
+	local arch=$1 c=$2 name=$1-$2 dir=$WORK/$1/$2
+	local gdbargs=(-batch -nx -iex "set debuginfod enabled off" "$WORK/$arch/crashdemo" "$dir/core")
+	gdb-multiarch "${gdbargs[@]}" -ex "thread apply all bt" 2>/dev/null | sed "s|$WORK|WORK|g" >"$OUT/oracle/$name.gdb.txt"
+	gdb-multiarch "${gdbargs[@]}" -x "$HERE/gdb_frames.py" 2>/dev/null | grep -E '^(#|thread|reg|frame) ' >"$OUT/oracle/$name.frames.txt"
+	"$BREAKPAD/minidump_stackwalk" -m "$OUT/dumps/$name.dmp" "$OUT/symbols" >"$OUT/oracle/$name.breakpad.machine.txt" 2>/dev/null
+	"$BREAKPAD/minidump_stackwalk" "$OUT/dumps/$name.dmp" "$OUT/symbols" >"$OUT/oracle/$name.breakpad.txt" 2>/dev/null
+}
+
+main() {
+	setup
+	log "work directory $WORK"
+	(cd "$ROOT" && go build -o "$WORK/core2md" ./cmd/core2md)
+	mkdir -p "$OUT/dumps" "$OUT/symbols" "$OUT/oracle" "$OUT/cores"
+	local manifest=$OUT/cases.txt
+	[ -f "$manifest" ] || printf '# name arch case producer threads\n' >"$manifest"
+	for arch in $ARCHES; do
+		log "building $arch"
+		build "$arch"
+		symbols "$arch"
+		for c in $(cases "$arch"); do
+			local name=$arch-$c producer
+			producer=$(crash "$arch" "$c")
+			local modarg=()
+			# qemu-user cores have no NT_FILE: name the program on the command line.
+			[ "$producer" = qemu ] && modarg=(-module "$WORK/$arch/crashdemo")
+			"$WORK/core2md" -stack-limit "$STACK_LIMIT" "${modarg[@]}" "$WORK/$arch/$c/core" "$OUT/dumps/$name.dmp"
+			oracles "$arch" "$c"
+			local threads
+			threads=$(grep -c '^thread ' "$OUT/oracle/$name.frames.txt")
+			sed -i "/^$name /d" "$manifest"
+			echo "$name $arch $c $producer $threads" >>"$manifest"
+			if [[ " $KEEP_CORES " == *" $name "* ]]; then
+				zstd -q -f -19 -T1 "$WORK/$arch/$c/core" -o "$OUT/cores/$name.core.zst"
+			fi
+			log "$name: $producer core, $threads threads"
+		done
+	done
+	sort -o "$manifest" "$manifest"
+}
+
+main "$@"
