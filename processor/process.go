@@ -25,6 +25,9 @@ type Options struct {
 	// BreakpadPastEntry keeps walking past the program's entry function
 	// (_start), as Breakpad does, instead of stopping there.
 	BreakpadPastEntry bool
+	// BreakpadARM walks arm and arm64 stacks with Breakpad's methods only
+	// (see packages walker/arm and walker/arm64; added by helper F).
+	BreakpadARM bool
 }
 
 // atEntry is the auxiliary vector tag of the program entry point.
@@ -195,7 +198,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				arch := archWalker(jobs[j].ctx.Arch)
+				arch := archWalker(jobs[j].ctx.Arch, opts)
 				if arch == nil {
 					jobs[j].thread.Status = ThreadNoWalker
 					continue
@@ -249,8 +252,10 @@ func sameIdentity(list []*walker.Module, m *walker.Module) bool {
 }
 
 // archWalker returns the walker for a context's CPU, or nil.
-func archWalker(a minidump.Arch) walker.Arch {
+func archWalker(a minidump.Arch, opts Options) walker.Arch {
 	switch a {
+	case minidump.ArchARM, minidump.ArchARM64, minidump.ArchARM64Old: // helper F
+		return armWalker(a, opts)
 	case minidump.ArchX86:
 		return x86.New()
 	case minidump.ArchAMD64:

@@ -38,10 +38,16 @@ type Frame struct {
 }
 
 // ReturnAddress is the address Breakpad prints for the frame and computes
-// printed offsets from: the IP register of a physical frame (for a caller,
-// the return address itself) and Instruction for an inlined frame.
+// printed offsets from: on x86 and amd64 the IP register of a physical frame
+// (for a caller, the return address itself), otherwise and for an inlined
+// frame Instruction.
 func (f *Frame) ReturnAddress() uint64 {
 	if f.Trust == TrustInline {
+		return f.Instruction
+	}
+	// Only Breakpad's x86 and amd64 frames print the IP register; its arm,
+	// arm64 and other frames print the lookup address (helper F).
+	if f.Context.Arch != minidump.ArchX86 && f.Context.Arch != minidump.ArchAMD64 {
 		return f.Instruction
 	}
 	if ip, ok := f.Context.IP(); ok {

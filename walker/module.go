@@ -39,6 +39,18 @@ func (m *Module) Contains(addr uint64) bool {
 // not stored either. The zero value and nil are empty maps.
 type ModuleMap struct {
 	sorted []*Module // by Base, non-overlapping
+	// lookup, when set, holds the inclusive range each sorted module covers
+	// in place of [Base, Base+Size) (NewModuleMapRanges).
+	lookup [][2]uint64
+}
+
+// NewModuleMapRanges builds a map in which mods[i] covers the inclusive
+// range ranges[i] instead of its own; mods must be sorted by range and the
+// ranges disjoint. Breakpad's microdump processing shrinks overlapping
+// Android module ranges while printing the modules' own (added by helper F
+// for package microdump).
+func NewModuleMapRanges(mods []*Module, ranges [][2]uint64) *ModuleMap {
+	return &ModuleMap{sorted: mods, lookup: ranges}
 }
 
 // NewModuleMap builds a map over mods, taken in order.
@@ -63,6 +75,13 @@ func NewModuleMap(mods []*Module) *ModuleMap {
 // At returns the module containing addr, or nil.
 func (mm *ModuleMap) At(addr uint64) *Module {
 	if mm == nil {
+		return nil
+	}
+	if mm.lookup != nil { // NewModuleMapRanges (helper F)
+		i := sort.Search(len(mm.lookup), func(i int) bool { return mm.lookup[i][1] >= addr })
+		if i < len(mm.lookup) && mm.lookup[i][0] <= addr {
+			return mm.sorted[i]
+		}
 		return nil
 	}
 	i := sort.Search(len(mm.sorted), func(i int) bool { return mm.sorted[i].Base+mm.sorted[i].Size-1 >= addr })

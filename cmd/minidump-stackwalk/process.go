@@ -51,6 +51,9 @@ func brokenEssentials(dump *minidump.File) []error {
 // process reads and processes the dump named in o, prints it and returns the
 // exit status.
 func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
+	if status, ok := processMicrodump(o, group, stdout, stderr); ok { // helper F: microdump input
+		return status
+	}
 	dump, err := minidump.Open(o.dumpPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)

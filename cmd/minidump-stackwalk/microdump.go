@@ -1,0 +1,133 @@
+package main
+
+// This file is helper F's: Android microdump input, printed as Breakpad's
+// microdump_stackwalk prints it.
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/microdump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/report"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+)
+
+// processMicrodump prints the microdump named in o. It reports handled=false,
+// having printed nothing, when the file is not a microdump.
+func processMicrodump(o *options, group flagGroup, stdout, stderr io.Writer) (status int, handled bool) {
+	data, ok := readMicrodump(o.dumpPath)
+	if !ok {
+		return 0, false
+	}
+	d, err := microdump.Parse(data)
+	if err != nil {
+		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
+		return exitDump, true
+	}
+	for _, w := range d.Warnings {
+		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %s\n", o.dumpPath, w)
+	}
+	if group != nil {
+		fmt.Fprintf(stderr, "minidump-stackwalk: %s: this output format is not available for microdumps\n", o.dumpPath)
+		return exitUsage, true
+	}
+	var syms *recordingSupplier
+	var supplier symfile.Supplier
+	if len(o.symbolPaths) > 0 {
+		syms = newRecordingSupplier(symfile.NewDirSupplier(o.symbolPaths...))
+		supplier = syms
+	}
+	st, err := processor.ProcessMicrodump(d, supplier, processor.MicrodumpOptions())
+	if err != nil {
+		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
+		return exitDump, true
+	}
+	rep := toReport(st, syms)
+	rep.GLVersion, rep.GLVendor, rep.GLRenderer = d.GPU.Version, d.GPU.Vendor, d.GPU.Renderer
+	orderModules(rep, d)
+
+	w := bufio.NewWriterSize(stdout, 64<<10)
+	switch {
+	case o.machine:
+		err = report.WriteMachine(w, rep)
+	case o.brief:
+		err = report.WriteBrief(w, rep)
+	default:
+		err = report.WriteHuman(w, rep, report.HumanOptions{
+			StackContents:        o.stackContents,
+			RequestingThreadOnly: o.crashedOnly,
+			ExtraThread:          o.extraThread,
+			StackDump:            o.stackDump,
+		})
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "minidump-stackwalk: writing output: %v\n", err)
+		return exitDump, true
+	}
+	return exitOK, true
+}
+
+// readMicrodump returns the file's content when it looks like a microdump.
+// A minidump is recognised by its first bytes without reading it all.
+func readMicrodump(path string) ([]byte, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	var head [4]byte
+	if n, _ := io.ReadFull(f, head[:]); n == 4 && string(head[:]) == "MDMP" {
+		return nil, false
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, microdump.MaxSize+1))
+	if err != nil || len(data) > microdump.MaxSize || !microdump.IsMicrodump(data) {
+		return nil, false
+	}
+	return data, true
+}
+
+// orderModules lists the modules in the microdump's map order, as Breakpad
+// does: by lookup range, which after an Android shrink can differ from the
+// order of base addresses toReport uses (microdump-x86: libsigchain.so lies
+// inside libLLVM.so's mapping and is listed first).
+func orderModules(rep *report.Process, d *microdump.Dump) {
+	if len(rep.Modules) != len(d.Modules) {
+		return // toReport merged duplicates; keep its order
+	}
+	index := map[[2]uint64]int{}
+	for i, m := range rep.Modules {
+		index[[2]uint64{m.Base, m.Size}] = i
+	}
+	mods := make([]report.Module, 0, len(rep.Modules))
+	newAt := make([]int, len(rep.Modules))
+	for _, m := range d.Modules {
+		i, ok := index[[2]uint64{m.Base, m.Size}]
+		if !ok {
+			return
+		}
+		newAt[i] = len(mods)
+		mods = append(mods, rep.Modules[i])
+	}
+	oldAt := map[*report.Module]int{}
+	for i := range rep.Modules {
+		oldAt[&rep.Modules[i]] = i
+	}
+	for t := range rep.Threads {
+		for f := range rep.Threads[t].Frames {
+			fr := &rep.Threads[t].Frames[f]
+			if i, ok := oldAt[fr.Module]; ok {
+				fr.Module = &mods[newAt[i]]
+			}
+		}
+	}
+	rep.Modules = mods
+}

@@ -1,0 +1,104 @@
+package processor
+
+// This file is helper F's: the arm/arm64 walker choice and the microdump path.
+
+import (
+	"errors"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/microdump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/arm"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/arm64"
+)
+
+// armWalker returns the walker for an arm or arm64 context.
+func armWalker(a minidump.Arch, opts Options) walker.Arch {
+	if a == minidump.ArchARM {
+		return arm.New(arm.Options{Breakpad: opts.BreakpadARM})
+	}
+	return arm64.New(arm64.Options{Breakpad: opts.BreakpadARM})
+}
+
+// ErrNoMicrodumpContext is returned when a microdump has no usable CPU
+// context (absent, malformed, or of an architecture without a walker);
+// Breakpad's microdump_stackwalk then fails ("No stackwalker found").
+var ErrNoMicrodumpContext = errors.New("processor: microdump has no usable CPU context")
+
+// MicrodumpOptions gives the options under which ProcessMicrodump
+// reproduces Breakpad's microdump_stackwalk: its walkers and module bases.
+func MicrodumpOptions() Options {
+	return Options{BreakpadModuleBases: true, BreakpadPastEntry: true, BreakpadARM: true}
+}
+
+// ProcessMicrodump walks the one thread of an Android microdump. The state
+// has no Dump; its single thread is the crashed, requesting thread; modules
+// are d.Modules with their (possibly shrunk) lookup ranges. The GPU line is
+// in d.GPU, which ProcessState does not carry.
+func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*ProcessState, error) {
+	st := &ProcessState{RequestingThread: -1, MainModule: -1, HaveModules: true}
+	st.System = &SystemInfo{
+		OS: d.OS, OSShort: d.OSShort, OSVersion: d.OSVersion,
+		CPU: d.CPU, CPUCount: d.CPUCount, Arch: d.Arch,
+	}
+	st.Crashed = true
+	st.CrashReason = d.CrashReason
+	st.CrashAddress = d.CrashAddress
+
+	loaded := make([]*walker.Module, len(d.Modules))
+	ranges := make([][2]uint64, len(d.Modules))
+	for i, m := range d.Modules {
+		loaded[i] = &walker.Module{
+			Index: i, Base: m.Base, Size: m.Size,
+			CodeFile: m.Name, CodeID: m.ID, DebugFile: m.Name, DebugID: m.ID,
+			SymbolBase: m.Base,
+		}
+		ranges[i] = [2]uint64{m.LookupBase, m.LookupEnd}
+		st.Modules = append(st.Modules, &ModuleState{Module: loaded[i]})
+	}
+	if !opts.BreakpadModuleBases {
+		setImageBases(loaded)
+	}
+	if d.Context == nil {
+		return st, ErrNoMicrodumpContext
+	}
+	arch := archWalker(d.Context.Arch, opts)
+	if arch == nil {
+		return st, ErrNoMicrodumpContext
+	}
+
+	var source *symbolCache
+	if syms != nil {
+		source = newSymbolCache(syms)
+	}
+	env := walker.Env{
+		// Breakpad walks a microdump before it fills in the system info,
+		// so its walkers see no OS.
+		OS:         "",
+		Memory:     &d.Stack,
+		Modules:    walker.NewModuleMapRanges(loaded, ranges),
+		MaxFrames:  opts.MaxFrames,
+		MaxScanned: opts.MaxScanned,
+	}
+	if source != nil {
+		env.Symbols = source
+	}
+	ctx := *d.Context
+	th := &Thread{Index: 0, Status: ThreadWalked, Context: &ctx, StackBase: d.Stack.Base, Stack: d.Stack.Data}
+	stack := walker.Walk(&env, arch, ctx)
+	th.Frames = stack.Frames
+	th.Truncated = stack.Truncated
+	st.Threads = []*Thread{th}
+	st.RequestingThread = 0
+
+	for _, ms := range st.Modules {
+		m := ms.Module
+		if source != nil {
+			ms.Symbols, ms.SymbolFile = source.status(m)
+		}
+		ms.NoSymbolsWarning = sameIdentity(stack.NoSymbols, m)
+		ms.CorruptSymbolsWarning = !ms.NoSymbolsWarning && sameIdentity(stack.CorruptSymbols, m)
+	}
+	return st, nil
+}

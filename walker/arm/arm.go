@@ -1,0 +1,322 @@
+// Package arm recovers caller frames on 32-bit ARM: STACK CFI, then the
+// frame pointer, then stack scanning.
+//
+// With Options.Breakpad the walker follows Breakpad's StackwalkerARM exactly
+// (the frame pointer, r7, is used only on iOS), so that output matches
+// minidump_stackwalk and microdump_stackwalk. Without it (the default) the
+// walker also recovers frames Breakpad loses when a function has no CFI, as
+// happens for statically linked Thumb libc code whose unwind tables are in
+// .ARM.exidx, which dump_syms does not convert:
+//
+//   - the context frame returns through LR when LR holds a plausible return
+//     address outside the crashing function. If the function has pushed LR,
+//     the caller's SP is just above the stack slot holding that value;
+//     otherwise SP is unchanged. Breakpad scans instead, which skips the
+//     caller of a leaf function.
+//   - the frame-pointer chain is followed on every OS, with r7 for Thumb
+//     code (a return address with bit 0 set) and r11 for ARM code, accepting
+//     both record layouts in use ([fp]=caller fp, [fp+4]=lr from clang and
+//     Thumb code; [fp-4]=caller fp, [fp]=lr from GCC in ARM mode) only when
+//     the saved return address lies in a function and the chain grows.
+//
+// Return addresses carry the Thumb bit; lookups use the return address
+// minus 2, which lies inside the call instruction in both states.
+package arm
+
+import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+)
+
+// Options selects the walking rules.
+type Options struct {
+	// Breakpad restricts the walker to Breakpad's methods and rules.
+	Breakpad bool
+}
+
+// Walker is the ARM walker.Arch.
+type Walker struct{ opts Options }
+
+// New returns an ARM walker.
+func New(opts Options) walker.Arch { return &Walker{opts: opts} }
+
+const (
+	regR7 = minidump.ARMR7
+	regFP = minidump.ARMFP // r11
+	regSP = minidump.ARMSP
+	regLR = minidump.ARMLR
+	regPC = minidump.ARMPC
+	nRegs = 16
+
+	// leafSearchWords bounds the search for a pushed LR above SP.
+	leafSearchWords = 64
+)
+
+// cfiRegs maps the context to the names dump_syms writes in STACK CFI;
+// r4–r11 are callee-saved (AAPCS).
+var cfiRegs = func() []walker.CFIRegister {
+	names := []string{"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12"}
+	regs := make([]walker.CFIRegister, 0, nRegs)
+	for i, n := range names {
+		regs = append(regs, walker.CFIRegister{Index: i, Name: n, CalleeSaves: i >= 4 && i <= 11})
+	}
+	return append(regs,
+		walker.CFIRegister{Index: regSP, Name: "sp", Alt: ".cfa"},
+		walker.CFIRegister{Index: regLR, Name: "lr"},
+		walker.CFIRegister{Index: regPC, Name: "pc", Alt: ".ra"})
+}()
+
+// state keeps the raw register array of Breakpad's frame: a scanned frame
+// copies its callee's registers while marking only pc and sp valid, and the
+// iOS frame-pointer step reads LR whatever its validity.
+type state struct {
+	raw [nRegs]uint64
+}
+
+func raw(f *walker.Frame) *[nRegs]uint64 {
+	if s, ok := f.ArchState.(*state); ok {
+		return &s.raw
+	}
+	s := &state{}
+	for i := 0; i < nRegs; i++ {
+		s.raw[i], _ = f.Context.Index(i)
+	}
+	f.ArchState = s
+	return &s.raw
+}
+
+func newFrame(ctx minidump.Context, trust walker.Trust, r [nRegs]uint64) *walker.Frame {
+	return &walker.Frame{Context: ctx, Trust: trust, ArchState: &state{raw: r}}
+}
+
+// Caller implements walker.Arch.
+func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
+	last := w.Last()
+	if last == nil || w.Env.Memory == nil {
+		return nil
+	}
+	ios := w.Env.OS == "ios"
+	var f *walker.Frame
+	// Breakpad ignores iOS CFI, which its tools did not collect correctly.
+	if !ios {
+		if rules, ok := w.CFIRules(last); ok {
+			f = byCFI(w, last, rules)
+		}
+	}
+	if a.opts.Breakpad {
+		if f == nil && ios {
+			f = byFramePointerBreakpad(w, last, regR7)
+		}
+	} else {
+		if f == nil && last.Trust == walker.TrustContext {
+			f = byLeafReturn(w, last)
+		}
+		if f == nil {
+			f = byFramePointer(w, last, ios)
+		}
+	}
+	if f == nil && scanAllowed {
+		f = byScan(w, last)
+	}
+	if f == nil {
+		return nil
+	}
+	pc, sp := raw(f)[regPC], raw(f)[regSP]
+	lastSP := raw(last)[regSP]
+	if walker.Terminate(pc, sp, lastSP, last.Trust == walker.TrustContext) {
+		return nil
+	}
+	if !a.opts.Breakpad && sp == lastSP && f.Trust != walker.TrustCFI && f.Trust != walker.TrustLeaf {
+		return nil // only a leaf return or a CFI entry row may keep SP
+	}
+	f.Instruction = (pc - 2) & 0xffffffff
+	return f
+}
+
+func byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRules) *walker.Frame {
+	ctx, ok := w.CallerByCFI(rules, last, cfiRegs)
+	if !ok {
+		return nil
+	}
+	if _, ok := ctx.Index(regSP); !ok {
+		return nil
+	}
+	if _, ok := ctx.Index(regPC); !ok {
+		return nil
+	}
+	var r [nRegs]uint64
+	for i := range r {
+		r[i], _ = ctx.Index(i)
+	}
+	return newFrame(ctx, walker.TrustCFI, r)
+}
+
+// returnAddressSeemsValid checks a saved return address: the call
+// instruction before it (Thumb bit cleared) must lie in a function.
+func returnAddressSeemsValid(w *walker.Walker, ra uint64) bool {
+	if ra < walker.MinCallerIP {
+		return false
+	}
+	return w.InstructionSeemsValid((ra&^1 - 2) & 0xffffffff)
+}
+
+// byLeafReturn returns from a context frame through LR.
+func byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	lr, lrOK := last.Context.Index(regLR)
+	sp, spOK := last.Context.Index(regSP)
+	pc, _ := last.Context.Index(regPC)
+	if !lrOK || !spOK || lr&^1 == pc&^1 || !returnAddressSeemsValid(w, lr) {
+		return nil
+	}
+	if sameFunction(w, pc, (lr&^1)-2) {
+		return nil // LR points back into this function: it has made calls since entry
+	}
+	ctx := minidump.NewContext(last.Context.Arch)
+	callerSP := sp
+	pushed := false
+	for i := uint64(0); i < leafSearchWords; i++ {
+		v, ok := w.ReadUint32(sp + 4*i)
+		if !ok {
+			break
+		}
+		if uint64(v) == lr {
+			callerSP, pushed = sp+4*i+4, true
+			break
+		}
+	}
+	if !pushed {
+		// Nothing pushed: the callee-saved registers are still the caller's.
+		for i := 4; i <= 11; i++ {
+			if v, ok := last.Context.Index(i); ok {
+				ctx.SetIndex(i, v)
+			}
+		}
+	}
+	ctx.SetIndex(regSP, callerSP)
+	ctx.SetIndex(regPC, lr)
+	r := *raw(last)
+	r[regSP], r[regPC] = callerSP, lr
+	return newFrame(ctx, walker.TrustLeaf, r)
+}
+
+// sameFunction reports whether a and b lie in one function of one module's
+// symbol file (false when unknown).
+func sameFunction(w *walker.Walker, a, b uint64) bool {
+	fa := &walker.Frame{Instruction: a}
+	fb := &walker.Frame{Instruction: b}
+	w.Symbolize(fa, false)
+	w.Symbolize(fb, false)
+	return fa.Module != nil && fa.Module == fb.Module && fa.Function != "" &&
+		fa.Function == fb.Function && fa.FunctionBase == fb.FunctionBase
+}
+
+// thumb reports whether f's code is Thumb, as far as its PC says.
+func thumb(f *walker.Frame) bool {
+	pc, _ := f.Context.Index(regPC)
+	return pc&1 == 1
+}
+
+// byFramePointer follows a frame record at r7 or r11, whichever validates
+// (the one matching the code's instruction set first; r7 only on iOS).
+func byFramePointer(w *walker.Walker, last *walker.Frame, ios bool) *walker.Frame {
+	order := []int{regFP, regR7}
+	if ios {
+		order = []int{regR7}
+	} else if thumb(last) {
+		order = []int{regR7, regFP}
+	}
+	for _, reg := range order {
+		if f := frameRecord(w, last, reg, ios); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// frameRecord reads a frame record at register reg of last in either layout.
+func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walker.Frame {
+	fp, ok := last.Context.Index(reg)
+	sp, spOK := last.Context.Index(regSP)
+	if !ok || !spOK || fp == 0 || fp%4 != 0 || fp < sp || fp > 0xffffffff-8 {
+		return nil
+	}
+	try := func(fpSlot, lrSlot, callerSP uint64) *walker.Frame {
+		callerFP, ok1 := w.ReadUint32(fpSlot)
+		callerLR, ok2 := w.ReadUint32(lrSlot)
+		if !ok1 || !ok2 {
+			return nil
+		}
+		if callerFP != 0 && uint64(callerFP) <= fp {
+			return nil
+		}
+		if !returnAddressSeemsValid(w, uint64(callerLR)) {
+			return nil
+		}
+		ctx := minidump.NewContext(last.Context.Arch)
+		ctx.SetIndex(regPC, uint64(callerLR))
+		ctx.SetIndex(regSP, callerSP)
+		// The caller's code decides which register is its frame pointer.
+		// (iOS uses r7 in both instruction sets).
+		callerReg := regFP
+		if ios || callerLR&1 == 1 {
+			callerReg = regR7
+		}
+		ctx.SetIndex(callerReg, uint64(callerFP))
+		var r [nRegs]uint64
+		r[regPC], r[regSP], r[callerReg] = uint64(callerLR), callerSP, uint64(callerFP)
+		return newFrame(ctx, walker.TrustFramePointer, r)
+	}
+	if f := try(fp, fp+4, fp+8); f != nil {
+		return f
+	}
+	if reg == regFP && fp >= sp+4 {
+		return try(fp-4, fp, fp+4) // GCC ARM mode: fp points at the saved lr
+	}
+	return nil
+}
+
+// byFramePointerBreakpad is Breakpad's GetCallerByFramePointer (iOS, r7):
+// PC is the callee's raw LR, LR and the frame pointer come from the record.
+func byFramePointerBreakpad(w *walker.Walker, last *walker.Frame, reg int) *walker.Frame {
+	if _, ok := last.Context.Index(reg); !ok {
+		return nil
+	}
+	lr := raw(last)
+	lastFP := lr[reg]
+	var callerFP, callerLR uint32
+	if lastFP != 0 {
+		var ok bool
+		if callerFP, ok = w.ReadUint32(lastFP); !ok {
+			return nil
+		}
+		if callerLR, ok = w.ReadUint32(lastFP + 4); !ok {
+			return nil
+		}
+	}
+	callerSP := lr[regSP]
+	if lastFP != 0 {
+		callerSP = lastFP + 8
+	}
+	r := *lr
+	r[reg], r[regSP], r[regPC], r[regLR] = uint64(callerFP), callerSP, lr[regLR], uint64(callerLR)
+	ctx := minidump.NewContext(last.Context.Arch)
+	for _, i := range []int{regPC, regLR, reg, regSP} {
+		ctx.SetIndex(i, r[i])
+	}
+	return newFrame(ctx, walker.TrustFramePointer, r)
+}
+
+func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	sp := raw(last)[regSP]
+	loc, pc, ok := w.ScanForReturnAddress(sp, walker.ScanWords(last), 4)
+	if !ok {
+		return nil
+	}
+	ctx := minidump.NewContext(last.Context.Arch)
+	ctx.SetIndex(regPC, pc)
+	ctx.SetIndex(regSP, loc+4)
+	r := *raw(last) // Breakpad copies the callee's registers, marking only pc and sp valid
+	r[regPC], r[regSP] = pc, loc+4
+	return newFrame(ctx, walker.TrustScan, r)
+}

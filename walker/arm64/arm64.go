@@ -1,0 +1,385 @@
+// Package arm64 recovers caller frames on AArch64: STACK CFI, then the
+// frame-pointer chain (x29 frame records), then stack scanning.
+//
+// With Options.Breakpad the walker follows Breakpad's StackwalkerARM64
+// exactly, quirks included, so that output matches minidump_stackwalk and
+// microdump_stackwalk. Without it (the default) three things differ where
+// Breakpad loses or invents frames:
+//
+//   - A context frame without CFI whose function has not pushed its frame
+//     record (a leaf, or a crash in a prologue) returns through LR with SP
+//     and x29 unchanged. Breakpad instead sets SP to x29+16, which is the
+//     caller's caller's frame, so CFI for the caller then reads the wrong slots.
+//   - The frame-pointer step takes the caller's PC from the frame record
+//     ([x29+8]) rather than from the callee's LR register, which for a frame
+//     that has pushed its record and made calls points back into the callee;
+//     a record is accepted only when it lies above SP and the chain grows.
+//   - Pointer-authentication bits are stripped from return addresses and frame
+//     pointers with a mask covering at least 47 bits and the highest loaded
+//     module (rust-minidump's rule); Breakpad strips only return addresses,
+//     and only when the result lands in a module.
+package arm64
+
+import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+)
+
+// Options selects the walking rules.
+type Options struct {
+	// Breakpad restricts the walker to Breakpad's methods and rules.
+	Breakpad bool
+}
+
+// Walker is the arm64 walker.Arch.
+type Walker struct{ opts Options }
+
+// New returns an arm64 walker.
+func New(opts Options) walker.Arch { return &Walker{opts: opts} }
+
+const (
+	regFP = minidump.ARM64FP
+	regLR = minidump.ARM64LR
+	regSP = minidump.ARM64SP
+	regPC = minidump.ARM64PC
+	nRegs = 33
+)
+
+// cfiRegs maps the context to the names dump_syms writes in STACK CFI:
+// x19–x29 are callee-saved (AAPCS64).
+var cfiRegs = func() []walker.CFIRegister {
+	regs := make([]walker.CFIRegister, 0, nRegs)
+	for i := 0; i <= 30; i++ {
+		regs = append(regs, walker.CFIRegister{Index: i, Name: "x" + itoa(i), CalleeSaves: i >= 19 && i <= 29})
+	}
+	regs = append(regs,
+		walker.CFIRegister{Index: regSP, Name: "sp", Alt: ".cfa"},
+		walker.CFIRegister{Index: regPC, Name: "pc", Alt: ".ra"})
+	return regs
+}()
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return string(rune('0'+i/10)) + string(rune('0'+i%10))
+}
+
+// state keeps the raw register array Breakpad's frame holds: invalid
+// registers keep stale values (a scanned frame copies its callee's) and
+// Breakpad's frame-pointer step reads LR and x29 whatever their validity.
+type state struct {
+	raw [nRegs]uint64
+}
+
+func raw(f *walker.Frame) *[nRegs]uint64 {
+	if s, ok := f.ArchState.(*state); ok {
+		return &s.raw
+	}
+	s := &state{}
+	for i := 0; i < nRegs; i++ {
+		s.raw[i], _ = f.Context.Index(i)
+	}
+	f.ArchState = s
+	return &s.raw
+}
+
+func newFrame(ctx minidump.Context, trust walker.Trust, rawRegs [nRegs]uint64) *walker.Frame {
+	return &walker.Frame{Context: ctx, Trust: trust, ArchState: &state{raw: rawRegs}}
+}
+
+// Caller implements walker.Arch.
+func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
+	last := w.Last()
+	if last == nil || w.Env.Memory == nil {
+		return nil
+	}
+	if last.Trust == walker.TrustContext {
+		// Breakpad strips LR when it builds the context frame; the frame
+		// is printed after the walk, so doing it here shows the same.
+		if lr, ok := last.Context.Index(regLR); ok {
+			s := a.strip(w, lr)
+			last.Context.SetIndex(regLR, s)
+			raw(last)[regLR] = s
+		}
+	}
+	var f *walker.Frame
+	if rules, ok := w.CFIRules(last); ok {
+		f = a.byCFI(w, last, rules)
+	}
+	if f == nil && !a.opts.Breakpad && last.Trust == walker.TrustContext {
+		f = a.byLeafReturn(w, last)
+	}
+	if f == nil {
+		if a.opts.Breakpad {
+			f = a.byFramePointerBreakpad(w, last)
+		} else {
+			f = a.byFramePointer(w, last)
+		}
+	}
+	if f == nil && scanAllowed {
+		f = byScan(w, last)
+	}
+	if f == nil {
+		return nil
+	}
+	pc := raw(f)[regPC]
+	sp := raw(f)[regSP]
+	lastSP := raw(last)[regSP]
+	if a.opts.Breakpad {
+		if walker.Terminate(pc, sp, lastSP, last.Trust == walker.TrustContext) {
+			return nil
+		}
+	} else if terminate(pc, sp, lastSP, last, f) {
+		return nil
+	}
+	f.Instruction = pc - 4 // arm64 instructions are 4 bytes: the call itself
+	return f
+}
+
+// terminate is the stop rule of the extended walker: Breakpad's, except that
+// an unchanged SP is accepted only when the PC changes and the step is the
+// return of a context frame (a leaf) or a CFI row at a function entry, as in
+// rust-minidump; a frame-pointer step must strictly advance.
+func terminate(pc, sp, lastSP uint64, last, f *walker.Frame) bool {
+	if pc < walker.MinCallerIP {
+		return true
+	}
+	if sp < lastSP {
+		return true
+	}
+	if sp == lastSP {
+		lastPC, _ := last.Context.Index(regPC)
+		leaf := last.Trust == walker.TrustContext || f.Trust == walker.TrustCFI
+		return pc == lastPC || !leaf
+	}
+	return false
+}
+
+// mask returns the pointer-authentication mask and whether it applies.
+func (a *Walker) mask(w *walker.Walker) uint64 {
+	mods := w.Env.Modules.Sorted()
+	if a.opts.Breakpad {
+		if len(mods) == 0 {
+			return ^uint64(0)
+		}
+		last := mods[len(mods)-1]
+		return smear(last.Base + last.Size)
+	}
+	highest := uint64(1)<<47 - 1 // Apple's default 17/47 split
+	if len(mods) > 0 {
+		last := mods[len(mods)-1]
+		if end := last.Base + last.Size; end > highest && end >= last.Base {
+			highest = end
+		}
+	}
+	return smear(highest)
+}
+
+// smear sets every bit below the highest set bit of v.
+func smear(v uint64) uint64 {
+	v |= v >> 1
+	v |= v >> 2
+	v |= v >> 4
+	v |= v >> 8
+	v |= v >> 16
+	v |= v >> 32
+	return v
+}
+
+// strip removes pointer-authentication bits from a code or frame pointer.
+// Breakpad keeps the original value unless the stripped one is in a module.
+func (a *Walker) strip(w *walker.Walker, p uint64) uint64 {
+	s := p & a.mask(w)
+	if a.opts.Breakpad && w.ModuleAt(s) == nil {
+		return p
+	}
+	return s
+}
+
+func (a *Walker) byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRules) *walker.Frame {
+	ctx, ok := w.CallerByCFI(rules, last, cfiRegs)
+	if !ok {
+		return nil
+	}
+	if _, ok := ctx.Index(regPC); !ok {
+		return nil
+	}
+	if _, ok := ctx.Index(regSP); !ok {
+		return nil
+	}
+	pc, _ := ctx.Index(regPC)
+	ctx.SetIndex(regPC, a.strip(w, pc))
+	if !a.opts.Breakpad {
+		for _, r := range []int{regLR, regFP} {
+			if v, ok := ctx.Index(r); ok {
+				ctx.SetIndex(r, a.strip(w, v))
+			}
+		}
+	}
+	var r [nRegs]uint64
+	for i := range r {
+		r[i], _ = ctx.Index(i)
+	}
+	return newFrame(ctx, walker.TrustCFI, r)
+}
+
+// byLeafReturn handles a context frame whose function has not pushed a frame
+// record: its caller's PC is LR and SP, x29 and x19–x28 are unchanged.
+// It applies only when the evidence says the frame record at x29 is not this
+// function's: LR holds a plausible return address outside this function, and
+// the record's saved LR differs from it (a function that has pushed its record
+// saved the LR it was entered with).
+func (a *Walker) byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	lr, lrOK := last.Context.Index(regLR)
+	sp, spOK := last.Context.Index(regSP)
+	pc, _ := last.Context.Index(regPC)
+	if !lrOK || !spOK || lr < walker.MinCallerIP || lr == pc {
+		return nil
+	}
+	if !w.InstructionSeemsValid(lr - 4) {
+		return nil
+	}
+	if samefunction(w, pc, lr-4) {
+		return nil // LR is a return address inside this function: it has made calls
+	}
+	if fp, ok := last.Context.Index(regFP); ok && fp >= sp {
+		if saved, ok := w.ReadUint64(fp + 8); ok && a.strip(w, saved) == lr {
+			return nil // the record at x29 holds this LR: it is this function's
+		}
+	}
+	ctx := minidump.NewContext(last.Context.Arch)
+	for i := 19; i <= regFP; i++ {
+		if v, ok := last.Context.Index(i); ok {
+			ctx.SetIndex(i, v)
+		}
+	}
+	ctx.SetIndex(regSP, sp)
+	ctx.SetIndex(regPC, lr)
+	r := *raw(last)
+	r[regPC], r[regSP] = lr, sp
+	return newFrame(ctx, walker.TrustLeaf, r)
+}
+
+// samefunction reports whether a and b lie in one function of one module's
+// symbol file (false when unknown).
+func samefunction(w *walker.Walker, a, b uint64) bool {
+	fa := &walker.Frame{Instruction: a}
+	fb := &walker.Frame{Instruction: b}
+	w.Symbolize(fa, false)
+	w.Symbolize(fb, false)
+	return fa.Module != nil && fa.Module == fb.Module && fa.Function != "" &&
+		fa.Function == fb.Function && fa.FunctionBase == fb.FunctionBase
+}
+
+// byFramePointer follows the frame record at x29: [x29] is the caller's x29,
+// [x29+8] its return address. The record must lie at or above SP and the
+// caller's record above this one (or be 0, the end of the chain).
+func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	fp, ok := last.Context.Index(regFP)
+	sp, spOK := last.Context.Index(regSP)
+	if !ok || !spOK || fp == 0 || fp%8 != 0 || fp < sp || fp > ^uint64(0)-16 {
+		return nil
+	}
+	callerFP, ok1 := w.ReadUint64(fp)
+	callerPC, ok2 := w.ReadUint64(fp + 8)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	callerFP = a.strip(w, callerFP)
+	callerPC = a.strip(w, callerPC)
+	if callerFP != 0 && callerFP <= fp {
+		return nil
+	}
+	if callerPC < walker.MinCallerIP || callerPC > 0x000fffffffffffff {
+		return nil
+	}
+	ctx := minidump.NewContext(last.Context.Arch)
+	ctx.SetIndex(regPC, callerPC)
+	ctx.SetIndex(regSP, fp+16)
+	ctx.SetIndex(regFP, callerFP)
+	var r [nRegs]uint64
+	r[regPC], r[regSP], r[regFP] = callerPC, fp+16, callerFP
+	return newFrame(ctx, walker.TrustFramePointer, r)
+}
+
+// byFramePointerBreakpad is Breakpad's GetCallerByFramePointer: the caller's
+// PC is the callee's LR register (raw, whatever its validity), after
+// correcting LR from the previous frame record when LR is not valid.
+func (a *Walker) byFramePointerBreakpad(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	lr := raw(last)
+	if _, ok := last.Context.Index(regLR); !ok {
+		a.correctLR(w, last)
+	}
+	lastFP := lr[regFP]
+	var callerFP, callerLR uint64
+	if lastFP != 0 {
+		var ok bool
+		if callerFP, ok = w.ReadUint64(lastFP); !ok {
+			return nil
+		}
+		if callerLR, ok = w.ReadUint64(lastFP + 8); !ok {
+			return nil
+		}
+	}
+	callerLR = a.strip(w, callerLR)
+	callerSP := lr[regSP]
+	if lastFP != 0 {
+		callerSP = lastFP + 16
+	}
+	ctx := minidump.NewContext(last.Context.Arch)
+	r := *lr
+	r[regFP], r[regSP], r[regPC], r[regLR] = callerFP, callerSP, lr[regLR], callerLR
+	for _, i := range []int{regPC, regLR, regFP, regSP} {
+		ctx.SetIndex(i, r[i])
+	}
+	return newFrame(ctx, walker.TrustFramePointer, r)
+}
+
+// correctLR is Breakpad's CorrectRegLRByFramePointer: when the frame before
+// last has a frame record whose saved x29 equals last's x29, the record's
+// saved LR becomes last's (raw) LR.
+func (a *Walker) correctLR(w *walker.Walker, last *walker.Frame) {
+	frames := w.Frames()
+	r := raw(last)
+	if len(frames) < 2 || r[regFP] <= r[regSP] {
+		return
+	}
+	prev := raw(frames[len(frames)-2])
+	prevFP := prev[regFP]
+	var savedFP uint64
+	if prevFP != 0 {
+		v, ok := w.ReadUint64(prevFP)
+		if !ok {
+			return
+		}
+		savedFP = v
+	}
+	if r[regFP] != savedFP {
+		return
+	}
+	var savedLR uint64
+	if prevFP != 0 {
+		v, ok := w.ReadUint64(prevFP + 8)
+		if !ok {
+			return
+		}
+		savedLR = v
+	}
+	r[regLR] = a.strip(w, savedLR)
+}
+
+func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	sp, _ := last.Context.Index(regSP)
+	loc, pc, ok := w.ScanForReturnAddress(sp, walker.ScanWords(last), 8)
+	if !ok {
+		return nil
+	}
+	ctx := minidump.NewContext(last.Context.Arch)
+	ctx.SetIndex(regPC, pc)
+	ctx.SetIndex(regSP, loc+8)
+	r := *raw(last) // Breakpad copies the callee's registers, marking only pc and sp valid
+	r[regPC], r[regSP] = pc, loc+8
+	return newFrame(ctx, walker.TrustScan, r)
+}
