@@ -1,0 +1,62 @@
+// Package walkertest provides the pieces walker tests need: stack memory,
+// modules and in-memory symbol files. Use it with internal/synth.Stack to
+// build the stack contents.
+package walkertest
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+)
+
+// Memory is one region of memory starting at Base.
+type Memory struct {
+	Base uint64
+	Data []byte
+}
+
+var errOutside = errors.New("walkertest: address outside the region")
+
+// ReadMemory implements walker.Memory.
+func (m *Memory) ReadMemory(addr uint64, p []byte) error {
+	if addr < m.Base || addr-m.Base > uint64(len(m.Data)) || uint64(len(m.Data))-(addr-m.Base) < uint64(len(p)) {
+		return errOutside
+	}
+	copy(p, m.Data[addr-m.Base:])
+	return nil
+}
+
+// Module returns a loaded module named name (code and debug file) covering [base, base+size).
+func Module(index int, name string, base, size uint64) *walker.Module {
+	return &walker.Module{Index: index, Base: base, Size: size, CodeFile: name, DebugFile: name, DebugID: "ID" + name, SymbolBase: base}
+}
+
+// Symbols is a walker.SymbolSource over symbol file texts keyed by code file.
+// Modules without a text have missing symbols.
+type Symbols struct {
+	files map[string]*symfile.File
+}
+
+// NewSymbols parses texts (code file -> .sym text); it fails t on a parse error.
+func NewSymbols(t testing.TB, texts map[string]string) *Symbols {
+	t.Helper()
+	s := &Symbols{files: map[string]*symfile.File{}}
+	for name, text := range texts {
+		f, err := symfile.NewFile([]byte(text), name+".sym")
+		if err != nil {
+			t.Fatalf("symbols for %s: %v", name, err)
+		}
+		s.files[name] = f
+	}
+	return s
+}
+
+// Symbols implements walker.SymbolSource.
+func (s *Symbols) Symbols(m *walker.Module) (*symfile.File, walker.SymbolStatus) {
+	if f, ok := s.files[m.CodeFile]; ok {
+		return f, walker.SymbolsLoaded
+	}
+	return nil, walker.SymbolsMissing
+}
