@@ -179,10 +179,19 @@ func convert(core *coredump.File, opt options) ([]byte, error) {
 	// Without NT_FILE (qemu-user cores) and without --module, the main
 	// executable is still found: its program headers are at AT_PHDR, inside
 	// its first page.
+	// When the core lacks its text (qemu-user dumps none), the module is the
+	// executable segment holding the entry point, without an identifier.
 	if phdr, ok := core.AuxvValue(atPHDR); ok && !coveredByModule(b, phdr) {
 		base := phdr &^ 0xfff
 		if img, err := coredump.ImageInMemory(core, base, core.Is64); err == nil {
 			addModule(b, core, opt, executableName(core), base, base+img.LoadEnd-img.LoadStart, img)
+		} else if entry, ok := core.AuxvValue(atEntry); ok {
+			for _, s := range core.Segments {
+				if s.Flags&1 != 0 && s.Vaddr <= entry && entry-s.Vaddr < s.Memsz {
+					addModule(b, core, opt, executableName(core), s.Vaddr, s.Vaddr+s.Memsz, nil)
+					break
+				}
+			}
 		}
 	}
 

@@ -36,7 +36,13 @@ func TestCorpusAgreesWithGDB(t *testing.T) {
 		if c.Threads > 1 {
 			multiThreaded[c.Arch] = true
 		}
-		t.Run(c.Name, func(t *testing.T) { checkAgainstGDB(t, c) })
+		t.Run(c.Name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(testdataDir, "dumps", c.Name+".dmp"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAgainstGDB(t, c, data)
+		})
 	}
 	for _, arch := range []string{"amd64", "x86", "arm", "arm64"} {
 		if perArch[arch] < 4 || !multiThreaded[arch] {
@@ -45,11 +51,7 @@ func TestCorpusAgreesWithGDB(t *testing.T) {
 	}
 }
 
-func checkAgainstGDB(t *testing.T, c corpusCase) {
-	data, err := os.ReadFile(filepath.Join(testdataDir, "dumps", c.Name+".dmp"))
-	if err != nil {
-		t.Fatal(err)
-	}
+func checkAgainstGDB(t *testing.T, c corpusCase, data []byte) {
 	dump, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)

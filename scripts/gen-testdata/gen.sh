@@ -150,6 +150,12 @@ main() {
 			echo "$name $arch $c $producer $threads" >>"$manifest"
 			if [[ " $KEEP_CORES " == *" $name "* ]]; then
 				zstd -q -f -19 -T1 "$WORK/$arch/$c/core" -o "$OUT/cores/$name.core.zst"
+				if [ "$producer" = qemu ]; then
+					# qemu-user cores hold no program text: the converter test
+					# needs the program (stripped; same build id and layout).
+					"${CC%gcc}strip" -o "$WORK/$arch/crashdemo.stripped" "$WORK/$arch/crashdemo"
+					zstd -q -f -19 -T1 "$WORK/$arch/crashdemo.stripped" -o "$OUT/cores/$arch-crashdemo.zst"
+				fi
 			fi
 			log "$name: $producer core, $threads threads"
 		done

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/minidump-stackwalk/minidump-stackwalk/coredump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+)
+
+// unpackProgram writes the stripped crash program of arch to a temporary
+// directory and returns its path.
+func unpackProgram(t *testing.T, arch string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "crashdemo")
+	if err := os.WriteFile(path, readZstd(t, filepath.Join(testdataDir, "cores", arch+"-crashdemo.zst")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func readCore(t testing.TB, name string) []byte {
+	return readZstd(t, filepath.Join(testdataDir, "cores", name+".core.zst"))
+}
+
+func readZstd(t testing.TB, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(256<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	data, err := io.ReadAll(dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+var defaultOptions = options{StackLimit: 64 << 10, IPWindow: 256, NoDisk: true}
+
+// TestConvertCores converts the cores kept in testdata/cores (kernel, gdb
+// and qemu-user written, all four architectures) without reading anything
+// from disk, and checks the result against gdb's reading of the same core
+// and against the dump the generator converted, with the program at hand.
+func TestConvertCores(t *testing.T) {
+	cases := map[string]corpusCase{}
+	for _, c := range readCases(t) {
+		cases[c.Name] = c
+	}
+	names, _ := filepath.Glob(filepath.Join(testdataDir, "cores", "*.core.zst"))
+	producers := map[string]bool{}
+	arches := map[string]bool{}
+	for _, path := range names {
+		name := strings.TrimSuffix(filepath.Base(path), ".core.zst")
+		c, ok := cases[name]
+		if !ok {
+			t.Errorf("core %s is not in cases.txt", name)
+			continue
+		}
+		producers[c.Producer] = true
+		arches[c.Arch] = true
+		t.Run(name, func(t *testing.T) {
+			raw := readCore(t, name)
+			core, err := coredump.NewFile(bytes.NewReader(raw), int64(len(raw)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := defaultOptions
+			if c.Producer == "qemu" {
+				// qemu-user cores hold no program text: name the program.
+				opt.Modules = []moduleArg{{Path: unpackProgram(t, c.Arch)}}
+			}
+			data, err := convert(core, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAgainstGDB(t, c, data)
+			compareWithCorpusDump(t, name, data)
+		})
+	}
+	for _, p := range []string{"kernel", "gdb", "qemu"} {
+		if !producers[p] {
+			t.Errorf("no %s-written core in testdata/cores", p)
+		}
+	}
+	for _, a := range []string{"amd64", "x86", "arm", "arm64"} {
+		if !arches[a] {
+			t.Errorf("no %s core in testdata/cores", a)
+		}
+	}
+}
+
+// compareWithCorpusDump checks that a conversion made from the core alone
+// finds the same modules (base, size, identifiers) as the generator's, which
+// named the program on the command line for qemu cores.
+func compareWithCorpusDump(t *testing.T, name string, data []byte) {
+	t.Helper()
+	want, err := os.ReadFile(filepath.Join(testdataDir, "dumps", name+".dmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modules := func(b []byte) map[uint64]minidump.Module {
+		f, err := minidump.NewFile(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := f.Modules()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[uint64]minidump.Module{}
+		for _, m := range ms {
+			out[m.Base] = m
+		}
+		return out
+	}
+	got, exp := modules(data), modules(want)
+	for base, e := range exp {
+		g, ok := got[base]
+		switch {
+		case !ok:
+			t.Errorf("module %s at %#x missing", e.Name, base)
+		case g.Size != e.Size || g.DebugID != e.DebugID || g.CodeID != e.CodeID:
+			t.Errorf("module at %#x: got %s size %#x id %s, want %s size %#x id %s", base, g.Name, g.Size, g.DebugID, e.Name, e.Size, e.DebugID)
+		case filepath.Base(g.Name) != filepath.Base(e.Name):
+			t.Errorf("module at %#x named %q, want %q", base, g.Name, e.Name)
+		}
+	}
+	if len(got) != len(exp) {
+		t.Errorf("%d modules, want %d", len(got), len(exp))
+	}
+}
+
+func TestRejectsOtherFiles(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	core := readCore(t, "amd64-fp")
+	riscv := append([]byte(nil), core...)
+	riscv[18], riscv[19] = 243, 0 // e_machine = EM_RISCV
+	mismatched := append([]byte(nil), core...)
+	mismatched[18] = 40 // EM_ARM in a 64-bit core
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"text", []byte("not an ELF file at all\n"), coredump.ErrNotCore},
+		{"empty", nil, coredump.ErrNotCore},
+		{"executable", readFile(t, exe), coredump.ErrNotCore},
+		{"riscv core", riscv, coredump.ErrUnsupportedMachine},
+		{"64-bit ARM core", mismatched, coredump.ErrUnsupportedMachine},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := coredump.NewFile(bytes.NewReader(tc.data), int64(len(tc.data)))
+			if !errors.Is(err, tc.want) {
+				t.Errorf("NewFile error %v, want %v", err, tc.want)
+			}
+		})
+	}
+	// The command reports it and exits 1.
+	path := filepath.Join(t.TempDir(), "riscv.core")
+	if err := os.WriteFile(path, riscv, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	if code := run([]string{path, filepath.Join(t.TempDir(), "out.dmp")}, &stderr); code != 1 || !strings.Contains(stderr.String(), "unsupported core architecture") {
+		t.Errorf("run = %d, stderr %q", code, stderr.String())
+	}
+	if code := run([]string{path}, &stderr); code != 2 {
+		t.Errorf("run with one argument = %d, want 2", code)
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestQemuCoreWithoutProgram: without --module, a qemu-user core still gets
+// a module for its program, at the executable segment holding AT_ENTRY, but
+// no identifier, since the core holds none of the program's bytes.
+func TestQemuCoreWithoutProgram(t *testing.T) {
+	raw := readCore(t, "arm64-fp")
+	core, err := coredump.NewFile(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := convert(core, defaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := f.Modules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// readelf -l of the generator's arm64 crashdemo: the text PT_LOAD is at 0x400000.
+	if len(ms) != 1 || ms[0].Base != 0x400000 || ms[0].CVRecord != nil || !strings.HasSuffix(ms[0].Name, "crashdemo") {
+		t.Errorf("modules = %+v; want one crashdemo at 0x400000 without a CodeView record", ms)
+	}
+}
