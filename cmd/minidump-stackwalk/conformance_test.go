@@ -32,8 +32,16 @@ func (g golden) name() string { return filepath.Base(g.expected) }
 // goldens lists the expected outputs of the corpus for minidumps.
 func goldens(t *testing.T) []golden {
 	t.Helper()
-	root := corpus.Shared(t, "corpus")
-	var out []golden
+	out := testdataGoldens(t)
+	repo, err := corpus.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(repo, "..", "shared", "corpus")
+	if _, err := os.Stat(root); err != nil {
+		t.Logf("shared corpus not present at %s: only testdata/ is compared", root)
+		return out
+	}
 	add := func(set, expected string, args ...string) {
 		if _, err := os.Stat(expected); err != nil {
 			t.Errorf("expected file missing: %v", err)
@@ -109,17 +117,44 @@ func goldens(t *testing.T) []golden {
 		add("stress", exp+".machine.txt", "-m", d, ss, syms)
 		add("stress", exp+".nosyms.stackwalk.txt", d)
 	}
+	return out
+}
+
+// testdataGoldens lists the Breakpad outputs kept with the repository's own
+// dumps (testdata/oracle, made by scripts/gen-testdata/gen.sh with
+// minidump_stackwalk [-m] dumps/X.dmp symbols); they need no ../shared.
+func testdataGoldens(t *testing.T) []golden {
+	t.Helper()
+	td := corpus.Testdata(t)
+	dumps, _ := filepath.Glob(filepath.Join(td, "dumps", "*.dmp"))
+	var out []golden
+	for _, d := range dumps {
+		name := strings.TrimSuffix(filepath.Base(d), ".dmp")
+		syms := filepath.Join(td, "symbols")
+		for _, v := range []struct {
+			file string
+			args []string
+		}{{name + ".breakpad.txt", []string{d, syms}}, {name + ".breakpad.machine.txt", []string{"-m", d, syms}}} {
+			exp := filepath.Join(td, "oracle", v.file)
+			if _, err := os.Stat(exp); err != nil {
+				continue
+			}
+			out = append(out, golden{set: "testdata-" + strings.SplitN(name, "-", 2)[0], expected: exp, args: v.args,
+				machine: strings.HasSuffix(v.file, ".machine.txt")})
+		}
+	}
 	if len(out) == 0 {
-		t.Fatal("no expected outputs found in the corpus")
+		t.Fatal("no Breakpad outputs in testdata/oracle")
 	}
 	return out
 }
 
-// runGolden runs our command for g and returns its stdout and exit status.
-func runGolden(t *testing.T, g golden) (string, int, string) {
+// runGolden runs our command for g, with extra flags first, and returns its
+// stdout, exit status and stderr.
+func runGolden(t *testing.T, g golden, extra ...string) (string, int, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	status := run(g.args, &stdout, &stderr)
+	status := run(append(extra, g.args...), &stdout, &stderr)
 	return stdout.String(), status, stderr.String()
 }
 
@@ -233,8 +268,10 @@ func commonLines(a, b []string) int {
 //     the evidence in processor/conformance_test.go). Such an expected file
 //     must equal ours once the frames after each thread's "!_start" frame are
 //     removed from it.
-//   - the files in imageBaseDifferences (node's image split into several
-//     module entries), compared only by share.
+//   - the files in knownDifferences, compared only by share.
+//
+// TestConformanceBreakpadCompat checks that --breakpad-compat removes every
+// one of these differences.
 func TestConformanceOutputs(t *testing.T) {
 	type tally struct{ same, total, files, identical, pastEntry int }
 	sets := map[string]*tally{}
@@ -260,7 +297,11 @@ func TestConformanceOutputs(t *testing.T) {
 				s.identical++
 				return
 			}
-			if reason, ok := imageBaseDifferences[g.name()]; ok {
+			if shareOnlySets[g.set] {
+				t.Logf("differs by design (extended %s walker): %d of %d lines identical; first: %s", g.set, same, len(want), d)
+				return
+			}
+			if reason, ok := knownDifferences[g.name()]; ok {
 				t.Logf("known difference (%s): %d of %d lines identical; first: %s", reason, same, len(want), d)
 				return
 			}
@@ -285,17 +326,25 @@ func TestConformanceOutputs(t *testing.T) {
 	}
 }
 
-// imageBaseDifferences lists, by file name, the expected outputs we knowingly
-// do not reproduce. node's image is mapped as four module entries; Breakpad
-// looks symbols up relative to the entry containing the address while
-// node.sym is relative to the image start, so it misnames node frames (the
-// corpus README shows uv__io_poll printed as
-// MarkCompactCollector::ProcessEphemerons) and walks on with the wrong CFI.
-// Evidence: processor's TestNodeImageBaseEvidence.
-var imageBaseDifferences = map[string]string{
+// knownDifferences lists, by file name, the expected outputs we knowingly do
+// not reproduce by default, with the reason.
+var knownDifferences = map[string]string{
+	// node's image is mapped as four module entries; Breakpad looks symbols
+	// up relative to the entry containing the address while node.sym is
+	// relative to the image start, so it misnames node frames (the corpus
+	// README shows uv__io_poll printed as
+	// MarkCompactCollector::ProcessEphemerons) and walks on with the wrong
+	// CFI. Evidence: processor's TestNodeImageBaseEvidence.
 	"linux-amd64-node-live.stackwalk.txt": "node image split into module entries: Breakpad misnames node frames",
 	"linux-amd64-node-live.machine.txt":   "node image split into module entries: Breakpad misnames node frames",
 }
+
+// shareOnlySets are compared by share of identical lines only: by default
+// our arm and arm64 walkers add recovery methods Breakpad lacks (packages
+// walker/arm and walker/arm64, processor.Options.BreakpadARM), so their
+// frames differ from Breakpad's by design; TestConformanceBreakpadCompat
+// holds them to Breakpad's output exactly.
+var shareOnlySets = map[string]bool{"testdata-arm": true, "testdata-arm64": true}
 
 // dropPastEntry removes from Breakpad's output, in every thread, the frames
 // after the frame of the entry function _start (and, for -s, the stack
@@ -340,10 +389,16 @@ func dropPastEntry(lines []string, machine bool) []string {
 
 // isFrameHeader reports whether l is a frame line (" 0  module!function ...").
 func isFrameHeader(l string) bool {
-	if len(l) < 4 || l[2] != ' ' || l[3] != ' ' {
+	num, rest, ok := strings.Cut(strings.TrimPrefix(l, " "), "  ")
+	if !ok || num == "" || rest == "" {
 		return false
 	}
-	return (l[0] == ' ' || l[0] >= '0' && l[0] <= '9') && l[1] >= '0' && l[1] <= '9'
+	for _, c := range num {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func atoi(s string) int {
@@ -352,4 +407,38 @@ func atoi(s string) int {
 		return -1
 	}
 	return n
+}
+
+// With --breakpad-compat every output is identical to Breakpad's.
+func TestConformanceBreakpadCompat(t *testing.T) {
+	type tally struct{ files, identical int }
+	sets := map[string]*tally{}
+	for _, g := range goldens(t) {
+		t.Run(g.set+"/"+g.name(), func(t *testing.T) {
+			want := readLines(t, g.expected)
+			out, status, stderr := runGolden(t, g, "--breakpad-compat")
+			s := sets[g.set]
+			if s == nil {
+				s = &tally{}
+				sets[g.set] = s
+			}
+			s.files++
+			if status != exitOK {
+				t.Errorf("exit status %d, stderr: %s", status, stderr)
+			}
+			if d := firstDiff(want, splitLines(out)); d != "" {
+				t.Errorf("minidump-stackwalk --breakpad-compat %s:\n%s", strings.Join(g.args, " "), d)
+				return
+			}
+			s.identical++
+		})
+	}
+	names := make([]string, 0, len(sets))
+	for n := range sets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		t.Logf("%-20s %3d/%3d files identical with --breakpad-compat", n, sets[n].identical, sets[n].files)
+	}
 }

@@ -37,6 +37,9 @@ type options struct {
 	brief         bool   // -b
 	stackDump     bool   // -d
 	format        string // -f machine|human
+	// breakpadCompat reproduces Breakpad's output exactly, including the
+	// mistakes we otherwise deliberately avoid (processor.Options.Breakpad*).
+	breakpadCompat bool
 
 	dumpPath    string
 	symbolPaths []string
@@ -111,6 +114,10 @@ Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 	fs.BoolVarP(&o.brief, "brief", "b", false, "brief: only the frames of the thread that caused the crash or requested the dump")
 	fs.BoolVarP(&o.stackDump, "dump-stack", "d", false, "dump each thread's stack memory from the stack pointer up, annotated, instead of its frames")
 	fs.StringVarP(&o.format, "format", "f", "", "output format: `machine` (same as -m) or human (the default)")
+	fs.BoolVar(&o.breakpadCompat, "breakpad-compat", false,
+		"reproduce Breakpad's output exactly, including its known mistakes: walk on past the\n"+
+			"program's entry (_start), look symbols up relative to the module entry holding an\n"+
+			"address even when an image spans several entries, walk arm/arm64 with Breakpad's methods only")
 	for _, g := range groups {
 		g.AddFlags(fs)
 	}

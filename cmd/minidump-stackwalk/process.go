@@ -28,6 +28,15 @@ type input struct {
 	Warnings []error
 }
 
+// processorOptions returns the processing options the flags select.
+func (o *options) processorOptions() processor.Options {
+	return processor.Options{
+		BreakpadModuleBases: o.breakpadCompat,
+		BreakpadPastEntry:   o.breakpadCompat,
+		BreakpadARM:         o.breakpadCompat,
+	}
+}
+
 // brokenEssentials returns the errors of the streams the report is built
 // from that are present but unreadable.
 func brokenEssentials(dump *minidump.File) []error {
@@ -67,7 +76,7 @@ func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
 		syms = newRecordingSupplier(symfile.NewDirSupplier(o.symbolPaths...))
 		supplier = syms
 	}
-	in.State, err = processor.Process(dump, supplier, processor.Options{})
+	in.State, err = processor.Process(dump, supplier, o.processorOptions())
 	if in.State == nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
 		return exitDump
