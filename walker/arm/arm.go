@@ -27,6 +27,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/retaddr"
 )
 
 // Options selects the walking rules.
@@ -117,7 +118,7 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		}
 	}
 	if f == nil && scanAllowed {
-		f = byScan(w, last)
+		f = byScan(w, last, !a.opts.Breakpad)
 	}
 	if f == nil {
 		return nil
@@ -307,9 +308,15 @@ func byFramePointerBreakpad(w *walker.Walker, last *walker.Frame, reg int) *walk
 	return newFrame(ctx, walker.TrustFramePointer, r)
 }
 
-func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
+func byScan(w *walker.Walker, last *walker.Frame, validated bool) *walker.Frame {
 	sp := raw(last)[regSP]
-	loc, pc, ok := w.ScanForReturnAddress(sp, walker.ScanWords(last), 4)
+	var loc, pc uint64
+	var ok bool
+	if validated {
+		loc, pc, ok = retaddr.Scan(w, sp, retaddr.ScanWords(last), 4, 2)
+	} else {
+		loc, pc, ok = w.ScanForReturnAddress(sp, walker.ScanWords(last), 4)
+	}
 	if !ok {
 		return nil
 	}

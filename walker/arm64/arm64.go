@@ -24,6 +24,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/retaddr"
 )
 
 // Options selects the walking rules.
@@ -119,7 +120,7 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		}
 	}
 	if f == nil && scanAllowed {
-		f = byScan(w, last)
+		f = byScan(w, last, !a.opts.Breakpad)
 	}
 	if f == nil {
 		return nil
@@ -370,9 +371,15 @@ func (a *Walker) correctLR(w *walker.Walker, last *walker.Frame) {
 	r[regLR] = a.strip(w, savedLR)
 }
 
-func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
-	sp, _ := last.Context.Index(regSP)
-	loc, pc, ok := w.ScanForReturnAddress(sp, walker.ScanWords(last), 8)
+func byScan(w *walker.Walker, last *walker.Frame, validated bool) *walker.Frame {
+	sp := raw(last)[regSP]
+	var loc, pc uint64
+	var ok bool
+	if validated {
+		loc, pc, ok = retaddr.Scan(w, sp, retaddr.ScanWords(last), 8, 4)
+	} else {
+		loc, pc, ok = w.ScanForReturnAddress(sp, walker.ScanWords(last), 8)
+	}
 	if !ok {
 		return nil
 	}

@@ -1,0 +1,75 @@
+// Package retaddr holds the return-address checks shared by the arm and
+// arm64 walkers' extended (non-Breakpad) mode.
+package retaddr
+
+import "github.com/minidump-stackwalk/minidump-stackwalk/walker"
+
+// MaxPublicOffset bounds the distance of a return address from the PUBLIC
+// symbol that names it. A PUBLIC record has no size, so every address up to
+// the next symbol, including data after the last function (static binaries'
+// "_fini + 0x1f87a"), would otherwise seem to be code.
+const MaxPublicOffset = 0x10000
+
+// Plausible reports whether ra can be a return address, beyond Breakpad's
+// test (in a module and, with symbols, in a function): ra is not the start
+// of a function (a function pointer, as the comparator qsort keeps on the
+// stack), and a PUBLIC-only name is near. callOffset is how far before ra
+// the call instruction lies (2 on ARM, which clears the Thumb bit first; 4 on arm64).
+func Plausible(w *walker.Walker, ra uint64, callOffset uint64, mask uint64) bool {
+	addr := ra &^ 1 & mask
+	if addr < callOffset {
+		return false
+	}
+	at := &walker.Frame{Instruction: addr}
+	w.Symbolize(at, false)
+	if at.Module == nil {
+		return false
+	}
+	if at.Function != "" && at.FunctionBase&^1 == addr {
+		return false
+	}
+	call := &walker.Frame{Instruction: (addr - callOffset) & mask}
+	w.Symbolize(call, false)
+	if call.Function != "" && call.IsPublic && call.Instruction-call.FunctionBase > MaxPublicOffset {
+		return false
+	}
+	return true
+}
+
+// Scan is Breakpad's ScanForReturnAddress with Plausible added: it returns
+// the first word from start to start+words*size (inclusive) that passes both.
+func Scan(w *walker.Walker, start uint64, words, size int, callOffset uint64) (loc, ra uint64, ok bool) {
+	mask := ^uint64(0)
+	if size == 4 {
+		mask = 0xffffffff
+	}
+	for i := 0; i <= words; i++ {
+		l := start + uint64(i*size)
+		if l < start || l > mask {
+			break
+		}
+		v, ok := w.ReadWord(l, size)
+		if !ok {
+			break
+		}
+		cand := (v - 1) & mask
+		if w.ModuleAt(cand) == nil || !w.InstructionSeemsValid(cand) {
+			continue
+		}
+		if Plausible(w, v, callOffset, mask) {
+			return l, v, true
+		}
+	}
+	return 0, 0, false
+}
+
+// ScanWords is the scan length from frame f: like rust-minidump, four times
+// Breakpad's default from a frame recovered by CFI as well as from the
+// context frame, since a trustworthy frame may well sit under a large one
+// (glibc's __libc_start_call_main keeps a jmp_buf of some 300 bytes).
+func ScanWords(f *walker.Frame) int {
+	if f.Trust == walker.TrustContext || f.Trust == walker.TrustCFI {
+		return walker.RASearchWords * 4
+	}
+	return walker.RASearchWords
+}
