@@ -109,12 +109,12 @@ func BenchmarkLookup(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	if len(f.funcSpans) == 0 {
+	if len(f.funcs) == 0 {
 		b.Skip("no FUNC records")
 	}
 	i := 0
 	for b.Loop() {
-		s := f.funcSpans[(i*7919)%len(f.funcSpans)]
+		s := f.funcs[(i*7919)%len(f.funcs)]
 		if _, ok := f.Lookup(s.base + (s.high-s.base)/2); !ok {
 			b.Fatal("lookup failed")
 		}
@@ -132,12 +132,12 @@ func BenchmarkCFIRules(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	if len(f.cfiSpans) == 0 {
+	if len(f.cfi) == 0 {
 		b.Skip("no CFI records")
 	}
 	i := 0
 	for b.Loop() {
-		s := f.cfiSpans[(i*7919)%len(f.cfiSpans)]
+		s := f.cfi[(i*7919)%len(f.cfi)]
 		if _, ok := f.CFIRules(s.base + 9); !ok {
 			b.Fatal("CFI lookup failed")
 		}

@@ -15,12 +15,11 @@ import (
 // dump_syms writes deltas right after their INIT record, which is where we
 // look for them.
 func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
-	at, _ := findSpan(f.cfiSpans, addr)
+	at, _ := findRange(f.cfi, addr)
 	if at < 0 {
 		return CFIRules{}, false
 	}
-	s := f.cfiSpans[at]
-	e := f.cfi[s.idx]
+	e := f.cfi[at]
 	head := f.lineFrom(e.off)
 	var buf [3][]byte
 	t := splitAll(head[len(pSTACKCFIINIT):], buf[:0], 3)
@@ -53,7 +52,7 @@ func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
 			continue
 		}
 		a := looseHex(d[0])
-		if a >= s.base && a <= addr {
+		if a >= e.base && a <= addr {
 			deltas = append(deltas, delta{a, d[1]})
 		}
 	}

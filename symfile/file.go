@@ -26,15 +26,13 @@ type File struct {
 	errs   []lineError
 	limit  uint64 // records at or after this offset are not used (Breakpad bails after 100 errors)
 
-	funcs     []funcEntry // file order
-	funcSpans []span      // accepted FUNC ranges, sorted; idx into funcs
-	pubs      []pubEntry  // sorted by address, first of each address
-	cfi       []rangeEntry
-	cfiSpans  []span
-	win       []rangeEntry // file order
-	winType   []uint8
-	files     []idEntry // sorted by id, file order among equal ids
-	origins   []idEntry
+	funcs   []funcEntry  // accepted FUNC ranges, sorted
+	pubs    []pubEntry   // sorted by address, first of each address
+	cfi     []rangeEntry // accepted STACK CFI INIT ranges, sorted
+	win     []winEntry   // file order
+	winType []uint8
+	files   []idEntry // sorted by id, file order among equal ids
+	origins []idEntry
 
 	winOnce sync.Once
 	winMaps [5]containedMap // per STACK WIN type

@@ -19,19 +19,43 @@ const maxErrors = 100
 const chunkSize = 8 << 20
 
 type funcEntry struct {
-	addr, size uint64
+	base, high uint64 // the address range, high inclusive
 	off        uint64 // offset of the FUNC line
 	end        uint64 // end of its last line or INLINE record (off's line end when none)
 }
+
+func (e funcEntry) lo() uint64  { return e.base }
+func (e funcEntry) hi() uint64  { return e.high }
+func (e funcEntry) ord() uint64 { return e.off }
 
 type pubEntry struct {
 	addr uint64
 	off  uint64
 }
 
+// rangeEntry is a STACK CFI INIT record's range and offset.
 type rangeEntry struct {
+	base, high uint64
+	off        uint64
+}
+
+func (e rangeEntry) lo() uint64  { return e.base }
+func (e rangeEntry) hi() uint64  { return e.high }
+func (e rangeEntry) ord() uint64 { return e.off }
+
+// winEntry is a STACK WIN record's range and offset.
+type winEntry struct {
 	addr, size uint64
 	off        uint64
+}
+
+// highOf returns base+size-1, or false when Breakpad's RangeMap would
+// refuse the range (size 0, or overflow).
+func highOf(base, size uint64) (uint64, bool) {
+	if size == 0 || base+(size-1) < base {
+		return 0, false
+	}
+	return base + size - 1, true
 }
 
 type idEntry struct {
@@ -49,13 +73,14 @@ type lineError struct {
 const (
 	ownerNone    = -1 // no function: line data is an error (after PUBLIC, a failed FUNC, or at file start)
 	ownerInherit = -2 // chunk start: whatever the previous chunk ended with
+	ownerSink    = -3 // a FUNC Breakpad parses but cannot store (size 0): its lines are valid but unused
 )
 
 type chunkIndex struct {
 	funcs   []funcEntry
 	pubs    []pubEntry
 	cfi     []rangeEntry
-	win     []rangeEntry // addr, size, off; type kept in winType
+	win     []winEntry // type kept in winType
 	winType []uint8
 	files   []idEntry
 	origins []idEntry
@@ -138,9 +163,11 @@ func indexChunk(data []byte, start, end int) *chunkIndex {
 				if !ok {
 					c.addErr(lineNo, off, "malformed FUNC record")
 					owner = ownerNone
-				} else {
+				} else if high, ok := highOf(r.addr, r.size); ok {
 					owner = len(c.funcs)
-					c.funcs = append(c.funcs, funcEntry{r.addr, r.size, off, off + uint64(len(line))})
+					c.funcs = append(c.funcs, funcEntry{r.addr, high, off, off + uint64(len(line))})
+				} else {
+					owner = ownerSink
 				}
 				c.tail = owner
 				continue
@@ -236,7 +263,9 @@ func (c *chunkIndex) stackCFIInit(rest []byte, off uint64) bool {
 	// Fast path: "addr size rules" with single spaces and plain hex.
 	if a, n := fastHex(rest); n > 0 && n < len(rest) && rest[n] == ' ' {
 		if s, m := fastHex(rest[n+1:]); m > 0 && n+1+m+1 < len(rest) && rest[n+1+m] == ' ' && !isSep(rest[n+1+m+1]) {
-			c.cfi = append(c.cfi, rangeEntry{a, s, off})
+			if high, ok := highOf(a, s); ok {
+				c.cfi = append(c.cfi, rangeEntry{a, high, off})
+			}
 			return true
 		}
 	}
@@ -245,7 +274,11 @@ func (c *chunkIndex) stackCFIInit(rest []byte, off uint64) bool {
 	if len(t) < 3 {
 		return false
 	}
-	c.cfi = append(c.cfi, rangeEntry{looseHex(t[0]), looseHex(t[1]), off})
+	if a := looseHex(t[0]); true {
+		if high, ok := highOf(a, looseHex(t[1])); ok {
+			c.cfi = append(c.cfi, rangeEntry{a, high, off})
+		}
+	}
 	return true
 }
 
@@ -280,7 +313,7 @@ func (c *chunkIndex) stackOther(rest []byte, off uint64) bool {
 	if !ok {
 		return false
 	}
-	c.win = append(c.win, rangeEntry{w.RVA, w.CodeSize, off})
+	c.win = append(c.win, winEntry{w.RVA, w.CodeSize, off})
 	c.winType = append(c.winType, uint8(w.Type))
 	return true
 }
@@ -340,7 +373,7 @@ func (f *File) merge(chunks []*chunkIndex) {
 	funcs := make([]funcEntry, 0, nf)
 	pubs := make([]pubEntry, 0, np)
 	cfi := make([]rangeEntry, 0, nc)
-	win := make([]rangeEntry, 0, nw)
+	win := make([]winEntry, 0, nw)
 	winType := make([]uint8, 0, nw)
 	var errs []lineError
 	cur := ownerNone
@@ -361,8 +394,8 @@ func (f *File) merge(chunks []*chunkIndex) {
 		switch {
 		case c.tail >= 0:
 			cur = len(funcs) + c.tail
-		case c.tail == ownerNone:
-			cur = ownerNone
+		case c.tail == ownerNone || c.tail == ownerSink:
+			cur = c.tail
 		}
 		funcs = append(funcs, c.funcs...)
 		pubs = append(pubs, c.pubs...)
@@ -410,32 +443,14 @@ func (f *File) merge(chunks []*chunkIndex) {
 	}
 	f.errs = errs
 
-	fspans := make([]span, 0, len(funcs))
-	for i, e := range funcs {
-		if e.off >= limit {
-			break
-		}
-		if s, ok := spanOf(e.addr, e.size, i); ok {
-			fspans = append(fspans, s)
-		}
-	}
-	f.funcs = funcs
-	f.funcSpans = exclusiveFirstWins(fspans)
 	if limit < uint64(len(f.data)) {
+		funcs = slices.DeleteFunc(funcs, func(e funcEntry) bool { return e.off >= limit })
+		cfi = slices.DeleteFunc(cfi, func(e rangeEntry) bool { return e.off >= limit })
 		pubs = slices.DeleteFunc(pubs, func(p pubEntry) bool { return p.off >= limit })
 	}
+	f.funcs = exclusiveFirstWins(funcs)
 	f.pubs = pubs
-	cspans := make([]span, 0, len(cfi))
-	for i, e := range cfi {
-		if e.off >= limit {
-			break
-		}
-		if s, ok := spanOf(e.addr, e.size, i); ok {
-			cspans = append(cspans, s)
-		}
-	}
-	f.cfi = cfi
-	f.cfiSpans = exclusiveFirstWins(cspans)
+	f.cfi = exclusiveFirstWins(cfi)
 	for i, e := range win {
 		if e.off >= limit {
 			win, winType = win[:i], winType[:i]

@@ -77,8 +77,8 @@ func (f *File) parseFunction(i int) *function {
 			if !ok {
 				continue
 			}
-			if s, ok := spanOf(lr.addr, lr.size, len(fn.lineRecs)); ok {
-				spans = append(spans, s)
+			if high, ok := highOf(lr.addr, lr.size); ok {
+				spans = append(spans, span{lr.addr, high, len(fn.lineRecs)})
 			}
 			fn.lineRecs = append(fn.lineRecs, lr)
 		}
@@ -102,10 +102,10 @@ func isOtherRecord(line []byte) bool {
 // PUBLIC at or below addr is used only when no FUNC lies between it and addr
 // (precisely: when the nearest FUNC below addr starts before the PUBLIC).
 func (f *File) Lookup(addr uint64) (Symbol, bool) {
-	at, near := findSpan(f.funcSpans, addr)
+	at, near := findRange(f.funcs, addr)
 	if at >= 0 {
-		s := f.funcSpans[at]
-		fn := f.function(s.idx)
+		s := f.funcs[at]
+		fn := f.function(at)
 		sym := Symbol{
 			Name:      fn.name,
 			Base:      s.base,
@@ -113,7 +113,7 @@ func (f *File) Lookup(addr uint64) (Symbol, bool) {
 			ParamSize: fn.paramSize,
 			Multiple:  fn.multiple,
 		}
-		if li, _ := findSpan(fn.lines, addr); li >= 0 {
+		if li, _ := findRange(fn.lines, addr); li >= 0 {
 			ls := fn.lines[li]
 			lr := fn.lineRecs[ls.idx]
 			sym.File, _ = f.fileName(lr.file)
@@ -128,7 +128,7 @@ func (f *File) Lookup(addr uint64) (Symbol, bool) {
 		return Symbol{}, false
 	}
 	p := f.pubs[pi]
-	if near >= 0 && p.addr <= f.funcSpans[near].base {
+	if near >= 0 && p.addr <= f.funcs[near].base {
 		return Symbol{}, false
 	}
 	r, ok := parsePublic(f.lineFrom(p.off)[len(pPUBLIC):])
@@ -182,10 +182,10 @@ func (f *File) inlineChain(fn *function, addr uint64, file string, line int) []I
 // HasFunctionAt reports whether a FUNC or PUBLIC record names addr
 // (Breakpad's test, in stack scanning, that a candidate return address is code).
 func (f *File) HasFunctionAt(addr uint64) bool {
-	if at, near := findSpan(f.funcSpans, addr); at >= 0 {
+	if at, near := findRange(f.funcs, addr); at >= 0 {
 		return true
 	} else {
 		pi := sort.Search(len(f.pubs), func(k int) bool { return f.pubs[k].addr > addr }) - 1
-		return pi >= 0 && (near < 0 || f.pubs[pi].addr > f.funcSpans[near].base)
+		return pi >= 0 && (near < 0 || f.pubs[pi].addr > f.funcs[near].base)
 	}
 }

@@ -276,7 +276,7 @@ func TestCrashClientInlines(t *testing.T) {
 	if !ok || sym.Name != "main" || !sym.IsPublic || sym.Base != 0x43f0 || sym.File != "" {
 		t.Errorf("Lookup(0x4418) = %+v, %v", sym, ok)
 	}
-	if in := f.function(f.funcSpans[0].idx); in == nil {
+	if in := f.function(0); in == nil {
 		t.Error("no function parsed")
 	}
 	if in, _ := f.Lookup(0x6045); in.Inlines[0].File != rs+"core/src/ops/function.rs" {

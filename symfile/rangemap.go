@@ -12,65 +12,109 @@ type span struct {
 	idx        int
 }
 
-// spanOf returns the range of a record, or false when Breakpad's RangeMap
-// would refuse it: size 0 or base+size-1 overflowing.
-func spanOf(base, size uint64, idx int) (span, bool) {
-	if size == 0 || base+(size-1) < base {
-		return span{}, false
-	}
-	return span{base, base + size - 1, idx}, true
+// ranger is a record with an address range [lo, hi] (hi inclusive) and
+// its position in the file (ord).
+type ranger interface {
+	lo() uint64
+	hi() uint64
+	ord() uint64
 }
+
+func (s span) lo() uint64  { return s.base }
+func (s span) hi() uint64  { return s.high }
+func (s span) ord() uint64 { return uint64(s.idx) }
 
 // exclusiveFirstWins keeps the ranges Breakpad's RangeMap (kExclusiveRanges)
 // keeps when they are stored in file order: a range overlapping one already
-// stored is dropped. in is in file order; the result is sorted by base.
-func exclusiveFirstWins(in []span) []span {
-	sorted := true
-	for i := 1; i < len(in); i++ {
-		if in[i].base <= in[i-1].high {
-			sorted = false
-			break
+// stored is dropped. The slice is reused; the result is sorted by lo.
+//
+// Only ranges that overlap something depend on the order: the ranges are
+// sorted by address, split into clusters of transitively overlapping
+// ranges, and each cluster of more than one range is replayed in file order.
+func exclusiveFirstWins[T ranger](in []T) []T {
+	byAddr := func(a, b T) int {
+		if c := cmpU64(a.lo(), b.lo()); c != 0 {
+			return c
 		}
+		return cmpU64(a.ord(), b.ord())
 	}
-	if sorted {
-		return in
+	if !slices.IsSortedFunc(in, byAddr) {
+		slices.SortFunc(in, byAddr)
 	}
-	// Exact emulation of insertion in file order: accepted ranges are kept in
-	// sorted runs whose sizes are distinct powers of two (a binary counter),
-	// so each test costs O(log² n) and the whole O(n log² n).
-	var runs [][]span
-	overlaps := func(s span) bool {
-		for _, r := range runs {
-			i := sort.Search(len(r), func(k int) bool { return r[k].high >= s.base })
-			if i < len(r) && r[i].base <= s.high {
-				return true
-			}
+	w := 0
+	for i := 0; i < len(in); {
+		j, maxHi := i+1, in[i].hi()
+		for j < len(in) && in[j].lo() <= maxHi {
+			maxHi = max(maxHi, in[j].hi())
+			j++
 		}
-		return false
+		if j == i+1 {
+			in[w] = in[i]
+			w++
+		} else {
+			cluster := slices.Clone(in[i:j])
+			slices.SortFunc(cluster, func(a, b T) int { return cmpU64(a.ord(), b.ord()) })
+			w += copy(in[w:], exclusiveInFileOrder(cluster))
+		}
+		i = j
 	}
-	for _, s := range in {
-		if overlaps(s) {
+	return in[:w]
+}
+
+// exclusiveInFileOrder replays the insertion of ranges given in file order.
+func exclusiveInFileOrder[T ranger](in []T) []T {
+	// Ranges that arrive in address order (nearly all of them: dump_syms
+	// sorts its output) are compacted in place into in[:w]. The others, if
+	// accepted, go to sorted runs whose sizes form a binary counter, so that
+	// each overlap test costs O(log² n) even for a file in random order.
+	w := 0
+	var runs [][]T
+	overlapsIn := func(r []T, x T) bool {
+		i := sort.Search(len(r), func(k int) bool { return r[k].hi() >= x.lo() })
+		return i < len(r) && r[i].lo() <= x.hi()
+	}
+	for _, x := range in {
+		inOrder := w == 0 || x.lo() > in[w-1].hi()
+		if !inOrder && overlapsIn(in[:w], x) {
 			continue
 		}
-		run := []span{s}
+		overlap := false
+		for _, r := range runs {
+			if overlapsIn(r, x) {
+				overlap = true
+				break
+			}
+		}
+		if overlap {
+			continue
+		}
+		if inOrder {
+			in[w] = x
+			w++
+			continue
+		}
+		run := []T{x}
 		for len(runs) > 0 && len(runs[len(runs)-1]) <= len(run) {
-			run = mergeSpans(runs[len(runs)-1], run)
+			run = mergeSorted(runs[len(runs)-1], run)
 			runs = runs[:len(runs)-1]
 		}
 		runs = append(runs, run)
 	}
-	var out []span
-	for i := len(runs) - 1; i >= 0; i-- {
-		out = mergeSpans(out, runs[i])
+	out := in[:w]
+	if len(runs) > 0 {
+		out = append([]T(nil), out...)
+		for _, r := range runs {
+			out = mergeSorted(out, r)
+		}
 	}
 	return out
 }
 
-func mergeSpans(a, b []span) []span {
-	out := make([]span, 0, len(a)+len(b))
+func mergeSorted[T ranger](a, b []T) []T {
+	out := make([]T, 0, len(a)+len(b))
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
-		if a[i].base < b[j].base {
+		if a[i].lo() < b[j].lo() {
 			out = append(out, a[i])
 			i++
 		} else {
@@ -82,15 +126,15 @@ func mergeSpans(a, b []span) []span {
 	return append(out, b[j:]...)
 }
 
-// findSpan returns the index of the range containing addr in sorted,
-// disjoint spans, or -1; near is the index of the last range starting at or
-// below addr (Breakpad's RetrieveNearestRange), or -1.
-func findSpan(spans []span, addr uint64) (at, near int) {
-	i := sort.Search(len(spans), func(k int) bool { return spans[k].base > addr }) - 1
+// findRange returns the index of the range containing addr in sorted,
+// disjoint ranges, or -1; near is the index of the last range starting at
+// or below addr (Breakpad's RetrieveNearestRange), or -1.
+func findRange[T ranger](rs []T, addr uint64) (at, near int) {
+	i := sort.Search(len(rs), func(k int) bool { return rs[k].lo() > addr }) - 1
 	if i < 0 {
 		return -1, -1
 	}
-	if addr <= spans[i].high {
+	if addr <= rs[i].hi() {
 		return i, i
 	}
 	return -1, i

@@ -1,0 +1,49 @@
+// Command symload measures how long symfile.Open takes to make a symbol file
+// ready for lookups and the process's peak RSS, then runs a few lookups.
+//
+//	go run ./scripts/bench/symload FILE.sym [ADDR...]
+//
+// It prints one line: bytes, seconds, MB/s, peak RSS (KiB) and RSS/size.
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: symload FILE.sym [HEXADDR...]")
+		os.Exit(2)
+	}
+	path := os.Args[1]
+	start := time.Now()
+	f, err := symfile.Open(path)
+	elapsed := time.Since(start)
+	if f == nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "warning:", err)
+	}
+	for _, a := range os.Args[2:] {
+		addr, err := strconv.ParseUint(a, 16, 64)
+		if err != nil {
+			continue
+		}
+		s, ok := f.Lookup(addr)
+		_, cfi := f.CFIRules(addr)
+		fmt.Printf("%#x: %v %q +%#x line %s:%d inlines %d cfi %v\n", addr, ok, s.Name, addr-s.Base, s.File, s.Line, len(s.Inlines), cfi)
+	}
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	size := f.Size()
+	fmt.Printf("bytes %d  open %.3f s  %.0f MB/s  peak RSS %d KiB  RSS/size %.3f\n",
+		size, elapsed.Seconds(), float64(size)/1e6/elapsed.Seconds(), ru.Maxrss, float64(ru.Maxrss)*1024/float64(size))
+}
