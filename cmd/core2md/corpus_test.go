@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -196,4 +197,81 @@ func sameFunction(sym, gdb string) bool {
 	// gdb may print a lambda or template more briefly: compare the last name.
 	last := gdb[strings.LastIndex(gdb, "::")+1:]
 	return strings.Contains(sym, last)
+}
+
+// TestBreakpadWalkedCorpus checks the Breakpad oracle files against gdb's:
+// Breakpad walked every thread of each converted dump, starts the crashing
+// thread at gdb's frame-0 address, and reports the crash thread's index.
+func TestBreakpadWalkedCorpus(t *testing.T) {
+	for _, c := range readCases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			text, err := os.ReadFile(filepath.Join(testdataDir, "oracle", c.Name+".breakpad.machine.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			gdbThreads := readGDBFrames(t, filepath.Join(testdataDir, "oracle", c.Name+".frames.txt"))
+			type module struct{ base, end uint64 }
+			var modules []module
+			// Frame 0 of each thread: Breakpad prints the function, or when it
+			// has none, the module offset.
+			type first struct {
+				function string
+				offset   uint64
+			}
+			frame0 := map[int]first{}
+			crashThread := -1
+			threads := map[string]bool{}
+			for _, line := range strings.Split(string(text), "\n") {
+				f := strings.Split(line, "|")
+				switch {
+				case f[0] == "Crash" && len(f) == 4:
+					crashThread, _ = strconv.Atoi(f[3])
+				case f[0] == "Module" && len(f) == 8:
+					b, _ := strconv.ParseUint(f[5], 0, 64)
+					e, _ := strconv.ParseUint(f[6], 0, 64)
+					modules = append(modules, module{b, e})
+				case len(f) == 7:
+					threads[f[0]] = true
+					if f[1] == "0" {
+						i, _ := strconv.Atoi(f[0])
+						off, _ := strconv.ParseUint(f[6], 0, 64)
+						frame0[i] = first{f[3], off}
+					}
+				}
+			}
+			if len(threads) != len(gdbThreads) {
+				t.Errorf("Breakpad walked %d threads, gdb %d", len(threads), len(gdbThreads))
+			}
+			crashed := -1
+			for i, g := range gdbThreads {
+				if g.Crashed {
+					crashed = i
+				}
+			}
+			if crashThread < 0 || crashed < 0 {
+				t.Fatalf("crash thread: Breakpad %d, gdb %d", crashThread, crashed)
+			}
+			// Thread order: both list the crashing thread first here, as the
+			// cores and so the dumps do.
+			if crashThread != 0 || crashed != 0 {
+				t.Errorf("crash thread index: Breakpad %d, gdb %d", crashThread, crashed)
+			}
+			gf := gdbThreads[crashed].Frames[0]
+			if bf := frame0[crashThread]; bf.function != "" {
+				if !sameFunction(bf.function, gf.Function) {
+					t.Errorf("Breakpad frame 0 in %q, gdb in %q", bf.function, gf.Function)
+				}
+				return
+			}
+			for _, m := range modules {
+				if m.base <= gf.PC && gf.PC <= m.end {
+					if got := frame0[crashThread].offset; got != gf.PC-m.base {
+						t.Errorf("Breakpad frame 0 at module offset %#x, gdb pc %#x = offset %#x", got, gf.PC, gf.PC-m.base)
+					}
+					return
+				}
+			}
+			t.Errorf("gdb's crash pc %#x is in no module Breakpad lists", gf.PC)
+		})
+	}
 }
