@@ -1,0 +1,223 @@
+package arm_test
+
+// Real arm and arm64 crashes (testdata/, see docs/testdata.md): our walks
+// against gdb's backtrace of the same core and Breakpad's output for the
+// dump. Both architectures are here so one test prints the whole table.
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+)
+
+var realDumps = []string{
+	"arm-O0", "arm-abort", "arm-armmode", "arm-cpp", "arm-fp", "arm-libc", "arm-nofp", "arm-recursion", "arm-threads",
+	"arm64-O0", "arm64-abort", "arm64-cpp", "arm64-fp", "arm64-libc", "arm64-nofp", "arm64-recursion", "arm64-threads",
+}
+
+// TestRealDumps walks every arm and arm64 dump of testdata twice:
+//
+//   - with Options.BreakpadARM, which must reproduce Breakpad's -m frames
+//     (module, function and offset of every frame of every thread);
+//   - in the default (extended) mode, which must find every frame of gdb's
+//     backtrace in order, agree with gdb for at least as many leading frames as
+//     Breakpad, and add no more frames gdb does not have than Breakpad does.
+//     On arm64 it must equal gdb's backtrace.
+//
+// It logs, per thread: gdb's frame count, and for us and Breakpad the
+// leading frames equal to gdb's, gdb's frames found in order, and the total.
+func TestRealDumps(t *testing.T) {
+	root := corpus.Testdata(t)
+	if _, err := os.Stat(filepath.Join(root, "dumps", "arm-fp.dmp")); err != nil {
+		t.Skipf("real-crash corpus not present: %v", err)
+	}
+	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
+	var table []string
+	for _, name := range realDumps {
+		t.Run(name, func(t *testing.T) {
+			gdb := readGDB(t, filepath.Join(root, "oracle", name+".frames.txt"))
+			bpWant := readMachine(t, filepath.Join(root, "oracle", name+".breakpad.machine.txt"))
+			ext := walk(t, filepath.Join(root, "dumps", name+".dmp"), syms, processor.Options{})
+			bp := walk(t, filepath.Join(root, "dumps", name+".dmp"), syms,
+				processor.Options{BreakpadARM: true, BreakpadPastEntry: true, BreakpadModuleBases: true})
+
+			for i, th := range bp {
+				if i >= len(bpWant) {
+					t.Errorf("Breakpad mode: thread %d not in Breakpad's output", i)
+					continue
+				}
+				if got, want := strings.Join(th.machine, "\n"), strings.Join(bpWant[i], "\n"); got != want {
+					t.Errorf("Breakpad mode, thread %d differs from Breakpad:\n got\n%s\n want\n%s", i, got, want)
+				}
+			}
+			for i, th := range ext {
+				g, ok := gdb[th.id]
+				if !ok {
+					t.Errorf("thread %d (id %d) not in gdb's backtrace", i, th.id)
+					continue
+				}
+				e, b := score(th.pcs, g), score(bp[i].pcs, g)
+				table = append(table, fmt.Sprintf("%-16s thread %d: gdb %3d | ours prefix %3d in-order %3d total %3d | Breakpad prefix %3d in-order %3d total %3d",
+					name, i, len(g), e.prefix, e.inOrder, len(th.pcs), b.prefix, b.inOrder, len(bp[i].pcs)))
+				if e.inOrder != len(g) {
+					t.Errorf("thread %d: %d of gdb's %d frames found in order", i, e.inOrder, len(g))
+				}
+				if e.prefix < b.prefix {
+					t.Errorf("thread %d: %d leading frames agree with gdb, Breakpad %d", i, e.prefix, b.prefix)
+				}
+				if extra, bpExtra := len(th.pcs)-e.inOrder, len(bp[i].pcs)-b.inOrder; extra > bpExtra {
+					t.Errorf("thread %d: %d frames gdb does not have, Breakpad %d", i, extra, bpExtra)
+				}
+				if strings.HasPrefix(name, "arm64-") && (e.prefix != len(g) || len(th.pcs) != len(g)) {
+					t.Errorf("thread %d: arm64 walk %x, gdb %x", i, th.pcs, g)
+				}
+			}
+		})
+	}
+	t.Log("frames per thread, ours (extended) and Breakpad's, against gdb:\n" + strings.Join(table, "\n"))
+}
+
+type walkedThread struct {
+	id      uint32
+	pcs     []uint64 // physical frames' PCs (Thumb bit cleared), gdb's convention
+	machine []string // module|function|offset as Breakpad's -m prints them
+}
+
+func walk(t *testing.T, path string, syms symfile.Supplier, opts processor.Options) []walkedThread {
+	t.Helper()
+	d, err := minidump.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	st, err := processor.Process(d, syms, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	threads, _ := st.BreakpadThreads()
+	var out []walkedThread
+	for _, th := range threads {
+		wt := walkedThread{id: th.ID}
+		for _, f := range th.Frames {
+			if f.Trust == walker.TrustInline {
+				continue
+			}
+			pc, _ := f.Context.IP()
+			if f.Context.Arch == minidump.ArchARM {
+				pc &^= 1
+			}
+			wt.pcs = append(wt.pcs, pc)
+			wt.machine = append(wt.machine, machineFrame(f))
+		}
+		out = append(out, wt)
+	}
+	return out
+}
+
+// machineFrame prints module|function|offset as minidump_stackwalk -m does.
+func machineFrame(f *walker.Frame) string {
+	mod := ""
+	if f.Module != nil {
+		mod = filepath.Base(f.Module.CodeFile)
+	}
+	var off uint64
+	switch {
+	case f.Function != "" && f.SourceFile != "":
+		off = f.LineOffset()
+	case f.Function != "":
+		off = f.FunctionOffset()
+	case f.Module != nil:
+		off = f.ModuleOffset()
+	default:
+		off = f.ReturnAddress()
+	}
+	return fmt.Sprintf("%s|%s|%#x", mod, f.Function, off)
+}
+
+type scoreT struct{ prefix, inOrder int }
+
+func score(ours, gdb []uint64) scoreT {
+	var s scoreT
+	for s.prefix < len(ours) && s.prefix < len(gdb) && ours[s.prefix] == gdb[s.prefix] {
+		s.prefix++
+	}
+	j := 0
+	for _, pc := range ours {
+		if j < len(gdb) && pc == gdb[j] {
+			j++
+		}
+	}
+	s.inOrder = j
+	return s
+}
+
+// readGDB returns each thread's frame addresses from a frames.txt file, by thread id.
+func readGDB(t *testing.T, path string) map[uint32][]uint64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[uint32][]uint64{}
+	var cur uint32
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		switch {
+		case len(fs) >= 2 && fs[0] == "thread":
+			id, err := strconv.ParseUint(fs[1], 10, 32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cur = uint32(id)
+			out[cur] = nil
+		case len(fs) >= 3 && fs[0] == "frame":
+			pc, err := strconv.ParseUint(fs[2], 0, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[cur] = append(out[cur], pc)
+		}
+	}
+	return out
+}
+
+// readMachine returns module|function|offset per frame per thread of -m output.
+func readMachine(t *testing.T, path string) [][]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]string
+	for _, l := range strings.Split(string(data), "\n") {
+		fs := strings.Split(l, "|")
+		if len(fs) != 7 {
+			continue
+		}
+		th, err1 := strconv.Atoi(fs[0])
+		if _, err2 := strconv.Atoi(fs[1]); err1 != nil || err2 != nil {
+			continue
+		}
+		for len(out) <= th {
+			out = append(out, nil)
+		}
+		off, err := strconv.ParseUint(strings.TrimPrefix(fs[6], "0x"), 16, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[th] = append(out[th], fmt.Sprintf("%s|%s|%#x", fs[2], fs[3], off))
+	}
+	return out
+}
