@@ -305,7 +305,10 @@ func (b *jsonBuilder) frames(stack []*walker.Frame) []JSONFrame {
 			Inlines:        inlines,
 		}
 		inlines = nil
-		if fr.Module != nil {
+		// Breakpad names a frame in an unloaded module after it;
+		// rust-minidump's module field holds loaded modules only and lists
+		// the unloaded ones apart.
+		if fr.Module != nil && !fr.Module.Unloaded {
 			jf.Module = strPtr(baseName(fr.Module.CodeFile))
 			jf.ModuleOffset = b.hexPtr(fr.Instruction - fr.Module.Base)
 		} else {
