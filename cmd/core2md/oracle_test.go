@@ -12,7 +12,14 @@ import (
 // The corpus in testdata/ (docs/testdata.md): dumps converted from real
 // cores, with gdb's view of the same cores as the oracle.
 
-const testdataDir = "../../testdata"
+// testdataDir is the corpus under test; TESTDATA_DIR points the tests at a
+// freshly generated one (scripts/gen-testdata/gen.sh with OUT=...).
+var testdataDir = func() string {
+	if d := os.Getenv("TESTDATA_DIR"); d != "" {
+		return d
+	}
+	return "../../testdata"
+}()
 
 // gdbThread is one thread of an oracle/<name>.frames.txt file.
 type gdbThread struct {
