@@ -122,6 +122,16 @@ func indexChunk(data []byte, start, end int) *chunkIndex {
 	lineNo := 0
 	pos := start
 	for pos < end {
+		// Fast path for the most common record, a well-formed line record:
+		// check its shape while looking for its end.
+		if owner != ownerNone {
+			if contentEnd, next, ok := scanLineRecord(data, pos, end); ok {
+				lineNo++
+				c.attach(owner, lineNo, uint64(pos), uint64(contentEnd), false)
+				pos = next
+				continue
+			}
+		}
 		nl := bytes.IndexByte(data[pos:end], '\n')
 		next := end
 		lineEnd := end
@@ -351,6 +361,9 @@ func (f *File) buildIndex(release func(lo, hi int)) {
 				if i >= n {
 					return
 				}
+				if release != nil {
+					prefaultPages(data, bounds[i], bounds[i+1])
+				}
 				chunks[i] = indexChunk(data, bounds[i], bounds[i+1])
 				if release != nil {
 					release(bounds[i], bounds[i+1])
@@ -495,4 +508,68 @@ func (f *File) lineAt(off uint64) int {
 // lineError converts to the error reported for the file.
 func (f *File) corrupt(e lineError) *CorruptError {
 	return &CorruptError{File: f.name, Line: e.line, Err: fmt.Errorf("%s", e.msg)}
+}
+
+// Character classes for scanLineRecord.
+const (
+	clHex = 1 << iota
+	clDec
+)
+
+var charClass = [256]uint8{
+	'0': clHex | clDec, '1': clHex | clDec, '2': clHex | clDec, '3': clHex | clDec, '4': clHex | clDec,
+	'5': clHex | clDec, '6': clHex | clDec, '7': clHex | clDec, '8': clHex | clDec, '9': clHex | clDec,
+	'a': clHex, 'b': clHex, 'c': clHex, 'd': clHex, 'e': clHex, 'f': clHex,
+	'A': clHex, 'B': clHex, 'C': clHex, 'D': clHex, 'E': clHex, 'F': clHex,
+}
+
+// scanLineRecord accepts a line record in canonical form at data[pos:]:
+// "hex hex dec dec" with single spaces and no more digits than fit, so it
+// is certainly valid for Breakpad. It returns the end of the content, the
+// start of the next line, and false for anything else (which the exact
+// parser then judges).
+func scanLineRecord(data []byte, pos, end int) (contentEnd, next int, ok bool) {
+	d := data[:end]
+	i, ok := scanField(d, pos, clHex, true)
+	if ok {
+		i, ok = scanField(d, i, clHex, true)
+	}
+	if ok {
+		i, ok = scanField(d, i, clDec, true)
+	}
+	if ok {
+		i, ok = scanField(d, i, clDec, false)
+	}
+	if !ok {
+		return 0, 0, false
+	}
+	contentEnd = i
+	for i < len(d) && d[i] == '\r' {
+		i++
+	}
+	switch {
+	case i == len(d):
+		return contentEnd, i, true
+	case d[i] == '\n':
+		return contentEnd, i + 1, true
+	}
+	return 0, 0, false
+}
+
+// scanField skips 1 to 15 characters of class mask and, when sep, one space.
+func scanField(d []byte, i int, mask uint8, sep bool) (int, bool) {
+	start := i
+	for i < len(d) && charClass[d[i]]&mask != 0 {
+		i++
+	}
+	if n := i - start; n == 0 || n > 15 {
+		return 0, false
+	}
+	if sep {
+		if i >= len(d) || d[i] != ' ' {
+			return 0, false
+		}
+		i++
+	}
+	return i, true
 }

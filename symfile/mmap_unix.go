@@ -22,6 +22,21 @@ func mapFile(fh *os.File, size int64) ([]byte, func() error, error) {
 	return data, func() error { return syscall.Munmap(data) }, nil
 }
 
+// madvPopulateRead is MADV_POPULATE_READ (Linux 5.14): map a range's pages
+// in one call instead of one page fault per 16 pages.
+const madvPopulateRead = 22
+
+// prefaultPages maps data[lo:hi] ahead of the index pass; errors (older
+// kernels, other systems) only lose the speed-up.
+func prefaultPages(data []byte, lo, hi int) {
+	pg := os.Getpagesize()
+	lo = lo / pg * pg
+	if hi <= lo {
+		return
+	}
+	_ = syscall.Madvise(data[lo:hi], madvPopulateRead)
+}
+
 // releasePages drops the pages of data[lo:hi] from the process: the index
 // pass reads every byte once, and keeping the whole file resident would make
 // the process's RSS the size of the file. The page cache keeps the pages, so
