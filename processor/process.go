@@ -121,13 +121,19 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	if source != nil {
 		env.Symbols = source
 	}
-	if !opts.BreakpadPastEntry {
+	if !opts.BreakpadPastEntry && (osShort == "linux" || osShort == "android") {
 		if auxv, err := dump.Auxv(); err == nil {
 			for _, a := range auxv {
 				if a.Type == atEntry {
 					env.EntryPoint = a.Value
 				}
 			}
+		}
+		// Without the auxiliary vector, the main module's _start is the
+		// entry function (the ELF entry point of glibc, musl and bionic programs).
+		if env.EntryPoint == 0 && st.MainModule >= 0 {
+			env.EntryModule = loaded[st.MainModule]
+			env.EntrySymbol = "_start"
 		}
 	}
 

@@ -39,6 +39,11 @@ type Env struct {
 	// stack is a return address (gdb stops there too). Breakpad does not
 	// know this and walks on into junk.
 	EntryPoint uint64
+	// EntryModule and EntrySymbol name the entry function when the entry
+	// address is unknown (a Linux dump without an auxv stream): a frame in
+	// EntryModule whose function is EntrySymbol ("_start") is the outermost.
+	EntryModule *Module
+	EntrySymbol string
 
 	MaxFrames  int // 0 means DefaultMaxFrames
 	MaxScanned int // 0 means DefaultMaxScanned
@@ -129,12 +134,23 @@ func Walk(env *Env, arch Arch, ctx minidump.Context) *Stack {
 			st.Truncated = true
 			break
 		}
-		if env.Memory == nil || (env.EntryPoint != 0 && frame.Function != "" && frame.FunctionBase == env.EntryPoint) {
+		if env.Memory == nil || env.isEntry(frame) {
 			break
 		}
 		frame = arch.Caller(w, scanned < maxScanned)
 	}
 	return st
+}
+
+// isEntry reports whether f is the program's entry function.
+func (env *Env) isEntry(f *Frame) bool {
+	if f.Function == "" {
+		return false
+	}
+	if env.EntryPoint != 0 {
+		return f.FunctionBase == env.EntryPoint
+	}
+	return env.EntrySymbol != "" && f.Module != nil && f.Module == env.EntryModule && f.Function == env.EntrySymbol
 }
 
 func addModule(list []*Module, m *Module) []*Module {
