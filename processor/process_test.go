@@ -146,7 +146,7 @@ func TestSymbolStatus(t *testing.T) {
 	s := synth.NewStack(stackLo, 8)
 	// A word pointing into libprobe (probed, not a frame), then a return
 	// address into libnosyms.
-	s.Word(libBase + 0x100).Word(libBase + 0x100000 + 0x80).Append(64, 0)
+	s.Word(libBase+0x100).Word(libBase+0x100000+0x80).Append(64, 0)
 	stack, _ := s.Finish()
 	b.AddThread(1, amd64Context(exeBase+0x180, stackLo, 0), stackLo, stack)
 	d := open(t, b)

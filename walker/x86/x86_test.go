@@ -132,7 +132,7 @@ func TestTraditionalScan(t *testing.T) {
 // 128 KiB) or below the frame; the callee's EBP is kept then.
 func TestScanKeepsEBPWhenSavedValueImplausible(t *testing.T) {
 	f := newFixture()
-	f.stack.Words(0xf065dc76).Word(0x80000000 + 0x40000).Word(0x4000129d).Mark("frame1_esp").Append(8, 0)
+	f.stack.Words(0xf065dc76).Word(0x80000000+0x40000).Word(0x4000129d).Mark("frame1_esp").Append(8, 0)
 	f.ctx.Set("eip", 0x4000f49d)
 	f.ctx.Set("esp", f.stack.Base())
 	f.ctx.Set("ebp", 0xd43eed6e)
