@@ -40,6 +40,9 @@ type options struct {
 	// breakpadCompat reproduces Breakpad's output exactly, including the
 	// mistakes we otherwise deliberately avoid (processor.Options.Breakpad*).
 	breakpadCompat bool
+	// noDemangle keeps mangled function names (--no-demangle; helper G's
+	// rustflags.go sets it).
+	noDemangle bool
 
 	dumpPath    string
 	symbolPaths []string

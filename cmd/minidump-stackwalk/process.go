@@ -81,6 +81,9 @@ func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
 		return exitDump
 	}
+	if !o.noDemangle { // helper G: demangle C++/Rust names unless --no-demangle
+		in.State.DemangleNames()
+	}
 	for _, e := range in.State.Errors {
 		// An absent optional stream is normal, not a problem.
 		if !errors.Is(e, minidump.ErrNoStream) {
