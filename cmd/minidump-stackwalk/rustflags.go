@@ -1,0 +1,219 @@
+package main
+
+// rust-minidump's command line beside Breakpad's: --json / --pretty,
+// --human, --cyborg, --output-file, --verbose, --symbols-path and
+// --no-demangle (--brief is Breakpad's -b, already registered).
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/report"
+)
+
+// rustFlags is the flag group of rust-minidump's options.
+type rustFlags struct {
+	json         bool
+	pretty       bool
+	human        bool
+	cyborg       string
+	outputFile   string
+	verbose      string
+	symbolsPaths []string
+	noDemangle   bool
+
+	fs *pflag.FlagSet
+	o  *options
+}
+
+// levelTrace is below slog's Debug, for rust-minidump's "trace".
+const levelTrace = slog.LevelDebug - 4
+
+var verboseLevels = map[string]slog.Level{
+	"error": slog.LevelError, "warn": slog.LevelWarn, "info": slog.LevelInfo,
+	"debug": slog.LevelDebug, "trace": levelTrace,
+}
+
+func (r *rustFlags) AddFlags(fs *pflag.FlagSet) {
+	r.fs = fs
+	fs.BoolVar(&r.json, "json", false, "emit a machine-readable JSON report in rust-minidump's schema (docs/json-schema.md)")
+	fs.BoolVar(&r.pretty, "pretty", false, "pretty-print --json output")
+	fs.BoolVar(&r.human, "human", false, "emit the human-readable report (the default)")
+	fs.StringVar(&r.cyborg, "cyborg", "", "emit the human-readable report and write the --json report to `PATH`")
+	fs.StringVar(&r.outputFile, "output-file", "", "write the output to `PATH` instead of stdout")
+	fs.StringVar(&r.verbose, "verbose", "error", "log level on stderr: off, error, warn, info, debug, trace")
+	fs.Lookup("verbose").NoOptDefVal = "info"
+	fs.StringArrayVar(&r.symbolsPaths, "symbols-path", nil, "a symbol directory or file (repeatable), in addition to the positional symbol paths")
+	fs.BoolVar(&r.noDemangle, "no-demangle", false, "print mangled C++ and Rust names as the symbol files give them")
+}
+
+// changed reports whether any flag of the group was given.
+func (r *rustFlags) changed() bool {
+	for _, n := range []string{"json", "pretty", "human", "cyborg", "output-file", "verbose", "symbols-path", "no-demangle"} {
+		if r.fs != nil && r.fs.Changed(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *rustFlags) Active() bool { return r.changed() }
+
+// Check rejects combinations that make no sense, with a one-line reason,
+// and adds --symbols-path to the symbol paths.
+func (r *rustFlags) Check(o *options) error {
+	r.o = o
+	breakpadFlag := ""
+	switch {
+	case o.machine:
+		breakpadFlag = "-m"
+	case o.stackContents:
+		breakpadFlag = "-s"
+	case o.crashedOnly:
+		breakpadFlag = "-c"
+	case o.extraThread >= 0:
+		breakpadFlag = "-t"
+	case o.stackDump:
+		breakpadFlag = "-d"
+	}
+	switch {
+	case r.json && r.human:
+		return errors.New("--json and --human select different outputs; use --cyborg PATH for both")
+	case r.json && r.cyborg != "":
+		return errors.New("--json and --cyborg both write JSON; use one")
+	case r.fs.Changed("cyborg") && r.cyborg == "":
+		return errors.New("--cyborg needs the PATH to write the JSON report to")
+	case r.pretty && !r.json && r.cyborg == "":
+		return errors.New("--pretty applies only to --json or --cyborg output")
+	case r.json && o.brief:
+		return errors.New("--brief applies to the human report, not to --json")
+	case r.json && breakpadFlag != "":
+		return fmt.Errorf("%s is an option of the human report, not of --json", breakpadFlag)
+	case r.cyborg != "" && o.machine:
+		return errors.New("--cyborg prints the human report; -m selects the machine format instead")
+	case r.cyborg != "" && r.cyborg == r.outputFile:
+		return errors.New("--cyborg and --output-file name the same file")
+	}
+	if r.verbose != "off" {
+		if _, ok := verboseLevels[r.verbose]; !ok {
+			return fmt.Errorf("--verbose %q: want off, error, warn, info, debug or trace", r.verbose)
+		}
+	}
+	o.symbolPaths = append(o.symbolPaths, r.symbolsPaths...)
+	o.noDemangle = r.noDemangle
+	return nil
+}
+
+// logger returns the logger for --verbose, writing to stderr.
+func (r *rustFlags) logger(stderr io.Writer) *slog.Logger {
+	if r.verbose == "off" {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	level, ok := verboseLevels[r.verbose]
+	if !ok {
+		level = slog.LevelError
+	}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.LevelKey && a.Value.Any() == levelTrace {
+			return slog.String(slog.LevelKey, "TRACE")
+		}
+		return a
+	}}
+	return slog.New(slog.NewTextHandler(stderr, opts))
+}
+
+// Write prints the selected outputs: JSON, human, or both (--cyborg), to
+// stdout or --output-file.
+func (r *rustFlags) Write(w io.Writer, in *input) error {
+	log := r.logger(os.Stderr)
+	log.Info("processing", "dump", in.Path, "symbol_paths", strings.Join(in.SymbolPaths, ","))
+
+	out := w
+	if r.outputFile != "" {
+		f, err := os.Create(r.outputFile)
+		if err != nil {
+			return fmt.Errorf("--output-file: %w", err)
+		}
+		defer f.Close()
+		out = f
+	}
+	var jsonReport *report.JSONReport
+	if r.json || r.cyborg != "" {
+		jsonReport = r.buildJSON(in, log)
+	}
+	if r.json {
+		return report.WriteJSON(out, jsonReport, r.pretty)
+	}
+	if err := writeText(out, r.o, in); err != nil {
+		return err
+	}
+	if r.cyborg != "" {
+		f, err := os.Create(r.cyborg)
+		if err != nil {
+			return fmt.Errorf("--cyborg: %w", err)
+		}
+		if err := report.WriteJSON(f, jsonReport, r.pretty); err != nil {
+			f.Close()
+			return fmt.Errorf("--cyborg: %w", err)
+		}
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("--cyborg: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeText prints the Breakpad-format text output selected by o.
+// HOOK NOTE (helper G): this repeats the dispatch of process() in
+// process.go for the case where this flag group takes over the output.
+func writeText(w io.Writer, o *options, in *input) error {
+	switch {
+	case o.machine:
+		return report.WriteMachine(w, in.Report)
+	case o.brief:
+		return report.WriteBrief(w, in.Report)
+	}
+	return report.WriteHuman(w, in.Report, report.HumanOptions{
+		StackContents:        o.stackContents,
+		RequestingThreadOnly: o.crashedOnly,
+		ExtraThread:          o.extraThread,
+		StackDump:            o.stackDump,
+	})
+}
+
+// buildJSON builds the JSON report of the processed dump.
+func (r *rustFlags) buildJSON(in *input, log *slog.Logger) *report.JSONReport {
+	if in.State == nil {
+		return report.BuildJSON(&report.JSONInput{Status: "ERROR_NO_MINIDUMP_HEADER", RequestingThread: -1, Errors: in.Errs})
+	}
+	for _, m := range in.State.Modules {
+		log.Debug("module symbols", "file", m.Module.CodeFile, "status", m.Symbols.String())
+	}
+	ji := jsonInputFromState(in.State, len(in.SymbolPaths) > 0)
+	ji.Errors = nil
+	seen := map[string]bool{}
+	for _, err := range append(append([]error(nil), in.Warnings...), in.Errs...) {
+		if errors.Is(err, processor.ErrNoThreadList) {
+			ji.Status = "ERROR_NO_THREAD_LIST"
+			continue
+		}
+		if !seen[err.Error()] {
+			seen[err.Error()] = true
+			ji.Errors = append(ji.Errors, err)
+		}
+	}
+	// The streams the minidump package does not decode are read from the file.
+	if f, err := os.Open(in.Path); err == nil {
+		defer f.Close()
+		ji.Raw = f
+		return report.BuildJSON(ji)
+	}
+	return report.BuildJSON(ji)
+}
