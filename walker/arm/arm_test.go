@@ -1,0 +1,275 @@
+package arm_test
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/arm"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/walkertest"
+)
+
+// Module layout of Breakpad's stackwalker_arm_unittest.cc.
+const (
+	mod1  = 0x40000000
+	mod2  = 0x50000000
+	stack = 0x80000000
+)
+
+type fixture struct {
+	os         string
+	ctx        minidump.Context
+	words      map[uint64]uint32
+	stackSize  uint64
+	syms       map[string]string
+	maxScanned int
+}
+
+// newFixture brands every register with junk that points nowhere, as
+// Breakpad's unit tests do.
+func newFixture() *fixture {
+	f := &fixture{os: "linux", ctx: minidump.NewContext(minidump.ArchARM), words: map[uint64]uint32{}, stackSize: 0x100}
+	for i := 0; i < f.ctx.NumRegs(); i++ {
+		f.ctx.SetIndex(i, 0x0f0f0f00+uint64(i)*0x11)
+	}
+	return f
+}
+
+func (f *fixture) set(reg int, v uint64) *fixture { f.ctx.SetIndex(reg, v); return f }
+
+func (f *fixture) walk(t *testing.T, breakpad bool) *walker.Stack {
+	t.Helper()
+	data := make([]byte, f.stackSize)
+	for a, v := range f.words {
+		binary.LittleEndian.PutUint32(data[a-stack:], v)
+	}
+	env := &walker.Env{
+		OS:         f.os,
+		Memory:     &walkertest.Memory{Base: stack, Data: data},
+		Modules:    walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod1, 0x10000), walkertest.Module(1, "module2", mod2, 0x40000)}),
+		MaxScanned: f.maxScanned,
+	}
+	if f.syms != nil {
+		env.Symbols = walkertest.NewSymbols(t, f.syms)
+	}
+	return walker.Walk(env, arm.New(arm.Options{Breakpad: breakpad}), f.ctx)
+}
+
+type want struct {
+	pc, sp uint64
+	trust  walker.Trust
+}
+
+func check(t *testing.T, mode string, st *walker.Stack, frames ...want) {
+	t.Helper()
+	if len(st.Frames) != len(frames) {
+		for i, f := range st.Frames {
+			pc, _ := f.Context.Index(minidump.ARMPC)
+			sp, _ := f.Context.Index(minidump.ARMSP)
+			t.Logf("%s: frame %d pc %#x sp %#x %v", mode, i, pc, sp, f.Trust)
+		}
+		t.Fatalf("%s: %d frames, want %d", mode, len(st.Frames), len(frames))
+	}
+	for i, w := range frames {
+		f := st.Frames[i]
+		pc, _ := f.Context.Index(minidump.ARMPC)
+		sp, _ := f.Context.Index(minidump.ARMSP)
+		if pc != w.pc || sp != w.sp || f.Trust != w.trust {
+			t.Errorf("%s: frame %d pc %#x sp %#x %v, want pc %#x sp %#x %v", mode, i, pc, sp, f.Trust, w.pc, w.sp, w.trust)
+		}
+		if i > 0 && f.Instruction != pc-2 {
+			t.Errorf("%s: frame %d instruction %#x, want pc-2 (inside the call in ARM and Thumb code)", mode, i, f.Instruction)
+		}
+	}
+}
+
+func both(t *testing.T, f *fixture, frames ...want) {
+	t.Helper()
+	check(t, "breakpad", f.walk(t, true), frames...)
+	check(t, "extended", f.walk(t, false), frames...)
+}
+
+const sym1 = "MODULE Linux arm ID1 module1\n"
+const sym2 = "MODULE Linux arm ID2 module2\nFUNC 2000 100 0 b_func\nFUNC 2100 100 0 d_func\nPUBLIC 3000 0 _fini\n"
+
+func TestScan(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod1+0x200).set(minidump.ARMSP, stack)
+	f.words[stack+4] = 0x1234
+	f.words[stack+8] = mod2 + 0x105
+	both(t, f, want{mod1 + 0x200, stack, walker.TrustContext}, want{mod2 + 0x105, stack + 12, walker.TrustScan})
+	st := f.walk(t, true)
+	if c := st.Frames[1].Context; func() bool { _, ok := c.Index(4); return ok }() {
+		t.Error("scanned frame: r4 marked valid")
+	}
+}
+
+func TestScanCap(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod1+0x200).set(minidump.ARMSP, stack)
+	f.words[stack+8] = mod2 + 0x105
+	f.words[stack+0x20] = mod2 + 0x109
+	f.maxScanned = 1
+	both(t, f, want{mod1 + 0x200, stack, walker.TrustContext}, want{mod2 + 0x105, stack + 12, walker.TrustScan})
+}
+
+// TestCFI: .ra gives pc, .cfa sp; r4 comes from its rule, r5 (callee-saved,
+// no rule) is kept, r0 is unknown.
+func TestCFI(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod1+0x1010).set(minidump.ARMSP, stack).set(4, 0x44).set(5, 0x55).set(0, 0xa0)
+	f.syms = map[string]string{"module1": sym1 + "STACK CFI INIT 1000 100 .cfa: sp 16 + .ra: .cfa -4 + ^ r4: .cfa -8 + ^\n", "module2": sym2}
+	f.words[stack+8] = 0x4444
+	f.words[stack+12] = mod2 + 0x2045
+	for _, breakpad := range []bool{true, false} {
+		st := f.walk(t, breakpad)
+		check(t, "cfi", st, want{mod1 + 0x1010, stack, walker.TrustContext}, want{mod2 + 0x2045, stack + 16, walker.TrustCFI})
+		c := st.Frames[1].Context
+		for _, r := range []struct {
+			reg   int
+			v     uint64
+			valid bool
+		}{{4, 0x4444, true}, {5, 0x55, true}, {0, 0, false}, {minidump.ARMLR, 0, false}} {
+			v, ok := c.Index(r.reg)
+			if ok != r.valid || (ok && v != r.v) {
+				t.Errorf("breakpad=%v: r%d = %#x valid %v, want %#x valid %v", breakpad, r.reg, v, ok, r.v, r.valid)
+			}
+		}
+	}
+}
+
+// TestStopRules: a caller PC below 4096, or an SP below the callee's, ends the walk.
+func TestStopRules(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod1+0x1010).set(minidump.ARMSP, stack)
+	f.syms = map[string]string{"module1": sym1 + "STACK CFI INIT 1000 100 .cfa: sp 16 + .ra: .cfa -4 + ^\n"}
+	f.words[stack+12] = 0xff0
+	both(t, f, want{mod1 + 0x1010, stack, walker.TrustContext})
+
+	f = newFixture().set(minidump.ARMPC, mod1+0x1010).set(minidump.ARMSP, stack+0x40)
+	f.syms = map[string]string{"module1": sym1 + "STACK CFI INIT 1000 100 .cfa: sp 16 - .ra: .cfa 4 + ^\n"}
+	f.words[stack+0x34] = mod2 + 0x2045
+	both(t, f, want{mod1 + 0x1010, stack + 0x40, walker.TrustContext})
+
+	// The leaf exception: a CFI entry row keeps SP for the context frame.
+	f = newFixture().set(minidump.ARMPC, mod1+0x1000).set(minidump.ARMSP, stack).set(minidump.ARMLR, mod2+0x2045)
+	f.syms = map[string]string{"module1": sym1 + "STACK CFI INIT 1000 100 .cfa: sp 0 + .ra: lr\n"}
+	both(t, f, want{mod1 + 0x1000, stack, walker.TrustContext}, want{mod2 + 0x2045, stack, walker.TrustCFI})
+}
+
+// TestIOSFramePointer: on iOS Breakpad follows r7 frame records (PC from the
+// callee's LR, LR from the record) and ignores CFI.
+func TestIOSFramePointer(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod1+0x1010).set(minidump.ARMSP, stack).
+		set(minidump.ARMR7, stack+8).set(minidump.ARMLR, mod2+0x2045)
+	f.os = "ios"
+	f.syms = map[string]string{"module1": sym1 + "STACK CFI INIT 1000 100 .cfa: sp 0 + .ra: .cfa\n", "module2": sym2}
+	f.words[stack+8] = stack + 0x20
+	f.words[stack+12] = mod2 + 0x2109
+	f.words[stack+0x20] = 0
+	f.words[stack+0x24] = 0
+	check(t, "breakpad", f.walk(t, true),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2045, stack + 16, walker.TrustFramePointer},
+		want{mod2 + 0x2109, stack + 0x28, walker.TrustFramePointer})
+}
+
+// TestLeafReturn: a context frame without CFI returns through LR. When LR's
+// value is not on the stack the function has pushed nothing: SP and r4–r11
+// stay. Breakpad scans instead, finds b_func's own return address and so
+// skips b_func, the caller.
+func TestLeafReturn(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod1+0x1010).set(minidump.ARMSP, stack).
+		set(minidump.ARMLR, mod2+0x2045).set(4, 0x44)
+	f.syms = map[string]string{"module1": sym1 + "FUNC 1000 100 0 leaf_func\nFUNC 3000 100 0 c_func\n", "module2": sym2}
+	f.words[stack+0x10] = mod1 + 0x3005 // b_func's return address into c_func
+	ext := f.walk(t, false)
+	check(t, "extended", ext,
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2045, stack, walker.TrustLeaf},
+		want{mod1 + 0x3005, stack + 0x14, walker.TrustScan})
+	if v, ok := ext.Frames[1].Context.Index(4); !ok || v != 0x44 {
+		t.Errorf("leaf return: r4 = %#x valid %v, want 0x44 kept", v, ok)
+	}
+	check(t, "breakpad", f.walk(t, true),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod1 + 0x3005, stack + 0x14, walker.TrustScan})
+
+	// LR pushed (push {r4, lr}): the caller's SP is above its slot, and r4 is unknown.
+	f.words[stack+8] = mod2 + 0x2045
+	ext = f.walk(t, false)
+	check(t, "extended, pushed", ext,
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2045, stack + 12, walker.TrustLeaf},
+		want{mod1 + 0x3005, stack + 0x14, walker.TrustScan})
+	if _, ok := ext.Frames[1].Context.Index(4); ok {
+		t.Error("pushed: r4 still marked valid")
+	}
+
+	// LR inside the crashing function: it has made calls, LR is stale.
+	f = newFixture().set(minidump.ARMPC, mod1+0x1010).set(minidump.ARMSP, stack).set(minidump.ARMLR, mod1+0x1009)
+	f.syms = map[string]string{"module1": sym1 + "FUNC 1000 100 0 leaf_func\nFUNC 3000 100 0 c_func\n", "module2": sym2}
+	f.words[stack+0x10] = mod1 + 0x3005
+	check(t, "extended, stale LR", f.walk(t, false),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod1 + 0x3005, stack + 0x14, walker.TrustScan})
+}
+
+// TestFramePointerThumb: Thumb code (odd return addresses) keeps frame
+// records at r7: [r7] = caller's r7, [r7+4] = return address. Breakpad uses
+// them on iOS only; the extended walker everywhere, checking each record.
+func TestFramePointerThumb(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod1+0x1011).set(minidump.ARMSP, stack).
+		set(minidump.ARMR7, stack+8).set(minidump.ARMLR, mod1+0x1009)
+	f.syms = map[string]string{"module1": sym1 + "FUNC 1000 100 0 a_func\nFUNC 3000 100 0 c_func\n", "module2": sym2}
+	f.words[stack+8] = stack + 0x20
+	f.words[stack+12] = mod2 + 0x2045
+	f.words[stack+0x20] = 0
+	f.words[stack+0x24] = mod1 + 0x3005
+	check(t, "extended", f.walk(t, false),
+		want{mod1 + 0x1011, stack, walker.TrustContext},
+		want{mod2 + 0x2045, stack + 16, walker.TrustFramePointer},
+		want{mod1 + 0x3005, stack + 0x28, walker.TrustFramePointer})
+	// Breakpad on Linux scans: it finds the same return addresses.
+	check(t, "breakpad", f.walk(t, true),
+		want{mod1 + 0x1011, stack, walker.TrustContext},
+		want{mod2 + 0x2045, stack + 16, walker.TrustScan},
+		want{mod1 + 0x3005, stack + 0x28, walker.TrustScan})
+
+	// A record whose saved r7 does not lie above it is refused.
+	f.words[stack+8] = stack + 4
+	st := f.walk(t, false)
+	if st.Frames[1].Trust != walker.TrustScan {
+		t.Errorf("bad record: frame 1 found by %v, want scanning", st.Frames[1].Trust)
+	}
+}
+
+// TestFramePointerARMModeGCC: GCC's ARM-mode frames point r11 at the saved
+// LR, with the caller's r11 just below it.
+func TestFramePointerARMModeGCC(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod1+0x1010).set(minidump.ARMSP, stack).
+		set(minidump.ARMFP, stack+12).set(minidump.ARMLR, mod1+0x1008)
+	f.syms = map[string]string{"module1": sym1 + "FUNC 1000 100 0 a_func\n", "module2": sym2}
+	f.words[stack+8] = stack + 0x30
+	f.words[stack+12] = mod2 + 0x2044
+	check(t, "extended", f.walk(t, false),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2044, stack + 0x10, walker.TrustFramePointer})
+	check(t, "breakpad", f.walk(t, true),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2044, stack + 0x10, walker.TrustScan})
+}
+
+// TestValidatedScan: Breakpad's scan accepts a Thumb function pointer (the
+// address before it, its start without the Thumb bit, is in a function: as
+// qsort's comparator in arm-libc) and data far past the last PUBLIC symbol
+// (static binaries' "_fini + 0x1f87a"); the extended scan skips both.
+func TestValidatedScan(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod1+0x200).set(minidump.ARMSP, stack)
+	f.syms = map[string]string{"module2": sym2}
+	f.words[stack+4] = mod2 + 0x2101  // d_func | Thumb bit
+	f.words[stack+8] = mod2 + 0x23001 // 0x20000 past _fini
+	f.words[stack+12] = mod2 + 0x2045
+	check(t, "breakpad", f.walk(t, true), want{mod1 + 0x200, stack, walker.TrustContext},
+		want{mod2 + 0x2101, stack + 8, walker.TrustScan}, want{mod2 + 0x23001, stack + 12, walker.TrustScan},
+		want{mod2 + 0x2045, stack + 16, walker.TrustScan})
+	check(t, "extended", f.walk(t, false), want{mod1 + 0x200, stack, walker.TrustContext},
+		want{mod2 + 0x2045, stack + 16, walker.TrustScan})
+}

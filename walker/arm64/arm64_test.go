@@ -1,0 +1,296 @@
+package arm64_test
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/arm64"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/walkertest"
+)
+
+// Module layout of Breakpad's stackwalker_arm64_unittest.cc.
+const (
+	mod1  = 0x40000000
+	mod2  = 0x50000000
+	stack = 0x80000000
+)
+
+// fixture is a context, stack words from stackBase and symbol texts.
+type fixture struct {
+	ctx        minidump.Context
+	stackBase  uint64
+	words      map[uint64]uint64 // address -> value
+	stackSize  uint64
+	syms       map[string]string
+	maxScanned int
+}
+
+// newFixture brands every register with junk that points nowhere, as
+// Breakpad's unit tests do: Breakpad's frame-pointer step reads x29 and LR
+// whatever their validity, and with x29 = 0 it would end the walk.
+func newFixture() *fixture {
+	f := &fixture{ctx: minidump.NewContext(minidump.ArchARM64), stackBase: stack, words: map[uint64]uint64{}, stackSize: 0x100}
+	for i := 0; i < f.ctx.NumRegs(); i++ {
+		f.ctx.SetIndex(i, 0x0f0f0f0f0f0f0f00+uint64(i)*0x11)
+	}
+	return f
+}
+
+func (f *fixture) set(reg int, v uint64) *fixture { f.ctx.SetIndex(reg, v); return f }
+
+func (f *fixture) walk(t *testing.T, breakpad bool) *walker.Stack {
+	t.Helper()
+	data := make([]byte, f.stackSize)
+	for a, v := range f.words {
+		binary.LittleEndian.PutUint64(data[a-f.stackBase:], v)
+	}
+	env := &walker.Env{
+		OS:         "linux",
+		Memory:     &walkertest.Memory{Base: f.stackBase, Data: data},
+		Modules:    walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod1, 0x10000), walkertest.Module(1, "module2", mod2, 0x10000)}),
+		MaxScanned: f.maxScanned,
+	}
+	if f.syms != nil {
+		env.Symbols = walkertest.NewSymbols(t, f.syms)
+	}
+	return walker.Walk(env, arm64.New(arm64.Options{Breakpad: breakpad}), f.ctx)
+}
+
+type want struct {
+	pc, sp uint64
+	trust  walker.Trust
+}
+
+func check(t *testing.T, mode string, st *walker.Stack, frames ...want) {
+	t.Helper()
+	if len(st.Frames) != len(frames) {
+		for i, f := range st.Frames {
+			pc, _ := f.Context.Index(minidump.ARM64PC)
+			sp, _ := f.Context.Index(minidump.ARM64SP)
+			t.Logf("%s: frame %d pc %#x sp %#x %v", mode, i, pc, sp, f.Trust)
+		}
+		t.Fatalf("%s: %d frames, want %d", mode, len(st.Frames), len(frames))
+	}
+	for i, w := range frames {
+		f := st.Frames[i]
+		pc, _ := f.Context.Index(minidump.ARM64PC)
+		sp, _ := f.Context.Index(minidump.ARM64SP)
+		if pc != w.pc || sp != w.sp || f.Trust != w.trust {
+			t.Errorf("%s: frame %d pc %#x sp %#x %v, want pc %#x sp %#x %v", mode, i, pc, sp, f.Trust, w.pc, w.sp, w.trust)
+		}
+		if i > 0 && f.Instruction != pc-4 {
+			t.Errorf("%s: frame %d instruction %#x, want pc-4", mode, i, f.Instruction)
+		}
+	}
+}
+
+func both(t *testing.T, f *fixture, frames ...want) {
+	t.Helper()
+	check(t, "breakpad", f.walk(t, true), frames...)
+	check(t, "extended", f.walk(t, false), frames...)
+}
+
+const sym1 = "MODULE Linux arm64 ID1 module1\n"
+const sym2 = "MODULE Linux arm64 ID2 module2\nFUNC 2000 100 0 b_func\nFUNC 2100 100 0 d_func\n"
+
+func TestContextOnlyWithoutMemory(t *testing.T) {
+	ctx := minidump.NewContext(minidump.ArchARM64)
+	ctx.SetIndex(minidump.ARM64PC, mod1+0x200)
+	st := walker.Walk(&walker.Env{}, arm64.New(arm64.Options{}), ctx)
+	if len(st.Frames) != 1 || st.Frames[0].Trust != walker.TrustContext {
+		t.Fatalf("got %d frames", len(st.Frames))
+	}
+}
+
+// TestScan: no symbols, no frame pointer: the caller is the first word that
+// points into a module (Breakpad's ScanWithoutSymbols).
+func TestScan(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod1+0x200).set(minidump.ARM64SP, stack)
+	f.words[stack+8] = 0x1234 // not in a module
+	f.words[stack+16] = mod2 + 0x104
+	both(t, f, want{mod1 + 0x200, stack, walker.TrustContext}, want{mod2 + 0x104, stack + 24, walker.TrustScan})
+}
+
+// TestScanCap: with the scan cap reached, scanning is refused.
+func TestScanCap(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod1+0x200).set(minidump.ARM64SP, stack)
+	f.words[stack+16] = mod2 + 0x104
+	f.maxScanned = 1 // the context frame does not count; one scanned frame would
+	both(t, f, want{mod1 + 0x200, stack, walker.TrustContext}, want{mod2 + 0x104, stack + 24, walker.TrustScan})
+	f.words[stack+32] = mod2 + 0x108
+	check(t, "breakpad", f.walk(t, true), want{mod1 + 0x200, stack, walker.TrustContext}, want{mod2 + 0x104, stack + 24, walker.TrustScan})
+}
+
+// TestCFI: STACK CFI recovers pc, sp and the saved registers; callee-saved
+// registers without a rule (x20) keep their value, others are unknown.
+func TestCFI(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod1+0x1010).set(minidump.ARM64SP, stack).
+		set(minidump.ARM64X19, 0x1919).set(20, 0x2020).set(0, 0xa0).set(minidump.ARM64FP, stack+0x10)
+	// Frame 1's saved x29 points outside the stack, so the walk ends there.
+	f.syms = map[string]string{"module1": sym1 + "STACK CFI INIT 1000 100 .cfa: sp 32 + .ra: .cfa -8 + ^ x29: .cfa -16 + ^ x19: .cfa -24 + ^\n", "module2": sym2}
+	f.words[stack+8] = 0xa19
+	f.words[stack+16] = stack + 0xf000
+	f.words[stack+24] = mod2 + 0x2044
+	for _, breakpad := range []bool{true, false} {
+		st := f.walk(t, breakpad)
+		check(t, "cfi", st, want{mod1 + 0x1010, stack, walker.TrustContext}, want{mod2 + 0x2044, stack + 32, walker.TrustCFI})
+		c := st.Frames[1].Context
+		for _, r := range []struct {
+			reg   int
+			v     uint64
+			valid bool
+		}{{minidump.ARM64X19, 0xa19, true}, {20, 0x2020, true}, {minidump.ARM64FP, stack + 0xf000, true}, {0, 0, false}, {minidump.ARM64LR, 0, false}} {
+			v, ok := c.Index(r.reg)
+			if ok != r.valid || (ok && v != r.v) {
+				t.Errorf("breakpad=%v: reg %d = %#x valid %v, want %#x valid %v", breakpad, r.reg, v, ok, r.v, r.valid)
+			}
+		}
+	}
+}
+
+// TestCFIEntryStopRules: a CFI row at a function entry (.ra in x30, SP
+// unchanged) is accepted for the context frame only; a second unwind that
+// does not move SP ends the walk.
+func TestCFIEntryStopRules(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod1+0x1000).set(minidump.ARM64SP, stack).set(minidump.ARM64LR, mod1+0x2010)
+	f.syms = map[string]string{"module1": sym1 +
+		"STACK CFI INIT 1000 10 .cfa: sp 0 + .ra: x30\n" +
+		"STACK CFI INIT 2000 100 .cfa: sp 0 + .ra: x30\n"}
+	// Frame 1 (0x2010) has the same entry rule, but x30 is unknown there:
+	// CFI fails, and nothing else finds a caller.
+	both(t, f, want{mod1 + 0x1000, stack, walker.TrustContext}, want{mod1 + 0x2010, stack, walker.TrustCFI})
+
+	// With x30 recovered for frame 1, its entry rule gives SP unchanged on
+	// the second unwind: Breakpad's rule ends the walk there; rust-minidump's,
+	// which the extended walker follows, accepts a CFI entry row whose PC differs.
+	f.syms["module1"] = sym1 +
+		"STACK CFI INIT 1000 10 .cfa: sp 16 + .ra: .cfa -8 + ^ x30: .cfa -16 + ^\n" +
+		"STACK CFI INIT 2000 100 .cfa: sp 0 + .ra: x30\n"
+	f.words[stack+8] = mod1 + 0x2010
+	f.words[stack] = mod2 + 0x2044
+	check(t, "breakpad", f.walk(t, true), want{mod1 + 0x1000, stack, walker.TrustContext}, want{mod1 + 0x2010, stack + 16, walker.TrustCFI})
+	check(t, "extended", f.walk(t, false), want{mod1 + 0x1000, stack, walker.TrustContext}, want{mod1 + 0x2010, stack + 16, walker.TrustCFI},
+		want{mod2 + 0x2044, stack + 16, walker.TrustCFI})
+
+	// A frame-pointer or scanned step that does not move SP ends the walk in both modes.
+	f.syms["module1"] = sym1 + "STACK CFI INIT 1000 10 .cfa: sp 16 + .ra: .cfa -8 + ^ x29: .cfa -16 + ^\n"
+	// Frame 1's saved x29 lies below its SP: Breakpad's frame-pointer step gives
+	// an SP that did not move and stops; the extended walker refuses the record.
+	f.words[stack] = stack
+	f.words[stack+8] = mod1 + 0x2010
+	both(t, f, want{mod1 + 0x1000, stack, walker.TrustContext}, want{mod1 + 0x2010, stack + 16, walker.TrustCFI})
+}
+
+// TestStopRules: a caller PC below 4096 or an SP below the callee's ends the walk.
+func TestStopRules(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod1+0x1010).set(minidump.ARM64SP, stack)
+	f.syms = map[string]string{"module1": sym1 + "STACK CFI INIT 1000 100 .cfa: sp 16 + .ra: .cfa -8 + ^\n"}
+	f.words[stack+8] = 0xff0
+	both(t, f, want{mod1 + 0x1010, stack, walker.TrustContext})
+
+	f = newFixture().set(minidump.ARM64PC, mod1+0x1010).set(minidump.ARM64SP, stack)
+	f.stackBase = stack - 0x100
+	f.stackSize = 0x200
+	f.syms = map[string]string{"module1": sym1 + "STACK CFI INIT 1000 100 .cfa: sp 16 - .ra: .cfa 8 + ^\n"}
+	f.words[stack-8] = mod2 + 0x2044
+	both(t, f, want{mod1 + 0x1010, stack, walker.TrustContext})
+}
+
+// TestFramePointer: a function without CFI that has pushed its frame record
+// and made calls (LR points back into it). Breakpad takes the caller's PC
+// from LR and so lists the function twice; the extended walker reads the
+// return address from the record.
+func TestFramePointer(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod1+0x1080).set(minidump.ARM64SP, stack).
+		set(minidump.ARM64LR, mod1+0x1040).set(minidump.ARM64FP, stack+0x10)
+	f.syms = map[string]string{"module1": sym1 + "FUNC 1000 100 0 a_func\n", "module2": sym2}
+	f.words[stack+0x10] = stack + 0x30
+	f.words[stack+0x18] = mod2 + 0x2044
+	check(t, "breakpad", f.walk(t, true),
+		want{mod1 + 0x1080, stack, walker.TrustContext},
+		want{mod1 + 0x1040, stack + 0x20, walker.TrustFramePointer},
+		want{mod2 + 0x2044, stack + 0x40, walker.TrustFramePointer})
+	check(t, "extended", f.walk(t, false),
+		want{mod1 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x2044, stack + 0x20, walker.TrustFramePointer})
+
+	// A record whose saved frame pointer does not lie above it is refused;
+	// scanning finds the return address instead.
+	f.words[stack+0x10] = stack + 0x8
+	st := f.walk(t, false)
+	check(t, "extended, bad record", st,
+		want{mod1 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x2044, stack + 0x20, walker.TrustScan})
+}
+
+// TestLeafWithoutFrameRecord: the crash is in a leaf without CFI that has
+// not pushed a frame record, so x29 is still its caller's. The extended
+// walker returns through LR keeping SP, x29 and x19–x28, then follows the
+// caller's record. Breakpad sets SP to x29+16 and loses the third frame.
+func TestLeafWithoutFrameRecord(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod1+0x1010).set(minidump.ARM64SP, stack).
+		set(minidump.ARM64LR, mod2+0x2044).set(minidump.ARM64FP, stack+0x10).set(minidump.ARM64X19, 0x19)
+	f.syms = map[string]string{"module1": sym1 + "FUNC 1000 100 0 leaf_func\nFUNC 3000 100 0 c_func\n", "module2": sym2}
+	f.stackSize = 0x20
+	f.words[stack+0x10] = 0
+	f.words[stack+0x18] = 0x0012000000000000 | (mod1 + 0x3004) // pointer-authentication bits
+	ext := f.walk(t, false)
+	check(t, "extended", ext,
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2044, stack, walker.TrustLeaf},
+		want{mod1 + 0x3004, stack + 0x20, walker.TrustFramePointer})
+	if v, ok := ext.Frames[1].Context.Index(minidump.ARM64X19); !ok || v != 0x19 {
+		t.Errorf("leaf return: x19 = %#x valid %v, want 0x19", v, ok)
+	}
+	if v, ok := ext.Frames[1].Context.Index(minidump.ARM64FP); !ok || v != stack+0x10 {
+		t.Errorf("leaf return: fp = %#x valid %v, want unchanged", v, ok)
+	}
+	check(t, "breakpad", f.walk(t, true),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2044, stack + 0x20, walker.TrustFramePointer})
+
+	// When the record at x29 holds LR itself, the function has pushed it:
+	// no leaf return.
+	f.words[stack+0x18] = mod2 + 0x2044
+	f.words[stack+0x10] = 0
+	check(t, "extended, pushed", f.walk(t, false),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2044, stack + 0x20, walker.TrustFramePointer})
+}
+
+// TestPointerAuthentication: LR with authentication bits is stripped in the
+// context frame (both modes; Breakpad keeps a value that lands in no module).
+func TestPointerAuthentication(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod1+0x1010).set(minidump.ARM64SP, stack).
+		set(minidump.ARM64LR, 0x0040000000000000|(mod2+0x2044)).set(minidump.ARM64FP, 0)
+	f.syms = map[string]string{"module1": sym1 + "STACK CFI INIT 1000 100 .cfa: sp 0 + .ra: x30\n", "module2": sym2}
+	for _, breakpad := range []bool{true, false} {
+		st := f.walk(t, breakpad)
+		if lr, _ := st.Frames[0].Context.Index(minidump.ARM64LR); lr != mod2+0x2044 {
+			t.Errorf("breakpad=%v: context LR %#x, want stripped %#x", breakpad, lr, mod2+0x2044)
+		}
+		check(t, "pac", st, want{mod1 + 0x1010, stack, walker.TrustContext}, want{mod2 + 0x2044, stack, walker.TrustCFI})
+	}
+	// Breakpad does not strip a value whose stripped form is in no module.
+	f.set(minidump.ARM64LR, 0x0040000000000000|0x60000000)
+	st := f.walk(t, true)
+	if lr, _ := st.Frames[0].Context.Index(minidump.ARM64LR); lr != 0x0040000060000000 {
+		t.Errorf("breakpad: LR %#x stripped though outside every module", lr)
+	}
+}
+
+// TestValidatedScan: a function pointer (the start of d_func) passes
+// Breakpad's test, since the address before it lies in b_func; the extended
+// scan skips it and finds the return address.
+func TestValidatedScan(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod1+0x200).set(minidump.ARM64SP, stack)
+	f.syms = map[string]string{"module2": sym2}
+	f.words[stack+8] = mod2 + 0x2100
+	f.words[stack+16] = mod2 + 0x2044
+	check(t, "breakpad", f.walk(t, true), want{mod1 + 0x200, stack, walker.TrustContext},
+		want{mod2 + 0x2100, stack + 16, walker.TrustScan}, want{mod2 + 0x2044, stack + 24, walker.TrustScan})
+	check(t, "extended", f.walk(t, false), want{mod1 + 0x200, stack, walker.TrustContext},
+		want{mod2 + 0x2044, stack + 24, walker.TrustScan})
+}
