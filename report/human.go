@@ -74,9 +74,9 @@ func crashedWord(p *Process) string {
 	return "requested dump, did not crash"
 }
 
-// HeaderLines returns the report's header block, "Operating system:" through
+// headerLines returns the report's header block, "Operating system:" through
 // "Process uptime:", one string per line.
-func HeaderLines(p *Process) []string {
+func headerLines(p *Process) []string {
 	var b strings.Builder
 	writeHeader(&printer{w: &b}, p)
 	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")

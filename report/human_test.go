@@ -215,7 +215,7 @@ Crash reason:
 Crash address: 0x0
 Process uptime: not available`},
 	} {
-		got := strings.Join(HeaderLines(&tc.p), "\n")
+		got := strings.Join(headerLines(&tc.p), "\n")
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}

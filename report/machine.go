@@ -24,7 +24,7 @@ func stripSeparator(s string) string {
 //	thread|frame|module|function|source file|line|offset
 func WriteMachine(w io.Writer, p *Process) error {
 	pr := &printer{w: w}
-	for _, line := range MachineHeaderLines(p) {
+	for _, line := range machineHeaderLines(p) {
 		pr.puts(line)
 		pr.puts("\n")
 	}
@@ -44,9 +44,9 @@ func WriteMachine(w io.Writer, p *Process) error {
 	return pr.err
 }
 
-// MachineHeaderLines returns the -m lines before the blank line: OS, CPU,
+// machineHeaderLines returns the -m lines before the blank line: OS, CPU,
 // GPU, Crash and one Module line per module.
-func MachineHeaderLines(p *Process) []string {
+func machineHeaderLines(p *Process) []string {
 	s := stripSeparator
 	lines := []string{
 		"OS|" + s(p.OS) + "|" + s(p.OSVersion),

@@ -121,3 +121,29 @@ func TestTruncatedDumps(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCLI feeds arbitrary bytes to the command as a minidump, with the
+// repository's symbols, in several output modes: it must never panic and must
+// exit 0, or 1 with a message.
+func FuzzCLI(f *testing.F) {
+	dumps, _ := filepath.Glob(corpus.Testdata(f, "dumps", "*.dmp"))
+	for _, d := range dumps {
+		if data, err := os.ReadFile(d); err == nil {
+			f.Add(data)
+		}
+	}
+	syms := corpus.Testdata(f, "symbols")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "fuzz.dmp")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// Symbols only for -s: loading them dominates the time of a run.
+		for _, args := range [][]string{{"-s", path, syms}, {"-m", path}, {"-d", path}, {"-b", path}} {
+			_, errOut, status := runCLI(args...)
+			if status != exitOK && (status != exitDump || errOut == "") {
+				t.Errorf("%v: status %d, stderr %q", args[0], status, errOut)
+			}
+		}
+	})
+}
