@@ -20,6 +20,10 @@ type options struct {
 	Sysroot    string      // prefix for paths read from disk
 	NoDisk     bool        // never read module files from disk
 	OSVersion  string      // CSD version string for SystemInfo
+	// MaxMemory bounds the memory bytes copied into the dump (stacks and
+	// instruction windows together), so a hostile core with very many
+	// threads cannot make the output huge. 0 means no bound.
+	MaxMemory uint64
 }
 
 // moduleArg is a --module flag: a path and an optional load address.
@@ -63,6 +67,10 @@ func convert(core *coredump.File, opt options) ([]byte, error) {
 
 	// Threads, with their stacks.
 	var stacks []interval
+	budget := opt.MaxMemory
+	if budget == 0 {
+		budget = ^uint64(0)
+	}
 	for _, t := range core.Threads {
 		ctx := t.Context
 		ctx.Flags = 0
@@ -75,7 +83,8 @@ func convert(core *coredump.File, opt options) ([]byte, error) {
 		if start > sp { // wrapped
 			start = sp
 		}
-		n := core.Readable(start, opt.StackLimit)
+		n := core.Readable(start, min(opt.StackLimit, budget))
+		budget -= n
 		stack := make([]byte, n)
 		if n > 0 {
 			if err := core.ReadMemory(start, stack); err != nil {
@@ -121,7 +130,8 @@ func convert(core *coredump.File, opt options) ([]byte, error) {
 		if core.Readable(lo, ip-lo) < ip-lo {
 			lo = ip
 		}
-		n := core.Readable(lo, ip+half-lo)
+		n := core.Readable(lo, min(ip+half-lo, budget))
+		budget -= n
 		if n > 0 {
 			windows = append(windows, interval{lo, lo + n})
 		}
@@ -135,6 +145,7 @@ func convert(core *coredump.File, opt options) ([]byte, error) {
 		}
 		merged = append(merged, w)
 	}
+	stacks = union(stacks)
 	for _, w := range merged {
 		for _, part := range subtract(w, stacks) {
 			buf := make([]byte, part.hi-part.lo)
@@ -186,10 +197,9 @@ func convert(core *coredump.File, opt options) ([]byte, error) {
 		if img, err := coredump.ImageInMemory(core, base, core.Is64); err == nil {
 			addModule(b, core, opt, executableName(core), base, base+img.LoadEnd-img.LoadStart, img)
 		} else if entry, ok := core.AuxvValue(atEntry); ok {
-			for _, s := range core.Segments {
-				if s.Flags&1 != 0 && s.Vaddr <= entry && entry-s.Vaddr < s.Memsz {
+			for _, s := range segmentsOverlapping(core.Segments, entry, entry+1, 1) {
+				if s.Flags&1 != 0 && s.Vaddr <= entry {
 					addModule(b, core, opt, executableName(core), s.Vaddr, s.Vaddr+s.Memsz, nil)
-					break
 				}
 			}
 		}
@@ -270,6 +280,10 @@ func addModule(b *synth.Builder, core *coredump.File, opt options, name string, 
 	}
 }
 
+// maxModules bounds the modules taken from NT_FILE (real processes map a
+// few hundred).
+const maxModules = 1 << 16
+
 type ntModule struct {
 	name      string
 	base, end uint64
@@ -299,18 +313,16 @@ func modulesFromNTFile(core *coredump.File) []ntModule {
 		default:
 			continue
 		}
-		for _, s := range core.Segments {
-			if s.Vaddr < f.End && f.Start < s.Vaddr+s.Memsz {
-				known[k] = true
-				if s.Flags&1 != 0 {
-					exec[k] = true
-				}
+		for _, s := range segmentsOverlapping(core.Segments, f.Start, f.End, 64) {
+			known[k] = true
+			if s.Flags&1 != 0 {
+				exec[k] = true
 			}
 		}
 	}
 	var out []ntModule
 	for i, m := range mods {
-		if exec[i] || !known[i] {
+		if (exec[i] || !known[i]) && len(out) < maxModules {
 			out = append(out, m)
 		}
 	}
@@ -319,31 +331,53 @@ func modulesFromNTFile(core *coredump.File) []ntModule {
 
 type interval struct{ lo, hi uint64 }
 
-// subtract returns the parts of w not covered by any of cut.
-func subtract(w interval, cut []interval) []interval {
-	parts := []interval{w}
-	for _, c := range cut {
-		var next []interval
-		for _, p := range parts {
-			if c.hi <= p.lo || c.lo >= p.hi {
-				next = append(next, p)
-				continue
-			}
-			if p.lo < c.lo {
-				next = append(next, interval{p.lo, c.lo})
-			}
-			if c.hi < p.hi {
-				next = append(next, interval{c.hi, p.hi})
-			}
+// union returns the union of intervals as disjoint intervals sorted by lo.
+func union(in []interval) []interval {
+	sort.Slice(in, func(i, j int) bool { return in[i].lo < in[j].lo })
+	var out []interval
+	for _, w := range in {
+		if k := len(out); k > 0 && w.lo <= out[k-1].hi {
+			out[k-1].hi = max(out[k-1].hi, w.hi)
+			continue
 		}
-		parts = next
+		out = append(out, w)
+	}
+	return out
+}
+
+// subtract returns the parts of w not covered by any of cut, which is
+// sorted by lo and made of disjoint intervals.
+func subtract(w interval, cut []interval) []interval {
+	var parts []interval
+	i := sort.Search(len(cut), func(i int) bool { return cut[i].hi > w.lo })
+	for ; i < len(cut) && cut[i].lo < w.hi; i++ {
+		if cut[i].lo > w.lo {
+			parts = append(parts, interval{w.lo, cut[i].lo})
+		}
+		w.lo = max(w.lo, cut[i].hi)
+	}
+	if w.lo < w.hi {
+		parts = append(parts, w)
 	}
 	return parts
+}
+
+// segmentsOverlapping returns the segments (sorted by Vaddr) that overlap
+// [lo, hi), at most limit of them.
+func segmentsOverlapping(segs []coredump.Segment, lo, hi uint64, limit int) []coredump.Segment {
+	i := sort.Search(len(segs), func(i int) bool { return segs[i].Vaddr+segs[i].Memsz > lo })
+	j := i
+	for j < len(segs) && segs[j].Vaddr < hi && j-i < limit {
+		j++
+	}
+	return segs[i:j]
 }
 
 // linuxMaps renders the core's PT_LOAD segments in /proc/pid/maps form,
 // naming each by the NT_FILE entry that covers it.
 func linuxMaps(core *coredump.File) string {
+	files := append([]coredump.MappedFile(nil), core.Files...)
+	sort.Slice(files, func(i, j int) bool { return files[i].Start < files[j].Start })
 	var sb strings.Builder
 	for _, s := range core.Segments {
 		perm := []byte("---p")
@@ -358,11 +392,8 @@ func linuxMaps(core *coredump.File) string {
 		}
 		var off uint64
 		name := ""
-		for _, f := range core.Files {
-			if f.Start <= s.Vaddr && s.Vaddr < f.End {
-				off, name = f.Offset+(s.Vaddr-f.Start), f.Name
-				break
-			}
+		if i := sort.Search(len(files), func(i int) bool { return files[i].End > s.Vaddr }); i < len(files) && files[i].Start <= s.Vaddr {
+			off, name = files[i].Offset+(s.Vaddr-files[i].Start), files[i].Name
 		}
 		width := 8
 		if core.Is64 {

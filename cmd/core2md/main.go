@@ -41,6 +41,7 @@ func run(args []string, stderr io.Writer) int {
 	var opt options
 	var mods moduleFlags
 	fs.Uint64Var(&opt.StackLimit, "stack-limit", 256<<10, "bytes of stack to keep per thread, from the stack pointer up")
+	fs.Uint64Var(&opt.MaxMemory, "max-memory", 512<<20, "bound on the memory bytes copied into the dump, all threads together")
 	fs.Uint64Var(&opt.IPWindow, "ip-window", 256, "bytes of memory to keep around each thread's instruction pointer")
 	fs.Var(&mods, "module", "`path[@0xBASE]` of an ELF module loaded in the process (repeatable); for cores without NT_FILE (qemu-user). Without @BASE a position-independent executable is placed by AT_ENTRY")
 	fs.StringVar(&opt.Sysroot, "sysroot", "", "directory prefixed to module paths from the core when reading them from disk")
