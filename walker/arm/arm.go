@@ -313,7 +313,13 @@ func byScan(w *walker.Walker, last *walker.Frame, validated bool) *walker.Frame 
 	var loc, pc uint64
 	var ok bool
 	if validated {
-		loc, pc, ok = retaddr.Scan(w, sp, retaddr.ScanWords(last), 4, 2)
+		verify := func(loc, ra uint64) bool {
+			ctx := minidump.NewContext(last.Context.Arch)
+			ctx.SetIndex(regPC, ra)
+			ctx.SetIndex(regSP, loc+4)
+			return retaddr.VerifyByCFI(w, walker.Frame{Instruction: (ra - 2) & 0xffffffff, Context: ctx}, cfiRegs, 2, 0xffffffff)
+		}
+		loc, pc, ok = retaddr.Scan(w, sp, retaddr.ScanWords(last), 4, 2, verify)
 	} else {
 		loc, pc, ok = w.ScanForReturnAddress(sp, walker.ScanWords(last), 4)
 	}

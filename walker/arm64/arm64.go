@@ -376,7 +376,13 @@ func byScan(w *walker.Walker, last *walker.Frame, validated bool) *walker.Frame 
 	var loc, pc uint64
 	var ok bool
 	if validated {
-		loc, pc, ok = retaddr.Scan(w, sp, retaddr.ScanWords(last), 8, 4)
+		verify := func(loc, ra uint64) bool {
+			ctx := minidump.NewContext(last.Context.Arch)
+			ctx.SetIndex(regPC, ra)
+			ctx.SetIndex(regSP, loc+8)
+			return retaddr.VerifyByCFI(w, walker.Frame{Instruction: ra - 4, Context: ctx}, cfiRegs, 4, ^uint64(0))
+		}
+		loc, pc, ok = retaddr.Scan(w, sp, retaddr.ScanWords(last), 8, 4, verify)
 	} else {
 		loc, pc, ok = w.ScanForReturnAddress(sp, walker.ScanWords(last), 8)
 	}

@@ -37,8 +37,9 @@ func Plausible(w *walker.Walker, ra uint64, callOffset uint64, mask uint64) bool
 }
 
 // Scan is Breakpad's ScanForReturnAddress with Plausible added: it returns
-// the first word from start to start+words*size (inclusive) that passes both.
-func Scan(w *walker.Walker, start uint64, words, size int, callOffset uint64) (loc, ra uint64, ok bool) {
+// the first word from start to start+words*size (inclusive) that passes both,
+// and verify when verify is not nil.
+func Scan(w *walker.Walker, start uint64, words, size int, callOffset uint64, verify func(loc, ra uint64) bool) (loc, ra uint64, ok bool) {
 	mask := ^uint64(0)
 	if size == 4 {
 		mask = 0xffffffff
@@ -56,7 +57,7 @@ func Scan(w *walker.Walker, start uint64, words, size int, callOffset uint64) (l
 		if w.ModuleAt(cand) == nil || !w.InstructionSeemsValid(cand) {
 			continue
 		}
-		if Plausible(w, v, callOffset, mask) {
+		if Plausible(w, v, callOffset, mask) && (verify == nil || verify(l, v)) {
 			return l, v, true
 		}
 	}
@@ -72,4 +73,33 @@ func ScanWords(f *walker.Frame) int {
 		return walker.RASearchWords * 4
 	}
 	return walker.RASearchWords
+}
+
+// VerifyByCFI checks a scanned candidate whose function has STACK CFI by
+// unwinding it one step: a stale return address left by an earlier call
+// sits at the wrong depth for its function's frame, so its CFI reads junk
+// as the next return address. The candidate passes when the step cannot be
+// evaluated (no CFI, registers or memory missing), ends the stack (an
+// address below 4096), or gives a plausible return address above it.
+// ctx is the candidate frame's context (PC and SP set); regs maps the
+// architecture's registers for CFI.
+func VerifyByCFI(w *walker.Walker, ctx walker.Frame, regs []walker.CFIRegister, callOffset, mask uint64) bool {
+	rules, ok := w.CFIRules(&ctx)
+	if !ok {
+		return true
+	}
+	caller, ok := w.CallerByCFI(rules, &ctx, regs)
+	if !ok {
+		return true
+	}
+	ra, raOK := caller.IP()
+	sp, spOK := caller.SP()
+	if !raOK || !spOK {
+		return true
+	}
+	if ra < walker.MinCallerIP {
+		return true
+	}
+	calleeSP, _ := ctx.Context.SP()
+	return sp > calleeSP && w.ModuleAt((ra-1)&mask) != nil && w.InstructionSeemsValid((ra-1)&mask) && Plausible(w, ra, callOffset, mask)
 }
