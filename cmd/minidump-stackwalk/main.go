@@ -76,7 +76,7 @@ func newCommand(o *options, groups []flagGroup, stdout, stderr io.Writer, status
 		Long: `minidump-stackwalk walks the thread stacks of a minidump (a crash dump written by
 Breakpad, Crashpad or Windows) and prints them with the symbols found under the
 symbol paths, which are laid out as Breakpad's symbol store:
-<debug file>/<debug id>/<debug file without .pdb>.sym (or .sym.gz).
+<debug file>/<debug id>/<debug file without .pdb>.sym (or .sym.gz, .sym.zst).
 
 Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -114,6 +114,7 @@ Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 	fs.BoolVarP(&o.stackContents, "stack-contents", "s", false, "output stack contents and possible instruction pointers")
 	fs.BoolVarP(&o.crashedOnly, "crashed-thread-only", "c", false, "output only the thread that caused the crash or requested the dump")
 	fs.IntVarP(&o.extraThread, "thread", "t", -1, "output the requesting thread and then thread `N`, without the module list")
+	fs.Lookup("thread").DefValue = "0" // -1 means "not given": keep "(default -1)" out of the help
 	fs.BoolVarP(&o.brief, "brief", "b", false, "brief: only the frames of the thread that caused the crash or requested the dump")
 	fs.BoolVarP(&o.stackDump, "dump-stack", "d", false, "dump each thread's stack memory from the stack pointer up, annotated, instead of its frames")
 	fs.StringVarP(&o.format, "format", "f", "", "output format: `machine` (same as -m) or human (the default)")
