@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strings"
@@ -151,8 +152,10 @@ func (r *rustFlags) Write(w io.Writer, in *input) error {
 	if r.json {
 		return report.WriteJSON(out, jsonReport, r.pretty)
 	}
-	if err := writeText(out, r.o, in); err != nil {
-		return err
+	if in.Report != nil {
+		if err := writeText(out, r.o, in); err != nil {
+			return err
+		}
 	}
 	if r.cyborg != "" {
 		f, err := os.Create(r.cyborg)
@@ -191,7 +194,13 @@ func writeText(w io.Writer, o *options, in *input) error {
 // buildJSON builds the JSON report of the processed dump.
 func (r *rustFlags) buildJSON(in *input, log *slog.Logger) *report.JSONReport {
 	if in.State == nil {
-		return report.BuildJSON(&report.JSONInput{Status: "ERROR_NO_MINIDUMP_HEADER", RequestingThread: -1, Errors: in.Errs})
+		status := "ERROR_NO_MINIDUMP_HEADER"
+		for _, err := range in.Errs {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+				status = "ERROR_MINIDUMP_NOT_FOUND"
+			}
+		}
+		return report.BuildJSON(&report.JSONInput{Status: status, RequestingThread: -1, Errors: in.Errs})
 	}
 	for _, m := range in.State.Modules {
 		log.Debug("module symbols", "file", m.Module.CodeFile, "status", m.Symbols.String())
@@ -216,4 +225,18 @@ func (r *rustFlags) buildJSON(in *input, log *slog.Logger) *report.JSONReport {
 		return report.BuildJSON(ji)
 	}
 	return report.BuildJSON(ji)
+}
+
+// writeOpenFailure gives --json and --cyborg a JSON document whose status
+// says why the dump could not be read at all (rust-minidump prints nothing
+// then; Socorro's stackwalker printed such a status). Other outputs print
+// nothing. Called by process() before it exits with status 1.
+func writeOpenFailure(group flagGroup, stdout io.Writer, path string, err error) {
+	r, ok := group.(*rustFlags)
+	if !ok || (!r.json && r.cyborg == "") {
+		return
+	}
+	if werr := r.Write(stdout, &input{Path: path, Errs: []error{err}}); werr != nil {
+		fmt.Fprintf(os.Stderr, "minidump-stackwalk: writing output: %v\n", werr)
+	}
 }

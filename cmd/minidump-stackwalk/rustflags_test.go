@@ -198,3 +198,33 @@ func TestRustFlagsDemangle(t *testing.T) {
 		t.Errorf("--no-demangle: %q, want %q", got, want)
 	}
 }
+
+// A file that is not a minidump still gets a JSON document whose status
+// says why, and exit status 1.
+func TestRustFlagsUnreadableDump(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.dmp")
+	if err := os.WriteFile(garbage, []byte("not a minidump at all"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		garbage:                          "ERROR_NO_MINIDUMP_HEADER",
+		filepath.Join(dir, "absent.dmp"): "ERROR_MINIDUMP_NOT_FOUND",
+	} {
+		status, out, stderr := runArgs("--json", path)
+		if status != exitDump || !strings.Contains(stderr, path) {
+			t.Errorf("%s: exit %d, stderr %q", path, status, stderr)
+		}
+		var doc struct {
+			Status  string `json:"status"`
+			Threads []any  `json:"threads"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Status != want || doc.Threads == nil {
+			t.Errorf("%s: status %q (want %q), threads %v, err %v", path, doc.Status, want, doc.Threads, err)
+		}
+		// Other outputs print nothing on stdout.
+		if _, out, _ := runArgs(path); out != "" {
+			t.Errorf("%s: human output %q", path, out)
+		}
+	}
+}
