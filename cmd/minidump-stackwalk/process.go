@@ -66,6 +66,7 @@ func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
 	dump, err := minidump.Open(o.dumpPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
+		writeOpenFailure(group, stdout, o.dumpPath, err) // helper G: --json prints a status document
 		return exitDump
 	}
 	defer dump.Close()
