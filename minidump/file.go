@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"unicode/utf16"
 )
 
@@ -65,6 +66,12 @@ type File struct {
 	size   int64
 	closer func() error
 	dir    []StreamInfo
+
+	// The system info is consulted by several accessors (context layout,
+	// module code ids, auxv word size); parse it once.
+	sysOnce sync.Once
+	sysInfo *SystemInfo
+	sysErr  error
 }
 
 // Open memory-maps the named file (or reads through the file handle where

@@ -281,19 +281,32 @@ func BaseName(path string) string {
 // base address, exact duplicates dropped. MainModule(mods) keeps using the
 // file order.
 func ModulesByAddress(mods []Module) []Module {
-	out := slices.Clone(mods)
-	slices.SortStableFunc(out, func(a, b Module) int {
+	order := make([]int, len(mods))
+	for i := range order {
+		order[i] = i
+	}
+	// Sort indexes: Module is large and the list can be long.
+	slices.SortStableFunc(order, func(a, b int) int {
 		switch {
-		case a.Base < b.Base:
+		case mods[a].Base < mods[b].Base:
 			return -1
-		case a.Base > b.Base:
+		case mods[a].Base > mods[b].Base:
 			return 1
 		}
 		return 0
 	})
-	return slices.CompactFunc(out, func(a, b Module) bool {
-		return a.Base == b.Base && a.Size == b.Size && a.Name == b.Name && a.CodeID == b.CodeID
-	})
+	out := make([]Module, 0, len(mods))
+	for _, i := range order {
+		m := &mods[i]
+		if n := len(out); n > 0 {
+			p := &out[n-1]
+			if p.Base == m.Base && p.Size == m.Size && p.Name == m.Name && p.CodeID == m.CodeID {
+				continue
+			}
+		}
+		out = append(out, *m)
+	}
+	return out
 }
 
 // MainModule returns the index of the main (executable) module in file order:

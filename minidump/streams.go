@@ -107,8 +107,13 @@ type SystemInfo struct {
 
 const systemInfoSize = 56
 
-// SystemInfo parses MINIDUMP_SYSTEM_INFO.
+// SystemInfo parses MINIDUMP_SYSTEM_INFO. The result is shared: do not modify it.
 func (f *File) SystemInfo() (*SystemInfo, error) {
+	f.sysOnce.Do(func() { f.sysInfo, f.sysErr = f.parseSystemInfo() })
+	return f.sysInfo, f.sysErr
+}
+
+func (f *File) parseSystemInfo() (*SystemInfo, error) {
 	b, s, err := f.stream(StreamSystemInfo)
 	if err != nil {
 		return nil, err
