@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -62,8 +63,12 @@ func TestConvertCores(t *testing.T) {
 	names, _ := filepath.Glob(filepath.Join(testdataDir, "cores", "*.core.zst"))
 	producers := map[string]bool{}
 	arches := map[string]bool{}
+	extra, _ := os.ReadFile(filepath.Join(testdataDir, "cores", "extra.txt"))
 	for _, path := range names {
 		name := strings.TrimSuffix(filepath.Base(path), ".core.zst")
+		if strings.Contains(string(extra), "\n"+name+" ") {
+			continue // TestConvertDynamicCore
+		}
 		c, ok := cases[name]
 		if !ok {
 			t.Errorf("core %s is not in cases.txt", name)
@@ -218,5 +223,75 @@ func TestQemuCoreWithoutProgram(t *testing.T) {
 	// readelf -l of the generator's arm64 crashdemo: the text PT_LOAD is at 0x400000.
 	if len(ms) != 1 || ms[0].Base != 0x400000 || ms[0].CVRecord != nil || !strings.HasSuffix(ms[0].Name, "crashdemo") {
 		t.Errorf("modules = %+v; want one crashdemo at 0x400000 without a CodeView record", ms)
+	}
+}
+
+// TestConvertDynamicCore converts the cores of cores/extra.txt (a PIE linked
+// against the system's shared libraries) from the core alone, without
+// reading any file: the modules come from NT_FILE and their build ids from
+// the ELF headers the kernel dumps. Besides the checks against gdb's frames,
+// every shared library gdb lists must be a module covering gdb's text range,
+// with a build id.
+func TestConvertDynamicCore(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(testdataDir, "cores", "extra.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 5 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		threads, _ := strconv.Atoi(f[4])
+		c := corpusCase{f[0], f[1], f[2], f[3], threads}
+		n++
+		t.Run(c.Name, func(t *testing.T) {
+			raw := readCore(t, c.Name)
+			core, err := coredump.NewFile(bytes.NewReader(raw), int64(len(raw)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dump, err := convert(core, defaultOptions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAgainstGDB(t, c, dump)
+
+			f, err := minidump.NewFile(bytes.NewReader(dump), int64(len(dump)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms, err := f.Modules()
+			if err != nil {
+				t.Fatal(err)
+			}
+			libs := readGDBLibraries(t, filepath.Join(testdataDir, "oracle", c.Name+".frames.txt"))
+			if len(libs) == 0 {
+				t.Fatal("gdb lists no shared libraries")
+			}
+			for _, lib := range libs {
+				found := false
+				for _, m := range ms {
+					if m.Base <= lib.From && lib.To <= m.End() {
+						found = true
+						// gdb names a library by its soname path (libstdc++.so.6),
+						// the core by the mapped file (libstdc++.so.6.0.30).
+						if !strings.HasPrefix(filepath.Base(m.Name), filepath.Base(lib.Path)) {
+							t.Errorf("gdb's %s [%#x,%#x) is in module %s", lib.Path, lib.From, lib.To, m.Name)
+						}
+						if len(m.CodeID) < 32 {
+							t.Errorf("module %s: code id %q, want its build id", m.Name, m.CodeID)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("gdb's %s [%#x,%#x) is in no module", lib.Path, lib.From, lib.To)
+				}
+			}
+		})
+	}
+	if n == 0 {
+		t.Error("cores/extra.txt lists no core")
 	}
 }

@@ -64,6 +64,8 @@ func readGDBFrames(t *testing.T, path string) []*gdbThread {
 				bad()
 			}
 			threads = append(threads, &gdbThread{LWP: uint32(num(fields[1])), Crashed: len(fields) > 2 && fields[2] == "crashed", Regs: map[string]uint64{}})
+		case "library":
+			// checked by readGDBLibraries
 		case "reg", "frame":
 			if len(threads) == 0 {
 				bad()
@@ -177,4 +179,32 @@ func (s *symFile) funcAt(rel uint64) (symFunc, bool) {
 		}
 	}
 	return symFunc{}, false
+}
+
+// gdbLibrary is a "library FROM TO PATH" line: gdb's info sharedlibrary.
+type gdbLibrary struct {
+	From, To uint64
+	Path     string
+}
+
+func readGDBLibraries(t *testing.T, path string) []gdbLibrary {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var libs []gdbLibrary
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 4 || f[0] != "library" {
+			continue
+		}
+		from, err1 := strconv.ParseUint(f[1], 0, 64)
+		to, err2 := strconv.ParseUint(f[2], 0, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: malformed %q", path, line)
+		}
+		libs = append(libs, gdbLibrary{from, to, f[3]})
+	}
+	return libs
 }

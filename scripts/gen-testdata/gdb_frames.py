@@ -5,6 +5,7 @@
 #   thread LWP [crashed]
 #   reg NAME 0xVALUE            frame-0 registers, gdb's names
 #   frame N 0xPC TYPE FUNCTION  physical frames only, N counts them from 0
+#   library 0xFROM 0xTO PATH    gdb's `info sharedlibrary` (text ranges), if any
 # gdb's inline and tail-call frames are left out: they have no stack frame
 # of their own, so a stack walker never produces them.
 import gdb
@@ -63,3 +64,8 @@ for t in sorted(inf.threads(), key=lambda t: t.num):
             f = f.older()
         except gdb.error:
             break
+
+for line in gdb.execute("info sharedlibrary", to_string=True).splitlines():
+    f = line.split()
+    if len(f) >= 4 and f[0].startswith("0x") and f[1].startswith("0x"):
+        print("library %s %s %s" % (f[0], f[1], f[-1]))

@@ -120,9 +120,38 @@ oracles() {
 	local arch=$1 c=$2 name=$1-$2 dir=$WORK/$1/$2
 	local gdbargs=(-batch -nx -iex "set debuginfod enabled off" "$WORK/$arch/crashdemo" "$dir/core")
 	gdb-multiarch "${gdbargs[@]}" -ex "thread apply all bt" 2>/dev/null | sed "s|$WORK|WORK|g" >"$OUT/oracle/$name.gdb.txt"
-	gdb-multiarch "${gdbargs[@]}" -x "$HERE/gdb_frames.py" 2>/dev/null | grep -E '^(#|thread|reg|frame) ' >"$OUT/oracle/$name.frames.txt"
+	gdb-multiarch "${gdbargs[@]}" -x "$HERE/gdb_frames.py" 2>/dev/null | grep -E '^(#|thread|reg|frame|library) ' >"$OUT/oracle/$name.frames.txt"
 	"$BREAKPAD/minidump_stackwalk" -m "$OUT/dumps/$name.dmp" "$OUT/symbols" >"$OUT/oracle/$name.breakpad.machine.txt" 2>/dev/null
 	"$BREAKPAD/minidump_stackwalk" "$OUT/dumps/$name.dmp" "$OUT/symbols" >"$OUT/oracle/$name.breakpad.txt" 2>/dev/null
+}
+
+# dynamic_case: a dynamically linked PIE build of the program, crashed
+# natively in the libc case. Only its core and gdb oracle are kept (listed in
+# cores/extra.txt), for the converter tests of NT_FILE modules: the PIE, ld.so,
+# libc.so.6 and the vDSO, with build ids read from the core's memory.
+dynamic_case() {
+	local dir=$WORK/amd64-dynamic name=amd64-dynamic
+	rm -rf "$dir" && mkdir -p "$dir"
+	(
+		cd "$dir"
+		g++ -g -fdebug-prefix-map=$HERE/src=src -O2 -pie -fPIE -pthread -o crashdemo-dyn \
+			"$HERE"/src/main.c "$HERE"/src/case_{fp,nofp,O0,recursion,libc,abort,threads}.c "$HERE"/src/case_cpp.cc
+		ulimit -c unlimited
+		./crashdemo-dyn libc >run.log 2>&1 || true
+	)
+	[ -s "$dir/core" ] || { log "no core for $name"; return 1; }
+	"$BREAKPAD/dump_syms" "$dir/crashdemo-dyn" >"$dir/crashdemo-dyn.sym" 2>/dev/null
+	local id
+	id=$(head -1 "$dir/crashdemo-dyn.sym" | awk '{print $4}')
+	mkdir -p "$OUT/symbols/crashdemo-dyn/$id"
+	cp "$dir/crashdemo-dyn.sym" "$OUT/symbols/crashdemo-dyn/$id/"
+	local gdbargs=(-batch -nx -iex "set debuginfod enabled off" "$dir/crashdemo-dyn" "$dir/core")
+	gdb-multiarch "${gdbargs[@]}" -ex "thread apply all bt" 2>/dev/null | sed "s|$WORK|WORK|g" >"$OUT/oracle/$name.gdb.txt"
+	gdb-multiarch "${gdbargs[@]}" -x "$HERE/gdb_frames.py" 2>/dev/null | grep -E '^(#|thread|reg|frame|library) ' >"$OUT/oracle/$name.frames.txt"
+	zstd -q -f -19 -T1 "$dir/core" -o "$OUT/cores/$name.core.zst"
+	printf '# name arch case producer threads (cores without a dump in dumps/)\n%s amd64 libc kernel %s\n' \
+		"$name" "$(grep -c '^thread ' "$OUT/oracle/$name.frames.txt")" >"$OUT/cores/extra.txt"
+	log "$name: kernel core"
 }
 
 main() {
@@ -132,6 +161,8 @@ main() {
 	mkdir -p "$OUT/dumps" "$OUT/symbols" "$OUT/oracle" "$OUT/cores"
 	local manifest=$OUT/cases.txt
 	[ -f "$manifest" ] || printf '# name arch case producer threads\n' >"$manifest"
+	# DYNAMIC_ONLY=1 makes only the amd64-dynamic core (cores/extra.txt).
+	[ -n "${DYNAMIC_ONLY:-}" ] && ARCHES=""
 	for arch in $ARCHES; do
 		log "building $arch"
 		build "$arch"
@@ -161,6 +192,7 @@ main() {
 		done
 	done
 	sort -o "$manifest" "$manifest"
+	if [[ " $ARCHES " == *" amd64 "* || -n "${DYNAMIC_ONLY:-}" ]]; then dynamic_case; fi
 }
 
 main "$@"
