@@ -12,7 +12,10 @@
 //     address outside the crashing function. If the function has pushed LR,
 //     the caller's SP is just above the stack slot holding that value;
 //     otherwise SP is unchanged. Breakpad scans instead, which skips the
-//     caller of a leaf function.
+//     caller of a leaf function. (Without symbols for the crashing function,
+//     an LR into its own module is used only when found pushed.)
+//   - scanning skips values that cannot be return addresses (function
+//     starts, far PUBLIC matches) and candidates whose CFI unwinds to junk.
 //   - the frame-pointer chain is followed on every OS, with r7 for Thumb
 //     code (a return address with bit 0 set) and r11 for ARM code, accepting
 //     both record layouts in use ([fp]=caller fp, [fp+4]=lr from clang and
@@ -186,6 +189,11 @@ func byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 			break
 		}
 	}
+	if !pushed && !functionKnown(w, pc) && w.ModuleAt(pc) == w.ModuleAt((lr&^1)-2) {
+		// Without symbols a stale LR pointing back into this function cannot
+		// be told from a caller in the same module: leave it to scanning.
+		return nil
+	}
 	if !pushed {
 		// Nothing pushed: the callee-saved registers are still the caller's.
 		for i := 4; i <= 11; i++ {
@@ -210,6 +218,13 @@ func sameFunction(w *walker.Walker, a, b uint64) bool {
 	w.Symbolize(fb, false)
 	return fa.Module != nil && fa.Module == fb.Module && fa.Function != "" &&
 		fa.Function == fb.Function && fa.FunctionBase == fb.FunctionBase
+}
+
+// functionKnown reports whether a symbol names the function at addr.
+func functionKnown(w *walker.Walker, addr uint64) bool {
+	f := &walker.Frame{Instruction: addr}
+	w.Symbolize(f, false)
+	return f.Function != ""
 }
 
 // thumb reports whether f's code is Thumb, as far as its PC says.

@@ -210,6 +210,18 @@ func TestLeafReturn(t *testing.T) {
 	check(t, "extended, stale LR", f.walk(t, false),
 		want{mod1 + 0x1010, stack, walker.TrustContext},
 		want{mod1 + 0x3005, stack + 0x14, walker.TrustScan})
+
+	// Without symbols, an LR into the crashing function's own module is
+	// trusted only when found pushed.
+	f.syms = nil
+	check(t, "extended, no symbols", f.walk(t, false),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod1 + 0x3005, stack + 0x14, walker.TrustScan})
+	f.words[stack+4] = mod1 + 0x1009
+	check(t, "extended, no symbols, pushed", f.walk(t, false),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod1 + 0x1009, stack + 8, walker.TrustLeaf},
+		want{mod1 + 0x3005, stack + 0x14, walker.TrustScan})
 }
 
 // TestFramePointerThumb: Thumb code (odd return addresses) keeps frame

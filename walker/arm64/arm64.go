@@ -10,6 +10,10 @@
 //     record (a leaf, or a crash in a prologue) returns through LR with SP
 //     and x29 unchanged. Breakpad instead sets SP to x29+16, which is the
 //     caller's caller's frame, so CFI for the caller then reads the wrong slots.
+//     (Without symbols for the crashing function, an LR into its own module
+//     is not trusted.)
+//   - Scanning skips values that cannot be return addresses (function
+//     starts, far PUBLIC matches) and candidates whose CFI unwinds to junk.
 //   - The frame-pointer step takes the caller's PC from the frame record
 //     ([x29+8]) rather than from the callee's LR register, which for a frame
 //     that has pushed its record and made calls points back into the callee;
@@ -244,6 +248,13 @@ func (a *Walker) byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Fram
 	}
 	if samefunction(w, pc, lr-4) {
 		return nil // LR is a return address inside this function: it has made calls
+	}
+	if probe := (&walker.Frame{Instruction: pc}); w.ModuleAt(pc) == w.ModuleAt(lr-4) {
+		// Without symbols a stale LR pointing back into this function cannot
+		// be told from a caller in the same module: leave it to the record.
+		if w.Symbolize(probe, false); probe.Function == "" {
+			return nil
+		}
 	}
 	if fp, ok := last.Context.Index(regFP); ok && fp >= sp {
 		if saved, ok := w.ReadUint64(fp + 8); ok && a.strip(w, saved) == lr {
