@@ -134,8 +134,12 @@ dynamic_case() {
 	rm -rf "$dir" && mkdir -p "$dir"
 	(
 		cd "$dir"
-		g++ -g -fdebug-prefix-map=$HERE/src=src -O2 -pie -fPIE -pthread -o crashdemo-dyn \
-			"$HERE"/src/main.c "$HERE"/src/case_{fp,nofp,O0,recursion,libc,abort,threads}.c "$HERE"/src/case_cpp.cc
+		local flags="-g -fdebug-prefix-map=$HERE/src=src -O2 -fPIE"
+		for c in main case_fp case_nofp case_O0 case_recursion case_libc case_abort case_threads; do
+			gcc $flags -c "$HERE/src/$c.c"
+		done
+		g++ $flags -c "$HERE/src/case_cpp.cc"
+		g++ -pie -pthread -Wl,--build-id -o crashdemo-dyn ./*.o
 		ulimit -c unlimited
 		./crashdemo-dyn libc >run.log 2>&1 || true
 	)
