@@ -138,7 +138,7 @@ func (f *File) Close() error {
 	return nil
 }
 
-// reader reads little-endian fields of a bounded byte slice.
+// fields reads little-endian fields of a byte slice whose length the caller checked.
 type fields struct {
 	b    []byte
 	is64 bool

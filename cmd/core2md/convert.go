@@ -136,17 +136,8 @@ func convert(core *coredump.File, opt options) ([]byte, error) {
 			windows = append(windows, interval{lo, lo + n})
 		}
 	}
-	sort.Slice(windows, func(i, j int) bool { return windows[i].lo < windows[j].lo })
-	var merged []interval
-	for _, w := range windows {
-		if k := len(merged); k > 0 && w.lo <= merged[k-1].hi {
-			merged[k-1].hi = max(merged[k-1].hi, w.hi)
-			continue
-		}
-		merged = append(merged, w)
-	}
 	stacks = union(stacks)
-	for _, w := range merged {
+	for _, w := range union(windows) {
 		for _, part := range subtract(w, stacks) {
 			buf := make([]byte, part.hi-part.lo)
 			if err := core.ReadMemory(part.lo, buf); err != nil {
