@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -293,5 +294,40 @@ func TestConvertDynamicCore(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("cores/extra.txt lists no core")
+	}
+}
+
+// TestRunWritesDump runs the command on a kernel core and reads the output
+// back with Breakpad's minidump_stackwalk when it is installed.
+func TestRunWritesDump(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "core"), filepath.Join(dir, "out.dmp")
+	if err := os.WriteFile(in, readCore(t, "amd64-fp"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	if code := run([]string{"-no-disk", "-stack-limit", "4096", in, out}, &stderr); code != 0 {
+		t.Fatalf("run = %d: %s", code, stderr.String())
+	}
+	data := readFile(t, out)
+	f, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ths, err := f.Threads()
+	if err != nil || len(ths) != 1 || ths[0].Stack.Size == 0 || ths[0].Stack.Size > 4096 {
+		t.Fatalf("threads %+v, %v; want one with at most 4096 stack bytes", ths, err)
+	}
+	bin := "/tmp/oracle/package/bin/linux-x64/minidump_stackwalk"
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("Breakpad's minidump_stackwalk not installed: %v", err)
+	}
+	got, err := exec.Command(bin, "-m", out, filepath.Join(testdataDir, "symbols")).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// gdb's frame 0 of this core (oracle/amd64-fp.frames.txt) is fp_leaf.
+	if !strings.Contains(string(got), "Crash|SIGSEGV /SEGV_MAPERR|0x0|0") || !strings.Contains(string(got), "0|0|crashdemo|fp_leaf|") {
+		t.Errorf("Breakpad's walk of the dump:\n%s", got)
 	}
 }
