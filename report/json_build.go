@@ -49,10 +49,29 @@ type JSONInput struct {
 	// Errors are problems met while processing, reported in x_errors.
 	Errors []error
 
+	// Process describes the process when there is no minidump (Dump nil),
+	// as for an Android microdump: the report is then built from it.
+	Process *JSONProcess
+
 	// Raw reads the dump file's bytes; optional. It serves the streams the
 	// minidump package does not decode (Mozilla's soft errors and macOS
 	// boot arguments), located through Dump.Streams().
 	Raw io.ReaderAt
+}
+
+// JSONProcess is what the processor found in a dump that is not a
+// minidump: system, crash, modules and threads, in the processor's words.
+type JSONProcess struct {
+	OS, OSVersion, CPU, CPUInfo string
+	CPUCount                    int
+	Arch                        minidump.Arch
+	Crashed                     bool
+	CrashReason                 string
+	CrashAddress                uint64
+	Modules                     []*walker.Module
+	// Threads are the thread ids, in order; Stacks and RequestingThread
+	// index this list.
+	Threads []uint32
 }
 
 // BuildJSON builds the JSON report. It never fails: whatever part of the dump
@@ -76,6 +95,10 @@ func BuildJSON(in *JSONInput) *JSONReport {
 	if f == nil {
 		r.SystemInfo.OS = "unknown"
 		r.SystemInfo.CPUArch = "unknown"
+		if in.Process != nil {
+			b := &jsonBuilder{in: in, r: r, hexWidth: 16}
+			b.buildFromProcess(in.Process)
+		}
 		return r
 	}
 	b := &jsonBuilder{in: in, r: r, f: f}
@@ -220,14 +243,7 @@ func (b *jsonBuilder) buildModules() {
 			Filename:  baseName(m.Name),
 			Version:   nonEmpty(m.Version),
 		}
-		switch b.in.Symbols[i] {
-		case walker.SymbolsLoaded:
-			jm.LoadedSymbols = true
-		case walker.SymbolsMissing:
-			jm.MissingSymbols = b.in.HaveSymbolPaths
-		case walker.SymbolsCorrupt:
-			jm.CorruptSymbols = true
-		}
+		b.setSymbolFlags(&jm, i)
 		b.r.Modules = append(b.r.Modules, jm)
 	}
 	zero := 0
@@ -248,6 +264,36 @@ func (b *jsonBuilder) buildModules() {
 	}
 }
 
+// setSymbolFlags sets the symbol status of module i.
+func (b *jsonBuilder) setSymbolFlags(jm *JSONModule, i int) {
+	switch b.in.Symbols[i] {
+	case walker.SymbolsLoaded:
+		jm.LoadedSymbols = true
+	case walker.SymbolsMissing:
+		jm.MissingSymbols = b.in.HaveSymbolPaths
+	case walker.SymbolsCorrupt:
+		jm.CorruptSymbols = true
+	}
+}
+
+// addThread appends thread i with its frames, and sets crashing_thread when
+// i is the requesting thread.
+func (b *jsonBuilder) addThread(i int, jt JSONThread) {
+	jt.Frames = b.frames(b.in.Stacks[i])
+	jt.FrameCount = len(jt.Frames)
+	b.r.Threads = append(b.r.Threads, jt)
+	if i == b.in.RequestingThread {
+		ct := jt
+		idx := i
+		ct.ThreadsIndex = &idx
+		ct.Frames = b.frames(b.in.Stacks[i])
+		if len(ct.Frames) > 0 {
+			ct.Frames[0].Registers = b.registers(b.in.Stacks[i])
+		}
+		b.r.CrashingThread = &ct
+	}
+}
+
 func (b *jsonBuilder) buildThreads() {
 	threads, err := b.f.Threads()
 	if isBroken(err) {
@@ -260,23 +306,11 @@ func (b *jsonBuilder) buildThreads() {
 	b.r.ThreadCount = len(threads)
 	for i := range threads {
 		t := &threads[i]
-		jt := JSONThread{ThreadID: t.ID, Frames: []JSONFrame{}}
+		jt := JSONThread{ThreadID: t.ID}
 		if name, ok := names[t.ID]; ok {
 			jt.ThreadName = strPtr(name)
 		}
-		jt.Frames = b.frames(b.in.Stacks[i])
-		jt.FrameCount = len(jt.Frames)
-		b.r.Threads = append(b.r.Threads, jt)
-		if i == b.in.RequestingThread {
-			ct := jt
-			idx := i
-			ct.ThreadsIndex = &idx
-			ct.Frames = b.frames(b.in.Stacks[i])
-			if len(ct.Frames) > 0 {
-				ct.Frames[0].Registers = b.registers(b.in.Stacks[i])
-			}
-			b.r.CrashingThread = &ct
-		}
+		b.addThread(i, jt)
 	}
 }
 
@@ -606,4 +640,59 @@ func rawJSON(b []byte) json.RawMessage {
 		return nil
 	}
 	return json.RawMessage(b)
+}
+
+// buildFromProcess fills the report from p (no minidump file).
+func (b *jsonBuilder) buildFromProcess(p *JSONProcess) {
+	ctx := minidump.NewContext(p.Arch)
+	if ctx.WordSize() == 4 {
+		b.hexWidth = 8
+	}
+	s := &b.r.SystemInfo
+	s.OS = p.OS
+	s.OSVer = nonEmpty(p.OSVersion)
+	s.CPUArch = p.CPU
+	s.CPUInfo = nonEmpty(p.CPUInfo)
+	s.CPUCount = p.CPUCount
+	if s.OS == "" {
+		s.OS = "unknown"
+	}
+	if s.CPUArch == "" {
+		s.CPUArch = "unknown"
+	}
+
+	for i, m := range p.Modules {
+		if m == nil {
+			continue
+		}
+		jm := JSONModule{
+			BaseAddr:  b.hex(m.Base),
+			CodeID:    nonEmpty(strings.ToLower(m.CodeID)),
+			DebugFile: nonEmpty(baseName(m.DebugFile)),
+			DebugID:   nonEmpty(m.DebugID),
+			EndAddr:   b.hex(m.Base + m.Size),
+			Filename:  baseName(m.CodeFile),
+			Version:   nonEmpty(m.Version),
+		}
+		b.setSymbolFlags(&jm, i)
+		b.r.Modules = append(b.r.Modules, jm)
+	}
+	zero := 0
+	b.r.MainModule = &zero
+
+	b.r.ThreadCount = len(p.Threads)
+	for i, id := range p.Threads {
+		b.addThread(i, JSONThread{ThreadID: id})
+	}
+	// A microdump without a crash record has an empty reason: no crash info.
+	if p.Crashed && p.CrashReason != "" {
+		c := &b.r.CrashInfo
+		c.Type = strPtr(rustCrashType(p.CrashReason))
+		c.Address = b.hexPtr(p.CrashAddress)
+		c.CrashInconsistencies = []string{}
+		if b.in.RequestingThread >= 0 {
+			idx := b.in.RequestingThread
+			c.CrashingThread = &idx
+		}
+	}
 }

@@ -195,21 +195,22 @@ func matchDifference(snapshot, path string) *deliberateDifference {
 	return nil
 }
 
-// TestJSONEveryDump runs --json on every minidump of the shared corpus and of
-// testdata/: the output must be valid JSON in the schema's shape and list
-// every thread of the dump's thread list, whatever the dump's state.
+// TestJSONEveryDump runs --json on every dump (minidumps and Android
+// microdumps) of the shared corpus and of testdata/: the output must be valid
+// JSON in the schema's shape and list every thread of the dump's thread
+// list, whatever the dump's state.
 func TestJSONEveryDump(t *testing.T) {
 	var dumps []string
 	shared := corpus.Shared(t, "corpus")
 	filepath.WalkDir(shared, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".dmp") && !strings.Contains(p, "microdump") {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".dmp") {
 			dumps = append(dumps, p)
 		}
 		return nil
 	})
 	own, _ := filepath.Glob(corpus.Testdata(t, "dumps", "*.dmp"))
 	dumps = append(dumps, own...)
-	if len(dumps) < 50 {
+	if len(dumps) < 90 {
 		t.Fatalf("found only %d dumps", len(dumps))
 	}
 	for _, path := range dumps {
@@ -243,10 +244,21 @@ func TestJSONEveryDump(t *testing.T) {
 					t.Errorf("thread %d: frame_count %d, %d frames", i, th.FrameCount, len(th.Frames))
 				}
 			}
+			if strings.Contains(path, "/microdumps/") {
+				// An Android microdump holds one thread; without a usable
+				// context (MIPS: no walker, as in Breakpad) processing fails.
+				switch {
+				case *doc.Status == "OK" && status == exitOK && len(doc.Threads) == 1:
+				case *doc.Status == "ERROR_GETTING_THREAD" && status == exitDump:
+				default:
+					t.Errorf("microdump: status %q, exit %d, %d threads", *doc.Status, status, len(doc.Threads))
+				}
+				return
+			}
 			f, err := minidump.Open(path)
 			if err != nil {
-				if status != exitDump {
-					t.Errorf("unreadable dump (%v): exit status %d, want %d", err, status, exitDump)
+				if status != exitDump || *doc.Status == "OK" {
+					t.Errorf("unreadable dump (%v): exit status %d, JSON status %q", err, status, *doc.Status)
 				}
 				return
 			}

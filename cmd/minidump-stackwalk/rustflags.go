@@ -213,6 +213,10 @@ func (r *rustFlags) buildJSON(in *input, log *slog.Logger) *report.JSONReport {
 			ji.Status = "ERROR_NO_THREAD_LIST"
 			continue
 		}
+		if errors.Is(err, processor.ErrNoMicrodumpContext) {
+			ji.Status = "ERROR_GETTING_THREAD"
+			continue
+		}
 		if !seen[err.Error()] {
 			seen[err.Error()] = true
 			ji.Errors = append(ji.Errors, err)
@@ -232,11 +236,18 @@ func (r *rustFlags) buildJSON(in *input, log *slog.Logger) *report.JSONReport {
 // then; Socorro's stackwalker printed such a status). Other outputs print
 // nothing. Called by process() before it exits with status 1.
 func writeOpenFailure(group flagGroup, stdout io.Writer, path string, err error) {
+	writeFailure(group, stdout, &input{Path: path, Errs: []error{err}})
+}
+
+// writeFailure is writeOpenFailure for a dump that was read but could not be
+// processed (in.State may hold what was found, in.Errs says why).
+func writeFailure(group flagGroup, stdout io.Writer, in *input) {
 	r, ok := group.(*rustFlags)
 	if !ok || (!r.json && r.cyborg == "") {
 		return
 	}
-	if werr := r.Write(stdout, &input{Path: path, Errs: []error{err}}); werr != nil {
+	in.Report = nil // no human report for a failed dump
+	if werr := r.Write(stdout, in); werr != nil {
 		fmt.Fprintf(os.Stderr, "minidump-stackwalk: writing output: %v\n", werr)
 	}
 }
