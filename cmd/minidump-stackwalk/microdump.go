@@ -30,10 +30,6 @@ func processMicrodump(o *options, group flagGroup, stdout, stderr io.Writer) (st
 	for _, w := range d.Warnings {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %s\n", o.dumpPath, w)
 	}
-	if group != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: %s: this output format is not available for microdumps\n", o.dumpPath)
-		return exitUsage, true
-	}
 	var syms *recordingSupplier
 	var supplier symfile.Supplier
 	if len(o.symbolPaths) > 0 {
@@ -43,7 +39,11 @@ func processMicrodump(o *options, group flagGroup, stdout, stderr io.Writer) (st
 	st, err := processor.ProcessMicrodump(d, supplier, processor.MicrodumpOptions())
 	if err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
+		writeFailure(group, stdout, &input{Path: o.dumpPath, State: st, Errs: []error{err}}) // helper G: --json status document
 		return exitDump, true
+	}
+	if !o.noDemangle { // helper G: demangle C++/Rust names unless --no-demangle
+		st.DemangleNames()
 	}
 	rep := toReport(st, syms)
 	rep.GLVersion, rep.GLVendor, rep.GLRenderer = d.GPU.Version, d.GPU.Vendor, d.GPU.Renderer
@@ -51,6 +51,8 @@ func processMicrodump(o *options, group flagGroup, stdout, stderr io.Writer) (st
 
 	w := bufio.NewWriterSize(stdout, 64<<10)
 	switch {
+	case group != nil: // helper G: --json and the other rust-minidump flags
+		err = group.Write(w, &input{Path: o.dumpPath, SymbolPaths: o.symbolPaths, State: st, Report: rep})
 	case o.machine:
 		err = report.WriteMachine(w, rep)
 	case o.brief:
