@@ -91,7 +91,7 @@ func both(t *testing.T, f *fixture, frames ...want) {
 }
 
 const sym1 = "MODULE Linux arm ID1 module1\n"
-const sym2 = "MODULE Linux arm ID2 module2\nFUNC 2000 100 0 b_func\nFUNC 2100 100 0 d_func\nPUBLIC 3000 0 _fini\n"
+const sym2 = "MODULE Linux arm ID2 module2\nFUNC 2000 100 0 b_func\nFUNC 2100 100 0 d_func\nPUBLIC 3000 0 _fini\nPUBLIC 5001 0 thumb_pub\n"
 
 func TestScan(t *testing.T) {
 	f := newFixture().set(minidump.ARMPC, mod1+0x200).set(minidump.ARMSP, stack)
@@ -271,17 +271,20 @@ func TestFramePointerARMModeGCC(t *testing.T) {
 
 // TestValidatedScan: Breakpad's scan accepts a Thumb function pointer (the
 // address before it, its start without the Thumb bit, is in a function: as
-// qsort's comparator in arm-libc) and data far past the last PUBLIC symbol
-// (static binaries' "_fini + 0x1f87a"); the extended scan skips both.
+// qsort's comparator in arm-libc), data far past the last PUBLIC symbol
+// (static binaries' "_fini + 0x1f87a") and an ARM-state (even) return
+// address into a Thumb function (its PUBLIC address is odd); the extended
+// scan skips all three.
 func TestValidatedScan(t *testing.T) {
 	f := newFixture().set(minidump.ARMPC, mod1+0x200).set(minidump.ARMSP, stack)
 	f.syms = map[string]string{"module2": sym2}
 	f.words[stack+4] = mod2 + 0x2101  // d_func | Thumb bit
 	f.words[stack+8] = mod2 + 0x23001 // 0x20000 past _fini
-	f.words[stack+12] = mod2 + 0x2045
+	f.words[stack+12] = mod2 + 0x5010 // even, inside Thumb thumb_pub
+	f.words[stack+16] = mod2 + 0x2045
 	check(t, "breakpad", f.walk(t, true), want{mod1 + 0x200, stack, walker.TrustContext},
 		want{mod2 + 0x2101, stack + 8, walker.TrustScan}, want{mod2 + 0x23001, stack + 12, walker.TrustScan},
-		want{mod2 + 0x2045, stack + 16, walker.TrustScan})
+		want{mod2 + 0x5010, stack + 16, walker.TrustScan}, want{mod2 + 0x2045, stack + 20, walker.TrustScan})
 	check(t, "extended", f.walk(t, false), want{mod1 + 0x200, stack, walker.TrustContext},
-		want{mod2 + 0x2045, stack + 16, walker.TrustScan})
+		want{mod2 + 0x2045, stack + 20, walker.TrustScan})
 }

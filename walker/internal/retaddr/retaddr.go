@@ -33,6 +33,12 @@ func Plausible(w *walker.Walker, ra uint64, callOffset uint64, mask uint64) bool
 	if call.Function != "" && call.IsPublic && call.Instruction-call.FunctionBase > MaxPublicOffset {
 		return false
 	}
+	// On ARM a PUBLIC symbol's address carries the Thumb bit of its
+	// function, and a return address the instruction set of its caller:
+	// the two must agree.
+	if mask == 0xffffffff && call.Function != "" && call.IsPublic && call.FunctionBase&1 != ra&1 {
+		return false
+	}
 	return true
 }
 
