@@ -18,6 +18,7 @@ const (
 	StreamSystemInfo     uint32 = 7
 	StreamMemory64List   uint32 = 9
 	StreamMiscInfo       uint32 = 15
+	StreamMemoryInfoList uint32 = 16
 	StreamThreadNameList uint32 = 24
 
 	StreamBreakpadInfo    uint32 = 0x47670001
@@ -223,6 +224,15 @@ type memoryRegion struct {
 	data []byte
 }
 
+// MemoryInfo is one MINIDUMP_MEMORY_INFO entry.
+type MemoryInfo struct {
+	Base, AllocationBase uint64
+	AllocationProtection uint32
+	Size                 uint64
+	State, Protection    uint32 // e.g. 0x1000 MEM_COMMIT; 0x20 PAGE_EXECUTE_READ
+	Type                 uint32 // e.g. 0x1000000 MEM_IMAGE
+}
+
 type rawStream struct {
 	typ  uint32
 	data []byte
@@ -253,6 +263,7 @@ type Builder struct {
 	misc      *MiscInfo
 	bpInfo    *breakpadInfo
 	names     []threadName
+	memInfo   []MemoryInfo
 	raw       []rawStream
 	layout    map[uint32][2]uint32
 }
@@ -346,6 +357,12 @@ func (b *Builder) SetBreakpadInfoRaw(validity, dumpThread, requestingThread uint
 // AddThreadName adds an entry to the thread name list.
 func (b *Builder) AddThreadName(id uint32, name string) *Builder {
 	b.names = append(b.names, threadName{id, name})
+	return b
+}
+
+// AddMemoryInfo adds an entry to the memory info list stream.
+func (b *Builder) AddMemoryInfo(mi MemoryInfo) *Builder {
+	b.memInfo = append(b.memInfo, mi)
 	return b
 }
 
@@ -490,7 +507,8 @@ type dirEntry struct {
 
 // Bytes lays out the dump. Streams appear in the directory in this order:
 // SystemInfo, ThreadList, ModuleList, MemoryList, Exception, MiscInfo,
-// BreakpadInfo, ThreadNameList, then added streams in the order added.
+// BreakpadInfo, ThreadNameList, MemoryInfoList, then added streams in the
+// order added.
 func (b *Builder) Bytes() ([]byte, error) {
 	w := &writer{}
 	nStreams := 0
@@ -506,7 +524,7 @@ func (b *Builder) Bytes() ([]byte, error) {
 	if len(b.memory) > 0 || (b.StacksInMemoryList && len(b.threads) > 0) {
 		nStreams++
 	}
-	for _, p := range []bool{b.exception != nil, b.misc != nil, b.bpInfo != nil, len(b.names) > 0} {
+	for _, p := range []bool{b.exception != nil, b.misc != nil, b.bpInfo != nil, len(b.names) > 0, len(b.memInfo) > 0} {
 		if p {
 			nStreams++
 		}
@@ -721,6 +739,25 @@ func (b *Builder) Bytes() ([]byte, error) {
 			w.put64(s+8+uint32(12*i), uint64(rvas[i]))
 		}
 		dir = append(dir, dirEntry{StreamThreadNameList, s, uint32(4 + 12*len(b.names))})
+	}
+
+	if len(b.memInfo) > 0 {
+		const hdr, entry = 16, 48
+		s := w.reserve(hdr + entry*len(b.memInfo))
+		w.put32(s, hdr)
+		w.put32(s+4, entry)
+		w.put64(s+8, uint64(len(b.memInfo)))
+		for i, mi := range b.memInfo {
+			e := s + hdr + uint32(entry*i)
+			w.put64(e, mi.Base)
+			w.put64(e+8, mi.AllocationBase)
+			w.put32(e+16, mi.AllocationProtection)
+			w.put64(e+24, mi.Size)
+			w.put32(e+32, mi.State)
+			w.put32(e+36, mi.Protection)
+			w.put32(e+40, mi.Type)
+		}
+		dir = append(dir, dirEntry{StreamMemoryInfoList, s, uint32(hdr + entry*len(b.memInfo))})
 	}
 
 	for _, r := range b.raw {

@@ -94,6 +94,7 @@ func TestMinidumpDumpReadsEveryStream(t *testing.T) {
 	b.SetMiscInfo(MiscInfo{Flags1: MiscProcessID | MiscProcessTimes, ProcessID: 4321, ProcessCreateTime: 0x5eff0000})
 	b.SetBreakpadInfo(0x1235, 0x1234)
 	b.AddThreadName(0x1234, "main thread")
+	b.AddMemoryInfo(MemoryInfo{Base: 0x400000, AllocationBase: 0x400000, AllocationProtection: 0x20, Size: 0x3000, State: 0x1000, Protection: 0x20, Type: 0x1000000})
 	b.SetLinuxCPUInfo("processor\t: 0\n")
 	b.SetLinuxProcStatus("Name:\tprog\n")
 	b.SetLinuxLSBRelease("DISTRIB_ID=Debian\n")
@@ -107,7 +108,7 @@ func TestMinidumpDumpReadsEveryStream(t *testing.T) {
 	}
 	out := runOracle(t, "minidump_dump", data)
 	mustContain(t, out,
-		"stream_count = 15",
+		"stream_count = 16",
 		"time_date_stamp = 0x5f000000",
 		"thread_count = 2",
 		"thread_id = 0x1234",
@@ -148,6 +149,10 @@ func TestMinidumpDumpReadsEveryStream(t *testing.T) {
 		"Stream MD_LINUX_CPU_INFO:\nprocessor : 0",
 		"DISTRIB_ID=Debian",
 		"00400000-00403000 r-xp",
+		"base_address = 0x400000",
+		"region_size = 0x3000",
+		"protection = 0x20",
+		"type = 0x1000000",
 	)
 }
 
