@@ -245,6 +245,12 @@ func writeStackContents(pr *printer, p *Process, t *Thread, f, caller *Frame) {
 	if !ok1 || !ok2 || begin == 0 || end == 0 {
 		return
 	}
+	// Bound the work on a hostile dump: past the stack memory every row is
+	// blank, so print at most a page of them (Breakpad prints them all).
+	regionEnd := t.StackBase + uint64(len(t.Stack))
+	if limit := max(begin, regionEnd) + 4096; limit > begin && end > limit {
+		end = limit
+	}
 	const indent = "    "
 	pr.printf("\n%sStack contents:", indent)
 	for addr := begin; addr < end; {

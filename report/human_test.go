@@ -320,3 +320,16 @@ func TestThreadSelection(t *testing.T) {
 		t.Errorf("empty thread not marked:\n%s", got)
 	}
 }
+
+// A caller stack pointer far beyond the stack memory (a hostile dump) does
+// not make -s print an unbounded number of blank rows.
+func TestStackContentsBounded(t *testing.T) {
+	callee := ctxOf(minidump.ArchAMD64, map[string]uint64{"rsp": 0x1000, "rip": 0x10})
+	caller := ctxOf(minidump.ArchAMD64, map[string]uint64{"rsp": 1 << 62, "rip": 0x20})
+	p := &Process{CPU: "amd64", Threads: []Thread{{StackBase: 0x1000, Stack: make([]byte, 64),
+		Frames: []Frame{{Context: callee, Trust: "context"}, {Context: caller, Trust: "scan"}}}}}
+	out := human(t, p, HumanOptions{StackContents: true, ExtraThread: -1})
+	if rows := strings.Count(out, "\n     0000"); rows > (64+4096)/16+1 {
+		t.Errorf("%d stack rows printed", rows)
+	}
+}
