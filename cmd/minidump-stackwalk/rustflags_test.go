@@ -72,6 +72,16 @@ func TestRustFlagsOutputs(t *testing.T) {
 		t.Errorf("--output-file content differs from --json stdout (%v)", err)
 	}
 
+	// --output-file also takes Breakpad's formats.
+	_, machine, _ := runArgs("-m", dump, syms)
+	machineFile := filepath.Join(dir, "out.txt")
+	if status, stdout, _ := runArgs("-m", "--output-file", machineFile, dump, syms); status != exitOK || stdout != "" {
+		t.Errorf("-m --output-file: exit %d, stdout %q", status, stdout)
+	}
+	if data, err := os.ReadFile(machineFile); err != nil || string(data) != machine || !strings.HasPrefix(machine, "OS|") {
+		t.Errorf("-m --output-file content differs from -m stdout (%v)", err)
+	}
+
 	// --symbols-path is the same as a positional symbol path.
 	_, viaFlag, _ := runArgs("--json", "--symbols-path", syms, dump)
 	if viaFlag != jsonOut {
@@ -97,8 +107,10 @@ func TestRustFlagsOutputs(t *testing.T) {
 	quiet := captureStderr(t, func() { runArgs("--json", dump) })
 	info := captureStderr(t, func() { runArgs("--json", "--verbose=info", dump) })
 	off := captureStderr(t, func() { runArgs("--json", "--verbose=off", dump) })
-	if quiet != "" || off != "" || !strings.Contains(info, "level=INFO") {
-		t.Errorf("--verbose: default %q, off %q, info %q", quiet, off, info)
+	trace := captureStderr(t, func() { runArgs("--json", "--verbose=trace", dump, syms) })
+	if quiet != "" || off != "" || !strings.Contains(info, "level=INFO") || strings.Contains(info, "level=DEBUG") ||
+		!strings.Contains(trace, "level=DEBUG") {
+		t.Errorf("--verbose: default %q, off %q, info %q, trace %q", quiet, off, info, trace)
 	}
 
 	// Shell completion comes from cobra.
