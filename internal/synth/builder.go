@@ -11,15 +11,16 @@ import (
 
 // Stream types, from Breakpad's minidump_format.h.
 const (
-	StreamThreadList     uint32 = 3
-	StreamModuleList     uint32 = 4
-	StreamMemoryList     uint32 = 5
-	StreamException      uint32 = 6
-	StreamSystemInfo     uint32 = 7
-	StreamMemory64List   uint32 = 9
-	StreamMiscInfo       uint32 = 15
-	StreamMemoryInfoList uint32 = 16
-	StreamThreadNameList uint32 = 24
+	StreamThreadList         uint32 = 3
+	StreamModuleList         uint32 = 4
+	StreamMemoryList         uint32 = 5
+	StreamException          uint32 = 6
+	StreamSystemInfo         uint32 = 7
+	StreamMemory64List       uint32 = 9
+	StreamUnloadedModuleList uint32 = 14
+	StreamMiscInfo           uint32 = 15
+	StreamMemoryInfoList     uint32 = 16
+	StreamThreadNameList     uint32 = 24
 
 	StreamBreakpadInfo    uint32 = 0x47670001
 	StreamAssertionInfo   uint32 = 0x47670002
@@ -264,6 +265,7 @@ type Builder struct {
 	bpInfo    *breakpadInfo
 	names     []threadName
 	memInfo   []MemoryInfo
+	unloaded  []UnloadedModule
 	raw       []rawStream
 	layout    map[uint32][2]uint32
 }
@@ -357,6 +359,20 @@ func (b *Builder) SetBreakpadInfoRaw(validity, dumpThread, requestingThread uint
 // AddThreadName adds an entry to the thread name list.
 func (b *Builder) AddThreadName(id uint32, name string) *Builder {
 	b.names = append(b.names, threadName{id, name})
+	return b
+}
+
+// UnloadedModule is one MINIDUMP_UNLOADED_MODULE.
+type UnloadedModule struct {
+	Base                    uint64
+	Size                    uint32
+	Checksum, TimeDateStamp uint32
+	Name                    string
+}
+
+// AddUnloadedModule adds an entry to the unloaded module list stream.
+func (b *Builder) AddUnloadedModule(m UnloadedModule) *Builder {
+	b.unloaded = append(b.unloaded, m)
 	return b
 }
 
@@ -507,8 +523,8 @@ type dirEntry struct {
 
 // Bytes lays out the dump. Streams appear in the directory in this order:
 // SystemInfo, ThreadList, ModuleList, MemoryList, Exception, MiscInfo,
-// BreakpadInfo, ThreadNameList, MemoryInfoList, then added streams in the
-// order added.
+// BreakpadInfo, ThreadNameList, MemoryInfoList, UnloadedModuleList, then
+// added streams in the order added.
 func (b *Builder) Bytes() ([]byte, error) {
 	w := &writer{}
 	nStreams := 0
@@ -524,7 +540,7 @@ func (b *Builder) Bytes() ([]byte, error) {
 	if len(b.memory) > 0 || (b.StacksInMemoryList && len(b.threads) > 0) {
 		nStreams++
 	}
-	for _, p := range []bool{b.exception != nil, b.misc != nil, b.bpInfo != nil, len(b.names) > 0, len(b.memInfo) > 0} {
+	for _, p := range []bool{b.exception != nil, b.misc != nil, b.bpInfo != nil, len(b.names) > 0, len(b.memInfo) > 0, len(b.unloaded) > 0} {
 		if p {
 			nStreams++
 		}
@@ -758,6 +774,27 @@ func (b *Builder) Bytes() ([]byte, error) {
 			w.put32(e+40, mi.Type)
 		}
 		dir = append(dir, dirEntry{StreamMemoryInfoList, s, uint32(hdr + entry*len(b.memInfo))})
+	}
+
+	if len(b.unloaded) > 0 {
+		const hdr, entry = 12, 24
+		names := make([]uint32, len(b.unloaded))
+		for i, m := range b.unloaded {
+			names[i] = w.mdString(m.Name)
+		}
+		s := w.reserve(hdr + entry*len(b.unloaded))
+		w.put32(s, hdr)
+		w.put32(s+4, entry)
+		w.put32(s+8, uint32(len(b.unloaded)))
+		for i, m := range b.unloaded {
+			e := s + hdr + uint32(entry*i)
+			w.put64(e, m.Base)
+			w.put32(e+8, m.Size)
+			w.put32(e+12, m.Checksum)
+			w.put32(e+16, m.TimeDateStamp)
+			w.put32(e+20, names[i])
+		}
+		dir = append(dir, dirEntry{StreamUnloadedModuleList, s, uint32(hdr + entry*len(b.unloaded))})
 	}
 
 	for _, r := range b.raw {

@@ -26,6 +26,7 @@ func TestReadBackWithOurParser(t *testing.T) {
 			b.SetMiscInfo(MiscInfo{Size: 24, Flags1: MiscProcessID, ProcessID: 99})
 			b.SetBreakpadInfo(2, 1)
 			b.AddThreadName(2, "worker")
+			b.AddUnloadedModule(UnloadedModule{Base: 0x6f000000, Size: 0x2000, TimeDateStamp: 77, Name: "gone.so"})
 			b.AddMemoryInfo(MemoryInfo{Base: 0x7f000000, AllocationBase: 0x7f000000, Size: 0x5000, State: 0x1000, Protection: 0x20, Type: 0x1000000})
 			b.SetLinuxCmdLine("prog", "-x")
 			b.SetLinuxAuxv(AuxvEntries(ctx.WordSize(), [2]uint64{9, 0x401000}))
@@ -91,6 +92,11 @@ func TestReadBackWithOurParser(t *testing.T) {
 			}
 			if mi, err := f.MemoryInfo(); err != nil || len(mi) != 1 || mi[0].BaseAddress != 0x7f000000 || mi[0].RegionSize != 0x5000 || mi[0].Protect != 0x20 || mi[0].Type != 0x1000000 {
 				t.Errorf("memory info %+v, %v", mi, err)
+			}
+			// Breakpad neither prints nor uses this stream; our parser follows
+			// MINIDUMP_UNLOADED_MODULE_LIST as Microsoft documents it.
+			if um, err := f.UnloadedModules(); err != nil || len(um) != 1 || um[0].Base != 0x6f000000 || um[0].Size != 0x2000 || um[0].TimeDateStamp != 77 || um[0].Name != "gone.so" {
+				t.Errorf("unloaded modules %+v, %v", um, err)
 			}
 			if args, err := f.CmdLine(); err != nil || len(args) != 2 || args[1] != "-x" {
 				t.Errorf("cmdline %q, %v", args, err)
