@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +16,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
@@ -198,4 +200,30 @@ func FuzzBuildJSON(f *testing.F) {
 			t.Fatalf("%d threads in the JSON, %d in the dump", len(got), len(threads))
 		}
 	})
+}
+
+// BenchmarkJSON measures building and writing the JSON report of the
+// macOS inlines dump (11 threads, 8 frames with inlines in the crashed one),
+// processed once with its symbols.
+func BenchmarkJSON(b *testing.B) {
+	dir := corpus.Shared(b, "corpus", "rust-minidump", "testdata")
+	f, err := minidump.Open(filepath.Join(dir, "pipeline-inlines-macos-segv.dmp"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	st, err := processor.Process(f, symfile.NewDirSupplier(filepath.Join(dir, "symbols")), processor.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := &report.JSONInput{Dump: f, Stacks: map[int][]*walker.Frame{}, RequestingThread: st.RequestingThread, HaveSymbolPaths: true}
+	for _, th := range st.Threads {
+		in.Stacks[th.Index] = th.Frames
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := report.WriteJSON(io.Discard, report.BuildJSON(in), true); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
