@@ -31,6 +31,7 @@ type File struct {
 	cfi     []rangeEntry // accepted STACK CFI INIT ranges, sorted
 	win     []winEntry   // file order
 	winType []uint8
+	info    []uint64  // offsets of INFO records
 	files   []idEntry // sorted by id, file order among equal ids
 	origins []idEntry
 
@@ -162,6 +163,21 @@ func (f *File) Module() ModuleLine { return f.module }
 
 // CodeID returns the INFO CODE_ID value, or "".
 func (f *File) CodeID() string { return f.codeID }
+
+// Info returns the value of the first "INFO <key> <value>" record with that
+// key (CODE_ID, GENERATOR, URL, ...), the rest of the line after the key.
+// For CODE_ID that includes the code file name when dump_syms wrote one;
+// CodeID gives the identifier alone.
+func (f *File) Info(key string) (string, bool) {
+	for _, off := range f.info {
+		var buf [2][]byte
+		t, ok := tokenize(f.lineFrom(off)[len(pINFO):], 2, buf[:0])
+		if ok && string(t[0]) == key {
+			return string(t[1]), true
+		}
+	}
+	return "", false
+}
 
 // lineFrom returns the line starting at off, without its line ending.
 func (f *File) lineFrom(off uint64) []byte {

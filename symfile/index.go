@@ -18,6 +18,9 @@ const maxErrors = 100
 // pass never holds more than a few chunks resident.
 const chunkSize = 8 << 20
 
+// maxInfo bounds the INFO records kept (dump_syms writes one or two).
+const maxInfo = 64
+
 type funcEntry struct {
 	base, high uint64 // the address range, high inclusive
 	off        uint64 // offset of the FUNC line
@@ -86,6 +89,7 @@ type chunkIndex struct {
 	origins []idEntry
 	module  *ModuleLine
 	codeID  []byte
+	info    []uint64 // offsets of INFO records
 	lines   int
 	errs    []lineError
 	// lead* describe line data before the chunk's first FUNC or PUBLIC,
@@ -229,6 +233,9 @@ func indexChunk(data []byte, start, end int) *chunkIndex {
 				continue
 			}
 			if bytes.HasPrefix(line, pINFO) {
+				if len(c.info) < maxInfo {
+					c.info = append(c.info, off)
+				}
 				if c.codeID == nil && bytes.HasPrefix(line, pINFOCODEID) {
 					var buf [2][]byte
 					t := splitAll(line[len(pINFOCODEID):], buf[:0], 2)
@@ -394,7 +401,7 @@ func (f *File) merge(chunks []*chunkIndex) {
 	for _, c := range chunks {
 		if c.leadEnd != 0 && cur >= 0 {
 			funcs[cur].end = c.leadEnd
-		} else if cur < 0 {
+		} else if cur == ownerNone {
 			for _, e := range c.leadErrs {
 				e.line += lineBase
 				errs = append(errs, e)
@@ -417,6 +424,9 @@ func (f *File) merge(chunks []*chunkIndex) {
 		winType = append(winType, c.winType...)
 		f.files = append(f.files, c.files...)
 		f.origins = append(f.origins, c.origins...)
+		if len(f.info) < maxInfo {
+			f.info = append(f.info, c.info...)
+		}
 		if c.module != nil && f.module == (ModuleLine{}) {
 			f.module = *c.module
 		}
