@@ -97,6 +97,8 @@ func (r *rustFlags) Check(o *options) error {
 		return errors.New("--brief applies to the human report, not to --json")
 	case r.json && breakpadFlag != "":
 		return fmt.Errorf("%s is an option of the human report, not of --json", breakpadFlag)
+	case r.human && o.machine:
+		return errors.New("--human and -m select different outputs; use one")
 	case r.cyborg != "" && o.machine:
 		return errors.New("--cyborg prints the human report; -m selects the machine format instead")
 	case r.cyborg != "" && r.cyborg == r.outputFile:

@@ -35,6 +35,8 @@ func TestRustFlagsUsageErrors(t *testing.T) {
 		{"--json", "-m", dump},
 		{"--json", "-s", dump},
 		{"--cyborg", "/tmp/x.json", "-m", dump},
+		{"--human", "-m", dump},
+		{"--human", "-f", "machine", dump},
 		{"--cyborg=", dump},
 		{"--verbose=loud", dump},
 		{"--json", "--output-file", "/tmp/same.json", "--cyborg", "/tmp/same.json", dump},
@@ -237,6 +239,25 @@ func TestRustFlagsUnreadableDump(t *testing.T) {
 		// Other outputs print nothing on stdout.
 		if _, out, _ := runArgs(path); out != "" {
 			t.Errorf("%s: human output %q", path, out)
+		}
+	}
+}
+
+// When a rust-minidump flag that does not change the format is given, the
+// flag group prints the Breakpad formats itself (writeText): the output must
+// be the same as without it, for every Breakpad output flag.
+func TestRustFlagsKeepBreakpadOutput(t *testing.T) {
+	dump := rustTestdata(t, "test.dmp")
+	syms := rustTestdata(t, "symbols")
+	for _, flags := range [][]string{{}, {"-m"}, {"-s"}, {"-c"}, {"-t", "1"}, {"-d"}, {"-b"}, {"-f", "machine"}, {"--breakpad-compat"}} {
+		_, want, _ := runArgs(append(append([]string{}, flags...), dump, syms)...)
+		extra := []string{"--verbose=off", "--human"}
+		if len(flags) > 0 && (flags[0] == "-m" || flags[0] == "-f") {
+			extra = extra[:1] // --human with -m is a usage error
+		}
+		status, got, _ := runArgs(append(append(extra, flags...), dump, syms)...)
+		if status != exitOK || got != want || want == "" {
+			t.Errorf("%q: exit %d; output with --verbose=off (--human) differs from without (%d vs %d bytes)", flags, status, len(got), len(want))
 		}
 	}
 }
