@@ -49,6 +49,11 @@ type JSONInput struct {
 	// Errors are problems met while processing, reported in x_errors.
 	Errors []error
 
+	// CertSubjects maps a module's file name (base name of its code file) to
+	// the subject of the certificate that signed it, from rust-minidump's
+	// --evil-json side channel; nil when none was given.
+	CertSubjects map[string]string
+
 	// Process describes the process when there is no minidump (Dump nil),
 	// as for an Android microdump: the report is then built from it.
 	Process *JSONProcess
@@ -86,6 +91,7 @@ func BuildJSON(in *JSONInput) *JSONReport {
 	if r.Status == "" {
 		r.Status = "OK"
 	}
+	r.ModulesContainsCertInfo = len(in.CertSubjects) > 0
 	for _, err := range in.Errors {
 		if isBroken(err) {
 			r.Errors = append(r.Errors, err.Error())
@@ -244,6 +250,7 @@ func (b *jsonBuilder) buildModules() {
 			Version:   nonEmpty(m.Version),
 		}
 		b.setSymbolFlags(&jm, i)
+		jm.CertSubject = b.certSubject(jm.Filename)
 		b.r.Modules = append(b.r.Modules, jm)
 	}
 	zero := 0
@@ -256,12 +263,57 @@ func (b *jsonBuilder) buildModules() {
 	}
 	for _, u := range b.unloaded {
 		b.r.UnloadedModules = append(b.r.UnloadedModules, JSONUnloadedModule{
-			BaseAddr: b.hex(u.Base),
-			CodeID:   fmt.Sprintf("%08x%x", u.TimeDateStamp, u.Size),
-			EndAddr:  b.hex(u.Base + uint64(u.Size)),
-			Filename: baseName(u.Name),
+			BaseAddr:    b.hex(u.Base),
+			CodeID:      fmt.Sprintf("%08x%x", u.TimeDateStamp, u.Size),
+			EndAddr:     b.hex(u.Base + uint64(u.Size)),
+			Filename:    baseName(u.Name),
+			CertSubject: b.certSubject(baseName(u.Name)),
 		})
 	}
+}
+
+// certSubject returns the certificate subject of the module file name.
+func (b *jsonBuilder) certSubject(filename string) *string {
+	if subject, ok := b.in.CertSubjects[filename]; ok {
+		return &subject
+	}
+	return nil
+}
+
+// ParseEvilJSON reads rust-minidump's --evil-json side channel: a JSON
+// object whose "ModuleSignatureInfo" member is a string holding a JSON
+// object that maps a certificate subject to the file names of the modules
+// it signed. It returns the module-to-subject map.
+func ParseEvilJSON(data []byte) (map[string]string, error) {
+	var outer struct {
+		ModuleSignatureInfo *string
+	}
+	if err := json.Unmarshal(data, &outer); err != nil {
+		return nil, fmt.Errorf("evil json: %w", err)
+	}
+	subjects := map[string]string{}
+	if outer.ModuleSignatureInfo == nil {
+		return subjects, nil
+	}
+	var signers map[string][]string
+	if err := json.Unmarshal([]byte(*outer.ModuleSignatureInfo), &signers); err != nil {
+		return nil, fmt.Errorf("evil json: ModuleSignatureInfo: %w", err)
+	}
+	// Sorted subjects make the result independent of map order when a
+	// module is listed under two subjects: the first in sort order wins.
+	names := make([]string, 0, len(signers))
+	for subject := range signers {
+		names = append(names, subject)
+	}
+	sort.Strings(names)
+	for _, subject := range names {
+		for _, module := range signers[subject] {
+			if _, dup := subjects[module]; !dup {
+				subjects[module] = subject
+			}
+		}
+	}
+	return subjects, nil
 }
 
 // setSymbolFlags sets the symbol status of module i.
@@ -675,6 +727,7 @@ func (b *jsonBuilder) buildFromProcess(p *JSONProcess) {
 			Version:   nonEmpty(m.Version),
 		}
 		b.setSymbolFlags(&jm, i)
+		jm.CertSubject = b.certSubject(jm.Filename)
 		b.r.Modules = append(b.r.Modules, jm)
 	}
 	zero := 0

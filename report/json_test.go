@@ -227,3 +227,19 @@ func BenchmarkJSON(b *testing.B) {
 		}
 	}
 }
+
+func TestParseEvilJSON(t *testing.T) {
+	got, err := report.ParseEvilJSON([]byte(`{"ModuleSignatureInfo": "{\"B corp\": [\"b.dll\", \"x.dll\"], \"A corp\": [\"a.dll\", \"x.dll\"]}", "Other": 1}`))
+	want := map[string]string{"a.dll": "A corp", "b.dll": "B corp", "x.dll": "A corp"}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, %v; want %v", got, err, want)
+	}
+	if got, err := report.ParseEvilJSON([]byte(`{}`)); err != nil || len(got) != 0 {
+		t.Errorf("empty: %v, %v", got, err)
+	}
+	for _, bad := range []string{``, `[]`, `{"ModuleSignatureInfo": 3}`, `{"ModuleSignatureInfo": "not json"}`, `{"ModuleSignatureInfo": "{\"a\": 1}"}`} {
+		if _, err := report.ParseEvilJSON([]byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
