@@ -29,6 +29,7 @@ type rustFlags struct {
 	verbose      string
 	symbolsPaths []string
 	noDemangle   bool
+	evilJSON     string
 
 	fs *pflag.FlagSet
 	o  *options
@@ -53,11 +54,12 @@ func (r *rustFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.Lookup("verbose").NoOptDefVal = "info"
 	fs.StringArrayVar(&r.symbolsPaths, "symbols-path", nil, "a symbol directory or file (repeatable), in addition to the positional symbol paths")
 	fs.BoolVar(&r.noDemangle, "no-demangle", false, "print mangled C++ and Rust names as the symbol files give them")
+	fs.StringVar(&r.evilJSON, "evil-json", "", "UNSTABLE, as in rust-minidump: a JSON `FILE` whose ModuleSignatureInfo names the certificate subjects of modules (cert_subject in --json)")
 }
 
 // changed reports whether any flag of the group was given.
 func (r *rustFlags) changed() bool {
-	for _, n := range []string{"json", "pretty", "human", "cyborg", "output-file", "verbose", "symbols-path", "no-demangle"} {
+	for _, n := range []string{"json", "pretty", "human", "cyborg", "output-file", "verbose", "symbols-path", "no-demangle", "evil-json"} {
 		if r.fs != nil && r.fs.Changed(n) {
 			return true
 		}
@@ -224,6 +226,13 @@ func (r *rustFlags) buildJSON(in *input, log *slog.Logger) *report.JSONReport {
 			ji.Errors = append(ji.Errors, err)
 		}
 	}
+	if r.evilJSON != "" {
+		subjects, err := readEvilJSON(r.evilJSON)
+		if err != nil {
+			log.Error("--evil-json ignored", "err", err)
+		}
+		ji.CertSubjects = subjects
+	}
 	// The streams the minidump package does not decode are read from the file.
 	if f, err := os.Open(in.Path); err == nil {
 		defer f.Close()
@@ -252,4 +261,23 @@ func writeFailure(group flagGroup, stdout io.Writer, in *input) {
 	if werr := r.Write(stdout, in); werr != nil {
 		fmt.Fprintf(os.Stderr, "minidump-stackwalk: writing output: %v\n", werr)
 	}
+}
+
+// maxEvilJSON bounds the --evil-json file we read.
+const maxEvilJSON = 16 << 20
+
+func readEvilJSON(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxEvilJSON+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxEvilJSON {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxEvilJSON)
+	}
+	return report.ParseEvilJSON(data)
 }
