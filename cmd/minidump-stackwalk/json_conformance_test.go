@@ -35,6 +35,8 @@ var jsonSnapshots = []jsonSnapshot{
 	{"json-pretty-symbols", []string{"--json", "--pretty", "test.dmp", "symbols/"}},
 	{"linux_json_pretty", []string{"--json", "--pretty", "linux-mini.dmp"}},
 	{"macos_inlines_json_pretty", []string{"--json", "--pretty", "--symbols-path=symbols/", "pipeline-inlines-macos-segv.dmp"}},
+	{"json-stable-all", []string{"--json", "--pretty", "--features", "stable-all", "test.dmp"}},
+	{"json-unstable-all", []string{"--json", "--pretty", "--features", "unstable-all", "test.dmp"}},
 	{"json-pretty-evil-symbols", []string{"--json", "--pretty", "--evil-json", "evil.json", "test.dmp", "symbols/"}},
 	// The compact form (the JSON half of --cyborg too).
 	{"json", []string{"--json", "test.dmp"}},
@@ -127,6 +129,8 @@ func TestJSONConformance(t *testing.T) {
 				case strings.HasPrefix(a, "--symbols-path="):
 					args[i] = "--symbols-path=" + filepath.Join(testdata, strings.TrimPrefix(a, "--symbols-path="))
 				case strings.HasPrefix(a, "-"):
+					args[i] = a
+				case i > 0 && snap.args[i-1] == "--features":
 					args[i] = a
 				case i > 0 && snap.args[i-1] == "--evil-json":
 					args[i] = filepath.Join(testdata, a)

@@ -30,6 +30,7 @@ type rustFlags struct {
 	symbolsPaths []string
 	noDemangle   bool
 	evilJSON     string
+	features     string
 
 	fs *pflag.FlagSet
 	o  *options
@@ -54,12 +55,13 @@ func (r *rustFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.Lookup("verbose").NoOptDefVal = "info"
 	fs.StringArrayVar(&r.symbolsPaths, "symbols-path", nil, "a symbol directory or file (repeatable), in addition to the positional symbol paths")
 	fs.BoolVar(&r.noDemangle, "no-demangle", false, "print mangled C++ and Rust names as the symbol files give them")
+	fs.StringVar(&r.features, "features", "stable-basic", "rust-minidump's analysis level: stable-basic, stable-all or unstable-all; accepted for compatibility (none changes our output: rust-minidump's unstable-all only adds function arguments to its own human format)")
 	fs.StringVar(&r.evilJSON, "evil-json", "", "UNSTABLE, as in rust-minidump: a JSON `FILE` whose ModuleSignatureInfo names the certificate subjects of modules (cert_subject in --json)")
 }
 
 // changed reports whether any flag of the group was given.
 func (r *rustFlags) changed() bool {
-	for _, n := range []string{"json", "pretty", "human", "cyborg", "output-file", "verbose", "symbols-path", "no-demangle", "evil-json"} {
+	for _, n := range []string{"json", "pretty", "human", "cyborg", "output-file", "verbose", "symbols-path", "no-demangle", "evil-json", "features"} {
 		if r.fs != nil && r.fs.Changed(n) {
 			return true
 		}
@@ -105,6 +107,11 @@ func (r *rustFlags) Check(o *options) error {
 		return errors.New("--cyborg prints the human report; -m selects the machine format instead")
 	case r.cyborg != "" && r.cyborg == r.outputFile:
 		return errors.New("--cyborg and --output-file name the same file")
+	}
+	switch r.features {
+	case "stable-basic", "stable-all", "unstable-all":
+	default:
+		return fmt.Errorf("--features %q: want stable-basic, stable-all or unstable-all", r.features)
 	}
 	if r.verbose != "off" {
 		if _, ok := verboseLevels[r.verbose]; !ok {

@@ -39,6 +39,7 @@ func TestRustFlagsUsageErrors(t *testing.T) {
 		{"--human", "-f", "machine", dump},
 		{"--cyborg=", dump},
 		{"--verbose=loud", dump},
+		{"--features", "everything", dump},
 		{"--json", "--output-file", "/tmp/same.json", "--cyborg", "/tmp/same.json", dump},
 	} {
 		status, stdout, stderr := runArgs(args...)
