@@ -307,6 +307,18 @@ func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Fr
 	if callerPC < walker.MinCallerIP || callerPC > 0x000fffffffffffff {
 		return nil
 	}
+	if w.ModuleAt(callerPC-4) == nil {
+		// Code outside every module (JIT) is accepted only when the chain
+		// goes on into a module: a record at the end of the stack that
+		// points nowhere is junk.
+		if callerFP == 0 || callerFP > ^uint64(0)-16 {
+			return nil
+		}
+		next, ok := w.ReadUint64(callerFP + 8)
+		if !ok || w.ModuleAt(a.strip(w, next)-4) == nil {
+			return nil
+		}
+	}
 	ctx := minidump.NewContext(last.Context.Arch)
 	ctx.SetIndex(regPC, callerPC)
 	ctx.SetIndex(regSP, fp+16)

@@ -216,6 +216,21 @@ func TestFramePointer(t *testing.T) {
 		want{mod1 + 0x1080, stack, walker.TrustContext},
 		want{mod2 + 0x2044, stack + 0x20, walker.TrustFramePointer})
 
+	// A return address outside every module (JIT code) is followed only
+	// when the next record leads back into a module.
+	f.words[stack+0x18] = 0x70000044
+	f.words[stack+0x38] = 0
+	check(t, "extended, record into nowhere at the end", f.walk(t, false),
+		want{mod1 + 0x1080, stack, walker.TrustContext})
+	f.words[stack+0x30] = stack + 0x50
+	f.words[stack+0x38] = mod2 + 0x2048
+	check(t, "extended, JIT frame", f.walk(t, false),
+		want{mod1 + 0x1080, stack, walker.TrustContext},
+		want{0x70000044, stack + 0x20, walker.TrustFramePointer},
+		want{mod2 + 0x2048, stack + 0x40, walker.TrustFramePointer})
+	f.words[stack+0x18] = mod2 + 0x2044
+	f.words[stack+0x30], f.words[stack+0x38] = 0, 0
+
 	// A record whose saved frame pointer does not lie above it is refused;
 	// scanning finds the return address instead.
 	f.words[stack+0x10] = stack + 0x8
