@@ -195,17 +195,30 @@ func (b *jsonBuilder) buildSystemInfo() {
 	s.CPUCount = b.si.CPUCount()
 }
 
-// osVersion is rust-minidump's os_ver: "major.minor.build CSD" as Breakpad
-// prints it, except on Linux and Android, whose CSD string holds
-// "sysname release version machine" (uname): there it is "release version".
+// osVersion is rust-minidump's os_ver: "major.minor.build CSD" ("5.1.2600
+// Service Pack 2", "11.6.7 20G630"; no trailing space when the CSD string is
+// empty). On Linux and Android the CSD string holds uname's fields and the
+// result is "release version" without the machine name: Breakpad's older
+// Linux writer stores "Linux <release> <version> <machine>" with version
+// 0.0.0 (rust-minidump's linux-mini.dmp: "4.9.60-linuxkit-aufs #1 SMP ..."),
+// the newer one stores the release's numbers in major.minor.build and the
+// rest of the release, the version and the machine in the CSD string.
 func osVersion(si *minidump.SystemInfo) string {
+	numbers := fmt.Sprintf("%d.%d.%d", si.MajorVersion, si.MinorVersion, si.BuildNumber)
+	csd := strings.TrimSpace(si.CSDVersion)
+	if !si.HasCSDVersion || csd == "" {
+		return numbers
+	}
 	if si.Platform == minidump.PlatformLinux || si.Platform == minidump.PlatformAndroid {
-		words := strings.Fields(si.CSDVersion)
-		if si.HasCSDVersion && len(words) >= 3 {
+		words := strings.Fields(csd)
+		switch {
+		case words[0] == "Linux" && len(words) >= 3:
 			return strings.Join(words[1:len(words)-1], " ")
+		case len(words) >= 2 && (strings.HasPrefix(words[0], "-") || strings.HasPrefix(words[0], "+")):
+			return numbers + words[0] + " " + strings.Join(words[1:len(words)-1], " ")
 		}
 	}
-	return si.OSVersion()
+	return numbers + " " + csd
 }
 
 func (b *jsonBuilder) platform() minidump.Platform {
