@@ -16,8 +16,9 @@
 //     starts, far PUBLIC matches) and candidates whose CFI unwinds to junk.
 //   - The frame-pointer step takes the caller's PC from the frame record
 //     ([x29+8]) rather than from the callee's LR register, which for a frame
-//     that has pushed its record and made calls points back into the callee;
-//     a record is accepted only when it lies above SP and the chain grows.
+//     that has pushed its record and made calls points back into the callee,
+//     and the caller's LR from the caller's own record; a record is accepted
+//     only when it lies above SP and the chain grows.
 //   - Pointer-authentication bits are stripped from return addresses and frame
 //     pointers with a mask covering at least 47 bits and the highest loaded
 //     module (rust-minidump's rule); Breakpad strips only return addresses,
@@ -325,6 +326,14 @@ func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Fr
 	ctx.SetIndex(regFP, callerFP)
 	var r [nRegs]uint64
 	r[regPC], r[regSP], r[regFP] = callerPC, fp+16, callerFP
+	// The caller's LR is what its own record saved (as rust-minidump), so
+	// that a CFI row reading x30 can be evaluated for it.
+	if callerFP != 0 && callerFP <= ^uint64(0)-16 {
+		if lr, ok := w.ReadUint64(callerFP + 8); ok {
+			r[regLR] = a.strip(w, lr)
+			ctx.SetIndex(regLR, r[regLR])
+		}
+	}
 	return newFrame(ctx, walker.TrustFramePointer, r)
 }
 

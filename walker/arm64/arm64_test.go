@@ -212,9 +212,14 @@ func TestFramePointer(t *testing.T) {
 		want{mod1 + 0x1080, stack, walker.TrustContext},
 		want{mod1 + 0x1040, stack + 0x20, walker.TrustFramePointer},
 		want{mod2 + 0x2044, stack + 0x40, walker.TrustFramePointer})
-	check(t, "extended", f.walk(t, false),
+	ext := f.walk(t, false)
+	check(t, "extended", ext,
 		want{mod1 + 0x1080, stack, walker.TrustContext},
 		want{mod2 + 0x2044, stack + 0x20, walker.TrustFramePointer})
+	// The caller's LR comes from its own record (here the end of the chain: 0).
+	if lr, ok := ext.Frames[1].Context.Index(minidump.ARM64LR); !ok || lr != 0 {
+		t.Errorf("frame 1 LR %#x valid %v, want 0 from the caller's record", lr, ok)
+	}
 
 	// A return address outside every module (JIT code) is followed only
 	// when the next record leads back into a module.
