@@ -31,6 +31,7 @@ type rustFlags struct {
 	noDemangle   bool
 	evilJSON     string
 	features     string
+	logFile      string
 
 	fs *pflag.FlagSet
 	o  *options
@@ -53,6 +54,7 @@ func (r *rustFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&r.outputFile, "output-file", "", "write the output to `PATH` instead of stdout")
 	fs.StringVar(&r.verbose, "verbose", "error", "log level on stderr: off, error, warn, info, debug, trace")
 	fs.Lookup("verbose").NoOptDefVal = "info"
+	fs.StringVar(&r.logFile, "log-file", "", "write the --verbose log to `PATH` instead of stderr")
 	fs.StringArrayVar(&r.symbolsPaths, "symbols-path", nil, "a symbol directory or file (repeatable), in addition to the positional symbol paths")
 	fs.BoolVar(&r.noDemangle, "no-demangle", false, "print mangled C++ and Rust names as the symbol files give them")
 	fs.StringVar(&r.features, "features", "stable-basic", "rust-minidump's analysis level: stable-basic, stable-all or unstable-all; accepted for compatibility (none changes our output: rust-minidump's unstable-all only adds function arguments to its own human format)")
@@ -61,7 +63,7 @@ func (r *rustFlags) AddFlags(fs *pflag.FlagSet) {
 
 // changed reports whether any flag of the group was given.
 func (r *rustFlags) changed() bool {
-	for _, n := range []string{"json", "pretty", "human", "cyborg", "output-file", "verbose", "symbols-path", "no-demangle", "evil-json", "features"} {
+	for _, n := range []string{"json", "pretty", "human", "cyborg", "output-file", "verbose", "symbols-path", "no-demangle", "evil-json", "features", "log-file"} {
 		if r.fs != nil && r.fs.Changed(n) {
 			return true
 		}
@@ -107,6 +109,8 @@ func (r *rustFlags) Check(o *options) error {
 		return errors.New("--cyborg prints the human report; -m selects the machine format instead")
 	case r.cyborg != "" && r.cyborg == r.outputFile:
 		return errors.New("--cyborg and --output-file name the same file")
+	case r.logFile != "" && (r.logFile == r.outputFile || r.logFile == r.cyborg):
+		return errors.New("--log-file names the same file as the output")
 	}
 	switch r.features {
 	case "stable-basic", "stable-all", "unstable-all":
@@ -144,7 +148,16 @@ func (r *rustFlags) logger(stderr io.Writer) *slog.Logger {
 // Write prints the selected outputs: JSON, human, or both (--cyborg), to
 // stdout or --output-file.
 func (r *rustFlags) Write(w io.Writer, in *input) error {
-	log := r.logger(os.Stderr)
+	logOut := io.Writer(os.Stderr)
+	if r.logFile != "" {
+		f, err := os.Create(r.logFile)
+		if err != nil {
+			return fmt.Errorf("--log-file: %w", err)
+		}
+		defer f.Close()
+		logOut = f
+	}
+	log := r.logger(logOut)
 	log.Info("processing", "dump", in.Path, "symbol_paths", strings.Join(in.SymbolPaths, ","))
 
 	out := w

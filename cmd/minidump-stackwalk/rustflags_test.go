@@ -40,6 +40,7 @@ func TestRustFlagsUsageErrors(t *testing.T) {
 		{"--cyborg=", dump},
 		{"--verbose=loud", dump},
 		{"--features", "everything", dump},
+		{"--json", "--output-file", "/tmp/o.json", "--log-file", "/tmp/o.json", dump},
 		{"--json", "--output-file", "/tmp/same.json", "--cyborg", "/tmp/same.json", dump},
 	} {
 		status, stdout, stderr := runArgs(args...)
@@ -114,6 +115,14 @@ func TestRustFlagsOutputs(t *testing.T) {
 	if quiet != "" || off != "" || !strings.Contains(info, "level=INFO") || strings.Contains(info, "level=DEBUG") ||
 		!strings.Contains(trace, "level=DEBUG") {
 		t.Errorf("--verbose: default %q, off %q, info %q, trace %q", quiet, off, info, trace)
+	}
+
+	logFile := filepath.Join(dir, "log.txt")
+	if status, _, _ := runArgs("--json", "--verbose=debug", "--log-file", logFile, dump, syms); status != exitOK {
+		t.Errorf("--log-file: exit %d", status)
+	}
+	if data, err := os.ReadFile(logFile); err != nil || !strings.Contains(string(data), "level=DEBUG") {
+		t.Errorf("--log-file: %q, %v", data, err)
 	}
 
 	// Shell completion comes from cobra.
