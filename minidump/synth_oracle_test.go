@@ -1,0 +1,228 @@
+package minidump_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+)
+
+const oracleStackwalk = "/tmp/oracle/package/bin/linux-x64/minidump_stackwalk"
+
+var regPair = regexp.MustCompile(`(\w+) = 0x([0-9a-f]+)`)
+
+// TestContextsAgainstBreakpad covers the architectures the corpus lacks (arm,
+// arm64 in both layouts): synthetic dumps are parsed by us and by Breakpad's
+// minidump_stackwalk, and the CPU lines and frame-0 registers must agree.
+func TestContextsAgainstBreakpad(t *testing.T) {
+	if _, err := os.Stat(oracleStackwalk); err != nil {
+		t.Skipf("%s not installed", oracleStackwalk)
+	}
+	for _, arch := range []minidump.Arch{minidump.ArchX86, minidump.ArchAMD64, minidump.ArchARM, minidump.ArchARM64, minidump.ArchARM64Old} {
+		t.Run(arch.String()+strconv.Itoa(int(arch)), func(t *testing.T) {
+			ctx := minidump.NewContext(arch)
+			n := ctx.NumRegs()
+			for i := 0; i < n; i++ {
+				ctx.SetIndex(i, 0x1111*uint64(i+1)+0x10000)
+			}
+			const stackBase = 0x7000
+			ctx.SetSP(stackBase + 0x10)
+			ctx.SetIP(0x400123)
+			b := synth.New(arch, synth.Linux).SetCSDVersion("Linux 6.1.0 #1 SMP x86_64").SetCPUCount(4)
+			switch arch {
+			case minidump.ArchX86, minidump.ArchAMD64:
+				b.SetCPU("GenuineIntel", 6, 45, 7)
+			case minidump.ArchARM:
+				b.SetARMCPU(7, 0x410fc090, 0x1fff)
+			}
+			b.AddThread(0x42, ctx, stackBase, make([]byte, 256))
+			b.AddModule("/usr/bin/app", 0x400000, 0x10000).SetBuildID([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20})
+			b.SetException(0x42, 11, 0x45).Flags = 1
+			data, err := b.Bytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "d.dmp")
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(oracleStackwalk, path).Output()
+			if err != nil {
+				t.Fatalf("oracle: %v", err)
+			}
+			want := strings.Split(string(out), "\n")
+
+			f, err := minidump.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			si, err := f.SystemInfo()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ex, err := f.Exception()
+			if err != nil {
+				t.Fatal(err)
+			}
+			header := []string{"Operating system: " + si.OS(), "                  " + si.OSVersion(), "CPU: " + si.CPU()}
+			if ci := si.CPUInfo(); ci != "" {
+				header = append(header, "     "+ci)
+			}
+			header = append(header, "     4 CPUs", "", "GPU: UNKNOWN", "",
+				"Crash reason:  "+minidump.CrashReason(si, ex), "Crash address: 0x"+strconv.FormatUint(minidump.CrashAddress(si, ex), 16))
+			for i, l := range header {
+				if i >= len(want) || want[i] != l {
+					t.Errorf("header line %d: got %q, Breakpad %q", i, l, want[min(i, len(want)-1)])
+				}
+			}
+			threads, err := f.Threads()
+			if err != nil || len(threads) != 1 || threads[0].Context == nil {
+				t.Fatalf("threads %+v, %v", threads, err)
+			}
+			got := threads[0].Context
+			// Registers of frame 0 as Breakpad prints them.
+			regs := map[string]uint64{}
+			in := false
+			for _, l := range want {
+				if strings.HasPrefix(l, " 0  ") {
+					in = true
+					continue
+				}
+				if in {
+					if !strings.HasPrefix(l, "    ") || strings.Contains(l, "Found by") {
+						break
+					}
+					for _, m := range regPair.FindAllStringSubmatch(l, -1) {
+						v, _ := strconv.ParseUint(m[2], 16, 64)
+						regs[m[1]] = v
+					}
+				}
+			}
+			t.Logf("%q; Breakpad printed %d frame-0 registers", header[3], len(regs))
+			if len(regs) < n-1 {
+				t.Fatalf("Breakpad printed %d registers: %q", len(regs), out)
+			}
+			for name, v := range regs {
+				g, ok := got.Get(name)
+				if name == "cpsr" {
+					continue // not in our register file
+				}
+				if !ok || g != v {
+					t.Errorf("%s: got %#x (valid %v), Breakpad %#x", name, g, ok, v)
+				}
+			}
+		})
+	}
+}
+
+// TestCrashReasonsAgainstBreakpad builds one dump per exception and compares
+// CrashReason/CrashAddress with Breakpad's "Crash reason:"/"Crash address:".
+func TestCrashReasonsAgainstBreakpad(t *testing.T) {
+	if _, err := os.Stat(oracleStackwalk); err != nil {
+		t.Skipf("%s not installed", oracleStackwalk)
+	}
+	type tc struct {
+		os     synth.OS
+		arch   minidump.Arch
+		code   uint32
+		flags  uint32
+		addr   uint64
+		params []uint64
+	}
+	var cases []tc
+	win := func(code uint32, addr uint64, params ...uint64) {
+		cases = append(cases, tc{synth.Windows, minidump.ArchAMD64, code, 0, addr, params})
+	}
+	win(0xc0000005, 0x1234, 0, 0xdead)
+	win(0xc0000005, 0x1234, 1, 0xbeef)
+	win(0xc0000005, 0x1234, 8, 0xf00d)
+	win(0xc0000005, 0x1234, 5, 0xf00d)
+	win(0xc0000005, 0x1234)
+	win(0xc0000006, 0x1234, 0, 0x5000, 0xc000009c)
+	win(0xc0000006, 0x1234, 1, 0x5000, 0xc0000185)
+	win(0xc0000006, 0x1234, 8, 0x5000, 0x12345678)
+	win(0xc0000409, 0x1234, 7)
+	win(0xc0000409, 0x1234, 2)
+	win(0xc0000409, 0x1234, 0)
+	win(0xc0000409, 0x1234, 1000)
+	win(0xc0000409, 0x1234)
+	for _, c := range []uint32{0x40010005, 0x80000003, 0xc00000fd, 0xc0000374, 0xe06d7363, 0xe0000008, 0x517a7ed, 0xc000000d, 0x12345678} {
+		win(c, 0x1234)
+	}
+	// 32-bit CPUs truncate the crash address.
+	cases = append(cases, tc{synth.Windows, minidump.ArchX86, 0xc0000005, 0, 0x10, []uint64{1, 0xffffffff00000045}})
+	cases = append(cases, tc{synth.Linux, minidump.ArchARM, 11, 1, 0xffffffff12345678, nil})
+	for sig := uint32(1); sig <= 32; sig++ {
+		for _, code := range []uint32{0, 1, 2, 5, 9} {
+			cases = append(cases, tc{synth.Linux, minidump.ArchAMD64, sig, code, 0x45, nil})
+		}
+	}
+	cases = append(cases, tc{synth.Android, minidump.ArchARM64, 0xffffffff, 0, 0, nil})
+	for _, arch := range []minidump.Arch{minidump.ArchAMD64, minidump.ArchARM64, minidump.ArchARM} {
+		for code := uint32(1); code <= 13; code++ {
+			for _, flags := range []uint32{1, 2, 13, 0x101, 0x10002, 0xdeadc0de, 99} {
+				cases = append(cases, tc{synth.MacOS, arch, code, flags, 0x45, nil})
+			}
+		}
+		cases = append(cases, tc{synth.IOS, arch, 0x43507378, 0, 0x45, nil}, tc{synth.IOS, arch, 0x43506e78, 0, 0x45, nil})
+	}
+	for _, code := range []uint32{0x8, 0x108, 0x8308, 0x9999} {
+		cases = append(cases, tc{synth.Fuchsia, minidump.ArchARM64, code, 3, 0x45, nil})
+	}
+	for _, code := range []uint32{6, 18, 40, 41} {
+		cases = append(cases, tc{synth.Solaris, minidump.ArchX86, code, 0, 0x45, nil})
+	}
+	dir := t.TempDir()
+	for i, c := range cases {
+		ctx := minidump.NewContext(c.arch)
+		ctx.SetSP(0x7010)
+		ctx.SetIP(0x400123)
+		b := synth.New(c.arch, c.os)
+		b.AddThread(1, ctx, 0x7000, make([]byte, 64))
+		e := b.SetException(1, c.code, c.addr, c.params...)
+		e.Flags = c.flags
+		data, err := b.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, strconv.Itoa(i)+".dmp")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(oracleStackwalk, path).Output()
+		if err != nil {
+			t.Fatalf("oracle: %v", err)
+		}
+		var wantReason, wantAddr string
+		for _, l := range strings.Split(string(out), "\n") {
+			if r, ok := strings.CutPrefix(l, "Crash reason:  "); ok {
+				wantReason = r
+			}
+			if a, ok := strings.CutPrefix(l, "Crash address: "); ok {
+				wantAddr = a
+			}
+		}
+		f, err := minidump.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		si, _ := f.SystemInfo()
+		ex, err := f.Exception()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotReason, gotAddr := minidump.CrashReason(si, ex), "0x"+strconv.FormatUint(minidump.CrashAddress(si, ex), 16)
+		if gotReason != wantReason || gotAddr != wantAddr {
+			t.Errorf("%+v: got %q %s, Breakpad %q %s", c, gotReason, gotAddr, wantReason, wantAddr)
+		}
+	}
+	t.Logf("%d exceptions compared", len(cases))
+}
