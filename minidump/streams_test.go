@@ -190,6 +190,7 @@ const oracleDump = "/tmp/oracle/package/bin/linux-x64/minidump_dump"
 var (
 	dumpThreadID    = regexp.MustCompile(`(?m)^  thread_id += 0x([0-9a-f]+)$`)
 	dumpRegionCount = regexp.MustCompile(`(?m)^MinidumpMemoryList\n  region_count = (\d+)`)
+	dumpDirEntry    = regexp.MustCompile(`(?m)^MDRawDirectory\n  stream_type += 0x([0-9a-f]+) \(([^)]*)\)\n  location.data_size = (\d+)\n  location.rva += 0x([0-9a-f]+)$`)
 	dumpModuleCount = regexp.MustCompile(`(?m)^MinidumpModuleList\n  module_count = (\d+)`)
 )
 
@@ -211,6 +212,21 @@ func TestAgainstMinidumpDump(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
+			var dir []string
+			for _, m := range dumpDirEntry.FindAllStringSubmatch(string(out), -1) {
+				dir = append(dir, strings.Join(m[1:], " "))
+			}
+			var gotDir []string
+			for _, st := range f.Streams() {
+				name := st.Name
+				if strings.HasPrefix(name, "unknown") {
+					name = "unknown"
+				}
+				gotDir = append(gotDir, strconv.FormatUint(uint64(st.Type), 16)+" "+name+" "+strconv.Itoa(int(st.Size))+" "+strconv.FormatInt(st.Off, 16))
+			}
+			if !slices.Equal(gotDir, dir) {
+				t.Errorf("directory\n got %q\nwant %q", gotDir, dir)
+			}
 			threads, err := f.Threads()
 			if err != nil {
 				t.Fatal(err)
