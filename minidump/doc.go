@@ -1,7 +1,28 @@
 // Package minidump reads minidump files written by Breakpad, Crashpad and
 // Windows' MiniDumpWriteDump: the stream directory, every stream those writers
-// emit, CPU contexts of x86, amd64, arm and arm64, and the captured memory.
+// emit, CPU contexts of x86, amd64, arm and arm64 (Microsoft's layout and
+// Breakpad's older one), and the captured memory.
 //
-// Input is untrusted: every count, size and offset is checked before use and
-// malformed data yields a *FormatError naming the stream and file offset.
+// Open memory-maps a file (NewFile reads through any io.ReaderAt); only the
+// header and stream directory are parsed up front. Each stream has its own
+// accessor returning (value, error), so one broken stream does not hide the
+// others; list accessors return the readable entries together with the error.
+// A stream missing from the dump gives an error wrapping ErrNoStream.
+//
+// Input is untrusted: every count, size and offset is checked against the
+// stream and file sizes before use, and malformed data yields a *FormatError
+// naming the stream and file offset.
+//
+// Beyond parsing, the package holds the strings Breakpad's minidump_stackwalk
+// derives from a dump, so that printers only print: SystemInfo's OS, OSVersion,
+// CPU, CPUInfo and CPUCount; CrashReason and CrashAddress; Module's Version,
+// CodeID, DebugFile and DebugID; AssertionInfo.String; ProcessUptime; and the
+// thread rules (ThreadRoles: the dump thread is skipped, the exception thread
+// or BreakpadInfo's requesting thread is the requesting one), MainModule and
+// ModulesByAddress (Breakpad lists modules sorted by base address).
+//
+// Contexts keep every register value; Context validity follows the context
+// flags' control and integer groups, except that flags naming no group at all
+// (as macOS writers leave them) mark every register valid, since Breakpad
+// ignores the flags of a dump's contexts. SetAllValid gives Breakpad's view.
 package minidump
