@@ -265,3 +265,52 @@ func TestAgainstMinidumpDump(t *testing.T) {
 		})
 	}
 }
+
+var dumpMemInfo = regexp.MustCompile(`(?m)^MDRawMemoryInfo\n  base_address += 0x([0-9a-f]+)\n  allocation_base += 0x([0-9a-f]+)\n  allocation_protection = 0x([0-9a-f]+)\n  region_size += 0x([0-9a-f]+)\n  state += 0x([0-9a-f]+)\n  protection += 0x([0-9a-f]+)\n  type += 0x([0-9a-f]+)$`)
+
+func TestMemoryInfoAgainstMinidumpDump(t *testing.T) {
+	if !exists(oracleDump) {
+		t.Skipf("%s not installed", oracleDump)
+	}
+	path := corpus.Shared(t, "corpus", "breakpad", "dumps", "tiny-exe-with-cet-xsave.dmp")
+	out, _ := exec.Command(oracleDump, path).Output()
+	var want []string
+	for _, m := range dumpMemInfo.FindAllStringSubmatch(string(out), -1) {
+		want = append(want, strings.Join(m[1:], " "))
+	}
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	infos, err := f.MemoryInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, mi := range infos {
+		got = append(got, strings.Join([]string{strconv.FormatUint(mi.BaseAddress, 16), strconv.FormatUint(mi.AllocationBase, 16),
+			strconv.FormatUint(uint64(mi.AllocationProtect), 16), strconv.FormatUint(mi.RegionSize, 16),
+			strconv.FormatUint(uint64(mi.State), 16), strconv.FormatUint(uint64(mi.Protect), 16), strconv.FormatUint(uint64(mi.Type), 16)}, " "))
+	}
+	if len(want) != 557 || !slices.Equal(got, want) {
+		t.Errorf("memory info: %d entries, minidump_dump %d; first got %q", len(got), len(want), got[:min(2, len(got))])
+	}
+	// MiscInfo version 4 fields, as minidump_dump prints them.
+	m, err := f.MiscInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Size != 1364 || m.Flags1 != 0x147 || m.ProcessID != 15444 || m.ProcessCreateTime != 0x6180625a ||
+		m.ProcessorMaxMhz != 2803 || m.TimeZoneID != 2 || m.BuildString != "Windows NT 10.0.22000.282" ||
+		m.DbgBldStr != "crashpad.amd64,0.8.0,win" {
+		t.Errorf("misc info %+v", m)
+	}
+	// The other Windows-only streams of this dump parse without error.
+	if _, err := f.HandleData(); err != nil {
+		t.Error(err)
+	}
+	if _, err := f.UnloadedModules(); err != nil {
+		t.Error(err)
+	}
+}
