@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/demangle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
 )
@@ -300,4 +301,20 @@ func readEvilJSON(path string) (map[string]string, error) {
 		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxEvilJSON)
 	}
 	return report.ParseEvilJSON(data)
+}
+
+// demangleSymbolize wraps a report's Symbolize function (the names of -s's
+// possible instruction pointers) so that its names are demangled like the
+// frames' (unless --no-demangle).
+func demangleSymbolize(o *options, symbolize func(uint64) []report.SourceInfo) func(uint64) []report.SourceInfo {
+	if o.noDemangle || symbolize == nil {
+		return symbolize
+	}
+	return func(addr uint64) []report.SourceInfo {
+		infos := symbolize(addr)
+		for i := range infos {
+			infos[i].Function = demangle.Name(infos[i].Function)
+		}
+		return infos
+	}
 }
