@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -113,6 +114,19 @@ func conformanceCases(t *testing.T) []conformanceCase {
 				human:   filepath.Join(perf, "expected", name+".stackwalk.txt")})
 		}
 	}
+	// rust-minidump's dumps, against a run of Breakpad's minidump_stackwalk
+	// (the reference binary, when installed at /tmp/oracle).
+	rm := filepath.Join(filepath.Dir(bp), "rust-minidump", "testdata")
+	if _, err := os.Stat(oracleStackwalk); err == nil {
+		tmp := t.TempDir()
+		for _, name := range []string{"pipeline-inlines-macos-segv", "linux-mini", "invalid-parameter", "simple-crashpad", "test"} {
+			d := filepath.Join(rm, name+".dmp")
+			m, h := filepath.Join(tmp, name+".machine.txt"), filepath.Join(tmp, name+".txt")
+			if runOracle(d, m, "-m", d, filepath.Join(rm, "symbols")) && runOracle(d, h, d, filepath.Join(rm, "symbols")) {
+				cases = append(cases, conformanceCase{set: "rust-minidump", dump: d, roots: []string{filepath.Join(rm, "symbols")}, machine: m, human: h})
+			}
+		}
+	}
 	// Real crashes converted from cores by core2md (testdata/, helper C),
 	// with Breakpad's output of each dump.
 	root, err := corpus.RepoRoot()
@@ -127,6 +141,23 @@ func conformanceCases(t *testing.T) []conformanceCase {
 		}
 	}
 	return cases
+}
+
+const oracleStackwalk = "/tmp/oracle/package/bin/linux-x64/minidump_stackwalk"
+
+// runOracle runs Breakpad's minidump_stackwalk with args, stdout to out.
+func runOracle(dump, out string, args ...string) bool {
+	if _, err := os.Stat(dump); err != nil {
+		return false
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	cmd := exec.Command(oracleStackwalk, args...)
+	cmd.Stdout = f
+	return cmd.Run() == nil
 }
 
 // expectedFrame is one frame of Breakpad's output.
