@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -166,7 +167,9 @@ func TestRustFlagsDemangle(t *testing.T) {
 	ctx.SetIP(0x401010)
 	ctx.SetSP(0x7000)
 	ctx.Set("rbp", 0)
-	b.AddThread(7, ctx, 0x7000, make([]byte, 64))
+	stack := make([]byte, 64)
+	binary.LittleEndian.PutUint64(stack[16:], 0x402010) // a return address into the second PUBLIC
+	b.AddThread(7, ctx, 0x7000, stack)
 	b.SetException(7, 11, 0)
 	data, err := b.Bytes()
 	if err != nil {
@@ -220,6 +223,16 @@ func TestRustFlagsDemangle(t *testing.T) {
 	}
 	if got, want := function("--json", "--no-demangle"), "_ZN7testing8internal11CmpHelperEQIiiEENS_15AssertionResultEPKcS4_RKT_RKT0_"; got != want {
 		t.Errorf("--no-demangle: %q, want %q", got, want)
+	}
+	// Breakpad's formats too, including -s's lists of possible instruction
+	// pointers (the return address on the stack).
+	for _, args := range [][]string{{"-s"}, {"-s", "--no-demangle"}} {
+		_, out, _ := runArgs(append(args, dump, filepath.Join(dir, "syms"))...)
+		demangled := strings.Contains(out, "mycrate::foo") && strings.Contains(out, "testing::internal::CmpHelperEQ<int, int>")
+		mangled := strings.Contains(out, "_RNvCs1234_7mycrate3foo") && strings.Contains(out, "_ZN7testing8internal11CmpHelperEQ")
+		if len(args) == 1 && (!demangled || mangled) || len(args) == 2 && (demangled || !mangled) {
+			t.Errorf("%q: demangled names %v, mangled names %v:\n%s", args, demangled, mangled, out)
+		}
 	}
 }
 
