@@ -46,6 +46,7 @@ func processMicrodump(o *options, group flagGroup, stdout, stderr io.Writer) (st
 		st.DemangleNames()
 	}
 	rep := toReport(st, syms)
+	rep.Symbolize = demangleSymbolize(o, rep.Symbolize) // helper G: demangled -s names
 	rep.GLVersion, rep.GLVendor, rep.GLRenderer = d.GPU.Version, d.GPU.Vendor, d.GPU.Renderer
 	orderModules(rep, d)
 

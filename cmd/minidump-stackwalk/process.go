@@ -96,6 +96,7 @@ func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
 		in.Errs = append(in.Errs, err)
 	}
 	in.Report = toReport(in.State, syms)
+	in.Report.Symbolize = demangleSymbolize(o, in.Report.Symbolize) // helper G: demangled -s names
 
 	w := bufio.NewWriterSize(stdout, 64<<10)
 	switch {
