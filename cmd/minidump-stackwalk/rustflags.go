@@ -1,8 +1,11 @@
 package main
 
 // rust-minidump's command line beside Breakpad's: --json / --pretty,
-// --human, --cyborg, --output-file, --verbose, --symbols-path and
-// --no-demangle (--brief is Breakpad's -b, already registered).
+// --human, --cyborg, --output-file, --verbose / --log-file, --symbols-path,
+// --evil-json and --features, plus --no-demangle (--brief is Breakpad's -b,
+// already registered; shell completion is cobra's "completion" command).
+// The group takes over the output whenever one of its flags is given, and
+// then prints Breakpad's formats itself (writeText) unless JSON is asked for.
 
 import (
 	"errors"
@@ -64,14 +67,18 @@ func (r *rustFlags) AddFlags(fs *pflag.FlagSet) {
 
 // changed reports whether any flag of the group was given.
 func (r *rustFlags) changed() bool {
+	if r.fs == nil {
+		return false
+	}
 	for _, n := range []string{"json", "pretty", "human", "cyborg", "output-file", "verbose", "symbols-path", "no-demangle", "evil-json", "features", "log-file"} {
-		if r.fs != nil && r.fs.Changed(n) {
+		if r.fs.Changed(n) {
 			return true
 		}
 	}
 	return false
 }
 
+// Active reports whether any of the group's flags was given.
 func (r *rustFlags) Active() bool { return r.changed() }
 
 // Check rejects combinations that make no sense, with a one-line reason,
@@ -128,8 +135,8 @@ func (r *rustFlags) Check(o *options) error {
 	return nil
 }
 
-// logger returns the logger for --verbose, writing to stderr.
-func (r *rustFlags) logger(stderr io.Writer) *slog.Logger {
+// logger returns the logger for --verbose, writing to w (stderr or --log-file).
+func (r *rustFlags) logger(w io.Writer) *slog.Logger {
 	if r.verbose == "off" {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -143,7 +150,7 @@ func (r *rustFlags) logger(stderr io.Writer) *slog.Logger {
 		}
 		return a
 	}}
-	return slog.New(slog.NewTextHandler(stderr, opts))
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 // Write prints the selected outputs: JSON, human, or both (--cyborg), to
