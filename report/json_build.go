@@ -266,14 +266,10 @@ func (b *jsonBuilder) buildModules() {
 		jm.CertSubject = b.certSubject(jm.Filename)
 		b.r.Modules = append(b.r.Modules, jm)
 	}
+	// Breakpad's and rust-minidump's main module is the first listed;
+	// rust-minidump prints 0 even when there are no modules.
 	zero := 0
-	if len(b.modules) > 0 {
-		// Breakpad's and rust-minidump's main module is the first listed.
-		b.r.MainModule = &zero
-	} else {
-		// rust-minidump prints 0 even with no modules.
-		b.r.MainModule = &zero
-	}
+	b.r.MainModule = &zero
 	for _, u := range b.unloaded {
 		b.r.UnloadedModules = append(b.r.UnloadedModules, JSONUnloadedModule{
 			BaseAddr:    b.hex(u.Base),
