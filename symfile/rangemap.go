@@ -38,9 +38,7 @@ func exclusiveFirstWins[T ranger](in []T) []T {
 		}
 		return cmpU64(a.ord(), b.ord())
 	}
-	if !slices.IsSortedFunc(in, byAddr) {
-		slices.SortFunc(in, byAddr)
-	}
+	sortByAddr(in, byAddr)
 	w := 0
 	for i := 0; i < len(in); {
 		j, maxHi := i+1, in[i].hi()
@@ -48,10 +46,20 @@ func exclusiveFirstWins[T ranger](in []T) []T {
 			maxHi = max(maxHi, in[j].hi())
 			j++
 		}
-		if j == i+1 {
+		switch n := j - i; {
+		case n == 1:
 			in[w] = in[i]
 			w++
-		} else {
+		case n == 2: // two overlapping ranges: the earlier in the file wins
+			if in[i+1].ord() < in[i].ord() {
+				in[w] = in[i+1]
+			} else {
+				in[w] = in[i]
+			}
+			w++
+		case n <= smallCluster:
+			w += copy(in[w:], firstWinsSmall(in[i:j]))
+		default:
 			cluster := slices.Clone(in[i:j])
 			slices.SortFunc(cluster, func(a, b T) int { return cmpU64(a.ord(), b.ord()) })
 			w += copy(in[w:], exclusiveInFileOrder(cluster))
@@ -59,6 +67,97 @@ func exclusiveFirstWins[T ranger](in []T) []T {
 		i = j
 	}
 	return in[:w]
+}
+
+const smallCluster = 16
+
+// firstWinsSmall resolves a small cluster (sorted by address) without
+// allocating: each range is kept unless it overlaps a range that comes
+// earlier in the file and is itself kept. The result is sorted by address.
+func firstWinsSmall[T ranger](c []T) []T {
+	var byOrd [smallCluster]int
+	n := len(c)
+	for k := range n {
+		byOrd[k] = k
+	}
+	for a := 1; a < n; a++ { // insertion sort by file order
+		for b := a; b > 0 && c[byOrd[b]].ord() < c[byOrd[b-1]].ord(); b-- {
+			byOrd[b], byOrd[b-1] = byOrd[b-1], byOrd[b]
+		}
+	}
+	var kept [smallCluster]bool
+	for a := range n {
+		x := c[byOrd[a]]
+		ok := true
+		for b := range a {
+			y := c[byOrd[b]]
+			if kept[byOrd[b]] && x.lo() <= y.hi() && y.lo() <= x.hi() {
+				ok = false
+				break
+			}
+		}
+		kept[byOrd[a]] = ok
+	}
+	w := 0
+	for k := range n { // c is sorted by address, so compaction keeps the order
+		if kept[k] {
+			c[w] = c[k]
+			w++
+		}
+	}
+	return c[:w]
+}
+
+// sortByAddr sorts in: files are normally sorted already, or (concatenated
+// symbol files) made of a few sorted runs, which are merged; anything else
+// is sorted outright.
+func sortByAddr[T ranger](in []T, cmp func(a, b T) int) {
+	var starts []int
+	for k := 1; k < len(in); k++ {
+		if cmp(in[k-1], in[k]) > 0 {
+			if starts = append(starts, k); len(starts) > 64 {
+				slices.SortFunc(in, cmp)
+				return
+			}
+		}
+	}
+	if len(starts) == 0 {
+		return
+	}
+	bounds := append(append([]int{0}, starts...), len(in))
+	buf := make([]T, len(in))
+	src, dst := in, buf
+	for len(bounds) > 2 {
+		var next []int
+		for k := 0; k+1 < len(bounds); k += 2 {
+			lo := bounds[k]
+			if k+2 >= len(bounds) { // odd run out: copy through
+				copy(dst[lo:], src[lo:])
+				next = append(next, lo)
+				continue
+			}
+			mid, hi := bounds[k+1], bounds[k+2]
+			a, b, o := lo, mid, lo
+			for a < mid && b < hi {
+				if cmp(src[b], src[a]) < 0 {
+					dst[o] = src[b]
+					b++
+				} else {
+					dst[o] = src[a]
+					a++
+				}
+				o++
+			}
+			o += copy(dst[o:], src[a:mid])
+			copy(dst[o:], src[b:hi])
+			next = append(next, lo)
+		}
+		bounds = append(next, len(in))
+		src, dst = dst, src
+	}
+	if &src[0] != &in[0] {
+		copy(in, src)
+	}
 }
 
 // exclusiveInFileOrder replays the insertion of ranges given in file order.
