@@ -146,3 +146,25 @@ func TestDirSupplierSharedCorpus(t *testing.T) {
 		t.Fatalf("node.sym.gz: %v", err)
 	}
 }
+
+// Lookups from many goroutines on one File (threads are walked in parallel).
+func TestConcurrentLookups(t *testing.T) {
+	f := openShared(t, "corpus", "rust-minidump", "testdata", "symbols", "crash-client", "509C0610949836F7B70BD88BCF03E5400", "crash-client.sym")
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 200 {
+				e := f.funcs[(g*977+k*131)%len(f.funcs)]
+				if s, ok := f.Lookup(e.base); !ok || s.Base != e.base {
+					t.Errorf("Lookup(%#x) = %+v, %v", e.base, s, ok)
+					return
+				}
+				f.CFIRules(e.base)
+				f.StackWin(e.base)
+			}
+		}()
+	}
+	wg.Wait()
+}
