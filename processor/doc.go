@@ -5,13 +5,31 @@
 //
 // It follows Breakpad's MinidumpProcessor: the requesting (crashed) thread is
 // walked from the exception stream's context, the thread that wrote the dump
-// (BreakpadInfo) is not walked, and a thread's stack memory is its stack
-// descriptor, or the memory-list region holding the descriptor's start.
-// Threads are walked in parallel by a bounded number of workers.
+// (BreakpadInfo) is not walked (it stays in Threads with ThreadDumpThread;
+// BreakpadThreads gives Breakpad's numbering), and a thread's stack memory is
+// its stack descriptor, or the memory-list region holding the descriptor's
+// start. Threads are walked in parallel by a bounded number of workers; a
+// module's symbols are loaded at most once (cached by code file, as
+// Breakpad's resolver does).
 //
-// One deliberate difference: when one image is mapped as several module
-// entries with the same code file and debug identifier (node's text split
-// into separate mappings), symbols are looked up relative to the entry that
-// maps the image's start, as the symbol file's addresses are; Breakpad uses
-// the entry containing the address and misnames such frames.
+// Deliberate differences from Breakpad, each with its evidence in the tests
+// (conformance_test.go, gdb_test.go, perf_test.go); Options brings back
+// Breakpad's behaviour:
+//
+//   - Entry function. On Linux and Android the walk ends at the program's
+//     entry function: the frame whose function starts at AT_ENTRY (auxv), or
+//     without an auxv stream the main module's _start. The kernel entered
+//     _start with no return address; Breakpad walks on and prints one or two
+//     junk frames (a stack address as IP, a scanned vDSO hit). gdb's
+//     backtraces of the same crashes end at _start.
+//     Options.BreakpadPastEntry restores Breakpad's walk.
+//   - Split images. When one image is mapped as several module entries with
+//     the same code file and debug identifier, adjacent within ELF segment
+//     alignment (node: 0x400000, 0xb72000, 0x2600000), symbols and CFI are
+//     looked up relative to the first entry, where the symbol file's
+//     addresses start. Breakpad uses the entry containing the address and
+//     misnames every frame in the later entries (node.sym proves which name
+//     is right). Printed module offsets stay relative to the containing
+//     entry, as Breakpad prints them. Options.BreakpadModuleBases restores
+//     Breakpad's lookups.
 package processor
