@@ -75,7 +75,7 @@ func Open(path string) (*File, error) {
 		return nil, err
 	}
 	f := &File{name: path, data: data, unmap: unmap}
-	f.buildIndex(func(lo, hi int) { releasePages(data, lo, hi) })
+	f.buildIndex(defaultChunkSize, func(lo, hi int) { releasePages(data, lo, hi) })
 	return f, f.Err()
 }
 
@@ -120,7 +120,7 @@ func readCompressed(path string) ([]byte, error) {
 // reported as by Open.
 func NewFile(data []byte, name string) (*File, error) {
 	f := &File{name: name, data: data}
-	f.buildIndex(nil)
+	f.buildIndex(defaultChunkSize, nil)
 	return f, f.Err()
 }
 

@@ -13,10 +13,10 @@ import (
 // this, loading stops and later records are not used.
 const maxErrors = 100
 
-// chunkSize is the unit of the parallel index pass. After a chunk of a
+// defaultChunkSize is the unit of the parallel index pass. After a chunk of a
 // memory-mapped file is indexed its pages are released (see release), so the
 // pass never holds more than a few chunks resident.
-const chunkSize = 8 << 20
+const defaultChunkSize = 8 << 20
 
 // maxInfo bounds the INFO records kept (dump_syms writes one or two).
 const maxInfo = 64
@@ -338,7 +338,7 @@ func (c *chunkIndex) stackOther(rest []byte, off uint64) bool {
 // buildIndex runs the index pass over data, in parallel chunks, and merges
 // the results. release, when not nil, is called for each indexed range so a
 // memory-mapped file can drop the pages from the process.
-func (f *File) buildIndex(release func(lo, hi int)) {
+func (f *File) buildIndex(chunkSize int, release func(lo, hi int)) {
 	data := f.data
 	var bounds []int
 	for pos := 0; pos < len(data); {
