@@ -23,6 +23,7 @@ type fixture struct {
 	ctx   minidump.Context
 	stack *synth.Stack
 	maxSc int
+	extra []*walker.Module
 }
 
 func newFixture() *fixture {
@@ -52,6 +53,7 @@ func (f *fixture) walk(t *testing.T) *walker.Stack {
 		walkertest.Module(0, "module1", mod1, 0x10000),
 		walkertest.Module(1, "module2", mod2, 0x10000),
 	}
+	mods = append(mods, f.extra...)
 	env := &walker.Env{OS: f.os, Memory: &walkertest.Memory{Base: f.stack.Base(), Data: data},
 		Modules: walker.NewModuleMap(mods), MaxScanned: f.maxSc}
 	if f.syms != nil {
@@ -332,4 +334,65 @@ func TestStopRules(t *testing.T) {
 	g.ctx.Set("esp", g.label(t, "esp"))
 	g.ctx.Set("ebp", g.label(t, "low"))
 	check(t, g.walk(t), frameWant{trust: walker.TrustContext})
+}
+
+// Breakpad's WindowsFPOSystemCall: frame 0 sits on a system call stub
+// (FPO, no program) whose [esp] holds the current EIP; .raSearchStart
+// must skip that word to find the real return address.
+func TestWindowsFPOSystemCall(t *testing.T) {
+	f := newFixture()
+	f.extra = []*walker.Module{
+		walkertest.Module(2, "module3", 0x771d0000, 0x180000),
+		walkertest.Module(3, "module4", 0x75f90000, 0x46000),
+		walkertest.Module(4, "module5", 0x75730000, 0x110000),
+		walkertest.Module(5, "module6", 0x647f0000, 0x1ba8000),
+	}
+	const prog = "$T0 $ebp = $eip $T0 4 + ^ = $ebp $T0 ^ = $esp $T0 8 + = $L $T0 .cbSavedRegs - = $P $T0 8 + .cbParams + ="
+	f.syms = map[string]string{
+		"module3": "MODULE windows x86 ID ntdll\nPUBLIC 1f8ac c ZwWaitForSingleObject\nSTACK WIN 0 1f8ac 1b 0 0 c 0 0 0 0 0\n",
+		"module4": "MODULE windows x86 ID kernelbase\nPUBLIC 109f9 c WaitForSingleObjectEx\nPUBLIC 36590 0 _except_handler4\n" +
+			"STACK WIN 4 109f9 df c 0 c c 48 0 1 " + prog + "\nSTACK WIN 4 36590 154 17 0 10 0 14 0 1 " + prog + "\n",
+		"module5": "MODULE windows x86 ID kernel32\nPUBLIC 11136 8 WaitForSingleObject\nPUBLIC 11151 c WaitForSingleObjectExImplementation\n" +
+			"STACK WIN 4 11136 16 5 0 8 0 0 0 1 " + prog + "\nSTACK WIN 4 11151 7a 5 0 c 0 0 0 1 " + prog + "\n",
+		"module6": "MODULE windows x86 ID chrome\nFILE 7038 some_file_name.h\nFILE 839776 some_file_name.cc\n" +
+			"FUNC 217fda 17 4 function_217fda\n217fda 4 102 839776\nFUNC 217ff1 a 4 function_217ff1\n217ff1 0 594 7038\n217ff1 a 596 7038\n" +
+			"STACK WIN 0 217ff1 a 0 0 4 0 0 0 0 0\n",
+	}
+	f.stack = synth.NewStack(0x002ff290, 4)
+	f.stack.Words(0x771ef8c1, 0x75fa0a91).Mark("frame1_esp").
+		Words(0x000017b0, 0, 0x002ff2d8, 0x88014a2e, 0x002ff364, 0x000017b0, 0, 0x24, 1, 0, 0, 0, 0, 0, 0, 0,
+			0x9e3b9800, 0xfffffff7, 0, 0x002ff2a4, 0x64a07ff1, 0x002ff8dc, 0x75fc6590, 0xfdd2c6ea, 0).
+		Mark("frame1_ebp").WordLabel("frame2_ebp", 0).Words(0x75741194, 0x000017b0, 0x0036ee80, 0, 0x65bc7d14).
+		Mark("frame2_ebp").WordLabel("frame3_ebp", 0).Words(0x75741148, 0x000017b0, 0x0036ee80, 0).
+		Mark("frame3_ebp").Word(0).Word(0)
+	f.stack.Finish()
+	f.ctx.Set("eip", 0x771ef8c1)
+	f.ctx.Set("esp", f.stack.Base())
+	f.ctx.Set("ebp", f.label(t, "frame1_ebp"))
+	ebx, _ := f.ctx.Get("ebx")
+	st := f.walk(t)
+	if len(st.Frames) != 4 {
+		t.Fatalf("%d frames, want 4", len(st.Frames))
+	}
+	check(t, &walker.Stack{Frames: st.Frames[:2]},
+		frameWant{trust: walker.TrustContext, function: "ZwWaitForSingleObject"},
+		frameWant{trust: walker.TrustCFI, function: "WaitForSingleObjectEx",
+			regs: map[string]uint64{"eip": 0x75fa0a91, "esp": f.label(t, "frame1_esp"), "ebp": f.label(t, "frame1_ebp"), "ebx": ebx}})
+}
+
+// A program using the alignment operator '@' (a realigned frame) takes
+// .raSearchStart from EBP+4 rather than from ESP and the frame sizes.
+func TestWindowsFrameDataAlignment(t *testing.T) {
+	f := newFixture()
+	f.syms = map[string]string{"module1": "MODULE windows x86 ID module1\n" +
+		"STACK WIN 4 aa85 176 0 0 4 40 4 0 1 $T1 $esp 16 @ = $eip .raSearchStart ^ = $esp .raSearchStart 4 + = $ebp $ebp ^ =\n"}
+	// ESP-based search would find 0x50000111 (module2, no symbols) first.
+	f.stack.Words(0x50000111, 0, 0, 0, 0).Mark("frame0_ebp").WordLabel("frame1_ebp", 0).Word(0x50000222).
+		Mark("frame1_esp").Append(8, 0).Mark("frame1_ebp").Word(0).Word(0)
+	f.stack.Finish()
+	f.ctx.Set("eip", 0x4000aa85)
+	f.ctx.Set("esp", f.stack.Base())
+	f.ctx.Set("ebp", f.label(t, "frame0_ebp"))
+	check(t, f.walk(t), frameWant{trust: walker.TrustContext},
+		frameWant{trust: walker.TrustCFI, regs: map[string]uint64{"eip": 0x50000222, "esp": f.label(t, "frame1_esp"), "ebp": f.label(t, "frame1_ebp")}})
 }
