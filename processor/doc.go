@@ -32,4 +32,10 @@
 //     is right). Printed module offsets stay relative to the containing
 //     entry, as Breakpad prints them. Options.BreakpadModuleBases restores
 //     Breakpad's lookups.
+//   - x86 .cbCalleeParams. A STACK WIN program's .cbCalleeParams (and the
+//     .raSearchStart derived from it) uses the parameter size of the frame's
+//     callee. Breakpad's loop over earlier frames has no break and uses
+//     frame 0's instead, which misplaces the search below a deep stack
+//     (walker/x86 TestCalleeParameterSize). No corpus dump is affected.
+//     Options.BreakpadX86 restores Breakpad's choice.
 package processor

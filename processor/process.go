@@ -25,6 +25,10 @@ type Options struct {
 	// BreakpadPastEntry keeps walking past the program's entry function
 	// (_start), as Breakpad does, instead of stopping there.
 	BreakpadPastEntry bool
+	// BreakpadX86 takes .cbCalleeParams of x86 STACK WIN programs from the
+	// innermost frame with a known parameter size, as Breakpad's loop does,
+	// instead of from the callee.
+	BreakpadX86 bool
 	// BreakpadARM walks arm and arm64 stacks with Breakpad's methods only
 	// (see packages walker/arm and walker/arm64; added by helper F).
 	BreakpadARM bool
@@ -263,7 +267,7 @@ func archWalker(a minidump.Arch, opts Options) walker.Arch {
 	case minidump.ArchARM, minidump.ArchARM64, minidump.ArchARM64Old: // helper F
 		return armWalker(a, opts)
 	case minidump.ArchX86:
-		return x86.New()
+		return x86.New(x86.Options{Breakpad: opts.BreakpadX86})
 	case minidump.ArchAMD64:
 		return amd64.New()
 	}

@@ -41,11 +41,18 @@ type state struct {
 	info *frameInfo // set when the frame was the callee of a STACK WIN attempt
 }
 
+// Options selects the walking rules.
+type Options struct {
+	// Breakpad reproduces Breakpad's choice of .cbCalleeParams (see
+	// byWindowsFrameInfo) instead of the callee's parameter size.
+	Breakpad bool
+}
+
 // Walker is the x86 walker.Arch.
-type Walker struct{}
+type Walker struct{ opts Options }
 
 // New returns the x86 walker.
-func New() walker.Arch { return Walker{} }
+func New(opts Options) walker.Arch { return Walker{opts: opts} }
 
 func reg(f *walker.Frame, i int) uint32 {
 	v, _ := f.Context.Index(i)
@@ -68,14 +75,14 @@ func findFrameInfo(w *walker.Walker, f *walker.Frame) *frameInfo {
 }
 
 // Caller implements walker.Arch.
-func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
+func (x Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	last := w.Last()
 	if last == nil || w.Env.Memory == nil {
 		return nil
 	}
 	var f *walker.Frame
 	if info := findFrameInfo(w, last); info != nil {
-		f = byWindowsFrameInfo(w, last, info, scanAllowed)
+		f = byWindowsFrameInfo(w, last, info, scanAllowed, x.opts.Breakpad)
 	}
 	if f == nil {
 		if rules, ok := w.CFIRules(last); ok {
@@ -118,19 +125,28 @@ func scan(w *walker.Walker, start uint32, words int) (loc, ip uint32, ok bool) {
 	return uint32(l), uint32(v), ok
 }
 
-func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, scanAllowed bool) *walker.Frame {
+func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, scanAllowed, breakpad bool) *walker.Frame {
 	setState(last, info)
 	if info.win == nil {
 		return nil // only a parameter size: not enough to unwind
 	}
 	win := info.win
 
-	// Breakpad looks through every earlier frame without stopping, so the
-	// innermost frame with a known parameter size supplies .cbCalleeParams.
+	// .cbCalleeParams is the parameter size of last's callee (the frame
+	// before it), 0 when unknown or when last is the context frame.
+	// Breakpad's loop over the earlier frames lacks a break, so it takes the
+	// innermost frame with a known size instead (frame 0's, whatever the
+	// depth); that is reproduced only on request.
 	var calleeParams uint32
 	frames := w.Frames()
-	for i := len(frames) - 2; i >= 0; i-- {
-		if ci := infoOf(frames[i]); ci != nil && ci.paramSizeValid {
+	if breakpad {
+		for i := len(frames) - 2; i >= 0; i-- {
+			if ci := infoOf(frames[i]); ci != nil && ci.paramSizeValid {
+				calleeParams = ci.paramSize
+			}
+		}
+	} else if len(frames) >= 2 {
+		if ci := infoOf(frames[len(frames)-2]); ci != nil && ci.paramSizeValid {
 			calleeParams = ci.paramSize
 		}
 	}

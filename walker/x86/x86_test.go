@@ -18,12 +18,13 @@ const (
 )
 
 type fixture struct {
-	os    string
-	syms  map[string]string
-	ctx   minidump.Context
-	stack *synth.Stack
-	maxSc int
-	extra []*walker.Module
+	os       string
+	syms     map[string]string
+	ctx      minidump.Context
+	stack    *synth.Stack
+	maxSc    int
+	extra    []*walker.Module
+	breakpad bool
 }
 
 func newFixture() *fixture {
@@ -59,7 +60,7 @@ func (f *fixture) walk(t *testing.T) *walker.Stack {
 	if f.syms != nil {
 		env.Symbols = walkertest.NewSymbols(t, f.syms)
 	}
-	return walker.Walk(env, x86.New(), f.ctx)
+	return walker.Walk(env, x86.New(x86.Options{Breakpad: f.breakpad}), f.ctx)
 }
 
 // frameWant is the expected state of one frame: trust, valid registers
@@ -395,4 +396,46 @@ func TestWindowsFrameDataAlignment(t *testing.T) {
 	f.ctx.Set("ebp", f.label(t, "frame0_ebp"))
 	check(t, f.walk(t), frameWant{trust: walker.TrustContext},
 		frameWant{trust: walker.TrustCFI, regs: map[string]uint64{"eip": 0x50000222, "esp": f.label(t, "frame1_esp"), "ebp": f.label(t, "frame1_ebp")}})
+}
+
+// .cbCalleeParams is the parameter size of the frame's callee. Breakpad's
+// loop over the earlier frames lacks a break and takes frame 0's size
+// instead; with a deeper stack its .raSearchStart then starts past the
+// return address and finds a later word. Options.Breakpad reproduces that.
+func TestCalleeParameterSize(t *testing.T) {
+	build := func(breakpad bool) (*fixture, *walker.Stack) {
+		f := newFixture()
+		f.breakpad = breakpad
+		f.syms = map[string]string{
+			"module1": "MODULE windows x86 ID module1\nFUNC 1000 100 10 callee0\n",
+			"module2": "MODULE windows x86 ID module2\nFUNC 2000 100 4 mid\nFUNC 3000 100 0 top\n" +
+				"STACK WIN 4 3000 100 0 0 0 0 0 0 1 $eip .raSearchStart ^ = $esp .raSearchStart 4 + =\n",
+		}
+		f.stack.Append(8, 0).
+			Mark("ebp0").WordLabel("ebp1", 0).Word(0x50002010).         // frame 0 -> mid
+			Word(0).Mark("ebp1").WordLabel("ebp2", 0).Word(0x50003010). // frame 1 -> top
+			Mark("esp2").Word(0).                                       // top's argument to mid (4 bytes)
+			Word(0x50002020).Mark("esp3").                              // top's return address
+			Words(0, 0, 0).Word(0x50002030).                            // a later code address
+			Mark("ebp2").Word(0).Word(0).Append(16, 0)
+		f.stack.Finish()
+		f.ctx.Set("eip", 0x40001010)
+		f.ctx.Set("esp", f.stack.Base())
+		f.ctx.Set("ebp", f.label(t, "ebp0"))
+		return f, f.walk(t)
+	}
+	f, st := build(false)
+	if len(st.Frames) < 4 {
+		t.Fatalf("%d frames", len(st.Frames))
+	}
+	if ip, _ := st.Frames[3].Context.IP(); ip != 0x50002020 || st.Frames[3].Trust != walker.TrustCFI {
+		t.Errorf("frame 3: eip %#x %v, want 0x50002020 by CFI (.cbCalleeParams = mid's 4)", ip, st.Frames[3].Trust)
+	}
+	if sp, _ := st.Frames[3].Context.SP(); sp != f.label(t, "esp3") {
+		t.Errorf("frame 3: esp %#x, want %#x", sp, f.label(t, "esp3"))
+	}
+	_, st = build(true)
+	if ip, _ := st.Frames[3].Context.IP(); ip != 0x50002030 {
+		t.Errorf("Breakpad mode: frame 3 eip %#x, want Breakpad's 0x50002030 (.cbCalleeParams = callee0's 0x10)", ip)
+	}
 }
