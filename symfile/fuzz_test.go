@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -58,6 +59,14 @@ func FuzzParse(f *testing.F) {
 		var ce *CorruptError
 		if err != nil && (!errors.As(err, &ce) || ce.Line < 1) {
 			t.Fatalf("error %v is not a *CorruptError with a line", err)
+		}
+		// The parallel pass must not depend on where chunks split the data.
+		small := &File{name: "fuzz.sym", data: data}
+		small.buildIndex(7, nil)
+		if !reflect.DeepEqual(small.funcs, file.funcs) || !reflect.DeepEqual(small.pubs, file.pubs) ||
+			!reflect.DeepEqual(small.cfi, file.cfi) || !reflect.DeepEqual(small.errs, file.errs) ||
+			!reflect.DeepEqual(small.win, file.win) {
+			t.Fatalf("7-byte chunks give another index: errs %v vs %v", small.errs, file.errs)
 		}
 		var addrs []uint64
 		for _, e := range file.funcs {

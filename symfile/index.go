@@ -94,8 +94,12 @@ type chunkIndex struct {
 	errs    []lineError
 	// lead* describe line data before the chunk's first FUNC or PUBLIC,
 	// which belongs to the previous chunk's last function.
+	// leadErrs are the well-formed line records there (errors only if no
+	// function precedes), leadBad the malformed ones (errors either way,
+	// with a message that depends on the same question).
 	leadEnd  uint64
 	leadErrs []lineError
+	leadBad  []lineError
 	tail     int // ownerNone, ownerInherit or an index into funcs
 }
 
@@ -252,7 +256,13 @@ func indexChunk(data []byte, start, end int) *chunkIndex {
 			continue
 		}
 		if _, ok := parseLine(line); !ok {
-			c.addErr(lineNo, off, "malformed source line record")
+			if owner == ownerInherit {
+				if len(c.leadBad) <= maxErrors {
+					c.leadBad = append(c.leadBad, lineError{lineNo, off, "malformed source line record"})
+				}
+			} else if owner != ownerNone {
+				c.addErr(lineNo, off, "malformed source line record")
+			}
 			continue
 		}
 		c.attach(owner, lineNo, off, off+uint64(len(line)), false)
@@ -401,7 +411,15 @@ func (f *File) merge(chunks []*chunkIndex) {
 	for _, c := range chunks {
 		if c.leadEnd != 0 && cur >= 0 {
 			funcs[cur].end = c.leadEnd
-		} else if cur == ownerNone {
+		}
+		for _, e := range c.leadBad {
+			if cur == ownerNone {
+				e.msg = "source line data without a function"
+			}
+			e.line += lineBase
+			errs = append(errs, e)
+		}
+		if cur == ownerNone {
 			for _, e := range c.leadErrs {
 				e.line += lineBase
 				errs = append(errs, e)
