@@ -87,8 +87,8 @@ type Thread struct {
 	Stack     []byte
 }
 
-// Walked reports whether the thread was walked (not skipped).
-func (t *Thread) Walked() bool { return t.Status == ThreadWalked || t.Status == ThreadNoWalker }
+// Walked reports whether the thread's stack was walked.
+func (t *Thread) Walked() bool { return t.Status == ThreadWalked }
 
 // ModuleState is one module of the dump and what the walk learned about its symbols.
 type ModuleState struct {
