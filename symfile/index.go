@@ -381,7 +381,12 @@ func (f *File) buildIndex(chunkSize int, release func(lo, hi int)) {
 				if release != nil {
 					prefaultPages(data, bounds[i], bounds[i+1])
 				}
-				chunks[i] = indexChunk(data, bounds[i], bounds[i+1])
+				c := indexChunk(data, bounds[i], bounds[i+1])
+				// Sorting here, in parallel, leaves merge only sorted runs to merge.
+				sortByAddr(c.pubs, cmpPub)
+				// (Not funcs: merge still needs their chunk order for c.tail.)
+				sortByAddr(c.cfi, byAddr[rangeEntry])
+				chunks[i] = c
 				if release != nil {
 					release(bounds[i], bounds[i+1])
 				}
@@ -457,10 +462,7 @@ func (f *File) merge(chunks []*chunkIndex) {
 	slices.SortStableFunc(errs, func(a, b lineError) int { return a.line - b.line })
 
 	// Duplicate PUBLIC addresses: Breakpad keeps the first and counts an error.
-	pubSorted := slices.IsSortedFunc(pubs, func(a, b pubEntry) int { return cmpU64(a.addr, b.addr) })
-	if !pubSorted {
-		slices.SortStableFunc(pubs, func(a, b pubEntry) int { return cmpU64(a.addr, b.addr) })
-	}
+	sortByAddr(pubs, cmpPub)
 	w := 0
 	for i, p := range pubs {
 		if i > 0 && p.addr == pubs[w-1].addr {
@@ -502,6 +504,16 @@ func (f *File) merge(chunks []*chunkIndex) {
 	f.limit = limit
 	slices.SortStableFunc(f.files, func(a, b idEntry) int { return cmpI64(a.id, b.id) })
 	slices.SortStableFunc(f.origins, func(a, b idEntry) int { return cmpI64(a.id, b.id) })
+}
+
+func cmpPub(a, b pubEntry) int { return cmpU64(a.addr, b.addr) }
+
+// byAddr orders ranges by start address, then file position.
+func byAddr[T ranger](a, b T) int {
+	if c := cmpU64(a.lo(), b.lo()); c != 0 {
+		return c
+	}
+	return cmpU64(a.ord(), b.ord())
 }
 
 func cmpU64(a, b uint64) int {

@@ -32,13 +32,7 @@ func (s span) ord() uint64 { return uint64(s.idx) }
 // sorted by address, split into clusters of transitively overlapping
 // ranges, and each cluster of more than one range is replayed in file order.
 func exclusiveFirstWins[T ranger](in []T) []T {
-	byAddr := func(a, b T) int {
-		if c := cmpU64(a.lo(), b.lo()); c != 0 {
-			return c
-		}
-		return cmpU64(a.ord(), b.ord())
-	}
-	sortByAddr(in, byAddr)
+	sortByAddr(in, byAddr[T])
 	w := 0
 	for i := 0; i < len(in); {
 		j, maxHi := i+1, in[i].hi()
@@ -108,15 +102,18 @@ func firstWinsSmall[T ranger](c []T) []T {
 	return c[:w]
 }
 
-// sortByAddr sorts in: files are normally sorted already, or (concatenated
-// symbol files) made of a few sorted runs, which are merged; anything else
-// is sorted outright.
-func sortByAddr[T ranger](in []T, cmp func(a, b T) int) {
+// maxRuns bounds the sorted runs sortByAddr merges; beyond that it sorts.
+const maxRuns = 512
+
+// sortByAddr sorts in, stably. The index pass sorts each chunk's records,
+// so the concatenation is a few hundred sorted runs at most (and one run for
+// a sorted file); they are merged pairwise. Anything else is sorted outright.
+func sortByAddr[T any](in []T, cmp func(a, b T) int) {
 	var starts []int
 	for k := 1; k < len(in); k++ {
 		if cmp(in[k-1], in[k]) > 0 {
-			if starts = append(starts, k); len(starts) > 64 {
-				slices.SortFunc(in, cmp)
+			if starts = append(starts, k); len(starts) > maxRuns {
+				slices.SortStableFunc(in, cmp)
 				return
 			}
 		}
