@@ -231,3 +231,30 @@ func TestNoThreadList(t *testing.T) {
 		t.Errorf("err %v, want ErrNoThreadList", err)
 	}
 }
+
+// A symbol file with malformed lines still names frames from the records
+// that parsed, and the module is reported as having corrupt symbols.
+func TestCorruptSymbols(t *testing.T) {
+	b := synth.New(minidump.ArchAMD64, synth.Linux)
+	b.AddModule("/bin/exe", exeBase, 0x10000).SetBuildID([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	s := synth.NewStack(stackLo, 8)
+	s.Append(64, 0)
+	stack, _ := s.Finish()
+	b.AddThread(1, amd64Context(exeBase+0x180, stackLo, 0), stackLo, stack)
+	d := open(t, b)
+	mods, _ := d.Modules()
+	sup := &mapSupplier{texts: map[string]string{
+		mods[0].DebugFile: "MODULE Linux x86_64 " + mods[0].DebugID + " exe\nFUNC 100 100 0 main\nFUNC zz not a record\n",
+	}}
+	st, err := Process(d, sup, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := st.Threads[0].Frames[0]; f.Function != "main" {
+		t.Errorf("frame 0 %q, want main from the records that parsed", f.Function)
+	}
+	ms := st.Modules[0]
+	if ms.Symbols != walker.SymbolsCorrupt || !ms.CorruptSymbolsWarning || ms.NoSymbolsWarning {
+		t.Errorf("status %v corrupt warning %v missing warning %v", ms.Symbols, ms.CorruptSymbolsWarning, ms.NoSymbolsWarning)
+	}
+}
