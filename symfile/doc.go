@@ -3,16 +3,43 @@
 // line and inline chain cover a module-relative address, which STACK CFI
 // rules and which STACK WIN record apply there.
 //
-// A File is built in one fast pass over a memory-mapped (or decompressed)
-// image of the symbol file: the pass records only the offsets of the records
-// and sorted address tables. FUNC, line, INLINE and CFI records are parsed on
-// demand when a lookup touches them, so a walk pays only for what it uses.
+// Open memory-maps a plain file (a .sym.gz or .sym.zst file is decompressed
+// into memory) and builds a compact index in one pass, run in parallel over
+// chunks of the file. The pass validates every line as Breakpad's parser
+// would, and records only the offsets and address ranges of FUNC, PUBLIC,
+// STACK CFI INIT, STACK WIN, FILE and INLINE_ORIGIN records. A FUNC's line
+// and INLINE records are parsed the first time a lookup touches the
+// function, and then cached; CFI rule sets are parsed on each call. So a walk
+// pays only for the records it touches: see docs/performance.md.
 //
-// Breakpad's rules are kept: the first record at an address wins, a PUBLIC
-// record names an address only when no FUNC lies between it and the address,
-// STACK WIN type 4 (FrameData) is preferred over type 0 (FPO).
+// The rules of Breakpad's BasicSourceLineResolver are kept:
+//   - When ranges overlap, the first FUNC, line record or STACK CFI INIT in
+//     the file wins, and ranges of size 0 are ignored.
+//   - For PUBLIC records the first at an address wins; a duplicate, like any
+//     malformed line, makes the file corrupt. PUBLIC records at address 0
+//     are ignored.
+//   - Of several STACK CFI delta records at one address, the last wins.
+//   - A PUBLIC record names an address only when no FUNC lies between it and
+//     the address.
+//   - STACK WIN records nest. The innermost type 4 (FrameData) record is
+//     preferred over type 0 (FPO).
+//   - Loading stops after more than 100 malformed lines.
 //
-// The postfix evaluator (Evaluate, EvaluateValue) runs CFI rules and STACK WIN
-// programs. A Supplier finds the symbol file of a module in Breakpad's
-// directory layout and loads each at most once.
+// A malformed line does not stop loading. Open and NewFile return the usable
+// File together with a *CorruptError that names the file and line, as
+// Breakpad marks such a module "corrupt" and still uses it.
+//
+// Evaluate and EvaluateValue are the postfix evaluator of CFI rules and
+// STACK WIN programs. CFIRules.FindCallerRegs applies a rule set as
+// Breakpad's CFIFrameInfo does. NewDirSupplier finds a module's file in
+// Breakpad's symbol directory layout and loads it at most once.
+//
+// Known differences from Breakpad, all on input that dump_syms does not write:
+//   - Error line numbers count every line, blank ones included.
+//   - A lone '\r' inside a line does not split it.
+//   - STACK CFI deltas are taken from the lines after their INIT record, not
+//     from anywhere in the file.
+//   - The evaluator also accepts 0x-prefixed hex literals.
+//   - Division by zero, and INLINE records that follow no FUNC, are errors
+//     rather than crashes.
 package symfile
