@@ -34,6 +34,7 @@ func (o *options) processorOptions() processor.Options {
 		BreakpadModuleBases: o.breakpadCompat,
 		BreakpadPastEntry:   o.breakpadCompat,
 		BreakpadARM:         o.breakpadCompat,
+		BreakpadX86:         o.breakpadCompat,
 	}
 }
 
