@@ -116,13 +116,11 @@ func ParseContext(b []byte, sysArch Arch, off int64, stream string) (*Context, e
 	return nil, bad("unsupported context CPU %#x (size %d)", cpu, n)
 }
 
+// cpuMatches applies Breakpad's CheckAgainstSystemInfo: an x86 context is
+// accepted in an amd64 dump (a WoW64 process); otherwise the CPUs must agree,
+// the two arm64 layouts each with their own architecture value.
 func cpuMatches(ctx, sys uint32) bool {
-	if ctx == sys {
-		return true
-	}
-	// Breakpad accepts either arm64 layout with either arm64 architecture value.
-	isARM64 := func(c uint32) bool { return c == ContextARM64 || c == ContextARM64Old }
-	return isARM64(ctx) && isARM64(sys)
+	return ctx == sys || (ctx == ContextX86 && sys == ContextAMD64)
 }
 
 // ContextArch returns the architecture of a context CPU flag.

@@ -226,3 +226,56 @@ func TestCrashReasonsAgainstBreakpad(t *testing.T) {
 	}
 	t.Logf("%d exceptions compared", len(cases))
 }
+
+// TestContextArchCheckAgainstBreakpad writes a thread context of one
+// architecture into a dump whose system info names another: Breakpad accepts
+// some pairs (an x86 context in an amd64 dump) and drops the context of the
+// others; we must agree.
+func TestContextArchCheckAgainstBreakpad(t *testing.T) {
+	if _, err := os.Stat(oracleStackwalk); err != nil {
+		t.Skipf("%s not installed", oracleStackwalk)
+	}
+	arches := []minidump.Arch{minidump.ArchX86, minidump.ArchAMD64, minidump.ArchARM, minidump.ArchARM64, minidump.ArchARM64Old}
+	dir := t.TempDir()
+	for _, sys := range arches {
+		for _, ctxArch := range arches {
+			ctx := minidump.NewContext(ctxArch)
+			ctx.SetSP(0x7010)
+			ctx.SetIP(0x400123)
+			b := synth.New(sys, synth.Linux)
+			b.AddThread(1, ctx, 0x7000, make([]byte, 64))
+			data, err := b.Bytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, sys.String()+strconv.Itoa(int(sys))+"-"+strconv.Itoa(int(ctxArch))+".dmp")
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(oracleStackwalk, path).Output()
+			if err != nil {
+				t.Fatalf("oracle: %v", err)
+			}
+			breakpadHasContext := strings.Contains(string(out), "Found by: given as instruction pointer in context")
+			f, err := minidump.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			threads, err := f.Threads()
+			f.Close()
+			if err != nil || len(threads) != 1 {
+				t.Fatalf("threads: %v", err)
+			}
+			got := threads[0].Context
+			if (got != nil) != breakpadHasContext {
+				t.Errorf("system %v, context %v: we have context %v (%v), Breakpad %v", sys, ctxArch, got != nil, threads[0].ContextErr, breakpadHasContext)
+				continue
+			}
+			if got != nil {
+				if ip, ok := got.IP(); !ok || ip != 0x400123 {
+					t.Errorf("system %v, context %v: ip %#x %v", sys, ctxArch, ip, ok)
+				}
+			}
+		}
+	}
+}
