@@ -128,6 +128,9 @@ func newFile(r io.ReaderAt, data []byte, size int64) (*File, error) {
 		TimeDateStamp: le.Uint32(hb[20:]),
 		Flags:         le.Uint64(hb[24:]),
 	}
+	if h.Signature == 0x4d444d50 { // "MDMP" read big-endian
+		return nil, &FormatError{0, "header", "big-endian minidump: not supported"}
+	}
 	if h.Signature != Signature {
 		return nil, &FormatError{0, "header", fmt.Sprintf("bad signature %#08x, not a minidump", h.Signature)}
 	}
@@ -145,10 +148,19 @@ func newFile(r io.ReaderAt, data []byte, size int64) (*File, error) {
 		return nil, err
 	}
 	f.dir = make([]StreamInfo, n)
+	seen := map[StreamType]bool{}
 	for i := range f.dir {
 		e := buf[i*dirEntrySize:]
 		t := StreamType(le.Uint32(e))
 		f.dir[i] = StreamInfo{Type: t, Name: t.String(), Size: le.Uint32(e[4:]), Off: int64(le.Uint32(e[8:]))}
+		// Breakpad rejects a dump with two of the streams it relies on; of
+		// other types it uses the last one (see stream).
+		if singleStream[t] {
+			if seen[t] {
+				return nil, &FormatError{dirOff + int64(i*dirEntrySize), "directory", fmt.Sprintf("multiple %s streams", t)}
+			}
+			seen[t] = true
+		}
 	}
 	return f, nil
 }
@@ -217,10 +229,17 @@ func (f *File) bytesAt(off, n int64, stream string) ([]byte, error) {
 	return p, nil
 }
 
-// stream finds the first directory entry of type t and returns its bytes.
+// singleStream are the stream types Breakpad allows once per dump.
+var singleStream = map[StreamType]bool{
+	StreamThreadList: true, StreamThreadNameList: true, StreamModuleList: true, StreamMemoryList: true,
+	StreamException: true, StreamSystemInfo: true, StreamMiscInfo: true, StreamBreakpadInfo: true,
+	StreamCrashpadInfo: true,
+}
+
+// stream finds the directory entry of type t (the last one, as Breakpad) and returns its bytes.
 func (f *File) stream(t StreamType) ([]byte, StreamInfo, error) {
-	for _, s := range f.dir {
-		if s.Type == t {
+	for i := len(f.dir) - 1; i >= 0; i-- {
+		if s := f.dir[i]; s.Type == t {
 			b, err := f.bytesAt(s.Off, int64(s.Size), s.Name)
 			return b, s, err
 		}

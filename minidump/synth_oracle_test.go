@@ -279,3 +279,57 @@ func TestContextArchCheckAgainstBreakpad(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateStreamsAgainstBreakpad: Breakpad refuses a dump with two
+// streams of a type it needs once, and uses the last stream of other types.
+func TestDuplicateStreamsAgainstBreakpad(t *testing.T) {
+	if _, err := os.Stat(oracleStackwalk); err != nil {
+		t.Skipf("%s not installed", oracleStackwalk)
+	}
+	oracleDump := filepath.Join(filepath.Dir(oracleStackwalk), "minidump_dump")
+	build := func(extra func(b *synth.Builder)) string {
+		ctx := minidump.NewContext(minidump.ArchAMD64)
+		ctx.SetSP(0x7010)
+		ctx.SetIP(0x400123)
+		b := synth.New(minidump.ArchAMD64, synth.Linux)
+		b.AddThread(1, ctx, 0x7000, make([]byte, 64))
+		extra(b)
+		data, err := b.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "d.dmp")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	dup := build(func(b *synth.Builder) {
+		b.AddStream(uint32(minidump.StreamBreakpadInfo), make([]byte, 12))
+		b.AddStream(uint32(minidump.StreamBreakpadInfo), make([]byte, 12))
+	})
+	if err := exec.Command(oracleStackwalk, dup).Run(); err == nil {
+		t.Fatal("Breakpad accepted two BreakpadInfo streams; test premise wrong")
+	}
+	if f, err := minidump.Open(dup); err == nil {
+		f.Close()
+		t.Error("two BreakpadInfo streams accepted")
+	}
+	last := build(func(b *synth.Builder) {
+		b.SetLinuxLSBRelease("DISTRIB_ID=First\n")
+		b.SetLinuxLSBRelease("DISTRIB_ID=Second\n")
+	})
+	out, _ := exec.Command(oracleDump, last).Output()
+	if !strings.Contains(string(out), "DISTRIB_ID=Second") || strings.Contains(string(out), "DISTRIB_ID=First") {
+		t.Fatalf("minidump_dump did not show only the last LSB stream:\n%s", out)
+	}
+	f, err := minidump.Open(last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lsb, err := f.LSBRelease()
+	if err != nil || lsb.Fields["DISTRIB_ID"] != "Second" {
+		t.Errorf("LSB release %q, %v; Breakpad uses the last stream", lsb.Raw, err)
+	}
+}
