@@ -273,8 +273,12 @@ func (f *File) MiscInfo() (*MiscInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b) < 24 {
-		return nil, &FormatError{s.Off, s.Name, fmt.Sprintf("size %d, want at least 24", len(b))}
+	// Breakpad accepts exactly the sizes of versions 1 to 5, or anything
+	// larger (reading version 5's part of it).
+	switch n := len(b); {
+	case n == 24, n == 44, n == 232, n == 832, n >= 1364:
+	default:
+		return nil, &FormatError{s.Off, s.Name, fmt.Sprintf("size %d is none of MINIDUMP_MISC_INFO's (24, 44, 232, 832, 1364)", n)}
 	}
 	u := func(off int) uint32 {
 		if off+4 <= len(b) {
