@@ -123,21 +123,6 @@ func cpuMatches(ctx, sys uint32) bool {
 	return ctx == sys || (ctx == ContextX86 && sys == ContextAMD64)
 }
 
-// ContextArch returns the architecture of a context CPU flag.
-func contextArch(cpu uint32) Arch {
-	switch cpu {
-	case ContextX86:
-		return ArchX86
-	case ContextAMD64:
-		return ArchAMD64
-	case ContextARM:
-		return ArchARM
-	case ContextARM64, ContextARM64Old:
-		return ArchARM64
-	}
-	return ArchUnknown
-}
-
 func parseX86(b []byte, flags uint32, bad func(string, ...any) error) (*Context, error) {
 	// Breakpad insists on the exact size; Windows writes larger x86 contexts with
 	// XSTATE/CET data appended, which we accept and ignore.

@@ -16,7 +16,7 @@ func (f *File) rawStream(t StreamType) ([]byte, error) {
 	return bytes.Clone(b), nil
 }
 
-// CPUInfo returns the Linux /proc/cpuinfo text (MD_LINUX_CPU_INFO).
+// CPUInfoText returns the Linux /proc/cpuinfo text (MD_LINUX_CPU_INFO).
 func (f *File) CPUInfoText() ([]byte, error) { return f.rawStream(StreamLinuxCPUInfo) }
 
 // ProcStatus returns /proc/<pid>/status (MD_LINUX_PROC_STATUS).
