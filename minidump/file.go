@@ -247,16 +247,6 @@ func (f *File) stream(t StreamType) ([]byte, StreamInfo, error) {
 	return nil, StreamInfo{Type: t, Name: t.String()}, fmt.Errorf("minidump: %s: %w", t, ErrNoStream)
 }
 
-// hasStream reports whether the directory holds a stream of type t.
-func (f *File) hasStream(t StreamType) bool {
-	for _, s := range f.dir {
-		if s.Type == t {
-			return true
-		}
-	}
-	return false
-}
-
 // maxStringBytes bounds MINIDUMP_STRING lengths; real names are far shorter.
 const maxStringBytes = 1 << 20
 
