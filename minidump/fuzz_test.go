@@ -36,6 +36,13 @@ func FuzzParse(f *testing.F) {
 		StreamException:    make([]byte, 168),
 	}, make([]byte, 1200)))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The raw bytes as a context of every layout.
+		for _, a := range []Arch{ArchX86, ArchAMD64, ArchARM, ArchARM64, ArchARM64Old, ArchUnknown} {
+			if c, err := ParseContext(data, a, 0, "fuzz"); err == nil {
+				_, _ = c.IP()
+				_, _ = c.SP()
+			}
+		}
 		file, err := NewFile(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			var fe *FormatError
