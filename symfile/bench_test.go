@@ -11,7 +11,8 @@ import (
 
 // genOnce writes a synthetic symbol file shaped like dump_syms output
 // (FILE, FUNC with line records, PUBLIC, STACK CFI INIT with deltas) of
-// about size bytes, once per test binary run.
+// about size bytes to $TMPDIR/symfile-bench-<size>/big.sym, and reuses it
+// in later runs (delete the directory to regenerate).
 var (
 	genOnce sync.Once
 	genPath string
@@ -20,12 +21,16 @@ var (
 
 func generatedSym(b *testing.B, size int) string {
 	genOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "symfile-bench")
-		if err != nil {
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("symfile-bench-%d", size))
+		genPath = filepath.Join(dir, "big.sym")
+		done := filepath.Join(dir, "complete")
+		if _, err := os.Stat(done); err == nil {
+			return
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			genErr = err
 			return
 		}
-		genPath = filepath.Join(dir, "big.sym")
 		fh, err := os.Create(genPath)
 		if err != nil {
 			genErr = err
@@ -58,8 +63,12 @@ func generatedSym(b *testing.B, size int) string {
 			caddr += 0x200
 			written = w.Buffered() + int(must(fh.Seek(0, 1)))
 		}
-		genErr = w.Flush()
-		fh.Close()
+		if genErr = w.Flush(); genErr == nil {
+			genErr = fh.Close()
+		}
+		if genErr == nil {
+			genErr = os.WriteFile(done, nil, 0o644)
+		}
 	})
 	if genErr != nil {
 		b.Fatal(genErr)
