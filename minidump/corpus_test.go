@@ -173,9 +173,14 @@ func machineHeader(t *testing.T, f *File, p processed) []string {
 	if err != nil {
 		t.Errorf("Modules: %v", err)
 	}
+	ranges, err := BreakpadModuleRanges(mods, p.si.Platform)
+	if err != nil {
+		t.Errorf("BreakpadModuleRanges: %v", err)
+	}
 	if i := MainModule(mods); i >= 0 {
 		main := mods[i].Base
-		for _, m := range ModulesByAddress(mods) {
+		for _, r := range ranges {
+			m := mods[r.Index]
 			isMain := 0
 			if m.Base == main {
 				isMain = 1

@@ -46,6 +46,8 @@ type Module struct {
 	// Err is set when the module's name or debug records could not be read;
 	// Breakpad then prints empty debug strings.
 	Err error
+
+	nameErr bool // the name could not be read: Breakpad drops the whole list
 }
 
 // End is the address one past the module.
@@ -89,7 +91,7 @@ func (f *File) Modules() ([]Module, error) {
 		m.Version = m.VersionInfo.version()
 		name, err := f.readString(le.Uint32(e[20:]), s.Name)
 		if err != nil {
-			m.Err = err
+			m.Err, m.nameErr = err, true
 			errs = append(errs, err)
 			mods = append(mods, m)
 			continue
@@ -277,9 +279,10 @@ func BaseName(path string) string {
 	return path
 }
 
-// ModulesByAddress returns mods as Breakpad's processor lists them: sorted by
-// base address, exact duplicates dropped. MainModule(mods) keeps using the
-// file order.
+// ModulesByAddress returns mods sorted by base address with exact duplicates
+// dropped: Breakpad's order when no modules overlap. BreakpadModuleRanges
+// gives Breakpad's exact list, overlaps included. MainModule(mods) keeps
+// using the file order.
 func ModulesByAddress(mods []Module) []Module {
 	order := make([]int, len(mods))
 	for i := range order {

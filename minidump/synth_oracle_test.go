@@ -1,10 +1,13 @@
 package minidump_test
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -331,5 +334,110 @@ func TestDuplicateStreamsAgainstBreakpad(t *testing.T) {
 	lsb, err := f.LSBRelease()
 	if err != nil || lsb.Fields["DISTRIB_ID"] != "Second" {
 		t.Errorf("LSB release %q, %v; Breakpad uses the last stream", lsb.Raw, err)
+	}
+}
+
+// TestModuleRangesAgainstBreakpad lays out random, often overlapping module
+// lists on Linux, Android and Windows, puts one thread's instruction pointer
+// at each probe address, and compares Breakpad's Module lines and frame-0
+// modules with BreakpadModuleRanges.
+func TestModuleRangesAgainstBreakpad(t *testing.T) {
+	if _, err := os.Stat(oracleStackwalk); err != nil {
+		t.Skipf("%s not installed", oracleStackwalk)
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	dir := t.TempDir()
+	const lo, span = 0x400000, 0x10000
+	for iter := 0; iter < 60; iter++ {
+		osv := []synth.OS{synth.Linux, synth.Android, synth.Windows}[iter%3]
+		b := synth.New(minidump.ArchAMD64, osv)
+		type mod struct {
+			name       string
+			base, size uint64
+		}
+		var mods []mod
+		for i := range 2 + rng.IntN(5) {
+			if i > 0 && rng.IntN(6) == 0 {
+				mods = append(mods, mods[rng.IntN(len(mods))]) // exact duplicate
+				continue
+			}
+			name := "/m/mod" + strconv.Itoa(i)
+			if osv == synth.Android && rng.IntN(5) == 0 {
+				name = "/dev/ashmem/dalvik" + strconv.Itoa(i)
+			}
+			mods = append(mods, mod{name, lo + uint64(rng.IntN(14))*0x1000, uint64(1+rng.IntN(6)) * 0x1000})
+		}
+		for _, m := range mods {
+			b.AddModule(m.name, m.base, uint32(m.size))
+		}
+		var probes []uint64
+		for a := uint64(lo); a < lo+span+0x4000; a += 0x800 {
+			probes = append(probes, a+0x10)
+		}
+		for i, a := range probes {
+			ctx := minidump.NewContext(minidump.ArchAMD64)
+			ctx.SetSP(0x7010)
+			ctx.SetIP(a)
+			b.AddThread(uint32(i+1), ctx, 0x7000, make([]byte, 16))
+		}
+		data, err := b.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, strconv.Itoa(iter)+".dmp")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(oracleStackwalk, "-m", path).Output()
+		if err != nil {
+			t.Fatalf("oracle: %v", err)
+		}
+		var wantMods []string
+		wantFrame := map[int]string{}
+		for _, l := range strings.Split(string(out), "\n") {
+			fs := strings.Split(l, "|")
+			if fs[0] == "Module" {
+				wantMods = append(wantMods, l)
+			} else if len(fs) == 7 && fs[1] == "0" {
+				ti, _ := strconv.Atoi(fs[0])
+				wantFrame[ti] = fs[2]
+			}
+		}
+
+		f, err := minidump.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		si, _ := f.SystemInfo()
+		parsed, err := f.Modules()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ranges, rerr := minidump.BreakpadModuleRanges(parsed, si.Platform)
+		var gotMods []string
+		for _, r := range ranges {
+			m := parsed[r.Index]
+			isMain := 0
+			if m.Base == parsed[0].Base {
+				isMain = 1
+			}
+			gotMods = append(gotMods, fmt.Sprintf("Module|%s||||0x%08x|0x%08x|%d", minidump.BaseName(m.Name), m.Base, m.End()-1, isMain))
+		}
+		if !slices.Equal(gotMods, wantMods) {
+			t.Errorf("%v %+v (err %v):\n got %q\nwant %q", si.Platform, mods, rerr, gotMods, wantMods)
+			continue
+		}
+		for i, a := range probes {
+			got := ""
+			for _, r := range ranges {
+				if a >= r.Start && a <= r.End {
+					got = minidump.BaseName(parsed[r.Index].Name)
+				}
+			}
+			if got != wantFrame[i] {
+				t.Errorf("%v %+v: address %#x in %q, Breakpad %q", si.Platform, mods, a, got, wantFrame[i])
+			}
+		}
 	}
 }
