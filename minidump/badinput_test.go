@@ -50,6 +50,9 @@ func exercise(f *File) int {
 	mods, err := f.Modules()
 	count(err)
 	_ = ModulesByAddress(mods)
+	if si != nil {
+		_, _ = BreakpadModuleRanges(mods, si.Platform)
+	}
 	_ = MainModule(mods)
 	_, err = f.UnloadedModules()
 	count(err)

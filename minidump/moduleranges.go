@@ -27,6 +27,11 @@ type ModuleRange struct {
 // every platform an empty or wrapping module, makes Breakpad discard the
 // whole list: the error says why, and Breakpad then shows no modules at all.
 func BreakpadModuleRanges(mods []Module, p Platform) ([]ModuleRange, error) {
+	// Breakpad refuses lists longer than this; it also bounds our work.
+	const maxModules = 2048
+	if len(mods) > maxModules {
+		return nil, fmt.Errorf("minidump: %d modules exceed Breakpad's limit of %d", len(mods), maxModules)
+	}
 	merge := p == PlatformLinux || p == PlatformAndroid
 	android := p == PlatformAndroid
 
