@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,6 +21,13 @@ type modelFile struct {
 	funcs []*modelFunc // accepted, in file order
 	pubs  map[uint64]publicRecord
 	files map[int64]string
+	inits []modelInit       // accepted STACK CFI INIT, file order
+	delta map[uint64][]byte // STACK CFI deltas, the last at an address wins
+}
+
+type modelInit struct {
+	addr, size uint64
+	rules      []byte
 }
 
 type modelFunc struct {
@@ -30,7 +38,7 @@ type modelFunc struct {
 func overlaps(a1, s1, a2, s2 uint64) bool { return a1 <= a2+s2-1 && a2 <= a1+s1-1 }
 
 func readModel(data []byte) *modelFile {
-	m := &modelFile{pubs: map[uint64]publicRecord{}, files: map[int64]string{}}
+	m := &modelFile{pubs: map[uint64]publicRecord{}, files: map[int64]string{}, delta: map[uint64][]byte{}}
 	var cur *modelFunc
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<26)
@@ -43,6 +51,29 @@ func readModel(data []byte) *modelFile {
 				if _, dup := m.files[id]; !dup {
 					m.files[id] = string(name)
 				}
+			}
+		case bytes.HasPrefix(line, pSTACKCFIINIT):
+			t := strings.SplitN(string(line[len(pSTACKCFIINIT):]), " ", 3)
+			if len(t) < 3 {
+				continue
+			}
+			a, sz := looseHex([]byte(t[0])), looseHex([]byte(t[1]))
+			if _, ok := highOf(a, sz); !ok {
+				continue
+			}
+			stored := true
+			for _, in := range m.inits {
+				if overlaps(in.addr, in.size, a, sz) {
+					stored = false
+				}
+			}
+			if stored {
+				m.inits = append(m.inits, modelInit{a, sz, []byte(t[2])})
+			}
+		case bytes.HasPrefix(line, pSTACKCFI):
+			t := strings.SplitN(string(line[len(pSTACKCFI):]), " ", 2)
+			if len(t) == 2 {
+				m.delta[looseHex([]byte(t[0]))] = []byte(t[1])
 			}
 		case bytes.HasPrefix(line, pSTACK), bytes.HasPrefix(line, pMODULE), bytes.HasPrefix(line, pINFO),
 			bytes.HasPrefix(line, pINLINE), bytes.HasPrefix(line, pINLINE_ORIGIN):
@@ -126,6 +157,30 @@ func (m *modelFile) lookup(addr uint64) (Symbol, bool) {
 	return Symbol{Name: string(best.name), Base: best.addr, ParamSize: uint32(best.paramSize), IsPublic: true, Multiple: best.multiple}, true
 }
 
+// cfiRules is Breakpad's FindCFIFrameInfo over the eager maps.
+func (m *modelFile) cfiRules(addr uint64) (CFIRules, bool) {
+	for _, in := range m.inits {
+		if addr >= in.addr && addr-in.addr < in.size {
+			var r CFIRules
+			if !r.apply(in.rules) {
+				return CFIRules{}, false
+			}
+			var keys []uint64
+			for a := range m.delta {
+				if a >= in.addr && a <= addr {
+					keys = append(keys, a)
+				}
+			}
+			slices.Sort(keys)
+			for _, a := range keys {
+				r.apply(m.delta[a])
+			}
+			return r, true
+		}
+	}
+	return CFIRules{}, false
+}
+
 func TestLookupMatchesEagerModel(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	checked := 0
@@ -159,6 +214,26 @@ func TestLookupMatchesEagerModel(t *testing.T) {
 			want, wok := m.lookup(a)
 			if ok != wok || !cmp.Equal(got, want, cmpopts.EquateEmpty()) {
 				t.Errorf("%s: Lookup(%#x) = %+v, %v; eager model %+v, %v", p, a, got, ok, want, wok)
+				break
+			}
+			checked++
+		}
+		var cfiAddrs []uint64
+		for _, in := range m.inits {
+			cfiAddrs = append(cfiAddrs, in.addr, in.addr+in.size/2, in.addr+in.size-1, in.addr+in.size)
+		}
+		for a := range m.delta {
+			cfiAddrs = append(cfiAddrs, a, a+1)
+		}
+		r.Shuffle(len(cfiAddrs), func(i, j int) { cfiAddrs[i], cfiAddrs[j] = cfiAddrs[j], cfiAddrs[i] })
+		if len(cfiAddrs) > 300 {
+			cfiAddrs = cfiAddrs[:300]
+		}
+		for _, a := range cfiAddrs {
+			got, ok := f.CFIRules(a)
+			want, wok := m.cfiRules(a)
+			if ok != wok || !cmp.Equal(got, want, cmpopts.EquateEmpty()) {
+				t.Errorf("%s: CFIRules(%#x) = %+v, %v; eager model %+v, %v", p, a, got, ok, want, wok)
 				break
 			}
 			checked++
