@@ -18,8 +18,9 @@
 // CPU, CPUInfo and CPUCount; CrashReason and CrashAddress; Module's Version,
 // CodeID, DebugFile and DebugID; AssertionInfo.String; ProcessUptime; and the
 // thread rules (ThreadRoles: the dump thread is skipped, the exception thread
-// or BreakpadInfo's requesting thread is the requesting one), MainModule and
-// ModulesByAddress (Breakpad lists modules sorted by base address).
+// or BreakpadInfo's requesting thread is the requesting one), MainModule, and
+// BreakpadModuleRanges: the module list as Breakpad's processor stores it
+// (order of printing, lookup ranges after overlaps, or no list at all).
 //
 // Contexts keep every register value; Context validity follows the context
 // flags' control and integer groups, except that flags naming no group at all
