@@ -168,3 +168,37 @@ func TestConcurrentLookups(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestOpenCompressedErrors(t *testing.T) {
+	dir := t.TempDir()
+	full := gz(t, []byte("MODULE Linux x86_64 ID m\nPUBLIC 10 0 f\n"))
+	for name, data := range map[string][]byte{
+		"trunc.sym.gz":    full[:len(full)/2],
+		"garbage.sym.gz":  []byte("not gzip at all"),
+		"garbage.sym.zst": []byte("not zstd at all"),
+	} {
+		p := filepath.Join(dir, name)
+		writeFile(t, p, data)
+		f, err := Open(p)
+		var ce *CorruptError
+		if f != nil || !errors.As(err, &ce) || ce.File != p {
+			t.Errorf("%s: Open = %v, %v; want a *CorruptError and no File", name, f, err)
+		}
+	}
+	p := filepath.Join(dir, "ok.sym.gz")
+	writeFile(t, p, full)
+	if f, err := Open(p); err != nil || f.Module().Name != "m" {
+		t.Errorf("ok.sym.gz: %v", err)
+	}
+	if _, err := Open(filepath.Join(dir, "missing.sym")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, err := Open(dir); err == nil {
+		t.Error("Open(directory) succeeded")
+	}
+	empty := filepath.Join(dir, "empty.sym")
+	writeFile(t, empty, nil)
+	if f, err := Open(empty); err != nil || f.HasFunctionAt(0) {
+		t.Errorf("empty file: %v", err)
+	}
+}
