@@ -100,7 +100,7 @@ type chunkIndex struct {
 	leadEnd  uint64
 	leadErrs []lineError
 	leadBad  []lineError
-	tail     int // ownerNone, ownerInherit or an index into funcs
+	tail     int // the owner at the chunk end: ownerNone, ownerInherit, ownerSink or an index into funcs
 }
 
 func (c *chunkIndex) addErr(line int, off uint64, msg string) {
