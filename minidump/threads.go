@@ -41,8 +41,8 @@ func listCount(b []byte, s StreamInfo, entrySize int) (int, int, error) {
 	case need+4 == int64(len(b)):
 		return int(n), 8, nil
 	case need <= int64(len(b)):
-		// Trailing bytes: tolerate, like most readers.
-		return int(n), 4, nil
+		// Breakpad rejects the stream; we keep the entries and report it.
+		return int(n), 4, &FormatError{s.Off, s.Name, fmt.Sprintf("%d bytes after %d entries", int64(len(b))-need, n)}
 	}
 	// Return what fits so callers can give a partial result.
 	fit := (int64(len(b)) - 4) / int64(entrySize)
