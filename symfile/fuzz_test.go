@@ -1,7 +1,6 @@
 package symfile
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"reflect"
@@ -164,4 +163,3 @@ func FuzzEvaluate(f *testing.F) {
 	})
 }
 
-var _ = bytes.Equal

@@ -2,7 +2,6 @@ package symfile
 
 import (
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -295,4 +294,3 @@ func (m mockMemory) ReadMemory(addr uint64, p []byte) error {
 	return nil
 }
 
-var _ = filepath.Join
