@@ -162,4 +162,3 @@ func FuzzEvaluate(f *testing.F) {
 		r.apply([]byte(program))
 	})
 }
-

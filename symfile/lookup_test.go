@@ -293,4 +293,3 @@ func (m mockMemory) ReadMemory(addr uint64, p []byte) error {
 	p[0], p[1], p[2], p[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 	return nil
 }
-
