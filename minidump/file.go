@@ -165,7 +165,8 @@ func newFile(r io.ReaderAt, data []byte, size int64) (*File, error) {
 	return f, nil
 }
 
-// Close releases the memory map or file handle.
+// Close releases the memory map or file handle. Byte slices obtained from
+// the File (region and stack bytes, raw streams excepted) must not be used after it.
 func (f *File) Close() error {
 	if f.closer == nil {
 		return nil

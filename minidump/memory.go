@@ -26,7 +26,8 @@ func (r MemoryRegion) End() uint64 {
 // Contains reports whether addr is inside the region.
 func (r MemoryRegion) Contains(addr uint64) bool { return addr >= r.Base && addr-r.Base < r.Size }
 
-// Bytes returns the region's contents, read on demand (a slice of the memory map when mapped).
+// Bytes returns the region's contents, read on demand. For a File from Open it
+// is a slice of the memory map: read-only, and valid only until Close.
 func (r MemoryRegion) Bytes() ([]byte, error) {
 	if r.f == nil {
 		return nil, errors.New("minidump: memory region has no file")

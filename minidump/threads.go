@@ -105,7 +105,8 @@ func (f *File) Threads() ([]Thread, error) {
 	return threads, cerr
 }
 
-// StackBytes returns the thread's captured stack memory.
+// StackBytes returns the thread's captured stack memory (for a File from
+// Open, a read-only slice of the memory map, valid until Close).
 func (f *File) StackBytes(t *Thread) ([]byte, error) {
 	return f.bytesAt(t.Stack.Off, int64(t.Stack.Size), StreamThreadList.String())
 }
