@@ -33,7 +33,7 @@ func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
 	}
 	var deltas []delta
 	pos := e.off + uint64(len(head))
-	for {
+	for n := 0; n < maxDeltas; n++ {
 		nl := bytes.IndexByte(f.data[pos:], '\n')
 		if nl < 0 {
 			break
@@ -65,6 +65,11 @@ func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
 	}
 	return rules, true
 }
+
+// maxDeltas bounds the delta records read after one INIT record (dump_syms
+// writes one per instruction that changes a rule, so a few hundred at most),
+// so that a hostile file cannot make every lookup read the whole file.
+const maxDeltas = 1 << 16
 
 // apply parses a rule set "reg: expr reg: expr ..." into r, as Breakpad's
 // CFIRuleParser: a token ending in ':' names a register; the tokens after it

@@ -464,16 +464,22 @@ func (f *File) merge(chunks []*chunkIndex) {
 	// Duplicate PUBLIC addresses: Breakpad keeps the first and counts an error.
 	sortByAddr(pubs, cmpPub)
 	w := 0
+	var dups []uint64
 	for i, p := range pubs {
 		if i > 0 && p.addr == pubs[w-1].addr {
 			// The stable sort keeps file order, so pubs[w-1] is the earlier record.
-			if len(errs) <= maxErrors {
-				errs = append(errs, lineError{line: f.lineAt(p.off), off: p.off, msg: "duplicate PUBLIC address"})
-			}
+			dups = append(dups, p.off)
 			continue
 		}
 		pubs[w] = p
 		w++
+	}
+	if len(dups) > 0 {
+		slices.Sort(dups)
+		dups = dups[:min(len(dups), maxErrors+1)]
+		for i, line := range f.linesAt(dups) {
+			errs = append(errs, lineError{line: line, off: dups[i], msg: "duplicate PUBLIC address"})
+		}
 	}
 	pubs = pubs[:w]
 	slices.SortStableFunc(errs, func(a, b lineError) int { return a.line - b.line })
@@ -536,13 +542,19 @@ func cmpI64(a, b int64) int {
 	return 0
 }
 
-// lineAt returns the 1-based line number of the line starting at off. It
-// scans the file, so it is used only to report errors.
-func (f *File) lineAt(off uint64) int {
-	if off > uint64(len(f.data)) {
-		off = uint64(len(f.data))
+// linesAt returns the 1-based line numbers of the lines starting at the
+// sorted offsets offs, in one scan of the file up to the last of them. It is
+// used only to report errors.
+func (f *File) linesAt(offs []uint64) []int {
+	out := make([]int, len(offs))
+	line, pos := 1, uint64(0)
+	for i, off := range offs {
+		off = min(off, uint64(len(f.data)))
+		line += bytes.Count(f.data[pos:off], []byte{'\n'})
+		pos = off
+		out[i] = line
 	}
-	return bytes.Count(f.data[:off], []byte{'\n'}) + 1
+	return out
 }
 
 // lineError converts to the error reported for the file.

@@ -250,14 +250,22 @@ type cmNode struct {
 	children   []*cmNode // sorted by high
 }
 
+// maxNesting bounds how deep ranges nest (inline depth, nested STACK WIN
+// records). Real files stay far below it; it keeps a hostile file from
+// making each store cost as much as all the ones before it.
+const maxNesting = 256
+
 func (m *containedMap) store(base, size uint64, entry int) bool {
 	if size == 0 || base+(size-1) < base {
 		return false
 	}
-	return m.root.store(base, base+size-1, entry, m.allowEqual)
+	return m.root.store(base, base+size-1, entry, m.allowEqual, 0)
 }
 
-func (n *cmNode) store(base, high uint64, entry int, allowEqual bool) bool {
+func (n *cmNode) store(base, high uint64, entry int, allowEqual bool, depth int) bool {
+	if depth > maxNesting {
+		return false
+	}
 	c := n.children
 	ib := sort.Search(len(c), func(k int) bool { return c[k].high >= base })
 	ih := sort.Search(len(c), func(k int) bool { return c[k].high >= high })
@@ -265,7 +273,7 @@ func (n *cmNode) store(base, high uint64, entry int, allowEqual bool) bool {
 		if !allowEqual && c[ib].base == base && c[ib].high == high {
 			return false
 		}
-		return c[ib].store(base, high, entry, allowEqual)
+		return c[ib].store(base, high, entry, allowEqual, depth+1)
 	}
 	containsHigh := ih < len(c) && high >= c[ih].base
 	if (ib < len(c) && base > c[ib].base) || (containsHigh && high < c[ih].high) {

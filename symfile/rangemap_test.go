@@ -88,3 +88,19 @@ func TestContainedMap(t *testing.T) {
 		t.Errorf("equal ranges: lookup = %v, want [1 0]", got)
 	}
 }
+
+func TestContainedMapNestingBound(t *testing.T) {
+	m := containedMap{allowEqual: true}
+	stored := 0
+	for i := range 1000 {
+		if m.store(0x1000, 0x100, i) {
+			stored++
+		}
+	}
+	if stored != maxNesting+1 {
+		t.Errorf("stored %d equal nested ranges, want %d", stored, maxNesting+1)
+	}
+	if got := m.lookup(0x1010, nil); len(got) != stored || got[0] != stored-1 || got[len(got)-1] != 0 {
+		t.Errorf("lookup: %d entries, innermost %v", len(got), got[:1])
+	}
+}
