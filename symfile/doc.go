@@ -42,4 +42,7 @@
 //   - The evaluator also accepts 0x-prefixed hex literals.
 //   - Division by zero, and INLINE records that follow no FUNC, are errors
 //     rather than crashes.
+//   - Hostile files are bounded: ranges nest at most 256 deep (inline
+//     chains, STACK WIN), at most 65536 delta lines are read after an INIT
+//     record, and an evaluation runs at most 4096 tokens.
 package symfile
