@@ -21,8 +21,9 @@ func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
 	}
 	e := f.cfi[at]
 	head := f.lineFrom(e.off)
+	_, rest := splitCFI(head)
 	var buf [3][]byte
-	t := splitAll(head[len(pSTACKCFIINIT):], buf[:0], 3)
+	t := splitAll(rest, buf[:0], 3)
 	var rules CFIRules
 	if len(t) < 3 || !rules.apply(t[2]) {
 		return CFIRules{}, false // Breakpad refuses an INIT rule set that does not parse
@@ -43,11 +44,12 @@ func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
 			break
 		}
 		line := f.lineFrom(pos)
-		if !bytes.HasPrefix(line, pSTACKCFI) || bytes.HasPrefix(line, pSTACKCFIINIT) {
+		kind, rest := splitCFI(line)
+		if kind != cfiDelta {
 			break
 		}
 		var b2 [2][]byte
-		d := splitAll(line[len(pSTACKCFI):], b2[:0], 2)
+		d := splitAll(rest, b2[:0], 2)
 		if len(d) < 2 {
 			continue
 		}
@@ -64,6 +66,40 @@ func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
 		rules.apply(d.rules) // like Breakpad, a bad delta applies its rules up to the error
 	}
 	return rules, true
+}
+
+const (
+	notCFI = iota
+	cfiInit
+	cfiDelta
+)
+
+// splitCFI classifies a line as STACK CFI INIT or STACK CFI delta and
+// returns the fields after "INIT" or "CFI", allowing runs of spaces between
+// the words as Breakpad does.
+func splitCFI(line []byte) (kind int, rest []byte) {
+	if bytes.HasPrefix(line, pSTACKCFIINIT) {
+		return cfiInit, line[len(pSTACKCFIINIT):]
+	}
+	if bytes.HasPrefix(line, pSTACKCFI) {
+		return cfiDelta, line[len(pSTACKCFI):]
+	}
+	if !bytes.HasPrefix(line, pSTACK) {
+		return notCFI, nil
+	}
+	var buf [3][]byte
+	t := splitAll(line[len(pSTACK):], buf[:0], 3)
+	if len(t) < 2 || string(t[0]) != "CFI" {
+		return notCFI, nil
+	}
+	if string(t[1]) == "INIT" {
+		if len(t) < 3 {
+			return cfiInit, nil
+		}
+		return cfiInit, t[2]
+	}
+	var b2 [2][]byte
+	return cfiDelta, splitAll(line[len(pSTACK):], b2[:0], 2)[1]
 }
 
 // maxDeltas bounds the delta records read after one INIT record (dump_syms

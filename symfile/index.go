@@ -333,8 +333,21 @@ func (c *chunkIndex) stackOther(rest []byte, off uint64) bool {
 	for j < len(rest) && !isSep(rest[j]) {
 		j++
 	}
+	if string(rest[i:j]) == "CFI" && j < len(rest) {
+		// Only reached with unusual spacing ("STACK  CFI ..."): the usual
+		// form is handled by the caller's fast path.
+		r := rest[j+1:]
+		k := 0
+		for k < len(r) && isSep(r[k]) {
+			k++
+		}
+		if bytes.HasPrefix(r[k:], []byte("INIT")) && (k+4 == len(r) || isSep(r[k+4])) {
+			return k+4 < len(r) && c.stackCFIInit(r[k+5:], off)
+		}
+		return validCFIDelta(r)
+	}
 	if string(rest[i:j]) != "WIN" || j >= len(rest) {
-		return false // CFI was handled by the caller; other platforms are errors
+		return false // other platforms are errors, as in Breakpad
 	}
 	w, ok := parseStackWin(rest[j+1:])
 	if !ok {

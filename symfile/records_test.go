@@ -208,3 +208,17 @@ func TestTruncations(t *testing.T) {
 		t.Error("binary garbage loaded without error")
 	}
 }
+
+// Breakpad skips spaces after "STACK " and splits fields on runs of spaces.
+func TestStackSpacing(t *testing.T) {
+	f, err := NewFile([]byte("STACK  CFI  INIT  1000 10 .cfa: $rsp 8 + .ra: .cfa -8 + ^\nSTACK  CFI 1004 .cfa: $rsp 16 +\nSTACK   WIN 4 2000 10 0 0 0 0 0 0 1 $eip =\n"), "s.sym")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := f.CFIRules(0x1000); !ok || r.CFA != "$rsp 8 +" {
+		t.Errorf("CFIRules(0x1000) = %+v, %v", r, ok)
+	}
+	if w, ok := f.StackWin(0x2000); !ok || w.Type != 4 {
+		t.Errorf("StackWin(0x2000) = %+v, %v", w, ok)
+	}
+}
