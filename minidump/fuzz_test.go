@@ -73,6 +73,26 @@ func FuzzParse(f *testing.F) {
 			if r, ok := mem.Region(r1[i].Base); !ok || r.Base != r1[i].Base {
 				t.Fatalf("Region(%#x) did not find its own region", r1[i].Base)
 			}
+			if i > 0 && r1[i-1].End() > r1[i].Base {
+				t.Fatalf("regions %d and %d overlap or are unsorted", i-1, i)
+			}
+			if err1 == nil {
+				p := make([]byte, min(16, len(a)))
+				if err := mem.ReadMemory(r1[i].Base, p); err != nil || !bytes.Equal(p, a[:len(p)]) {
+					t.Fatalf("ReadMemory at region %d start: %v", i, err)
+				}
+			}
+		}
+		// Breakpad's module ranges are sorted, disjoint and inside their modules.
+		if si, err := file.SystemInfo(); err == nil {
+			mods, _ := file.Modules()
+			ranges, err := BreakpadModuleRanges(mods, si.Platform)
+			for i, r := range ranges {
+				m := mods[r.Index]
+				if err != nil || r.Start > r.End || r.Start < m.Base || r.End > m.End()-1 || (i > 0 && ranges[i-1].End >= r.Start) {
+					t.Fatalf("bad module range %d: %+v of module %#x+%#x (err %v)", i, r, m.Base, m.Size, err)
+				}
+			}
 		}
 	})
 }
