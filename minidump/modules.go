@@ -105,6 +105,12 @@ func (f *File) Modules() ([]Module, error) {
 		if err == nil {
 			err = checkCVRecord(m.CVRecord, int64(cvRVA), s.Name)
 		}
+		if err == nil && m.MiscRecord != nil {
+			// Breakpad needs the fixed part and a Length field equal to the record size.
+			if len(m.MiscRecord) < 12 || le.Uint32(m.MiscRecord[4:]) != uint32(len(m.MiscRecord)) {
+				err = &FormatError{int64(miscRVA), s.Name, "misc debug record: bad length"}
+			}
+		}
 		if err != nil {
 			m.Err = err
 			errs = append(errs, err)
@@ -200,10 +206,11 @@ func debugFile(m *Module) string {
 	if file == "" && len(m.MiscRecord) >= 12 {
 		// IMAGE_DEBUG_MISC: DataType, Length, Unicode, 3 reserved, then Data.
 		data := m.MiscRecord[12:]
+		// Breakpad keeps the whole buffer but prints it as a C string: up to the first NUL.
 		if m.MiscRecord[8] == 0 {
-			file = string(data) // Breakpad keeps the whole buffer, NULs included
+			file = cString(data)
 		} else if len(data)%2 == 0 {
-			file = decodeUTF16(data)
+			file = cString16(data)
 		}
 	}
 	return file

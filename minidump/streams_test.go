@@ -191,6 +191,7 @@ var (
 	dumpThreadID    = regexp.MustCompile(`(?m)^  thread_id += 0x([0-9a-f]+)$`)
 	dumpRegionCount = regexp.MustCompile(`(?m)^MinidumpMemoryList\n  region_count = (\d+)`)
 	dumpDirEntry    = regexp.MustCompile(`(?m)^MDRawDirectory\n  stream_type += 0x([0-9a-f]+) \(([^)]*)\)\n  location.data_size = (\d+)\n  location.rva += 0x([0-9a-f]+)$`)
+	dumpModuleField = regexp.MustCompile(`(?m)^  \((code_file|code_identifier|debug_file|debug_identifier|version)\) += "(.*)"$`)
 	dumpModuleCount = regexp.MustCompile(`(?m)^MinidumpModuleList\n  module_count = (\d+)`)
 )
 
@@ -248,6 +249,26 @@ func TestAgainstMinidumpDump(t *testing.T) {
 				mods, _ := f.Modules()
 				if strconv.Itoa(len(mods)) != m[1] {
 					t.Errorf("%d modules, minidump_dump %s", len(mods), m[1])
+				}
+				// Breakpad's derived strings for every module.
+				var want, got []string
+				for _, fm := range dumpModuleField.FindAllStringSubmatch(string(out), -1) {
+					want = append(want, fm[1]+"="+fm[2])
+				}
+				for _, m := range mods {
+					got = append(got, "code_file="+m.Name, "code_identifier="+m.CodeID, "debug_file="+m.DebugFile,
+						"debug_identifier="+m.DebugID, "version="+m.Version)
+				}
+				if !slices.Equal(got, want) {
+					for i := range min(len(got), len(want)) {
+						if got[i] != want[i] {
+							t.Errorf("module field %d: got %q, minidump_dump %q", i, got[i], want[i])
+							break
+						}
+					}
+					if len(got) != len(want) {
+						t.Errorf("%d module fields, minidump_dump %d", len(got), len(want))
+					}
 				}
 			}
 			if m := dumpRegionCount.FindStringSubmatch(string(out)); m != nil {

@@ -1,6 +1,8 @@
 package minidump_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -437,6 +439,93 @@ func TestModuleRangesAgainstBreakpad(t *testing.T) {
 			}
 			if got != wantFrame[i] {
 				t.Errorf("%v %+v: address %#x in %q, Breakpad %q", si.Platform, mods, a, got, wantFrame[i])
+			}
+		}
+	}
+}
+
+var dumpModuleField = regexp.MustCompile(`(?m)^  \((code_file|code_identifier|debug_file|debug_identifier|version)\) += "(.*)"$`)
+
+// TestModuleRecordsAgainstBreakpad: odd CodeView and misc records on Windows
+// and Linux; Breakpad's minidump_dump prints the derived module strings.
+func TestModuleRecordsAgainstBreakpad(t *testing.T) {
+	oracleDump := filepath.Join(filepath.Dir(oracleStackwalk), "minidump_dump")
+	if _, err := os.Stat(oracleDump); err != nil {
+		t.Skipf("%s not installed", oracleDump)
+	}
+	guid := [16]byte{0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe, 1, 2, 3, 4, 5, 6, 7, 8}
+	unterminated := synth.CodeViewPDB70(guid, 3, "x.pdb")
+	unterminated = unterminated[:len(unterminated)-1]
+	misc := func(unicode bool, s string) []byte {
+		b := make([]byte, 12)
+		b[0] = 1 // IMAGE_DEBUG_MISC_EXENAME
+		if unicode {
+			b[8] = 1
+			for _, r := range s {
+				b = append(b, byte(r), 0)
+			}
+		} else {
+			b = append(b, s...)
+		}
+		binary.LittleEndian.PutUint32(b[4:], uint32(len(b)))
+		return b
+	}
+	badLength := misc(false, "bad.dbg")
+	badLength[4]++
+	records := []struct{ cv, misc []byte }{
+		{synth.CodeViewPDB70(guid, 0x2a, `c:\build\app.pdb`), nil},
+		{unterminated, nil},
+		{synth.CodeViewPDB20(0x12345678, 9, "old.pdb"), nil},
+		{nil, misc(false, "ascii.dbg\x00")},
+		{nil, misc(true, "wide.dbg")},
+		{nil, badLength},
+		{synth.CodeViewPDB70(guid, 1, ""), misc(false, "fallback.dbg")}, // empty PDB name: misc record used
+		{synth.CodeViewELF([]byte{0xde, 0xad, 0xbe, 0xef}), nil},
+		{synth.CodeViewELF(bytes.Repeat([]byte{0xab, 0xcd}, 12)), nil},
+		{[]byte("LEpB"), nil}, // signature only: too short to be read as one
+		{make([]byte, 40000), nil},
+		{nil, nil},
+	}
+	for _, osv := range []synth.OS{synth.Windows, synth.Linux, synth.MacOS} {
+		b := synth.New(minidump.ArchAMD64, osv)
+		for i, r := range records {
+			m := b.AddModule("/lib/m"+strconv.Itoa(i), 0x10000000+uint64(i)<<20, 0x1000)
+			m.CodeView, m.Misc = r.cv, r.misc
+			m.TimeDateStamp = 0x5a000000 + uint32(i)
+			if i%2 == 0 {
+				m.SetVersion(1, 2, 3, uint16(i))
+			}
+		}
+		data, err := b.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "d.dmp")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := exec.Command(oracleDump, path).Output()
+		var want []string
+		for _, fm := range dumpModuleField.FindAllStringSubmatch(string(out), -1) {
+			want = append(want, fm[1]+"="+fm[2])
+		}
+		f, err := minidump.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mods, _ := f.Modules()
+		f.Close()
+		var got []string
+		for _, m := range mods {
+			got = append(got, "code_file="+m.Name, "code_identifier="+m.CodeID, "debug_file="+m.DebugFile,
+				"debug_identifier="+m.DebugID, "version="+m.Version)
+		}
+		if len(want) != 5*len(records) {
+			t.Fatalf("%v: minidump_dump printed %d module fields:\n%s", osv, len(want), out)
+		}
+		for i := range want {
+			if i >= len(got) || got[i] != want[i] {
+				t.Errorf("%v module %d: got %q, minidump_dump %q", osv, i/5, got[min(i, len(got)-1)], want[i])
 			}
 		}
 	}
