@@ -1,6 +1,8 @@
 package minidump
 
 import (
+	"bytes"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -192,6 +194,10 @@ var (
 	dumpRegionCount = regexp.MustCompile(`(?m)^MinidumpMemoryList\n  region_count = (\d+)`)
 	dumpDirEntry    = regexp.MustCompile(`(?m)^MDRawDirectory\n  stream_type += 0x([0-9a-f]+) \(([^)]*)\)\n  location.data_size = (\d+)\n  location.rva += 0x([0-9a-f]+)$`)
 	dumpModuleField = regexp.MustCompile(`(?m)^  \((code_file|code_identifier|debug_file|debug_identifier|version)\) += "(.*)"$`)
+	dumpThread      = regexp.MustCompile(`(?m)^MDRawThread\n  thread_id += 0x(\w+)\n  suspend_count += (\d+)\n  priority_class += 0x(\w+)\n  priority += 0x(\w+)\n  teb += 0x(\w+)\n  stack.start_of_memory_range = 0x(\w+)\n  stack.memory.data_size += 0x(\w+)\n  stack.memory.rva += 0x(\w+)\n  thread_context.data_size += 0x(\w+)\n  thread_context.rva += 0x(\w+)$`)
+	dumpRegion      = regexp.MustCompile(`(?m)^MDMemoryDescriptor\n  start_of_memory_range = 0x(\w+)\n  memory.data_size += 0x(\w+)\n  memory.rva += 0x(\w+)$`)
+	dumpException   = regexp.MustCompile(`(?m)^MDException\n  thread_id += 0x(\w+)\n  exception_record.exception_code += 0x(\w+)\n  exception_record.exception_flags += 0x(\w+)\n  exception_record.exception_record += 0x(\w+)\n  exception_record.exception_address += 0x(\w+)\n  exception_record.number_parameters += (\d+)\n((?:  exception_record.exception_information\[ ?\d+\] = 0x\w+\n)*)`)
+	dumpBreakpad    = regexp.MustCompile(`(?m)^MDRawBreakpadInfo\n  validity += 0x(\w+)\n  dump_thread_id += (\S+)\n  requesting_thread_id = (\S+)$`)
 	dumpModuleCount = regexp.MustCompile(`(?m)^MinidumpModuleList\n  module_count = (\d+)`)
 )
 
@@ -207,14 +213,19 @@ func TestAgainstMinidumpDump(t *testing.T) {
 			continue
 		}
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			out, _ := exec.Command(oracleDump, path).Output() // exits 1 on some dumps; output is complete
+			// minidump_dump exits 1 on some dumps; stdout is still complete, and
+			// stderr says which streams Breakpad could not read.
+			var out, stderr bytes.Buffer
+			cmd := exec.Command(oracleDump, path)
+			cmd.Stdout, cmd.Stderr = &out, &stderr
+			_ = cmd.Run()
 			f, err := Open(path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer f.Close()
 			var dir []string
-			for _, m := range dumpDirEntry.FindAllStringSubmatch(string(out), -1) {
+			for _, m := range dumpDirEntry.FindAllStringSubmatch(out.String(), -1) {
 				dir = append(dir, strings.Join(m[1:], " "))
 			}
 			var gotDir []string
@@ -234,7 +245,7 @@ func TestAgainstMinidumpDump(t *testing.T) {
 			}
 			// thread_id lines appear in the thread list and then the thread name list.
 			var want []uint32
-			for _, m := range dumpThreadID.FindAllStringSubmatch(string(out), len(threads)) {
+			for _, m := range dumpThreadID.FindAllStringSubmatch(out.String(), len(threads)) {
 				v, _ := strconv.ParseUint(m[1], 16, 32)
 				want = append(want, uint32(v))
 			}
@@ -245,14 +256,14 @@ func TestAgainstMinidumpDump(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("thread ids %x, minidump_dump %x", got, want)
 			}
-			if m := dumpModuleCount.FindStringSubmatch(string(out)); m != nil {
+			if m := dumpModuleCount.FindStringSubmatch(out.String()); m != nil {
 				mods, _ := f.Modules()
 				if strconv.Itoa(len(mods)) != m[1] {
 					t.Errorf("%d modules, minidump_dump %s", len(mods), m[1])
 				}
 				// Breakpad's derived strings for every module.
 				var want, got []string
-				for _, fm := range dumpModuleField.FindAllStringSubmatch(string(out), -1) {
+				for _, fm := range dumpModuleField.FindAllStringSubmatch(out.String(), -1) {
 					want = append(want, fm[1]+"="+fm[2])
 				}
 				for _, m := range mods {
@@ -271,7 +282,82 @@ func TestAgainstMinidumpDump(t *testing.T) {
 					}
 				}
 			}
-			if m := dumpRegionCount.FindStringSubmatch(string(out)); m != nil {
+			// Every MDRawThread field.
+			var wantThreads, gotThreads []string
+			for _, m := range dumpThread.FindAllStringSubmatch(out.String(), -1) {
+				wantThreads = append(wantThreads, strings.Join(m[1:], " "))
+			}
+			for _, th := range threads {
+				gotThreads = append(gotThreads, fmt.Sprintf("%x %d %x %x %x %x %x %x %x %x", th.ID, th.SuspendCount, th.PriorityClass,
+					th.Priority, th.TEB, th.Stack.Start, th.Stack.Size, th.Stack.Off, th.ContextSize, th.ContextOff))
+			}
+			if !slices.Equal(gotThreads, wantThreads) {
+				t.Errorf("threads\n got %q\nwant %q", gotThreads, wantThreads)
+			}
+			// Memory list descriptors (minidump_dump prints MemoryListStream, in file order).
+			if _, _, err := f.stream(StreamMemoryList); err == nil {
+				var want, got []string
+				for _, m := range dumpRegion.FindAllStringSubmatch(out.String(), -1) {
+					want = append(want, strings.Join(m[1:], " "))
+				}
+				mem, err := f.Memory()
+				for _, r := range mem.Regions() {
+					got = append(got, fmt.Sprintf("%x %x %x", r.Base, r.Size, r.Off))
+				}
+				if want == nil && strings.Contains(stderr.String(), "MinidumpMemoryList could not store memory region") {
+					// Breakpad drops the whole list when regions overlap; we keep
+					// the disjoint ones and report the overlap.
+					if err == nil || !strings.Contains(err.Error(), "overlaps") {
+						t.Errorf("overlapping memory regions not reported: %v", err)
+					}
+					want = got
+				}
+				slices.Sort(want)
+				slices.Sort(got)
+				if !slices.Equal(got, want) {
+					t.Errorf("memory regions\n got %q\nwant %q", got, want)
+				}
+			}
+			if m := dumpException.FindStringSubmatch(out.String()); m != nil {
+				ex, err := f.Exception()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := fmt.Sprintf("%x %x %x %x %x %d", ex.ThreadID, ex.Code, ex.Flags, ex.Record, ex.Address, ex.NumParameters)
+				if want := strings.Join(m[1:7], " "); got != want {
+					t.Errorf("exception %q, minidump_dump %q", got, want)
+				}
+				var params []string
+				for _, l := range strings.Split(strings.TrimSpace(m[7]), "\n") {
+					if _, v, ok := strings.Cut(l, "= 0x"); ok {
+						params = append(params, v)
+					}
+				}
+				var gotParams []string
+				for _, v := range ex.Parameters {
+					gotParams = append(gotParams, strconv.FormatUint(v, 16))
+				}
+				if !slices.Equal(gotParams, params) {
+					t.Errorf("exception parameters %q, minidump_dump %q", gotParams, params)
+				}
+			}
+			if m := dumpBreakpad.FindStringSubmatch(out.String()); m != nil {
+				bi, err := f.BreakpadInfo()
+				if err != nil {
+					t.Fatal(err)
+				}
+				id := func(has bool, v uint32) string {
+					if !has {
+						return "(invalid)"
+					}
+					return fmt.Sprintf("0x%x", v)
+				}
+				got := fmt.Sprintf("%x %s %s", bi.Validity, id(bi.HasDumpThreadID, bi.DumpThreadID), id(bi.HasRequestingThreadID, bi.RequestingThreadID))
+				if want := strings.Join(m[1:], " "); got != want {
+					t.Errorf("breakpad info %q, minidump_dump %q", got, want)
+				}
+			}
+			if m := dumpRegionCount.FindStringSubmatch(out.String()); m != nil {
 				mem, _ := f.Memory()
 				n := 0
 				// minidump_dump counts MemoryListStream only.
