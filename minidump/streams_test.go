@@ -198,6 +198,7 @@ var (
 	dumpRegion      = regexp.MustCompile(`(?m)^MDMemoryDescriptor\n  start_of_memory_range = 0x(\w+)\n  memory.data_size += 0x(\w+)\n  memory.rva += 0x(\w+)$`)
 	dumpException   = regexp.MustCompile(`(?m)^MDException\n  thread_id += 0x(\w+)\n  exception_record.exception_code += 0x(\w+)\n  exception_record.exception_flags += 0x(\w+)\n  exception_record.exception_record += 0x(\w+)\n  exception_record.exception_address += 0x(\w+)\n  exception_record.number_parameters += (\d+)\n((?:  exception_record.exception_information\[ ?\d+\] = 0x\w+\n)*)`)
 	dumpBreakpad    = regexp.MustCompile(`(?m)^MDRawBreakpadInfo\n  validity += 0x(\w+)\n  dump_thread_id += (\S+)\n  requesting_thread_id = (\S+)$`)
+	dumpMiscInfo    = regexp.MustCompile(`(?m)^MDRawMiscInfo\n  size_of_info += (\d+)\n  flags1 += 0x(\w+)\n  process_id += (\S+)\n  process_create_time += (\S+)`)
 	dumpModuleCount = regexp.MustCompile(`(?m)^MinidumpModuleList\n  module_count = (\d+)`)
 )
 
@@ -340,6 +341,25 @@ func TestAgainstMinidumpDump(t *testing.T) {
 				if !slices.Equal(gotParams, params) {
 					t.Errorf("exception parameters %q, minidump_dump %q", gotParams, params)
 				}
+			}
+			if m := dumpMiscInfo.FindStringSubmatch(out.String()); m != nil {
+				mi, err := f.MiscInfo()
+				if err != nil {
+					t.Fatal(err)
+				}
+				pid, ct := "(invalid)", "(invalid)"
+				if mi.Flags1&MiscInfoProcessID != 0 {
+					pid = strconv.Itoa(int(mi.ProcessID))
+				}
+				if mi.Flags1&MiscInfoProcessTimes != 0 {
+					ct = fmt.Sprintf("0x%x", mi.ProcessCreateTime)
+				}
+				got := fmt.Sprintf("%d %x %s %s", mi.Size, mi.Flags1, pid, ct)
+				if want := strings.Join(m[1:], " "); got != want {
+					t.Errorf("misc info %q, minidump_dump %q", got, want)
+				}
+			} else if _, err := f.MiscInfo(); err == nil {
+				t.Error("MiscInfo parsed where minidump_dump shows none")
 			}
 			if m := dumpBreakpad.FindStringSubmatch(out.String()); m != nil {
 				bi, err := f.BreakpadInfo()
