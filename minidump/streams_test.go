@@ -199,6 +199,8 @@ var (
 	dumpException   = regexp.MustCompile(`(?m)^MDException\n  thread_id += 0x(\w+)\n  exception_record.exception_code += 0x(\w+)\n  exception_record.exception_flags += 0x(\w+)\n  exception_record.exception_record += 0x(\w+)\n  exception_record.exception_address += 0x(\w+)\n  exception_record.number_parameters += (\d+)\n((?:  exception_record.exception_information\[ ?\d+\] = 0x\w+\n)*)`)
 	dumpBreakpad    = regexp.MustCompile(`(?m)^MDRawBreakpadInfo\n  validity += 0x(\w+)\n  dump_thread_id += (\S+)\n  requesting_thread_id = (\S+)$`)
 	dumpMiscInfo    = regexp.MustCompile(`(?m)^MDRawMiscInfo\n  size_of_info += (\d+)\n  flags1 += 0x(\w+)\n  process_id += (\S+)\n  process_create_time += (\S+)`)
+	dumpSysInfo     = regexp.MustCompile(`(?m)^MDRawSystemInfo\n  processor_architecture += 0x(\w+) .*\n  processor_level += (\d+)\n  processor_revision += 0x(\w+)\n  number_of_processors += (\d+)\n  product_type += (\d+)\n  major_version += (\d+)\n  minor_version += (\d+)\n  build_number += (\d+)\n  platform_id += 0x(\w+) .*\n  csd_version_rva += 0x\w+\n  suite_mask += 0x(\w+)\n`)
+	dumpCSD         = regexp.MustCompile(`(?m)^  \(csd_version\) += (.*)$`)
 	dumpModuleCount = regexp.MustCompile(`(?m)^MinidumpModuleList\n  module_count = (\d+)`)
 )
 
@@ -340,6 +342,24 @@ func TestAgainstMinidumpDump(t *testing.T) {
 				}
 				if !slices.Equal(gotParams, params) {
 					t.Errorf("exception parameters %q, minidump_dump %q", gotParams, params)
+				}
+			}
+			if m := dumpSysInfo.FindStringSubmatch(out.String()); m != nil {
+				si, err := f.SystemInfo()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := fmt.Sprintf("%x %d %x %d %d %d %d %d %x %x", uint16(si.Arch), si.ProcessorLevel, si.ProcessorRevision,
+					si.NumProcessors, si.ProductType, si.MajorVersion, si.MinorVersion, si.BuildNumber, uint32(si.Platform), si.SuiteMask)
+				if want := strings.Join(m[1:], " "); got != want {
+					t.Errorf("system info %q, minidump_dump %q", got, want)
+				}
+				csd := "(null)"
+				if si.HasCSDVersion {
+					csd = strconv.Quote(si.CSDVersion)
+				}
+				if c := dumpCSD.FindStringSubmatch(out.String()); c == nil || c[1] != csd {
+					t.Errorf("CSD %s, minidump_dump %q", csd, c)
 				}
 			}
 			if m := dumpMiscInfo.FindStringSubmatch(out.String()); m != nil {
