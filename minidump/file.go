@@ -265,6 +265,21 @@ func (f *File) readString(rva uint32, stream string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Breakpad's conversion is strict: an unpaired surrogate makes the string unreadable.
+	for i := 0; i+1 < len(b); i += 2 {
+		switch u := le.Uint16(b[i:]); {
+		case u >= 0xd800 && u < 0xdc00:
+			if i+3 >= len(b) {
+				return "", &FormatError{int64(rva), stream, "string ends in a lone UTF-16 surrogate"}
+			}
+			if v := le.Uint16(b[i+2:]); v < 0xdc00 || v >= 0xe000 {
+				return "", &FormatError{int64(rva), stream, "unpaired UTF-16 surrogate"}
+			}
+			i += 2
+		case u >= 0xdc00 && u < 0xe000:
+			return "", &FormatError{int64(rva), stream, "unpaired UTF-16 surrogate"}
+		}
+	}
 	return decodeUTF16(b), nil
 }
 

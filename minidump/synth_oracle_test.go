@@ -530,3 +530,49 @@ func TestModuleRecordsAgainstBreakpad(t *testing.T) {
 		}
 	}
 }
+
+// TestBadUTF16AgainstBreakpad: Breakpad's strict UTF-16 conversion makes a
+// string with an unpaired surrogate unreadable (here the CSD version).
+func TestBadUTF16AgainstBreakpad(t *testing.T) {
+	oracleDump := filepath.Join(filepath.Dir(oracleStackwalk), "minidump_dump")
+	if _, err := os.Stat(oracleDump); err != nil {
+		t.Skipf("%s not installed", oracleDump)
+	}
+	for _, tc := range []struct {
+		patch []byte // replaces the UTF-16 of "QQ"
+		ok    bool
+	}{
+		{[]byte{0x00, 0xd8, 0x00, 0xdc}, true},  // a valid pair: U+10000
+		{[]byte{0x00, 0xd8, 0x41, 0x00}, false}, // high surrogate then 'A'
+		{[]byte{0x41, 0x00, 0x00, 0xdc}, false}, // lone low surrogate
+	} {
+		b := synth.New(minidump.ArchAMD64, synth.Windows).SetCSDVersion("xQQ")
+		data, err := b.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := bytes.Index(data, []byte("x\x00Q\x00Q\x00"))
+		if i < 0 {
+			t.Fatal("CSD string not found in the synthetic dump")
+		}
+		copy(data[i+2:], tc.patch)
+		path := filepath.Join(t.TempDir(), "d.dmp")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := exec.Command(oracleDump, path).Output()
+		breakpadOK := !strings.Contains(string(out), "(csd_version)                              = (null)")
+		f, err := minidump.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		si, err := f.SystemInfo()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if si.HasCSDVersion != breakpadOK || breakpadOK != tc.ok {
+			t.Errorf("% x: CSD readable %v (%q), Breakpad %v, want %v", tc.patch, si.HasCSDVersion, si.CSDVersion, breakpadOK, tc.ok)
+		}
+	}
+}
