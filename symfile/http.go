@@ -1,0 +1,335 @@
+package symfile
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Defaults of an HTTPSupplier.
+const (
+	// DefaultDownloadTimeout bounds one request, body included.
+	DefaultDownloadTimeout = 5 * time.Minute
+	// DefaultMaxDownload bounds the size of one downloaded symbol file.
+	DefaultMaxDownload = 4 << 30
+	// maxRedirects bounds the redirects followed for one request.
+	maxRedirects = 10
+)
+
+// ErrTooLarge reports a symbol file larger than the download bound.
+var ErrTooLarge = errors.New("symbol file larger than the download limit")
+
+// DownloadError reports a failed symbol download other than "not found": a
+// network error, a timeout, an unexpected HTTP status, a file over the size
+// bound or one that is not a symbol file. The walker treats the module as
+// having no symbols; a caller may print the error as a warning.
+type DownloadError struct {
+	URL    string // the URL requested
+	Status int    // the HTTP status, 0 when no response was read
+	Err    error
+}
+
+func (e *DownloadError) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("symbol download %s: HTTP status %d: %v", e.URL, e.Status, e.Err)
+	}
+	return fmt.Sprintf("symbol download %s: %v", e.URL, e.Err)
+}
+
+func (e *DownloadError) Unwrap() error { return e.Err }
+
+// HTTPOption configures an HTTPSupplier.
+type HTTPOption func(*HTTPSupplier)
+
+// WithTimeout sets the bound on one request, including reading the body.
+func WithTimeout(d time.Duration) HTTPOption {
+	return func(s *HTTPSupplier) { s.timeout = d }
+}
+
+// WithMaxDownload sets the largest symbol file, in bytes, that is downloaded.
+func WithMaxDownload(n int64) HTTPOption {
+	return func(s *HTTPSupplier) { s.maxSize = n }
+}
+
+// WithTransport sets the transport of the HTTP client (the default is
+// http.DefaultTransport).
+func WithTransport(rt http.RoundTripper) HTTPOption {
+	return func(s *HTTPSupplier) { s.transport = rt }
+}
+
+// HTTPSupplier downloads symbol files from symbol servers in Breakpad's
+// (and Mozilla's) layout,
+// <url>/<debug_file base>/<debug_id>/<debug_file base with .pdb replaced by .sym, else + .sym>,
+// falling back to code_file / code_id as NewDirSupplier does. Downloads
+// are stored under a cache directory in the same layout and read from there
+// first, so a later process does not download them again.
+//
+// It is safe for concurrent use: each module is asked for at most once, and
+// each file is fetched at most once, however many threads ask at the same
+// time. No path built from a dump's module names leaves the cache directory.
+type HTTPSupplier struct {
+	urls      []*url.URL
+	cacheDir  string
+	timeout   time.Duration
+	maxSize   int64
+	transport http.RoundTripper
+	client    *http.Client
+
+	mu      sync.Mutex
+	modules map[ModuleKey]*loadOnce
+	files   map[string]*loadOnce // by path relative to the cache directory
+}
+
+// NewHTTPSupplier returns a Supplier over the symbol servers at urls, tried
+// in order, caching downloads under cacheDir. Each URL must be absolute with
+// the scheme http or https; cacheDir must not be empty (it is created when
+// the first file is downloaded).
+func NewHTTPSupplier(urls []string, cacheDir string, opts ...HTTPOption) (*HTTPSupplier, error) {
+	if cacheDir == "" {
+		return nil, errors.New("symfile: symbol server needs a cache directory")
+	}
+	s := &HTTPSupplier{
+		cacheDir: cacheDir,
+		timeout:  DefaultDownloadTimeout,
+		maxSize:  DefaultMaxDownload,
+		modules:  make(map[ModuleKey]*loadOnce),
+		files:    make(map[string]*loadOnce),
+	}
+	for _, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("symfile: symbol server URL %q: %w", raw, err)
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("symfile: symbol server URL %q: want http:// or https:// and a host", raw)
+		}
+		u.Path = strings.TrimRight(u.Path, "/")
+		u.RawPath = ""
+		s.urls = append(s.urls, u)
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	s.client = &http.Client{
+		Transport: s.transport,
+		Timeout:   s.timeout,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= maxRedirects {
+				return fmt.Errorf("more than %d redirects", maxRedirects)
+			}
+			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+				return fmt.Errorf("redirect to %q: only http and https are followed", req.URL.Scheme)
+			}
+			return nil
+		},
+	}
+	return s, nil
+}
+
+// Symbols implements Supplier. It returns an error wrapping ErrNotFound when
+// neither the cache nor any server has the module's symbols (HTTP 404), a
+// *DownloadError when a server failed otherwise, and the File with a
+// *CorruptError when the file has malformed lines.
+func (s *HTTPSupplier) Symbols(m ModuleKey) (*File, error) {
+	s.mu.Lock()
+	l := s.modules[m]
+	if l == nil {
+		l = &loadOnce{}
+		s.modules[m] = l
+	}
+	s.mu.Unlock()
+	l.once.Do(func() { l.file, l.err = s.find(m) })
+	return l.file, l.err
+}
+
+func (s *HTTPSupplier) find(m ModuleKey) (*File, error) {
+	var failures []error
+	for _, rel := range relativeSymbolPaths(m) {
+		f, err := s.file(rel)
+		if err == nil || !errors.Is(err, ErrNotFound) {
+			var de *DownloadError
+			if !errors.As(err, &de) {
+				return f, err
+			}
+			failures = append(failures, err)
+		}
+	}
+	if len(failures) > 0 {
+		return nil, errors.Join(failures...)
+	}
+	return nil, fmt.Errorf("%w: %s %s", ErrNotFound, pathBase(m.DebugFile), m.DebugID)
+}
+
+// relativeSymbolPaths lists the slash-separated paths, relative to a symbol
+// store, at which m's symbols may be: the debug names, then the code names.
+// Names that are not safe path elements are skipped.
+func relativeSymbolPaths(m ModuleKey) []string {
+	var out []string
+	add := func(file, id string) {
+		base := pathBase(file)
+		if !safeComponent(base) || !safeComponent(id) {
+			return
+		}
+		rel := base + "/" + id + "/" + symName(base)
+		for _, r := range out {
+			if r == rel {
+				return
+			}
+		}
+		out = append(out, rel)
+	}
+	add(m.DebugFile, m.DebugID)
+	add(m.CodeFile, m.CodeID)
+	return out
+}
+
+// file returns the parsed file at rel: from the cache, else downloaded. It
+// runs at most once per path.
+func (s *HTTPSupplier) file(rel string) (*File, error) {
+	s.mu.Lock()
+	l := s.files[rel]
+	if l == nil {
+		l = &loadOnce{}
+		s.files[rel] = l
+	}
+	s.mu.Unlock()
+	l.once.Do(func() { l.file, l.err = s.fetch(rel) })
+	return l.file, l.err
+}
+
+func (s *HTTPSupplier) fetch(rel string) (*File, error) {
+	local := filepath.Join(s.cacheDir, filepath.FromSlash(rel))
+	if !within(s.cacheDir, local) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, rel)
+	}
+	if fi, err := os.Stat(local); err == nil && fi.Mode().IsRegular() {
+		return openCorrupt(local)
+	}
+	var failures []error
+	for _, u := range s.urls {
+		err := s.download(u, rel, local)
+		if err == nil {
+			return openCorrupt(local)
+		}
+		if !errors.Is(err, ErrNotFound) {
+			failures = append(failures, err)
+		}
+	}
+	if len(failures) > 0 {
+		return nil, errors.Join(failures...)
+	}
+	return nil, fmt.Errorf("%w: %s", ErrNotFound, rel)
+}
+
+// openCorrupt opens a symbol file, reporting any failure as a *CorruptError.
+func openCorrupt(path string) (*File, error) {
+	f, err := Open(path)
+	var ce *CorruptError
+	if err != nil && !errors.As(err, &ce) {
+		err = &CorruptError{File: path, Err: err}
+	}
+	return f, err
+}
+
+// download fetches base/rel into local: written to a temporary file in the
+// same directory, then renamed, so that a concurrent reader of the cache (or
+// an interrupted download) never sees a partial file.
+func (s *HTTPSupplier) download(base *url.URL, rel, local string) error {
+	u := *base
+	u.Path = base.Path + "/" + rel
+	target := u.String()
+	fail := func(status int, err error) error { return &DownloadError{URL: target, Status: status, Err: err} }
+
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return fail(0, err)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return fail(0, err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return fmt.Errorf("%w: %s", ErrNotFound, target)
+	case resp.StatusCode != http.StatusOK:
+		return fail(resp.StatusCode, errors.New(http.StatusText(resp.StatusCode)))
+	case resp.ContentLength > s.maxSize:
+		return fail(resp.StatusCode, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, resp.ContentLength, s.maxSize))
+	}
+
+	dir := filepath.Dir(local)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fail(0, fmt.Errorf("cache: %w", err))
+	}
+	tmp, err := os.CreateTemp(dir, ".download-*")
+	if err != nil {
+		return fail(0, fmt.Errorf("cache: %w", err))
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	body := bufio.NewReaderSize(resp.Body, 64<<10)
+	// A server that answers 200 with an HTML page must not poison the cache.
+	head, _ := body.Peek(len(pMODULE))
+	if !bytes.Equal(head, pMODULE) {
+		return fail(resp.StatusCode, errors.New("response is not a Breakpad symbol file (no MODULE line)"))
+	}
+	n, err := io.Copy(tmp, io.LimitReader(body, s.maxSize+1))
+	if err != nil {
+		return fail(resp.StatusCode, err)
+	}
+	if n > s.maxSize {
+		return fail(resp.StatusCode, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, s.maxSize))
+	}
+	if err := tmp.Close(); err != nil {
+		return fail(0, fmt.Errorf("cache: %w", err))
+	}
+	if err := os.Rename(tmp.Name(), local); err != nil {
+		os.Remove(tmp.Name())
+		return fail(0, fmt.Errorf("cache: %w", err))
+	}
+	keep = true
+	return nil
+}
+
+// ChainSupplier asks its suppliers in order, typically local symbol roots
+// first and then a symbol server, and returns the first answer that is not
+// "not found". A supplier that failed otherwise (a *DownloadError) does not
+// stop the search; its error is returned only when no later supplier has
+// the symbols.
+type ChainSupplier []Supplier
+
+// Symbols implements Supplier.
+func (c ChainSupplier) Symbols(m ModuleKey) (*File, error) {
+	var failures []error
+	for _, s := range c {
+		f, err := s.Symbols(m)
+		if err == nil || errors.As(err, new(*CorruptError)) {
+			return f, err
+		}
+		if !errors.Is(err, ErrNotFound) {
+			failures = append(failures, err)
+		}
+	}
+	if len(failures) > 0 {
+		return nil, errors.Join(failures...)
+	}
+	return nil, fmt.Errorf("%w: %s %s", ErrNotFound, pathBase(m.DebugFile), m.DebugID)
+}
