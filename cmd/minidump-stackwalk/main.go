@@ -45,7 +45,11 @@ type options struct {
 	noDemangle bool
 
 	dumpPath    string
-	symbolPaths []string
+	symbolPaths []string // local paths and symbol server URLs
+
+	// symbolServer holds --symbols-url, --symbols-cache and
+	// --symbol-download-timeout (helper H, symbolserver.go).
+	symbolServer symbolServerFlags
 }
 
 // flagGroup is a set of flags that can take over the output, such as the
@@ -125,6 +129,7 @@ Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 	for _, g := range groups {
 		g.AddFlags(fs)
 	}
+	o.symbolServer.addFlags(fs) // helper H: symbol servers (symbolserver.go)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
@@ -140,7 +145,7 @@ func (o *options) check() error {
 	if o.extraThread < -1 {
 		return fmt.Errorf("-t %d: want a thread index >= 0", o.extraThread)
 	}
-	return nil
+	return o.symbolServer.check(o) // helper H: symbol server flags (symbolserver.go)
 }
 
 // run executes the command line args and returns the exit status.

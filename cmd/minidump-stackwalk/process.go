@@ -9,7 +9,6 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
-	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 // input is a processed dump, handed to the printers.
@@ -72,12 +71,9 @@ func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
 	}
 	defer dump.Close()
 	in := &input{Path: o.dumpPath, SymbolPaths: o.symbolPaths, Dump: dump}
-	var syms *recordingSupplier
-	var supplier symfile.Supplier // a nil interface when there are no symbol paths
-	if len(o.symbolPaths) > 0 {
-		syms = newRecordingSupplier(symfile.NewDirSupplier(o.symbolPaths...))
-		supplier = syms
-	}
+	// helper H: local symbol paths, then symbol servers (symbolserver.go);
+	// both nil when there are no symbol paths.
+	syms, supplier := o.symbolSupplier(stderr)
 	in.State, err = processor.Process(dump, supplier, o.processorOptions())
 	if in.State == nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)

@@ -1,0 +1,156 @@
+package main
+
+// This file is helper H's: symbols from HTTP symbol servers (rust-minidump's
+// --symbols-url), cached on disk, tried after the local symbol paths.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+)
+
+// symbolServerFlags are --symbols-url, --symbols-cache and
+// --symbol-download-timeout.
+type symbolServerFlags struct {
+	urls    []string
+	cache   string
+	timeout time.Duration
+}
+
+// defaultSymbolCache is os.UserCacheDir()/minidump-stackwalk/symbols, or ""
+// when the user has no cache directory.
+func defaultSymbolCache() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "minidump-stackwalk", "symbols")
+}
+
+func (f *symbolServerFlags) addFlags(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.urls, "symbols-url", nil,
+		"a symbol server `URL` (repeatable), asked after the local symbol paths for\n"+
+			"URL/<debug file>/<debug id>/<debug file without .pdb>.sym; a positional symbol path\n"+
+			"starting with http:// or https:// is a symbol server too")
+	fs.StringVar(&f.cache, "symbols-cache", defaultSymbolCache(), "`DIR` where files downloaded from symbol servers are kept, in the same layout")
+	fs.DurationVar(&f.timeout, "symbol-download-timeout", symfile.DefaultDownloadTimeout, "bound on each symbol download, for example 30s or 2m")
+}
+
+// isSymbolURL reports whether a symbol path names a symbol server.
+func isSymbolURL(p string) bool {
+	l := strings.ToLower(p)
+	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+}
+
+// check validates the flags and adds the --symbols-url servers to
+// o.symbolPaths (which then hold local paths and URLs, as given).
+func (f *symbolServerFlags) check(o *options) error {
+	for _, u := range f.urls {
+		if !isSymbolURL(u) {
+			return fmt.Errorf("--symbols-url %q: want an http:// or https:// URL", u)
+		}
+	}
+	o.symbolPaths = append(o.symbolPaths, f.urls...)
+	if f.timeout <= 0 {
+		return fmt.Errorf("--symbol-download-timeout %v: want a positive duration", f.timeout)
+	}
+	_, urls := splitSymbolPaths(o.symbolPaths)
+	if len(urls) == 0 {
+		return nil
+	}
+	if f.cache == "" {
+		return errors.New("symbol servers need a cache directory: give --symbols-cache DIR")
+	}
+	if _, err := symfile.NewHTTPSupplier(urls, f.cache); err != nil {
+		return err
+	}
+	return nil
+}
+
+// splitSymbolPaths separates local symbol paths from symbol server URLs.
+func splitSymbolPaths(paths []string) (local, urls []string) {
+	for _, p := range paths {
+		if isSymbolURL(p) {
+			urls = append(urls, p)
+		} else {
+			local = append(local, p)
+		}
+	}
+	return local, urls
+}
+
+// symbolSupplier returns the supplier over o's symbol paths: the local ones
+// first, then the symbol servers. Download failures other than "not found"
+// are printed on stderr as warnings (the module is then walked without
+// symbols). Both results are nil when there are no symbol paths.
+func (o *options) symbolSupplier(stderr io.Writer) (*recordingSupplier, symfile.Supplier) {
+	local, urls := splitSymbolPaths(o.symbolPaths)
+	var chain symfile.ChainSupplier
+	if len(local) > 0 {
+		chain = append(chain, symfile.NewDirSupplier(local...))
+	}
+	if len(urls) > 0 {
+		hs, err := symfile.NewHTTPSupplier(urls, o.symbolServer.cache, symfile.WithTimeout(o.symbolServer.timeout))
+		if err != nil { // check() has accepted these; say so should it happen anyway
+			fmt.Fprintf(stderr, "minidump-stackwalk: warning: symbol servers not used: %v\n", err)
+		} else {
+			chain = append(chain, hs)
+		}
+	}
+	if len(chain) == 0 {
+		return nil, nil
+	}
+	var sup symfile.Supplier = chain
+	if len(chain) == 1 {
+		sup = chain[0]
+	}
+	if len(urls) > 0 {
+		sup = &warningSupplier{sup: sup, w: stderr, warned: map[symfile.ModuleKey]bool{}}
+	}
+	syms := newRecordingSupplier(sup)
+	return syms, syms
+}
+
+// warningSupplier prints, once per module, the errors of a supplier that
+// are neither "not found" nor a corrupt file: failed downloads.
+type warningSupplier struct {
+	sup symfile.Supplier
+	w   io.Writer
+
+	mu     sync.Mutex // guards warned and serializes writes to w
+	warned map[symfile.ModuleKey]bool
+}
+
+// Symbols implements symfile.Supplier.
+func (s *warningSupplier) Symbols(m symfile.ModuleKey) (*symfile.File, error) {
+	f, err := s.sup.Symbols(m)
+	if err != nil && !errors.Is(err, symfile.ErrNotFound) && !errors.As(err, new(*symfile.CorruptError)) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.warned[m] {
+			return f, err
+		}
+		s.warned[m] = true
+		// errors.Join puts one failure per line; keep one warning per line.
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(s.w, "minidump-stackwalk: warning: symbols of %s: %s\n", moduleName(m), line)
+		}
+	}
+	return f, err
+}
+
+func moduleName(m symfile.ModuleKey) string {
+	if m.DebugFile != "" {
+		return m.DebugFile + " " + m.DebugID
+	}
+	return m.CodeFile + " " + m.CodeID
+}
