@@ -63,6 +63,9 @@ func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
 	if status, ok := processMicrodump(o, group, stdout, stderr); ok { // helper F: microdump input
 		return status
 	}
+	if status, ok := processCore(o, group, stdout, stderr); ok { // helper H: ELF core input (core.go)
+		return status
+	}
 	dump, err := minidump.Open(o.dumpPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
