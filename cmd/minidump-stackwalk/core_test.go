@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -143,5 +144,30 @@ func TestCoreInputErrors(t *testing.T) {
 	}
 	if !isELFCore(truncated) || isELFCore(filepath.Join(dir, "missing")) {
 		t.Error("isELFCore misjudges the truncated core or a missing file")
+	}
+}
+
+// core.go repeats cmd/core2md's conversion (which lives in a package main):
+// with the options the testdata dumps were written with (-stack-limit
+// 65536), its minidump is byte for byte core2md's, so the two cannot drift
+// apart unnoticed. qemu cores are left out: their dumps were converted with
+// --module naming the program, which the stack walker does not offer.
+func TestCoreConversionIsCore2md(t *testing.T) {
+	for _, name := range []string{"amd64-fp", "amd64-threads", "x86-libc", "x86-threads"} {
+		t.Run(name, func(t *testing.T) {
+			opt := defaultCoreOptions()
+			opt.stackLimit = 64 << 10
+			got, err := convertCoreFile(unpackCore(t, name), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(corpus.Testdata(t, "dumps", name+".dmp"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("converted dump (%d bytes) differs from core2md's testdata/dumps/%s.dmp (%d bytes)", len(got), name, len(want))
+			}
+		})
 	}
 }
