@@ -81,6 +81,8 @@ func newCommand(o *options, groups []flagGroup, stdout, stderr io.Writer, status
 Breakpad, Crashpad or Windows) and prints them with the symbols found under the
 symbol paths, which are laid out as Breakpad's symbol store:
 <debug file>/<debug id>/<debug file without .pdb>.sym (or .sym.gz, .sym.zst).
+A symbol path may be an http(s) symbol server URL (see --symbols-url). The
+input may also be a Linux ELF core file, converted as core2md does.
 
 Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 		Args: func(cmd *cobra.Command, args []string) error {
