@@ -29,6 +29,10 @@ const (
 // ErrTooLarge reports a symbol file larger than the download bound.
 var ErrTooLarge = errors.New("symbol file larger than the download limit")
 
+// ErrServerDown reports a request not made because an earlier request to
+// the same server got no response.
+var ErrServerDown = errors.New("symbol server unreachable")
+
 // DownloadError reports a failed symbol download other than "not found": a
 // network error, a timeout, an unexpected HTTP status, a file over the size
 // bound or one that is not a symbol file. The walker treats the module as
@@ -88,6 +92,11 @@ type HTTPSupplier struct {
 	mu      sync.Mutex
 	modules map[ModuleKey]*loadOnce
 	files   map[string]*loadOnce // by path relative to the cache directory
+	// down records, per server, the first request that got no response at
+	// all (refused, unreachable, timed out): the server is not asked again,
+	// so that a dump with hundreds of modules does not wait out the timeout
+	// for each of them.
+	down map[*url.URL]error
 }
 
 // NewHTTPSupplier returns a Supplier over the symbol servers at urls, tried
@@ -104,6 +113,7 @@ func NewHTTPSupplier(urls []string, cacheDir string, opts ...HTTPOption) (*HTTPS
 		maxSize:  DefaultMaxDownload,
 		modules:  make(map[ModuleKey]*loadOnce),
 		files:    make(map[string]*loadOnce),
+		down:     make(map[*url.URL]error),
 	}
 	for _, raw := range urls {
 		u, err := url.Parse(raw)
@@ -125,10 +135,10 @@ func NewHTTPSupplier(urls []string, cacheDir string, opts ...HTTPOption) (*HTTPS
 		Timeout:   s.timeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= maxRedirects {
-				return fmt.Errorf("more than %d redirects", maxRedirects)
+				return &redirectError{fmt.Sprintf("more than %d redirects", maxRedirects)}
 			}
 			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-				return fmt.Errorf("redirect to %q: only http and https are followed", req.URL.Scheme)
+				return &redirectError{fmt.Sprintf("redirect to %q: only http and https are followed", req.URL.Scheme)}
 			}
 			return nil
 		},
@@ -256,8 +266,21 @@ func (s *HTTPSupplier) download(base *url.URL, rel, local string) error {
 	if err != nil {
 		return fail(0, err)
 	}
+	s.mu.Lock()
+	downErr := s.down[base]
+	s.mu.Unlock()
+	if downErr != nil {
+		return fail(0, fmt.Errorf("%w: not asked after an earlier failure: %w", ErrServerDown, downErr))
+	}
 	resp, err := s.client.Do(req)
 	if err != nil {
+		if !errors.As(err, new(*redirectError)) { // a bad redirect is about one file
+			s.mu.Lock()
+			if s.down[base] == nil {
+				s.down[base] = err
+			}
+			s.mu.Unlock()
+		}
 		return fail(0, err)
 	}
 	defer resp.Body.Close()
@@ -308,6 +331,11 @@ func (s *HTTPSupplier) download(base *url.URL, rel, local string) error {
 	keep = true
 	return nil
 }
+
+// redirectError is a redirect that was not followed.
+type redirectError struct{ msg string }
+
+func (e *redirectError) Error() string { return e.msg }
 
 // ChainSupplier asks its suppliers in order, typically local symbol roots
 // first and then a symbol server, and returns the first answer that is not

@@ -406,3 +406,35 @@ func TestChainSupplier(t *testing.T) {
 		t.Errorf("server asked for locally present files: %v", srv.requests)
 	}
 }
+
+// A server that does not answer is asked once, not once per module.
+func TestHTTPSupplierServerDown(t *testing.T) {
+	slow := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	})
+	good := newSymbolServer(t, files(map[string]string{"/libb.so/ID/libb.so.sym": appSym("libb.so", "ID")}))
+	s, err := NewHTTPSupplier([]string{slow.URL, good.URL}, t.TempDir(), WithTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Its debug id times out; its code id is then not asked for.
+	_, err = s.Symbols(ModuleKey{DebugFile: "liba.so", DebugID: "ID", CodeFile: "liba.so", CodeID: "CODE"})
+	var de *DownloadError
+	if !errors.As(err, &de) || de.URL != slow.URL+"/liba.so/ID/liba.so.sym" || errors.Is(de, ErrServerDown) || !errors.Is(err, ErrServerDown) {
+		t.Errorf("first module: %v; want the timeout, then the code id skipped", err)
+	}
+	f, err := s.Symbols(ModuleKey{DebugFile: "libb.so", DebugID: "ID"})
+	if err != nil || lookupName(t, f) != "libb.so_fn" {
+		t.Errorf("second module from the other server: %v", err)
+	}
+	_, err = s.Symbols(ModuleKey{DebugFile: "libc.so", DebugID: "ID"})
+	if !errors.Is(err, ErrServerDown) {
+		t.Errorf("third module: %v; want ErrServerDown", err)
+	}
+	if n := slow.total(); n != 1 {
+		t.Errorf("unresponsive server asked %d times, want 1: %v", n, slow.requests)
+	}
+}
