@@ -140,12 +140,31 @@ func (s *warningSupplier) Symbols(m symfile.ModuleKey) (*symfile.File, error) {
 			return f, err
 		}
 		s.warned[m] = true
-		// errors.Join puts one failure per line; keep one warning per line.
-		for _, line := range strings.Split(err.Error(), "\n") {
-			fmt.Fprintf(s.w, "minidump-stackwalk: warning: symbols of %s: %s\n", moduleName(m), line)
+		for _, e := range joined(err) {
+			// A server already found unreachable was named in an earlier warning.
+			if errors.Is(e, symfile.ErrServerDown) {
+				continue
+			}
+			for _, line := range strings.Split(e.Error(), "\n") {
+				fmt.Fprintf(s.w, "minidump-stackwalk: warning: symbols of %s: %s\n", moduleName(m), line)
+			}
 		}
 	}
 	return f, err
+}
+
+// joined returns the errors an errors.Join holds, nested joins flattened,
+// or err itself.
+func joined(err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []error{err}
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, joined(e)...)
+	}
+	return out
 }
 
 func moduleName(m symfile.ModuleKey) string {

@@ -129,3 +129,18 @@ func TestSymbolServerUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// An unreachable server gives one warning, not one per module.
+func TestSymbolServerUnreachableWarnsOnce(t *testing.T) {
+	core := unpackCore(t, "amd64-dynamic") // seven modules
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close() // nothing listens there now
+	_, gotErr, status := runCLI("--symbols-cache", t.TempDir(), core, url)
+	if status != exitOK {
+		t.Errorf("status %d", status)
+	}
+	if n := strings.Count(gotErr, "\n"); n != 1 || !strings.Contains(gotErr, "warning: symbols of") {
+		t.Errorf("stderr %q: want one warning", gotErr)
+	}
+}
