@@ -218,3 +218,30 @@ func TestDifferentialLong(t *testing.T) {
 		})
 	}
 }
+
+// TestPACDoesNotChangeWalk: Apple arm64e signs the return addresses saved
+// on the stack (and in LR). The default walk must recover as many true
+// frames from a signed stack as from the same stack unsigned (same seed on
+// Linux), whichever method finds them — CFI, frame records or scanning.
+// Breakpad's scan does not strip the signature and loses those frames.
+func TestPACDoesNotChangeWalk(t *testing.T) {
+	oracle(t)
+	plain, _ := FlavorByName("linux-arm64")
+	for _, name := range []string{"ios-arm64", "mac-arm64"} {
+		signed, _ := FlavorByName(name)
+		for seed := int64(1); seed <= 40; seed++ {
+			a, err := Generate(plain, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := Generate(signed, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			oa, ob := runCase(t, a), runCase(t, b)
+			if ob.oursRec != oa.oursRec {
+				t.Errorf("%s seed %d: %d true frames recovered with PAC, %d without:\n%s", name, seed, ob.oursRec, oa.oursRec, describe(b, ob))
+			}
+		}
+	}
+}

@@ -116,6 +116,7 @@ type module struct {
 
 type gen struct {
 	r    *rand.Rand
+	pacR *rand.Rand // separate, so that a flavor with PAC has the same chains as one without
 	fl   Flavor
 	word uint64
 	mods []*module
@@ -125,7 +126,7 @@ func (g *gen) chance(p float64) bool { return g.r.Float64() < p }
 
 // Generate builds the case for seed on flavor fl.
 func Generate(fl Flavor, seed int64) (*Case, error) {
-	g := &gen{r: rand.New(rand.NewSource(seed)), fl: fl, word: 8}
+	g := &gen{r: rand.New(rand.NewSource(seed)), pacR: rand.New(rand.NewSource(^seed)), fl: fl, word: 8}
 	if fl.Arch == minidump.ArchX86 || fl.Arch == minidump.ArchARM {
 		g.word = 4
 	}
@@ -342,7 +343,7 @@ func (g *gen) pac(v uint64) uint64 {
 	if !g.fl.PAC || v == 0 {
 		return v
 	}
-	return v | uint64(1+g.r.Intn(0x7f))<<48 | uint64(g.r.Intn(2))<<55
+	return v | uint64(1+g.pacR.Intn(0x7f))<<48 | uint64(g.pacR.Intn(2))<<55
 }
 
 func (g *gen) build(seed int64) (*Case, error) {

@@ -125,7 +125,7 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		}
 	}
 	if f == nil && scanAllowed {
-		f = byScan(w, last, !a.opts.Breakpad)
+		f = byScan(w, last, !a.opts.Breakpad, a.mask(w))
 	}
 	if f == nil {
 		return nil
@@ -403,7 +403,10 @@ func (a *Walker) correctLR(w *walker.Walker, last *walker.Frame) {
 	r[regLR] = a.strip(w, savedLR)
 }
 
-func byScan(w *walker.Walker, last *walker.Frame, validated bool) *walker.Frame {
+// byScan scans for a return address. The extended scan (validated) strips
+// pointer-authentication bits with pacMask first: arm64e saves signed return
+// addresses, which Breakpad's scan never recognises.
+func byScan(w *walker.Walker, last *walker.Frame, validated bool, pacMask uint64) *walker.Frame {
 	sp := raw(last)[regSP]
 	var loc, pc uint64
 	var ok bool
@@ -412,9 +415,9 @@ func byScan(w *walker.Walker, last *walker.Frame, validated bool) *walker.Frame 
 			ctx := minidump.NewContext(last.Context.Arch)
 			ctx.SetIndex(regPC, ra)
 			ctx.SetIndex(regSP, loc+8)
-			return retaddr.VerifyByCFI(w, walker.Frame{Instruction: ra - 4, Context: ctx}, cfiRegs, 4, ^uint64(0))
+			return retaddr.VerifyByCFI(w, walker.Frame{Instruction: ra - 4, Context: ctx}, cfiRegs, 4, pacMask)
 		}
-		loc, pc, ok = retaddr.Scan(w, sp, retaddr.ScanWords(last), 8, 4, verify)
+		loc, pc, ok = retaddr.ScanMasked(w, sp, retaddr.ScanWords(last), 8, 4, pacMask, verify)
 	} else {
 		loc, pc, ok = w.ScanForReturnAddress(sp, walker.ScanWords(last), 8)
 	}

@@ -50,6 +50,17 @@ func Scan(w *walker.Walker, start uint64, words, size int, callOffset uint64, ve
 	if size == 4 {
 		mask = 0xffffffff
 	}
+	return ScanMasked(w, start, words, size, callOffset, mask, verify)
+}
+
+// ScanMasked is Scan for words whose bits outside mask are not part of the
+// address: arm64 pointer-authentication signatures, which Apple's arm64e
+// code puts on every return address it saves. The address returned is the
+// word with those bits cleared.
+func ScanMasked(w *walker.Walker, start uint64, words, size int, callOffset, mask uint64, verify func(loc, ra uint64) bool) (loc, ra uint64, ok bool) {
+	if size == 4 {
+		mask &= 0xffffffff
+	}
 	for i := 0; i <= words; i++ {
 		l := start + uint64(i*size)
 		if l < start || l > mask {
@@ -59,6 +70,7 @@ func Scan(w *walker.Walker, start uint64, words, size int, callOffset uint64, ve
 		if !ok {
 			break
 		}
+		v &= mask
 		cand := (v - 1) & mask
 		if w.ModuleAt(cand) == nil || !w.InstructionSeemsValid(cand) {
 			continue
