@@ -11,6 +11,9 @@ type MemoryRegion struct {
 	Base uint64
 	Size uint64
 	Off  int64 // file offset of the bytes
+	// Memory64 says the region comes from the Memory64ListStream (full-memory
+	// dumps), which Breakpad's processor does not read.
+	Memory64 bool
 
 	f *File
 }
@@ -81,7 +84,7 @@ func (f *File) Memory() (*MemoryList, error) {
 			}
 			for i := uint64(0); i < n; i++ {
 				e := b[16+i*entry:]
-				r := MemoryRegion{Base: le.Uint64(e), Size: le.Uint64(e[8:]), Off: int64(off), f: f}
+				r := MemoryRegion{Base: le.Uint64(e), Size: le.Uint64(e[8:]), Off: int64(off), f: f, Memory64: true}
 				if off > uint64(f.size) || r.Size > uint64(f.size)-off {
 					errs = append(errs, &FormatError{s.Off + 16 + int64(i*entry), s.Name,
 						fmt.Sprintf("region %#x+%#x at file offset %#x beyond file end %#x", r.Base, r.Size, off, f.size)})

@@ -38,4 +38,13 @@
 //     frame 0's instead, which misplaces the search below a deep stack
 //     (walker/x86 TestCalleeParameterSize). No corpus dump is affected.
 //     Options.BreakpadX86 restores Breakpad's choice.
+//   - Stack memory. When a thread's stack descriptor does not hold the
+//     bytes, Breakpad looks the descriptor's start up in the
+//     MemoryListStream only: Windows full-memory dumps (descriptors with RVA
+//     0, the stack in the Memory64ListStream) and dumps with an empty
+//     descriptor get just the context frame. We also read the
+//     Memory64ListStream and, failing the descriptor, take the region
+//     holding the stack pointer (TestStackMemoryFallbacks; internal/difftest
+//     flavors windows-amd64-fullmem and linux-arm64-nostackdesc).
+//     Options.BreakpadMemory restores Breakpad's rule.
 package processor

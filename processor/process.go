@@ -32,6 +32,12 @@ type Options struct {
 	// BreakpadARM walks arm and arm64 stacks with Breakpad's methods only
 	// (see packages walker/arm and walker/arm64; added by helper F).
 	BreakpadARM bool
+	// BreakpadMemory finds a thread's stack memory only where Breakpad
+	// does: from its descriptor or the MemoryListStream region holding the
+	// descriptor's start, never the Memory64ListStream of full-memory dumps
+	// (Breakpad's processor does not read it), nor the region holding the
+	// stack pointer when the descriptor leads nowhere.
+	BreakpadMemory bool
 }
 
 // atEntry is the auxiliary vector tag of the program entry point.
@@ -180,7 +186,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 			}
 		}
 		th.Context = ctx
-		th.StackBase, th.Stack = threadStack(dump, t, memList)
+		th.StackBase, th.Stack = threadStack(dump, t, memList, ctx, opts.BreakpadMemory)
 		if ctx == nil {
 			th.Status = ThreadNoContext
 			continue
@@ -276,8 +282,12 @@ func archWalker(a minidump.Arch, opts Options) walker.Arch {
 
 // threadStack returns the thread's stack memory as Breakpad picks it: the
 // stack descriptor when it is well-formed, else the memory-list region that
-// holds the descriptor's start address.
-func threadStack(dump *minidump.File, t *minidump.Thread, mem *minidump.MemoryList) (uint64, []byte) {
+// holds the descriptor's start address. Breakpad reads only the
+// MemoryListStream for that; by default (breakpad false) the
+// Memory64ListStream of full-memory dumps counts too, and when the
+// descriptor leads nowhere, the region holding the context's stack pointer
+// is the stack.
+func threadStack(dump *minidump.File, t *minidump.Thread, mem *minidump.MemoryList, ctx *minidump.Context, breakpad bool) (uint64, []byte) {
 	d := t.Stack
 	if d.Off != 0 && d.Size != 0 && d.Start+uint64(d.Size) > d.Start {
 		b, err := dump.StackBytes(t)
@@ -286,11 +296,26 @@ func threadStack(dump *minidump.File, t *minidump.Thread, mem *minidump.MemoryLi
 		}
 		return d.Start, b
 	}
+	region := func(addr uint64) (uint64, []byte, bool) {
+		r, ok := mem.Region(addr)
+		if !ok || (breakpad && r.Memory64) {
+			return 0, nil, false
+		}
+		b, err := r.Bytes()
+		if err != nil {
+			return 0, nil, false
+		}
+		return r.Base, b, true
+	}
 	if d.Start != 0 {
-		if r, ok := mem.Region(d.Start); ok {
-			b, err := r.Bytes()
-			if err == nil {
-				return r.Base, b
+		if base, b, ok := region(d.Start); ok {
+			return base, b
+		}
+	}
+	if !breakpad && ctx != nil {
+		if sp, ok := ctx.SP(); ok && sp != 0 {
+			if base, b, ok := region(sp); ok {
+				return base, b
 			}
 		}
 	}

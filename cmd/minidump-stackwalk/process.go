@@ -34,6 +34,7 @@ func (o *options) processorOptions() processor.Options {
 		BreakpadPastEntry:   o.breakpadCompat,
 		BreakpadARM:         o.breakpadCompat,
 		BreakpadX86:         o.breakpadCompat,
+		BreakpadMemory:      o.breakpadCompat, // helper I: contexts and stacks only where Breakpad finds them
 	}
 }
 

@@ -23,6 +23,15 @@ type Flavor struct {
 	FPWalk bool
 	// WinX86 uses STACK WIN records instead of STACK CFI.
 	WinX86 bool
+	// XState appends an XSAVE area to the x86 context (Windows writes
+	// CONTEXT_XSTATE contexts larger than the 716-byte CONTEXT).
+	XState bool
+	// Stack says how the thread's stack is described: "" a stack
+	// descriptor pointing at the bytes; "rva0" a descriptor with the start
+	// and size but RVA 0, the bytes in the MemoryList; "rva0-mem64" the same
+	// with the bytes only in a Memory64List (Windows full-memory dumps);
+	// "empty" an all-zero descriptor, the bytes in the MemoryList.
+	Stack string
 }
 
 // Flavors are the platforms the generator covers.
@@ -40,6 +49,11 @@ var Flavors = []Flavor{
 	{Name: "ios-arm64", Arch: minidump.ArchARM64, OS: synth.IOS, PAC: true, FPWalk: true},
 	{Name: "mac-arm64", Arch: minidump.ArchARM64, OS: synth.MacOS, PAC: true, FPWalk: true},
 	{Name: "windows-arm64", Arch: minidump.ArchARM64, OS: synth.Windows, FPWalk: true},
+	{Name: "android-arm64-old", Arch: minidump.ArchARM64Old, OS: synth.Android, FPWalk: true},
+	{Name: "windows-x86-xstate", Arch: minidump.ArchX86, OS: synth.Windows, WinX86: true, XState: true},
+	{Name: "linux-amd64-rva0", Arch: minidump.ArchAMD64, OS: synth.Linux, FPWalk: true, Stack: "rva0"},
+	{Name: "windows-amd64-fullmem", Arch: minidump.ArchAMD64, OS: synth.Windows, Stack: "rva0-mem64"},
+	{Name: "linux-arm64-nostackdesc", Arch: minidump.ArchARM64, OS: synth.Linux, FPWalk: true, Stack: "empty"},
 }
 
 // FlavorByName returns the flavor called name.
@@ -115,18 +129,22 @@ type module struct {
 }
 
 type gen struct {
-	r    *rand.Rand
-	pacR *rand.Rand // separate, so that a flavor with PAC has the same chains as one without
-	fl   Flavor
-	word uint64
-	mods []*module
+	rawArch minidump.Arch // the dump's architecture (ArchARM64Old kept)
+	r       *rand.Rand
+	pacR    *rand.Rand // separate, so that a flavor with PAC has the same chains as one without
+	fl      Flavor
+	word    uint64
+	mods    []*module
 }
 
 func (g *gen) chance(p float64) bool { return g.r.Float64() < p }
 
 // Generate builds the case for seed on flavor fl.
 func Generate(fl Flavor, seed int64) (*Case, error) {
-	g := &gen{r: rand.New(rand.NewSource(seed)), pacR: rand.New(rand.NewSource(^seed)), fl: fl, word: 8}
+	g := &gen{r: rand.New(rand.NewSource(seed)), pacR: rand.New(rand.NewSource(^seed)), fl: fl, word: 8, rawArch: fl.Arch}
+	if fl.Arch == minidump.ArchARM64Old {
+		g.fl.Arch = minidump.ArchARM64 // same registers, Breakpad's older layout
+	}
 	if fl.Arch == minidump.ArchX86 || fl.Arch == minidump.ArchARM {
 		g.word = 4
 	}
@@ -486,7 +504,7 @@ func (g *gen) build(seed int64) (*Case, error) {
 	}
 
 	// The context.
-	ctx := minidump.NewContext(arch)
+	ctx := minidump.NewContext(g.rawArch)
 	for i := 0; i < ctx.NumRegs(); i++ {
 		v := g.r.Uint64()
 		if w == 4 {
@@ -520,9 +538,13 @@ func (g *gen) build(seed int64) (*Case, error) {
 		ctx.SetIndex(minidump.ARM64FP, chain[0].fp)
 		ctx.SetIndex(minidump.ARM64LR, chain[0].lrValue(g, depth, chain))
 		ctx.Flags = synth.ContextARM64Full
+		if g.rawArch == minidump.ArchARM64Old {
+			ctx.Flags = synth.ContextARM64OldFull
+		}
 	}
 
-	b := synth.New(arch, g.fl.OS)
+	b := synth.New(g.rawArch, g.fl.OS)
+	b.Memory64 = g.fl.Stack == "rva0-mem64"
 	switch arch {
 	case minidump.ArchAMD64, minidump.ArchX86:
 		b.SetCPU("GenuineIntel", 6, 0x55, 4)
@@ -537,6 +559,16 @@ func (g *gen) build(seed int64) (*Case, error) {
 		b.SetCSDVersion("Linux 6.1.0 #1 SMP")
 	}
 	th := b.AddThread(0x101, ctx, lo, stack)
+	if g.fl.XState {
+		raw, err := synth.EncodeContext(ctx, synth.ContextExtra{})
+		if err != nil {
+			return nil, err
+		}
+		// CONTEXT_XSTATE and a 0x340-byte XSAVE area (legacy region and
+		// header, AVX state), as Windows writes for x86 processes.
+		binary.LittleEndian.PutUint32(raw, ctx.Flags|0x40)
+		th.RawContext = append(raw, make([]byte, 0x340)...)
+	}
 	if arch == minidump.ArchAMD64 {
 		th.Extra.CS, th.Extra.SS = 0x33, 0x2b
 	}
@@ -554,7 +586,11 @@ func (g *gen) build(seed int64) (*Case, error) {
 	if err != nil {
 		return nil, err
 	}
+	if dump, err = g.patchStack(b, dump); err != nil {
+		return nil, err
+	}
 	c := &Case{Flavor: g.fl, Seed: seed, Dump: dump, Symbols: map[string]string{}}
+	c.Flavor.Arch = g.rawArch
 	for _, m := range g.mods {
 		if m.hasSyms {
 			p := path.Join(m.debugFile, m.debugID, m.symPrefix+".sym")
@@ -686,4 +722,26 @@ func (g *gen) writeUnwind(sb *strings.Builder, f *function) {
 			fmt.Fprintf(sb, "STACK CFI %x .cfa: sp %d + .ra: .cfa -8 + ^ x29: .cfa -16 + ^\n", rel+4, f.locals+16)
 		}
 	}
+}
+
+// patchStack rewrites the thread's stack descriptor as Flavor.Stack asks.
+func (g *gen) patchStack(b *synth.Builder, dump []byte) ([]byte, error) {
+	if g.fl.Stack == "" {
+		return dump, nil
+	}
+	rva, size, ok := b.StreamLocation(synth.StreamThreadList)
+	if !ok || size < 4+48 {
+		return nil, fmt.Errorf("difftest: no thread list to patch")
+	}
+	e := rva + 4 // the first (only) thread
+	desc := dump[e+24 : e+40]
+	switch g.fl.Stack {
+	case "rva0", "rva0-mem64":
+		binary.LittleEndian.PutUint32(desc[12:], 0)
+	case "empty":
+		clear(desc)
+	default:
+		return nil, fmt.Errorf("difftest: unknown stack variant %q", g.fl.Stack)
+	}
+	return dump, nil
 }
