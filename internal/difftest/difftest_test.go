@@ -259,3 +259,36 @@ func TestPACDoesNotChangeWalk(t *testing.T) {
 		}
 	}
 }
+
+// TestDifferentialHuman compares the default (human) report of
+// --breakpad-compat with Breakpad's, registers and "Found by" lines
+// included, on a few seeds per flavor.
+func TestDifferentialHuman(t *testing.T) {
+	bp, us := oracle(t), ourBinary(t)
+	for _, fl := range Flavors {
+		if fl.XState {
+			continue // the oracle is older than the Breakpad we follow here (see check)
+		}
+		for seed := int64(1); seed <= 4; seed++ {
+			c, err := Generate(fl, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dumpPath, symRoot, err := WriteCase(c, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := exec.Command(bp, dumpPath, symRoot).Output()
+			if err != nil && len(want) == 0 {
+				t.Fatal(err)
+			}
+			got, err := exec.Command(us, "--breakpad-compat", dumpPath, symRoot).Output()
+			if err != nil && len(got) == 0 {
+				t.Fatal(err)
+			}
+			if string(want) != string(got) {
+				t.Errorf("%s seed %d: human report differs from Breakpad's:\n%s", fl.Name, seed, lineDiff(string(want), string(got)))
+			}
+		}
+	}
+}
