@@ -32,6 +32,8 @@ type Flavor struct {
 	// with the bytes only in a Memory64List (Windows full-memory dumps);
 	// "empty" an all-zero descriptor, the bytes in the MemoryList.
 	Stack string
+	// WoW64: an x86 process in a dump whose system information says amd64.
+	WoW64 bool
 }
 
 // Flavors are the platforms the generator covers.
@@ -51,6 +53,8 @@ var Flavors = []Flavor{
 	{Name: "windows-arm64", Arch: minidump.ArchARM64, OS: synth.Windows, FPWalk: true},
 	{Name: "android-arm64-old", Arch: minidump.ArchARM64Old, OS: synth.Android, FPWalk: true},
 	{Name: "windows-x86-xstate", Arch: minidump.ArchX86, OS: synth.Windows, WinX86: true, XState: true},
+	{Name: "windows-amd64-xstate", Arch: minidump.ArchAMD64, OS: synth.Windows, XState: true},
+	{Name: "windows-x86-wow64", Arch: minidump.ArchX86, OS: synth.Windows, WinX86: true, WoW64: true},
 	{Name: "linux-amd64-rva0", Arch: minidump.ArchAMD64, OS: synth.Linux, FPWalk: true, Stack: "rva0"},
 	{Name: "windows-amd64-fullmem", Arch: minidump.ArchAMD64, OS: synth.Windows, Stack: "rva0-mem64"},
 	{Name: "linux-arm64-nostackdesc", Arch: minidump.ArchARM64, OS: synth.Linux, FPWalk: true, Stack: "empty"},
@@ -545,6 +549,9 @@ func (g *gen) build(seed int64) (*Case, error) {
 
 	b := synth.New(g.rawArch, g.fl.OS)
 	b.Memory64 = g.fl.Stack == "rva0-mem64"
+	if g.fl.WoW64 {
+		b.Sys.Arch = minidump.ArchAMD64
+	}
 	switch arch {
 	case minidump.ArchAMD64, minidump.ArchX86:
 		b.SetCPU("GenuineIntel", 6, 0x55, 4)
@@ -565,8 +572,12 @@ func (g *gen) build(seed int64) (*Case, error) {
 			return nil, err
 		}
 		// CONTEXT_XSTATE and a 0x340-byte XSAVE area (legacy region and
-		// header, AVX state), as Windows writes for x86 processes.
-		binary.LittleEndian.PutUint32(raw, ctx.Flags|0x40)
+		// header, AVX state), as Windows writes.
+		flagsOff := 0
+		if arch == minidump.ArchAMD64 {
+			flagsOff = 48
+		}
+		binary.LittleEndian.PutUint32(raw[flagsOff:], ctx.Flags|0x40)
 		th.RawContext = append(raw, make([]byte, 0x340)...)
 	}
 	if arch == minidump.ArchAMD64 {
