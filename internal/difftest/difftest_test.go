@@ -276,6 +276,13 @@ func TestDifferentialHuman(t *testing.T) {
 		if oracleOlder(fl) {
 			continue // the oracle is older than the Breakpad we follow here (see check)
 		}
+		if fl.WoW64 {
+			// Breakpad picks the register printer by the system's CPU
+			// (amd64) and prints x86 frames through its amd64 frame type,
+			// reading past the x86 frame: undefined values, not a format.
+			// The -m output (TestDifferential) is compared.
+			continue
+		}
 		for seed := int64(1); seed <= 4; seed++ {
 			c, err := Generate(fl, seed)
 			if err != nil {
