@@ -34,6 +34,9 @@ type Flavor struct {
 	Stack string
 	// WoW64: an x86 process in a dump whose system information says amd64.
 	WoW64 bool
+	// Thumb: ARM code in the Thumb instruction set, whose return addresses
+	// (in LR and saved on the stack) have bit 0 set.
+	Thumb bool
 }
 
 // Flavors are the platforms the generator covers.
@@ -44,8 +47,9 @@ var Flavors = []Flavor{
 	{Name: "linux-x86", Arch: minidump.ArchX86, OS: synth.Linux, FPWalk: true},
 	{Name: "windows-x86", Arch: minidump.ArchX86, OS: synth.Windows, WinX86: true},
 	{Name: "android-arm", Arch: minidump.ArchARM, OS: synth.Android},
+	{Name: "android-arm-thumb", Arch: minidump.ArchARM, OS: synth.Android, Thumb: true},
 	{Name: "linux-arm", Arch: minidump.ArchARM, OS: synth.Linux},
-	{Name: "ios-arm", Arch: minidump.ArchARM, OS: synth.IOS, FPWalk: true},
+	{Name: "ios-arm", Arch: minidump.ArchARM, OS: synth.IOS, FPWalk: true, Thumb: true},
 	{Name: "android-arm64", Arch: minidump.ArchARM64, OS: synth.Android, FPWalk: true},
 	{Name: "linux-arm64", Arch: minidump.ArchARM64, OS: synth.Linux, FPWalk: true},
 	{Name: "ios-arm64", Arch: minidump.ArchARM64, OS: synth.IOS, PAC: true, FPWalk: true},
@@ -347,7 +351,7 @@ func (g *gen) junk(stackLo, stackHi uint64) uint64 {
 		f := all[g.r.Intn(len(all))]
 		switch g.r.Intn(3) {
 		case 0:
-			return f.start + f.callOff[g.r.Intn(len(f.callOff))]
+			return g.thumb(f.start + f.callOff[g.r.Intn(len(f.callOff))])
 		case 1:
 			return f.start
 		}
@@ -385,7 +389,7 @@ func (g *gen) build(seed int64) (*Case, error) {
 	}
 	for i := 1; i < depth; i++ {
 		f := chain[i].fn
-		chain[i].pc = f.start + f.callOff[g.r.Intn(len(f.callOff))]
+		chain[i].pc = g.thumb(f.start + f.callOff[g.r.Intn(len(f.callOff))])
 	}
 	f0 := chain[0].fn
 	chain[0].atPro = f0.kind == kindLeaf || g.chance(0.1)
@@ -630,7 +634,15 @@ func (fr *frame) lrValue(g *gen, depth int, chain []*frame) uint64 {
 		return 0
 	}
 	// A function that has made calls: LR points back into itself.
-	return g.pac(f.start + f.callOff[0])
+	return g.pac(g.thumb(f.start + f.callOff[0]))
+}
+
+// thumb marks a return address as Thumb code when the flavor is.
+func (g *gen) thumb(ra uint64) uint64 {
+	if g.fl.Thumb {
+		return ra | 1
+	}
+	return ra
 }
 
 // printDelta is what Breakpad subtracts from a caller's return address
