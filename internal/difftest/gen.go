@@ -37,6 +37,8 @@ type Flavor struct {
 	// Thumb: ARM code in the Thumb instruction set, whose return addresses
 	// (in LR and saved on the stack) have bit 0 set.
 	Thumb bool
+	// OldFlags writes arm context flags with Breakpad's first ARM value.
+	OldFlags bool
 }
 
 // Flavors are the platforms the generator covers.
@@ -48,6 +50,7 @@ var Flavors = []Flavor{
 	{Name: "windows-x86", Arch: minidump.ArchX86, OS: synth.Windows, WinX86: true},
 	{Name: "android-arm", Arch: minidump.ArchARM, OS: synth.Android},
 	{Name: "android-arm-thumb", Arch: minidump.ArchARM, OS: synth.Android, Thumb: true},
+	{Name: "android-arm-oldflags", Arch: minidump.ArchARM, OS: synth.Android, Thumb: true, OldFlags: true},
 	{Name: "linux-arm", Arch: minidump.ArchARM, OS: synth.Linux},
 	{Name: "ios-arm", Arch: minidump.ArchARM, OS: synth.IOS, FPWalk: true, Thumb: true},
 	{Name: "android-arm64", Arch: minidump.ArchARM64, OS: synth.Android, FPWalk: true},
@@ -542,6 +545,9 @@ func (g *gen) build(seed int64) (*Case, error) {
 			ctx.SetIndex(7, chain[0].fp) // our CFI saves r7
 		}
 		ctx.SetIndex(14, chain[0].lrValue(g, depth, chain))
+		if g.fl.OldFlags {
+			ctx.Flags = 0x40 | 0x6 // Breakpad's first ARM value (MD_CONTEXT_ARM_OLD), no CPU bits
+		}
 	case minidump.ArchARM64:
 		ctx.SetIndex(minidump.ARM64FP, chain[0].fp)
 		ctx.SetIndex(minidump.ARM64LR, chain[0].lrValue(g, depth, chain))
