@@ -105,9 +105,10 @@ var knownShortfalls = map[string]string{
 	// scanning, which wins on Thumb code without CFI) skips frame 3.
 	// Breakpad only scans here. Over seeds 1000-1099 ours recovers 301 true
 	// frames to Breakpad's 257.
-	"android-arm/4":       "frame record through a frameless function",
-	"linux-arm/4":         "frame record through a frameless function",
-	"android-arm-thumb/4": "frame record through a frameless function",
+	"android-arm/4":          "frame record through a frameless function",
+	"linux-arm/4":            "frame record through a frameless function",
+	"android-arm-thumb/4":    "frame record through a frameless function",
+	"android-arm-oldflags/4": "frame record through a frameless function",
 }
 
 // breakpadBlind reports flavors where Breakpad cannot walk at all (no
