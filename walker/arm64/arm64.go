@@ -19,10 +19,12 @@
 //     that has pushed its record and made calls points back into the callee,
 //     and the caller's LR from the caller's own record; a record is accepted
 //     only when it lies above SP and the chain grows.
-//   - Pointer-authentication bits are stripped from return addresses and frame
-//     pointers with a mask covering at least 47 bits and the highest loaded
-//     module (rust-minidump's rule); Breakpad strips only return addresses,
-//     and only when the result lands in a module.
+//   - Pointer-authentication bits are stripped from return addresses (those
+//     found by scanning too) and frame pointers with a mask covering at least
+//     47 bits and the highest loaded module (rust-minidump's rule); Breakpad
+//     strips only return addresses from CFI, frame records and LR, and only
+//     when the result lands in a module, so its scan never finds an arm64e
+//     caller.
 package arm64
 
 import (
