@@ -1,10 +1,3 @@
-// Command minidump-stackwalk prints the threads, stacks and modules of a
-// minidump, in the formats of Breakpad's minidump_stackwalk.
-//
-//	minidump-stackwalk [flags] <minidump> [symbol-path ...]
-//
-// Exit status: 0 when the dump was processed, 1 when it could not be read or
-// processed (what could be read is still printed), 2 on a usage error.
 package main
 
 import (
