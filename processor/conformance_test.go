@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -115,14 +116,14 @@ func conformanceCases(t *testing.T) []conformanceCase {
 		}
 	}
 	// rust-minidump's dumps, against a run of Breakpad's minidump_stackwalk
-	// (the reference binary, when installed at /tmp/oracle).
+	// (the reference binary, when installed: see internal/oracle).
 	rm := filepath.Join(filepath.Dir(bp), "rust-minidump", "testdata")
-	if _, err := os.Stat(oracleStackwalk); err == nil {
+	if bin, ok := oracle.Lookup(oracle.Stackwalk); ok {
 		tmp := t.TempDir()
 		for _, name := range []string{"pipeline-inlines-macos-segv", "linux-mini", "invalid-parameter", "simple-crashpad", "test"} {
 			d := filepath.Join(rm, name+".dmp")
 			m, h := filepath.Join(tmp, name+".machine.txt"), filepath.Join(tmp, name+".txt")
-			if runOracle(d, m, "-m", d, filepath.Join(rm, "symbols")) && runOracle(d, h, d, filepath.Join(rm, "symbols")) {
+			if runOracle(bin, d, m, "-m", d, filepath.Join(rm, "symbols")) && runOracle(bin, d, h, d, filepath.Join(rm, "symbols")) {
 				cases = append(cases, conformanceCase{set: "rust-minidump", dump: d, roots: []string{filepath.Join(rm, "symbols")}, machine: m, human: h})
 			}
 		}
@@ -143,10 +144,8 @@ func conformanceCases(t *testing.T) []conformanceCase {
 	return cases
 }
 
-const oracleStackwalk = "/tmp/oracle/package/bin/linux-x64/minidump_stackwalk"
-
-// runOracle runs Breakpad's minidump_stackwalk with args, stdout to out.
-func runOracle(dump, out string, args ...string) bool {
+// runOracle runs Breakpad's minidump_stackwalk (bin) with args, stdout to out.
+func runOracle(bin, dump, out string, args ...string) bool {
 	if _, err := os.Stat(dump); err != nil {
 		return false
 	}
@@ -155,7 +154,7 @@ func runOracle(dump, out string, args ...string) bool {
 		return false
 	}
 	defer f.Close()
-	cmd := exec.Command(oracleStackwalk, args...)
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout = f
 	return cmd.Run() == nil
 }
