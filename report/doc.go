@@ -1,7 +1,10 @@
 // Package report prints a processed minidump in the text formats of
 // Breakpad's minidump_stackwalk: the human-readable report (default), the
 // pipe-delimited machine format (-m), the brief requesting-thread summary
-// (-b) and the raw stack dump (-d).
+// (-b) and the raw stack dump (-d); and, beside Breakpad's formats, the JSON
+// report in rust-minidump's schema (docs/json-schema.md): BuildJSON makes a
+// JSONReport from a JSONInput (the dump and the walked stacks), WriteJSON
+// prints it compact or pretty.
 //
 // The printers take a *Process, a plain description of everything those
 // formats show (system info, crash, threads with their frames and stack
