@@ -100,20 +100,10 @@ func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
 	in.Report.Symbolize = demangleSymbolize(o, in.Report.Symbolize) // helper G: demangled -s names
 
 	w := bufio.NewWriterSize(stdout, 64<<10)
-	switch {
-	case group != nil:
+	if group != nil {
 		err = group.Write(w, in)
-	case o.machine:
-		err = report.WriteMachine(w, in.Report)
-	case o.brief:
-		err = report.WriteBrief(w, in.Report)
-	default:
-		err = report.WriteHuman(w, in.Report, report.HumanOptions{
-			StackContents:        o.stackContents,
-			RequestingThreadOnly: o.crashedOnly,
-			ExtraThread:          o.extraThread,
-			StackDump:            o.stackDump,
-		})
+	} else {
+		err = writeText(w, o, in)
 	}
 	if err == nil {
 		err = w.Flush()
@@ -139,4 +129,21 @@ func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
 		return exitDump
 	}
 	return exitOK
+}
+
+// writeText prints the Breakpad-format text output selected by o: -m, -b, or
+// the human report with its -s, -c, -t and -d variants.
+func writeText(w io.Writer, o *options, in *input) error {
+	switch {
+	case o.machine:
+		return report.WriteMachine(w, in.Report)
+	case o.brief:
+		return report.WriteBrief(w, in.Report)
+	}
+	return report.WriteHuman(w, in.Report, report.HumanOptions{
+		StackContents:        o.stackContents,
+		RequestingThreadOnly: o.crashedOnly,
+		ExtraThread:          o.extraThread,
+		StackDump:            o.stackDump,
+	})
 }

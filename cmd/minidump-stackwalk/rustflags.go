@@ -5,7 +5,8 @@ package main
 // --evil-json and --features, plus --no-demangle (--brief is Breakpad's -b,
 // already registered; shell completion is cobra's "completion" command).
 // The group takes over the output whenever one of its flags is given, and
-// then prints Breakpad's formats itself (writeText) unless JSON is asked for.
+// then prints Breakpad's formats through writeText (process.go) unless JSON
+// is asked for.
 
 import (
 	"errors"
@@ -203,24 +204,6 @@ func (r *rustFlags) Write(w io.Writer, in *input) error {
 		}
 	}
 	return nil
-}
-
-// writeText prints the Breakpad-format text output selected by o.
-// HOOK NOTE (helper G): this repeats the dispatch of process() in
-// process.go for the case where this flag group takes over the output.
-func writeText(w io.Writer, o *options, in *input) error {
-	switch {
-	case o.machine:
-		return report.WriteMachine(w, in.Report)
-	case o.brief:
-		return report.WriteBrief(w, in.Report)
-	}
-	return report.WriteHuman(w, in.Report, report.HumanOptions{
-		StackContents:        o.stackContents,
-		RequestingThreadOnly: o.crashedOnly,
-		ExtraThread:          o.extraThread,
-		StackDump:            o.stackDump,
-	})
 }
 
 // buildJSON builds the JSON report of the processed dump.
