@@ -2,14 +2,12 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
-
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/coreconv"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 )
 
@@ -17,25 +15,8 @@ import (
 // to a temporary file and returns its path.
 func unpackCore(t *testing.T, name string) string {
 	t.Helper()
-	f, err := os.Open(corpus.Testdata(t, "cores", name+".core.zst"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(256<<20))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dec.Close()
 	path := filepath.Join(t.TempDir(), name+".core")
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, dec); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
+	if err := os.WriteFile(path, corpus.TestdataCore(t, name), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -147,16 +128,17 @@ func TestCoreInputErrors(t *testing.T) {
 	}
 }
 
-// core.go repeats cmd/core2md's conversion (which lives in a package main):
-// with the options the testdata dumps were written with (-stack-limit
-// 65536), its minidump is byte for byte core2md's, so the two cannot drift
-// apart unnoticed. qemu cores are left out: their dumps were converted with
-// --module naming the program, which the stack walker does not offer.
+// core.go converts with core2md's conversion (internal/coreconv): with the
+// options the testdata dumps were written with (-stack-limit 65536) and the
+// command's own defaults otherwise (module files read from disk), its
+// minidump is byte for byte core2md's. qemu cores are left out: their dumps
+// were converted with --module naming the program, which the stack walker
+// does not offer.
 func TestCoreConversionIsCore2md(t *testing.T) {
 	for _, name := range []string{"amd64-fp", "amd64-threads", "x86-libc", "x86-threads"} {
 		t.Run(name, func(t *testing.T) {
-			opt := defaultCoreOptions()
-			opt.stackLimit = 64 << 10
+			opt := coreconv.DefaultOptions()
+			opt.StackLimit = 64 << 10
 			got, err := convertCoreFile(unpackCore(t, name), opt)
 			if err != nil {
 				t.Fatal(err)

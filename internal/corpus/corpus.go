@@ -1,9 +1,12 @@
 package corpus
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // RepoRoot returns the directory holding go.mod, searching upward from the
@@ -48,4 +51,33 @@ func Testdata(t testing.TB, elem ...string) string {
 		t.Fatalf("cannot find repository root: %v", err)
 	}
 	return filepath.Join(append([]string{root, "testdata"}, elem...)...)
+}
+
+// ReadZstd returns the decompressed contents of the zstd file at path (the
+// cores and programs in testdata/cores are kept compressed), failing t on
+// any error. Decompression is bounded to 256 MiB of window memory.
+func ReadZstd(t testing.TB, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(256<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	data, err := io.ReadAll(dec)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return data
+}
+
+// TestdataCore returns the ELF core testdata/cores/<name>.core.zst,
+// decompressed.
+func TestdataCore(t testing.TB, name string) []byte {
+	t.Helper()
+	return ReadZstd(t, Testdata(t, "cores", name+".core.zst"))
 }

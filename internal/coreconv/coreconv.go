@@ -1,0 +1,416 @@
+package coreconv
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/coredump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+)
+
+// Options control a conversion.
+type Options struct {
+	StackLimit uint64   // bytes of stack kept per thread, from SP (less the amd64 red zone) up
+	IPWindow   uint64   // bytes kept around each instruction pointer
+	Modules    []Module // modules named by the user (core2md --module)
+	Sysroot    string   // prefix for paths read from disk
+	NoDisk     bool     // never read module files from disk
+	OSVersion  string   // CSD version string for SystemInfo
+	// MaxMemory bounds the memory bytes copied into the dump (stacks and
+	// instruction windows together), so a hostile core with very many
+	// threads cannot make the output huge. 0 means no bound.
+	MaxMemory uint64
+}
+
+// DefaultOptions returns core2md's defaults: 256 KiB of stack per thread,
+// 256 bytes around each instruction pointer, at most 512 MiB of memory,
+// module files read from disk when the core lacks their identifiers.
+func DefaultOptions() Options {
+	return Options{StackLimit: 256 << 10, IPWindow: 256, MaxMemory: 512 << 20}
+}
+
+// Module is an ELF module loaded in the process, named by the user: a path
+// and an optional load address.
+type Module struct {
+	Path    string
+	Base    uint64
+	HasBase bool
+}
+
+// ParseModule parses core2md's --module argument, path[@0xBASE].
+func ParseModule(s string) (Module, error) {
+	if i := strings.LastIndexByte(s, '@'); i > 0 {
+		base, err := strconv.ParseUint(strings.TrimPrefix(s[i+1:], "0x"), 16, 64)
+		if err != nil {
+			return Module{}, fmt.Errorf("--module %q: bad base address: %w", s, err)
+		}
+		return Module{Path: s[:i], Base: base, HasBase: true}, nil
+	}
+	return Module{Path: s}, nil
+}
+
+// faultSignal reports whether si_addr is a faulting address for the signal:
+// SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV.
+func faultSignal(sig int32) bool {
+	switch sig {
+	case 4, 5, 7, 8, 11:
+		return true
+	}
+	return false
+}
+
+const (
+	atPHDR        = 3
+	atEntry       = 9
+	atExecFn      = 31
+	atHWCap       = 16
+	atSysinfoEhdr = 33
+)
+
+// Convert returns a minidump for core: every thread with its stack, the
+// signal of the crashing thread, memory around each instruction pointer, the
+// modules of NT_FILE, the vDSO, the modules of opt.Modules and the main
+// executable with their build ids, and the Linux auxv, maps, cmdline and
+// process id streams.
+func Convert(core *coredump.File, opt Options) ([]byte, error) {
+	b := synth.New(core.Arch, synth.Linux)
+	b.SetCSDVersion(opt.OSVersion)
+	if core.Arch == minidump.ArchARM {
+		if hw, ok := core.AuxvValue(atHWCap); ok {
+			b.Sys.ARMHWCaps = uint32(hw)
+		}
+	}
+
+	// Threads, with their stacks.
+	var stacks []interval
+	budget := opt.MaxMemory
+	if budget == 0 {
+		budget = ^uint64(0)
+	}
+	for _, t := range core.Threads {
+		ctx := t.Context
+		ctx.Flags = 0
+		sp, _ := ctx.SP()
+		start := sp
+		if core.Arch == minidump.ArchAMD64 {
+			start -= 128 // the red zone below rsp holds live data of leaf functions
+		}
+		start &^= 15
+		if start > sp { // wrapped
+			start = sp
+		}
+		n := core.Readable(start, min(opt.StackLimit, budget))
+		budget -= n
+		stack := make([]byte, n)
+		if n > 0 {
+			if err := core.ReadMemory(start, stack); err != nil {
+				return nil, fmt.Errorf("thread %d stack: %w", t.PID, err)
+			}
+			stacks = append(stacks, interval{start, start + n})
+		}
+		th := b.AddThread(t.PID, ctx, start, stack)
+		th.Extra = synth.ContextExtra{CS: t.CS, DS: t.DS, ES: t.ES, FS: t.FS, GS: t.GS, SS: t.SS}
+		switch core.Arch {
+		case minidump.ArchAMD64:
+			th.Extra.EFlags = uint32(t.Status)
+		case minidump.ArchARM, minidump.ArchARM64:
+			th.Extra.CPSR = uint32(t.Status)
+		}
+	}
+
+	// Exception: the crashing thread and its signal.
+	crash := core.Threads[core.CrashThread()] // coredump rejects cores without threads
+	if si := crash.SigInfo; si != nil && si.Signo != 0 {
+		e := b.SetException(crash.PID, uint32(si.Signo), 0)
+		e.Flags = uint32(si.Code)
+		if faultSignal(si.Signo) {
+			e.Address = si.Addr
+		}
+	} else {
+		b.SetException(crash.PID, uint32(crash.CurSig), 0)
+	}
+
+	// Memory around each instruction pointer, outside the stacks and
+	// without overlaps: Breakpad rejects a memory list with overlapping ranges.
+	var windows []interval
+	for _, t := range core.Threads {
+		ip, ok := t.Context.IP()
+		if !ok || opt.IPWindow == 0 {
+			continue
+		}
+		half := opt.IPWindow / 2
+		lo := ip - half
+		if lo > ip {
+			lo = 0
+		}
+		if core.Readable(lo, ip-lo) < ip-lo {
+			lo = ip
+		}
+		n := core.Readable(lo, min(ip+half-lo, budget))
+		budget -= n
+		if n > 0 {
+			windows = append(windows, interval{lo, lo + n})
+		}
+	}
+	stacks = union(stacks)
+	for _, w := range union(windows) {
+		for _, part := range subtract(w, stacks) {
+			buf := make([]byte, part.hi-part.lo)
+			if err := core.ReadMemory(part.lo, buf); err != nil {
+				return nil, fmt.Errorf("memory at %#x: %w", part.lo, err)
+			}
+			b.AddMemory(part.lo, buf)
+		}
+	}
+
+	// Modules.
+	for _, m := range modulesFromNTFile(core) {
+		addModule(b, core, opt, m.name, m.base, m.end, nil)
+	}
+	if base, ok := core.AuxvValue(atSysinfoEhdr); ok && base != 0 {
+		if img, err := coredump.ImageInMemory(core, base, core.Is64); err == nil {
+			addModule(b, core, opt, "linux-gate.so", base, base+img.LoadEnd-img.LoadStart, img)
+		}
+	}
+	for _, m := range opt.Modules {
+		img, err := coredump.ImageFile(m.Path)
+		if err != nil {
+			return nil, fmt.Errorf("--module %s: %w", m.Path, err)
+		}
+		base := m.Base
+		if !m.HasBase {
+			base = img.LoadStart
+			if img.Type == 3 { // ET_DYN: a PIE main executable, placed by the kernel
+				entry, ok := core.AuxvValue(atEntry)
+				if !ok {
+					return nil, fmt.Errorf("--module %s: position-independent and the core has no AT_ENTRY; give its base as path@0xADDR", m.Path)
+				}
+				base = entry - img.Entry + img.LoadStart
+			}
+		}
+		if b.ModuleAt(base) != nil {
+			continue
+		}
+		addModule(b, core, opt, m.Path, base, base+img.LoadEnd-img.LoadStart, img)
+	}
+
+	// Without NT_FILE (qemu-user cores) and without --module, the main
+	// executable is still found: its program headers are at AT_PHDR, inside
+	// its first page.
+	// When the core lacks its text (qemu-user dumps none), the module is the
+	// executable segment holding the entry point, without an identifier.
+	if phdr, ok := core.AuxvValue(atPHDR); ok && !coveredByModule(b, phdr) {
+		base := phdr &^ 0xfff
+		if img, err := coredump.ImageInMemory(core, base, core.Is64); err == nil {
+			addModule(b, core, opt, executableName(core), base, base+img.LoadEnd-img.LoadStart, img)
+		} else if entry, ok := core.AuxvValue(atEntry); ok {
+			for _, s := range segmentsOverlapping(core.Segments, entry, entry+1, 1) {
+				if s.Flags&1 != 0 && s.Vaddr <= entry {
+					addModule(b, core, opt, executableName(core), s.Vaddr, s.Vaddr+s.Memsz, nil)
+				}
+			}
+		}
+	}
+
+	// Linux streams.
+	if core.Auxv != nil {
+		b.SetLinuxAuxv(core.Auxv)
+	}
+	b.SetLinuxMaps(linuxMaps(core))
+	if ps := core.PSInfo; ps != nil {
+		if args := strings.Fields(ps.PSArgs); len(args) > 0 {
+			b.SetLinuxCmdLine(args...)
+		}
+		if ps.PID != 0 {
+			b.SetMiscInfo(synth.MiscInfo{Size: 24, Flags1: synth.MiscProcessID, ProcessID: ps.PID})
+		}
+	}
+	return b.Bytes()
+}
+
+func coveredByModule(b *synth.Builder, addr uint64) bool {
+	for _, m := range b.Modules() {
+		if m.Base <= addr && addr-m.Base < uint64(m.Size) {
+			return true
+		}
+	}
+	return false
+}
+
+// executableName is the AT_EXECFN string from the core's memory, else the
+// NT_PRPSINFO file name.
+func executableName(core *coredump.File) string {
+	if p, ok := core.AuxvValue(atExecFn); ok {
+		buf := make([]byte, 256)
+		n := core.Readable(p, uint64(len(buf)))
+		if n > 0 && core.ReadMemory(p, buf[:n]) == nil {
+			if i := strings.IndexByte(string(buf[:n]), 0); i > 0 {
+				return string(buf[:i])
+			}
+		}
+	}
+	if core.PSInfo != nil && core.PSInfo.FName != "" {
+		return core.PSInfo.FName
+	}
+	return "main"
+}
+
+// addModule adds a module and its identifier: the build id from the image
+// in memory, else from the file on disk, else Breakpad's .text hash of the
+// file on disk.
+func addModule(b *synth.Builder, core *coredump.File, opt Options, name string, base, end uint64, img *coredump.Image) {
+	size := end - base
+	if size > 0xffffffff {
+		size = 0xffffffff
+	}
+	m := b.AddModule(name, base, uint32(size))
+	if img == nil || img.BuildID == nil {
+		if mem, err := coredump.ImageInMemory(core, base, core.Is64); err == nil && mem.BuildID != nil {
+			img = mem
+		}
+	}
+	if (img == nil || (img.BuildID == nil && img.TextHash == nil)) && !opt.NoDisk && filepath.IsAbs(name) {
+		if disk, err := coredump.ImageFile(filepath.Join(opt.Sysroot, name)); err == nil {
+			img = disk
+		}
+	}
+	switch {
+	case img == nil:
+	case img.BuildID != nil:
+		m.SetBuildID(img.BuildID)
+	case img.TextHash != nil:
+		m.SetBuildID(img.TextHash)
+	}
+}
+
+// maxModules bounds the modules taken from NT_FILE (real processes map a
+// few hundred).
+const maxModules = 1 << 16
+
+type ntModule struct {
+	name      string
+	base, end uint64
+}
+
+// modulesFromNTFile groups NT_FILE entries into modules: a module starts at
+// the mapping of file offset 0 and extends over the following mappings of
+// the same file. Files none of whose mappings is executable (data files,
+// ld.so.cache, locale archives) are left out when the core says which
+// mappings are executable.
+func modulesFromNTFile(core *coredump.File) []ntModule {
+	files := append([]coredump.MappedFile(nil), core.Files...)
+	sort.SliceStable(files, func(i, j int) bool { return files[i].Start < files[j].Start })
+	var mods []ntModule
+	var exec []bool
+	var known []bool
+	for _, f := range files {
+		k := len(mods) - 1
+		switch {
+		case f.Offset == 0:
+			mods = append(mods, ntModule{f.Name, f.Start, f.End})
+			exec = append(exec, false)
+			known = append(known, false)
+			k++
+		case k >= 0 && mods[k].name == f.Name:
+			mods[k].end = max(mods[k].end, f.End)
+		default:
+			continue
+		}
+		for _, s := range segmentsOverlapping(core.Segments, f.Start, f.End, 64) {
+			known[k] = true
+			if s.Flags&1 != 0 {
+				exec[k] = true
+			}
+		}
+	}
+	var out []ntModule
+	for i, m := range mods {
+		if (exec[i] || !known[i]) && len(out) < maxModules {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+type interval struct{ lo, hi uint64 }
+
+// union returns the union of intervals as disjoint intervals sorted by lo.
+func union(in []interval) []interval {
+	sort.Slice(in, func(i, j int) bool { return in[i].lo < in[j].lo })
+	var out []interval
+	for _, w := range in {
+		if k := len(out); k > 0 && w.lo <= out[k-1].hi {
+			out[k-1].hi = max(out[k-1].hi, w.hi)
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// subtract returns the parts of w not covered by any of cut, which is
+// sorted by lo and made of disjoint intervals.
+func subtract(w interval, cut []interval) []interval {
+	var parts []interval
+	i := sort.Search(len(cut), func(i int) bool { return cut[i].hi > w.lo })
+	for ; i < len(cut) && cut[i].lo < w.hi; i++ {
+		if cut[i].lo > w.lo {
+			parts = append(parts, interval{w.lo, cut[i].lo})
+		}
+		w.lo = max(w.lo, cut[i].hi)
+	}
+	if w.lo < w.hi {
+		parts = append(parts, w)
+	}
+	return parts
+}
+
+// segmentsOverlapping returns the segments (sorted by Vaddr) that overlap
+// [lo, hi), at most limit of them.
+func segmentsOverlapping(segs []coredump.Segment, lo, hi uint64, limit int) []coredump.Segment {
+	i := sort.Search(len(segs), func(i int) bool { return segs[i].Vaddr+segs[i].Memsz > lo })
+	j := i
+	for j < len(segs) && segs[j].Vaddr < hi && j-i < limit {
+		j++
+	}
+	return segs[i:j]
+}
+
+// linuxMaps renders the core's PT_LOAD segments in /proc/pid/maps form,
+// naming each by the NT_FILE entry that covers it.
+func linuxMaps(core *coredump.File) string {
+	files := append([]coredump.MappedFile(nil), core.Files...)
+	sort.Slice(files, func(i, j int) bool { return files[i].Start < files[j].Start })
+	var sb strings.Builder
+	for _, s := range core.Segments {
+		perm := []byte("---p")
+		if s.Flags&4 != 0 {
+			perm[0] = 'r'
+		}
+		if s.Flags&2 != 0 {
+			perm[1] = 'w'
+		}
+		if s.Flags&1 != 0 {
+			perm[2] = 'x'
+		}
+		var off uint64
+		name := ""
+		if i := sort.Search(len(files), func(i int) bool { return files[i].End > s.Vaddr }); i < len(files) && files[i].Start <= s.Vaddr {
+			off, name = files[i].Offset+(s.Vaddr-files[i].Start), files[i].Name
+		}
+		width := 8
+		if core.Is64 {
+			width = 12
+		}
+		fmt.Fprintf(&sb, "%0*x-%0*x %s %08x 00:00 0", width, s.Vaddr, width, s.Vaddr+s.Memsz, perm, off)
+		if name != "" {
+			sb.WriteString(strings.Repeat(" ", 10) + name)
+		}
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
