@@ -1,6 +1,9 @@
 package minidump
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Exception codes and parameters used by the crash-reason rules.
 const (
@@ -64,42 +67,6 @@ var fastFailNames = []string{
 	"GUARD_ICALL_CHECK_FAILURE_XFG", "CAST_GUARD", "HOST_VISIBILITY_CHANGE",
 	"KERNEL_CET_SHADOW_STACK_ASSIST", "PATCH_CALLBACK_FAILED", "NTDLL_PATCH_FAILED",
 	"INVALID_FLS_DATA",
-}
-
-// ntStatusNames is a subset of NTSTATUS names, used for the third parameter
-// of EXCEPTION_IN_PAGE_ERROR. Breakpad knows ~2100; others print as 0x%08x.
-var ntStatusNames = map[uint32]string{
-	0xc0000001: "STATUS_UNSUCCESSFUL",
-	0xc0000002: "STATUS_NOT_IMPLEMENTED",
-	0xc0000005: "STATUS_ACCESS_VIOLATION",
-	0xc0000006: "STATUS_IN_PAGE_ERROR",
-	0xc0000008: "STATUS_INVALID_HANDLE",
-	0xc000000d: "STATUS_INVALID_PARAMETER",
-	0xc000000e: "STATUS_NO_SUCH_DEVICE",
-	0xc000000f: "STATUS_NO_SUCH_FILE",
-	0xc0000010: "STATUS_INVALID_DEVICE_REQUEST",
-	0xc0000011: "STATUS_END_OF_FILE",
-	0xc0000017: "STATUS_NO_MEMORY",
-	0xc0000022: "STATUS_ACCESS_DENIED",
-	0xc0000034: "STATUS_OBJECT_NAME_NOT_FOUND",
-	0xc000003a: "STATUS_OBJECT_PATH_NOT_FOUND",
-	0xc0000043: "STATUS_SHARING_VIOLATION",
-	0xc000006f: "STATUS_INVALID_LOGON_HOURS",
-	0xc000009a: "STATUS_INSUFFICIENT_RESOURCES",
-	0xc000009c: "STATUS_DEVICE_DATA_ERROR",
-	0xc000009d: "STATUS_DEVICE_NOT_CONNECTED",
-	0xc00000b5: "STATUS_IO_TIMEOUT",
-	0xc00000c0: "STATUS_DEVICE_DOES_NOT_EXIST",
-	0xc000010a: "STATUS_PROCESS_IS_TERMINATING",
-	0xc000012d: "STATUS_COMMITMENT_LIMIT",
-	0xc0000185: "STATUS_IO_DEVICE_ERROR",
-	0xc0000188: "STATUS_LOG_FILE_FULL",
-	0xc00001a8: "STATUS_DEVICE_REQUIRES_CLEANING",
-	0xc000020c: "STATUS_CONNECTION_DISCONNECTED",
-	0xc000026e: "STATUS_VOLUME_DISMOUNTED",
-	0xc0000420: "STATUS_ASSERTION_FAILURE",
-	0xc000040a: "STATUS_VERIFIER_STOP",
-	0xc0000409: "STATUS_STACK_BUFFER_OVERRUN",
 }
 
 var linuxSignals = []string{
@@ -228,10 +195,16 @@ var solarisSignals = map[uint32]string{
 	38: "SIGXRES", 39: "SIGJVM1", 40: "SIGJVM2",
 }
 
-// NTStatusString names an NTSTATUS value, or formats it as 0x%08x.
+//go:generate go run ./internal/ntstatusgen -o ntstatus_table.go /usr/share/mingw-w64/include/ntstatus.h
+
+// NTStatusString names an NTSTATUS error code (0xC0000000 and up), or
+// formats the value as 0x%08x, as Breakpad's NTStatusToString does for the
+// third parameter of EXCEPTION_IN_PAGE_ERROR. The names come from mingw-w64's
+// ntstatus.h (ntstatus_table.go); Breakpad's table, from the Windows 8.1 SDK,
+// also names some codes that header lacks.
 func NTStatusString(st uint32) string {
-	if n, ok := ntStatusNames[st]; ok {
-		return n
+	if i, ok := slices.BinarySearch(ntStatusCodes[:], st); ok {
+		return ntStatusNames[i]
 	}
 	return hex32(st)
 }
