@@ -1,37 +1,26 @@
 package processor
 
 import (
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 // gdbFrames reads testdata/oracle/NAME.frames.txt (gdb_frames.py): thread
-// id -> physical frame addresses, outermost last.
+// id -> physical ("normal") frame addresses, outermost last.
 func gdbFrames(t *testing.T, path string) map[uint32][]uint64 {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[uint32][]uint64{}
-	var cur uint32
-	for _, l := range strings.Split(string(b), "\n") {
-		f := strings.Fields(l)
-		switch {
-		case len(f) >= 2 && f[0] == "thread":
-			id, _ := strconv.ParseUint(f[1], 10, 32)
-			cur = uint32(id)
-			out[cur] = nil
-		case len(f) >= 4 && f[0] == "frame" && f[3] == "normal":
-			a, err := strconv.ParseUint(strings.TrimPrefix(f[2], "0x"), 16, 64)
-			if err == nil {
-				out[cur] = append(out[cur], a)
+	for _, th := range oracle.ReadGDBFrames(t, path) {
+		out[th.LWP] = nil
+		for _, f := range th.Frames {
+			if f.Type == "normal" {
+				out[th.LWP] = append(out[th.LWP], f.PC)
 			}
 		}
 	}

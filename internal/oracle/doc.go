@@ -1,8 +1,11 @@
-// Package oracle locates Breakpad's reference binaries (minidump_stackwalk,
-// minidump_dump, dump_syms from the npm package minidump@0.26.0), which tests
-// run to get independent expected outputs, and skips a test with a clear
-// message when they are not installed.
+// Package oracle gives tests their independent oracles: it locates
+// Breakpad's reference binaries (minidump_stackwalk, minidump_dump,
+// dump_syms from the npm package minidump@0.26.0), skipping a test with a
+// clear message when they are not installed, and reads the oracle outputs
+// kept in the repository: gdb backtraces written by
+// scripts/gen-testdata/gdb_frames.py (ReadGDBFrames) and Breakpad's -m
+// output (ReadMachineFrames).
 //
-// The directory is $BREAKPAD_ORACLE_DIR, else DefaultDir. .ci/run installs
-// the package and sets the variable.
+// The binaries' directory is $BREAKPAD_ORACLE_DIR, else DefaultDir. .ci/run
+// installs the package and sets the variable.
 package oracle

@@ -3,7 +3,10 @@ package oracle
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 )
 
 func TestDirFromEnvironment(t *testing.T) {
@@ -47,5 +50,54 @@ func TestRequireSkipsWhenAbsent(t *testing.T) {
 	})
 	if !skipped {
 		t.Error("Require did not skip the test when the binary is absent")
+	}
+}
+
+// testdata/oracle/amd64-fp: gdb's backtrace of the crash shown in README.md
+// (a NULL write in fp_leaf, three calls deep) and Breakpad's -m output of the
+// dump core2md made of the same core.
+func TestReadKeptOracleFiles(t *testing.T) {
+	threads := ReadGDBFrames(t, corpus.Testdata(t, "oracle", "amd64-fp.frames.txt"))
+	if len(threads) != 1 || !threads[0].Crashed || len(threads[0].Frames) < 3 {
+		t.Fatalf("gdb listing: %d threads, want one crashed thread with at least 3 frames", len(threads))
+	}
+	th := threads[0]
+	if f := th.Frames[0]; f.Type != "normal" || f.Function != "fp_leaf" {
+		t.Errorf("gdb frame 0 = %+v, want a normal frame in fp_leaf", f)
+	}
+	if pcs := th.PCs(); len(pcs) != len(th.Frames) || pcs[0] != th.Frames[0].PC || pcs[0] != th.Regs["rip"] {
+		t.Errorf("PCs() = %#x, frame 0 %#x, rip %#x", pcs, th.Frames[0].PC, th.Regs["rip"])
+	}
+	frames := ReadMachineFrames(t, corpus.Testdata(t, "oracle", "amd64-fp.breakpad.machine.txt"))
+	if len(frames) < 3 {
+		t.Fatalf("%d -m frames, want at least 3", len(frames))
+	}
+	if f := frames[0]; f.Thread != 0 || f.Frame != 0 || f.Module != "crashdemo" || f.Function != "fp_leaf" {
+		t.Errorf("-m frame 0 = %+v, want thread 0 frame 0 crashdemo!fp_leaf", f)
+	}
+	for i, f := range frames[1:] {
+		if f.Frame == 0 && f.Thread == frames[i].Thread {
+			t.Errorf("-m frame %d restarts numbering within thread %d", i+1, f.Thread)
+		}
+	}
+}
+
+func TestParseGDBFramesRejectsMalformed(t *testing.T) {
+	for _, text := range []string{
+		"thread 1 crashed\nframe 0 notanumber normal f\n",
+		"thread 1\nframe 0 0x10 normal\n",
+		"frame 0 0x10 normal f\n", // before any thread
+		"thread x\n",
+		"thread 1\nreg rip\n",
+		"thread 1\nunknown 1 2\n",
+	} {
+		if _, err := parseGDBFrames(strings.NewReader(text)); err == nil {
+			t.Errorf("parseGDBFrames(%q) accepted a malformed listing", text)
+		}
+	}
+	threads, err := parseGDBFrames(strings.NewReader("# comment\nthread 7\nlibrary /lib/x.so 0x1 0x2\nreg pc 0x20\nframe 0 0x20 normal operator new(unsigned long)\n"))
+	if err != nil || len(threads) != 1 || threads[0].LWP != 7 || threads[0].Crashed || threads[0].Regs["pc"] != 0x20 ||
+		len(threads[0].Frames) != 1 || threads[0].Frames[0].Function != "operator new(unsigned long)" {
+		t.Errorf("parseGDBFrames = %+v, %v", threads, err)
 	}
 }
