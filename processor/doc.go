@@ -8,7 +8,9 @@
 // (BreakpadInfo) is not walked (it stays in Threads with ThreadDumpThread;
 // BreakpadThreads gives Breakpad's numbering), and a thread's stack memory is
 // its stack descriptor, or the memory-list region holding the descriptor's
-// start. Threads are walked in parallel by a bounded number of workers; a
+// start. A thread's context counts as complete whatever its flags say
+// (Breakpad prints and walks from every register; TestFrameZeroIgnoresContextFlags).
+// Threads are walked in parallel by a bounded number of workers; a
 // module's symbols are loaded at most once (cached by code file, as
 // Breakpad's resolver does).
 //

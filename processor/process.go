@@ -185,6 +185,19 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 				ctx = ex.Context
 			}
 		}
+		if ctx != nil {
+			// Breakpad reads every register of a thread's context whatever
+			// its flags say, prints them all in frame 0 and walks from them
+			// (the oracle on dumps whose flags omit the integer or control
+			// group: TestFrameZeroIgnoresContextFlags). We do the same, so
+			// the walk starts from the registers the report shows; values a
+			// writer left out fail the walkers' checks (a frame pointer
+			// outside the stack, a return address outside every module) as
+			// any bad value would.
+			all := *ctx
+			all.SetAllValid()
+			ctx = &all
+		}
 		th.Context = ctx
 		th.StackBase, th.Stack = threadStack(dump, t, memList, ctx, opts.BreakpadMemory)
 		if ctx == nil {
