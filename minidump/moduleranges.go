@@ -75,8 +75,22 @@ func BreakpadModuleRanges(mods []Module, p Platform) ([]ModuleRange, error) {
 
 	// BasicCodeModules, the copy the processor uses: every module stored
 	// again, in file order and with the same strategy; failures are dropped.
+	return storeModules(mods, merge), nil
+}
+
+// TruncatedModuleRanges stores mods, in file order, the way Breakpad's
+// processor does on Linux and Android, whatever the platform and without
+// ever rejecting the list: a module overlapping one stored earlier truncates
+// the lower of the two, and a module that cannot be stored (empty, wrapping,
+// or starting where a stored module starts) gets no range. The ranges are
+// sorted and disjoint, as BreakpadModuleRanges' are.
+func TruncatedModuleRanges(mods []Module) []ModuleRange {
+	return storeModules(mods, true)
+}
+
+func storeModules(mods []Module, truncateLower bool) []ModuleRange {
 	var final rangeMap
-	final.truncateLower = merge
+	final.truncateLower = truncateLower
 	for i := range mods {
 		final.store(mods[i].Base, uint64(mods[i].Size), i)
 	}
@@ -84,7 +98,7 @@ func BreakpadModuleRanges(mods []Module, p Platform) ([]ModuleRange, error) {
 	for i, e := range final.entries {
 		out[i] = ModuleRange{Index: e.index, Start: e.base, End: e.high}
 	}
-	return out, nil
+	return out
 }
 
 // rangeMap models Breakpad's RangeMap: disjoint ranges sorted by their high

@@ -49,4 +49,13 @@
 //     holding the stack pointer (TestStackMemoryFallbacks; internal/difftest
 //     flavors windows-amd64-fullmem and linux-arm64-nostackdesc).
 //     Options.BreakpadMemory restores Breakpad's rule.
+//   - Overlapping modules. On Linux and Android Breakpad truncates the
+//     lower of two overlapping modules (relocated shared-library mappings
+//     do overlap) and leaves out a module starting where a stored one
+//     starts; elsewhere, and on Linux for a shared base, it rejects the
+//     whole module list: no module is printed and no frame gets a module or
+//     symbols. We apply the truncation on every platform and never reject
+//     the list, which gives what the oracle prints for the same layout in
+//     an Android dump (TestOverlappingModules).
+//     Options.BreakpadModules restores the rejection.
 package processor

@@ -56,7 +56,9 @@ func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*
 		}
 		ranges[i] = [2]uint64{m.LookupBase, m.LookupEnd}
 		st.Modules = append(st.Modules, &ModuleState{Module: loaded[i]})
+		st.ModuleOrder = append(st.ModuleOrder, i) // d.Modules is in address order
 	}
+	st.ModuleMap = walker.NewModuleMapRanges(loaded, ranges)
 	if !opts.BreakpadModuleBases {
 		setImageBases(loaded)
 	}
@@ -77,7 +79,7 @@ func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*
 		// so its walkers see no OS.
 		OS:         "",
 		Memory:     &d.Stack,
-		Modules:    walker.NewModuleMapRanges(loaded, ranges),
+		Modules:    st.ModuleMap,
 		MaxFrames:  opts.MaxFrames,
 		MaxScanned: opts.MaxScanned,
 	}

@@ -38,6 +38,12 @@ type Options struct {
 	// (Breakpad's processor does not read it), nor the region holding the
 	// stack pointer when the descriptor leads nowhere.
 	BreakpadMemory bool
+	// BreakpadModules rejects a module list with overlapping modules on
+	// platforms other than Linux and Android, as Breakpad does: no module is
+	// listed and no frame gets a module or symbols. By default overlaps are
+	// resolved everywhere as Breakpad resolves them on Linux (the lower
+	// module is truncated) and every storable module is kept.
+	BreakpadModules bool
 }
 
 // atEntry is the auxiliary vector tag of the program entry point.
@@ -123,7 +129,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	}
 	env := walker.Env{
 		OS:         osShort,
-		Modules:    walker.NewModuleMap(loaded),
+		Modules:    moduleMap(st, mods, loaded, opts),
 		Unloaded:   walker.NewModuleMap(st.UnloadedModules),
 		MaxFrames:  opts.MaxFrames,
 		MaxScanned: opts.MaxScanned,
@@ -349,4 +355,40 @@ func (r *region) ReadMemory(addr uint64, p []byte) error {
 	}
 	copy(p, r.data[addr-r.base:])
 	return nil
+}
+
+// moduleMap finds modules by address the way Breakpad's processor does
+// (minidump.BreakpadModuleRanges): when modules overlap, the lower one is
+// truncated to end where the higher one starts, and a module starting where
+// another starts is left out. Breakpad does this only on Linux and Android,
+// where relocated shared-library mappings do overlap; on other platforms it
+// rejects the whole list, so every frame loses its module and symbols
+// (TestOverlappingModules). We truncate on every platform unless
+// opts.BreakpadModules. st.ModuleOrder gets the modules that have a range,
+// in Breakpad's print order.
+func moduleMap(st *ProcessState, mods []minidump.Module, loaded []*walker.Module, opts Options) *walker.ModuleMap {
+	var ranges []minidump.ModuleRange
+	if opts.BreakpadModules {
+		var platform minidump.Platform
+		if st.System != nil && st.System.Raw != nil {
+			platform = st.System.Raw.Platform
+		}
+		var err error
+		if ranges, err = minidump.BreakpadModuleRanges(mods, platform); err != nil {
+			st.note("module list", err)
+			st.HaveModules = false // Breakpad prints no "Loaded modules:" either
+		}
+	} else {
+		ranges = minidump.TruncatedModuleRanges(mods)
+	}
+	sorted := make([]*walker.Module, len(ranges))
+	bounds := make([][2]uint64, len(ranges))
+	st.ModuleOrder = make([]int, len(ranges))
+	for i, r := range ranges {
+		sorted[i] = loaded[r.Index]
+		bounds[i] = [2]uint64{r.Start, r.End}
+		st.ModuleOrder[i] = r.Index
+	}
+	st.ModuleMap = walker.NewModuleMapRanges(sorted, bounds)
+	return st.ModuleMap
 }

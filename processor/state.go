@@ -36,6 +36,13 @@ type ProcessState struct {
 	HaveModules bool
 	// Modules is the module list in dump order; frames point at Modules[i].Module.
 	Modules []*ModuleState
+	// ModuleOrder indexes Modules in Breakpad's print order (by address):
+	// the modules addresses can be found in, each once. Modules left out of
+	// the lookup (an exact duplicate, one sharing another's base, every
+	// module of a list Options.BreakpadModules rejects) are not in it.
+	ModuleOrder []int
+	// ModuleMap finds the module of an address as the walk did.
+	ModuleMap *walker.ModuleMap
 	// MainModule indexes Modules (Breakpad: the first module); -1 when none.
 	MainModule int
 	// UnloadedModules is the unloaded module list in dump order.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"slices"
 	"sync"
 
@@ -65,24 +64,17 @@ func toReport(st *processor.ProcessState, syms *recordingSupplier) *report.Proce
 		p.ProcessCreateTime = st.ProcessCreateTime
 	}
 
-	// Breakpad lists modules by address, exact duplicates dropped; the main
-	// module is the first of the file, found again by its base address.
+	// Breakpad lists the modules of its range map by address
+	// (processor.ProcessState.ModuleOrder: exact duplicates and modules it
+	// could not store are left out); the main module is the first of the
+	// file, found again by its base address. (helper K: ModuleOrder replaces
+	// the sort by base here.)
 	p.HaveModules = st.HaveModules
-	mods := slices.Clone(st.Modules)
-	slices.SortStableFunc(mods, func(a, b *processor.ModuleState) int { return cmp.Compare(a.Module.Base, b.Module.Base) })
 	byWalker := map[*walker.Module]int{}
-	var loaded []*walker.Module
-	for _, ms := range mods {
+	for _, i := range st.ModuleOrder {
+		ms := st.Modules[i]
 		m := ms.Module
-		if n := len(p.Modules); n > 0 {
-			last := loaded[n-1]
-			if last.Base == m.Base && last.Size == m.Size && last.CodeFile == m.CodeFile && last.CodeID == m.CodeID {
-				byWalker[m] = n - 1
-				continue
-			}
-		}
 		byWalker[m] = len(p.Modules)
-		loaded = append(loaded, m)
 		p.Modules = append(p.Modules, report.Module{
 			CodeFile: m.CodeFile, Version: m.Version, DebugFile: m.DebugFile, DebugID: m.DebugID,
 			Base: m.Base, Size: m.Size,
@@ -126,7 +118,7 @@ func toReport(st *processor.ProcessState, syms *recordingSupplier) *report.Proce
 	}
 
 	if syms != nil {
-		w := walker.NewWalker(&walker.Env{Modules: walker.NewModuleMap(loaded), Symbols: loadedSource{syms}})
+		w := walker.NewWalker(&walker.Env{Modules: st.ModuleMap, Symbols: loadedSource{syms}})
 		p.Symbolize = func(addr uint64) []report.SourceInfo {
 			f := &walker.Frame{Instruction: addr}
 			inlines, _ := w.Symbolize(f, true)

@@ -35,6 +35,7 @@ func (o *options) processorOptions() processor.Options {
 		BreakpadARM:         o.breakpadCompat,
 		BreakpadX86:         o.breakpadCompat,
 		BreakpadMemory:      o.breakpadCompat, // helper I: contexts and stacks only where Breakpad finds them
+		BreakpadModules:     o.breakpadCompat, // helper K: an overlapping module list outside Linux/Android is rejected
 	}
 }
 
