@@ -1,13 +1,12 @@
 package coreconv
 
+// Convert itself is tested in cmd/core2md (every core of testdata/cores
+// converts byte for byte into testdata/dumps, whose Breakpad and gdb walks
+// are in testdata/oracle) and cmd/minidump-stackwalk (core-file input).
+
 import (
-	"bytes"
-	"os"
 	"reflect"
 	"testing"
-
-	"github.com/minidump-stackwalk/minidump-stackwalk/coredump"
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 )
 
 func TestUnionSubtract(t *testing.T) {
@@ -46,36 +45,5 @@ func TestParseModule(t *testing.T) {
 	}
 	if _, err := ParseModule("prog@0xzz"); err == nil {
 		t.Error("ParseModule accepted a bad base address")
-	}
-}
-
-// The kernel- and gdb-written cores of testdata/cores convert byte for byte
-// into the dumps of testdata/dumps, which core2md wrote with -stack-limit
-// 65536 and whose Breakpad and gdb walks are in testdata/oracle. qemu cores
-// are left out: their dumps were converted with --module (see cmd/core2md's
-// tests).
-func TestConvertEqualsTestdata(t *testing.T) {
-	for _, name := range []string{"amd64-fp", "amd64-threads", "x86-libc", "x86-threads"} {
-		t.Run(name, func(t *testing.T) {
-			raw := corpus.TestdataCore(t, name)
-			core, err := coredump.NewFile(bytes.NewReader(raw), int64(len(raw)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			opt := DefaultOptions()
-			opt.StackLimit = 64 << 10
-			opt.NoDisk = true
-			got, err := Convert(core, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := os.ReadFile(corpus.Testdata(t, "dumps", name+".dmp"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("converted dump (%d bytes) differs from testdata/dumps/%s.dmp (%d bytes)", len(got), name, len(want))
-			}
-		})
 	}
 }
