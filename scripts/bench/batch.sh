@@ -12,13 +12,7 @@ flags=()
 if [ "${1:-}" = -m ]; then flags=(-m); shift; fi
 [ $# -ge 2 ] || { sed -n 2,10p "$0" >&2; exit 2; }
 dir=$1; shift
-here=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-if [ -z "${OURS:-}" ]; then
-  (cd "$here" && go build -o "$tmp/ours" ./cmd/minidump-stackwalk)
-  OURS=$tmp/ours
-fi
-BREAKPAD=${BREAKPAD:-/tmp/oracle/package/bin/linux-x64/minidump_stackwalk}
+. "$(dirname "$0")/common.sh"
 now() { date +%s.%N; }
 ours=0; bp=0; orss=0; brss=0; n=0
 for d in "$dir"/*.dmp; do

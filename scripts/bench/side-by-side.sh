@@ -6,7 +6,8 @@
 #   usage: scripts/bench/side-by-side.sh [-m] [-n RUNS] DUMP SYMPATH...
 #
 # Environment: OURS (our binary; default: built from ./cmd/minidump-stackwalk
-# into a temp dir), BREAKPAD (default /tmp/oracle/package/bin/linux-x64/minidump_stackwalk).
+# into a temp dir), BREAKPAD (default: minidump_stackwalk in
+# $BREAKPAD_ORACLE_DIR, else /tmp/oracle/package/bin/linux-x64).
 # Needs GNU time (/usr/bin/time; apt-get install time). Output goes to /dev/null;
 # one untimed warm-up run of each fills the page cache.
 set -euo pipefail
@@ -21,13 +22,7 @@ while [ $# -gt 0 ]; do
 done
 [ $# -ge 2 ] || { sed -n 2,12p "$0" >&2; exit 2; }
 dump=$1; shift
-here=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-if [ -z "${OURS:-}" ]; then
-  (cd "$here" && go build -o "$tmp/ours" ./cmd/minidump-stackwalk)
-  OURS=$tmp/ours
-fi
-BREAKPAD=${BREAKPAD:-/tmp/oracle/package/bin/linux-x64/minidump_stackwalk}
+. "$(dirname "$0")/common.sh"
 [ -x /usr/bin/time ] || { echo "need /usr/bin/time (apt-get install time)" >&2; exit 1; }
 [ -x "$BREAKPAD" ] || { echo "no Breakpad binary at $BREAKPAD" >&2; exit 1; }
 
