@@ -205,6 +205,23 @@ func (g *gen) makeModules() {
 		g.mods = append(g.mods, m)
 		base += m.size + uint64(1+g.r.Intn(16))*0x10000
 	}
+	// A chain needs two different callers (no direct recursion): make the
+	// first functions non-leaf if too few are.
+	callers := 0
+	for _, f := range g.allFuncs() {
+		if f.canCall() {
+			callers++
+		}
+	}
+	for _, f := range g.allFuncs() {
+		if callers >= 2 {
+			break
+		}
+		if !f.canCall() {
+			f.kind = kindNoFP
+			callers++
+		}
+	}
 }
 
 func (g *gen) nameModule(m *module, i int) {
