@@ -85,15 +85,15 @@ func Recovered(truth, got []string) int {
 
 // Invented returns the frames ours reports, where Breakpad had stopped with
 // a correct chain, that are not in the true chain: after Breakpad's last
-// frame when all of its frames are true and ours agree up to there, or after
+// frame when all of its frames are true and ours are true exactly as far, or after
 // the true outermost frame (whose stack holds only zeros above it). A true
 // frame reached by skipping others is not counted (it is a shortfall, not an
 // invention). Wrong frames after both walks have gone astray are not
 // counted: there neither walker's choice can be judged against the other's.
 func Invented(truth, breakpad, ours []string) []string {
 	bpRec, ourRec := Recovered(truth, breakpad), Recovered(truth, ours)
-	if bpRec != len(breakpad) || ourRec < bpRec {
-		return nil
+	if bpRec != len(breakpad) || ourRec != bpRec {
+		return nil // Breakpad went wrong itself, or never reached our mistake
 	}
 	real := map[string]bool{}
 	for _, f := range truth {
