@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 )
 
 // corpusCase is one dump with Breakpad's outputs for it.
@@ -50,8 +51,10 @@ func corpusCases(t *testing.T) []corpusCase {
 		}
 	}
 	// rust-minidump's dumps have no Breakpad outputs in the corpus; when the
-	// reference binary is installed, run it (no symbols) to get them.
-	if exists(oracleStackwalk) {
+	// reference binary is installed, run it (no symbols) to get them. (Its
+	// version predates the "Crash parameters:" block of the corpus's expected
+	// files.)
+	if oracleStackwalk, ok := oracle.Lookup(oracle.Stackwalk); ok {
 		rust := corpus.Shared(t, "corpus", "rust-minidump", "testdata")
 		outDir := t.TempDir()
 		for _, name := range []string{"test", "linux-mini", "pipeline-inlines-macos-segv", "simple-crashpad", "invalid-parameter"} {
@@ -103,10 +106,6 @@ func sharedRoot(t testing.TB) string {
 	}
 	return filepath.Join(root, "..", "shared")
 }
-
-// oracleStackwalk is Breakpad's minidump_stackwalk (see docs: /tmp/oracle).
-// It predates the "Crash parameters:" block of the corpus's expected files.
-const oracleStackwalk = "/tmp/oracle/package/bin/linux-x64/minidump_stackwalk"
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 

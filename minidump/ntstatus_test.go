@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
@@ -22,9 +23,7 @@ import (
 // generated). The hand-written table this replaced named 0xc00001a8 and
 // 0xc000040a wrongly (STATUS_DEVICE_REQUIRES_CLEANING is 0x80000288).
 func TestNTStatusAgainstBreakpad(t *testing.T) {
-	if _, err := os.Stat(oracleStackwalk); err != nil {
-		t.Skipf("%s not installed", oracleStackwalk)
-	}
+	oracleStackwalk := oracle.Require(t, oracle.Stackwalk)
 	// Codes where mingw's header and Breakpad's SDK table disagree: what
 	// each prints.
 	differs := map[uint32][2]string{ // ours, Breakpad's

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 )
 
 func openShared(t *testing.T, elem ...string) *File {
@@ -187,8 +188,6 @@ func TestThreadNames(t *testing.T) {
 	}
 }
 
-const oracleDump = "/tmp/oracle/package/bin/linux-x64/minidump_dump"
-
 var (
 	dumpThreadID    = regexp.MustCompile(`(?m)^  thread_id += 0x([0-9a-f]+)$`)
 	dumpRegionCount = regexp.MustCompile(`(?m)^MinidumpMemoryList\n  region_count = (\d+)`)
@@ -207,9 +206,7 @@ var (
 // TestAgainstMinidumpDump compares thread ids, module and memory region
 // counts with Breakpad's minidump_dump for every dump.
 func TestAgainstMinidumpDump(t *testing.T) {
-	if !exists(oracleDump) {
-		t.Skipf("%s not installed", oracleDump)
-	}
+	oracleDump := oracle.Require(t, oracle.Dump)
 	corpus.Shared(t, "corpus")
 	for _, path := range allDumps(t) {
 		if strings.Contains(path, "invalid-") {
@@ -416,9 +413,7 @@ func TestAgainstMinidumpDump(t *testing.T) {
 var dumpMemInfo = regexp.MustCompile(`(?m)^MDRawMemoryInfo\n  base_address += 0x([0-9a-f]+)\n  allocation_base += 0x([0-9a-f]+)\n  allocation_protection = 0x([0-9a-f]+)\n  region_size += 0x([0-9a-f]+)\n  state += 0x([0-9a-f]+)\n  protection += 0x([0-9a-f]+)\n  type += 0x([0-9a-f]+)$`)
 
 func TestMemoryInfoAgainstMinidumpDump(t *testing.T) {
-	if !exists(oracleDump) {
-		t.Skipf("%s not installed", oracleDump)
-	}
+	oracleDump := oracle.Require(t, oracle.Dump)
 	path := corpus.Shared(t, "corpus", "breakpad", "dumps", "tiny-exe-with-cet-xsave.dmp")
 	out, _ := exec.Command(oracleDump, path).Output()
 	var want []string

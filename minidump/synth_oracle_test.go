@@ -14,11 +14,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
-
-const oracleStackwalk = "/tmp/oracle/package/bin/linux-x64/minidump_stackwalk"
 
 var regPair = regexp.MustCompile(`(\w+) = 0x([0-9a-f]+)`)
 
@@ -26,9 +25,7 @@ var regPair = regexp.MustCompile(`(\w+) = 0x([0-9a-f]+)`)
 // arm64 in both layouts): synthetic dumps are parsed by us and by Breakpad's
 // minidump_stackwalk, and the CPU lines and frame-0 registers must agree.
 func TestContextsAgainstBreakpad(t *testing.T) {
-	if _, err := os.Stat(oracleStackwalk); err != nil {
-		t.Skipf("%s not installed", oracleStackwalk)
-	}
+	oracleStackwalk := oracle.Require(t, oracle.Stackwalk)
 	for _, arch := range []minidump.Arch{minidump.ArchX86, minidump.ArchAMD64, minidump.ArchARM, minidump.ArchARM64, minidump.ArchARM64Old} {
 		t.Run(arch.String()+strconv.Itoa(int(arch)), func(t *testing.T) {
 			ctx := minidump.NewContext(arch)
@@ -49,18 +46,9 @@ func TestContextsAgainstBreakpad(t *testing.T) {
 			b.AddThread(0x42, ctx, stackBase, make([]byte, 256))
 			b.AddModule("/usr/bin/app", 0x400000, 0x10000).SetBuildID([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20})
 			b.SetException(0x42, 11, 0x45).Flags = 1
-			data, err := b.Bytes()
-			if err != nil {
-				t.Fatal(err)
-			}
 			path := filepath.Join(t.TempDir(), "d.dmp")
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			out, err := exec.Command(oracleStackwalk, path).Output()
-			if err != nil {
-				t.Fatalf("oracle: %v", err)
-			}
+			writeDump(t, b, path)
+			out := oracleOutput(t, oracleStackwalk, path)
 			want := strings.Split(string(out), "\n")
 
 			f, err := minidump.Open(path)
@@ -130,9 +118,7 @@ func TestContextsAgainstBreakpad(t *testing.T) {
 // TestCrashReasonsAgainstBreakpad builds one dump per exception and compares
 // CrashReason/CrashAddress with Breakpad's "Crash reason:"/"Crash address:".
 func TestCrashReasonsAgainstBreakpad(t *testing.T) {
-	if _, err := os.Stat(oracleStackwalk); err != nil {
-		t.Skipf("%s not installed", oracleStackwalk)
-	}
+	oracleStackwalk := oracle.Require(t, oracle.Stackwalk)
 	type tc struct {
 		os     synth.OS
 		arch   minidump.Arch
@@ -193,18 +179,9 @@ func TestCrashReasonsAgainstBreakpad(t *testing.T) {
 		b.AddThread(1, ctx, 0x7000, make([]byte, 64))
 		e := b.SetException(1, c.code, c.addr, c.params...)
 		e.Flags = c.flags
-		data, err := b.Bytes()
-		if err != nil {
-			t.Fatal(err)
-		}
 		path := filepath.Join(dir, strconv.Itoa(i)+".dmp")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command(oracleStackwalk, path).Output()
-		if err != nil {
-			t.Fatalf("oracle: %v", err)
-		}
+		writeDump(t, b, path)
+		out := oracleOutput(t, oracleStackwalk, path)
 		var wantReason, wantAddr string
 		for _, l := range strings.Split(string(out), "\n") {
 			if r, ok := strings.CutPrefix(l, "Crash reason:  "); ok {
@@ -237,9 +214,7 @@ func TestCrashReasonsAgainstBreakpad(t *testing.T) {
 // some pairs (an x86 context in an amd64 dump) and drops the context of the
 // others; we must agree.
 func TestContextArchCheckAgainstBreakpad(t *testing.T) {
-	if _, err := os.Stat(oracleStackwalk); err != nil {
-		t.Skipf("%s not installed", oracleStackwalk)
-	}
+	oracleStackwalk := oracle.Require(t, oracle.Stackwalk)
 	arches := []minidump.Arch{minidump.ArchX86, minidump.ArchAMD64, minidump.ArchARM, minidump.ArchARM64, minidump.ArchARM64Old}
 	dir := t.TempDir()
 	for _, sys := range arches {
@@ -249,18 +224,9 @@ func TestContextArchCheckAgainstBreakpad(t *testing.T) {
 			ctx.SetIP(0x400123)
 			b := synth.New(sys, synth.Linux)
 			b.AddThread(1, ctx, 0x7000, make([]byte, 64))
-			data, err := b.Bytes()
-			if err != nil {
-				t.Fatal(err)
-			}
 			path := filepath.Join(dir, sys.String()+strconv.Itoa(int(sys))+"-"+strconv.Itoa(int(ctxArch))+".dmp")
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			out, err := exec.Command(oracleStackwalk, path).Output()
-			if err != nil {
-				t.Fatalf("oracle: %v", err)
-			}
+			writeDump(t, b, path)
+			out := oracleOutput(t, oracleStackwalk, path)
 			breakpadHasContext := strings.Contains(string(out), "Found by: given as instruction pointer in context")
 			f, err := minidump.Open(path)
 			if err != nil {
@@ -288,10 +254,8 @@ func TestContextArchCheckAgainstBreakpad(t *testing.T) {
 // TestDuplicateStreamsAgainstBreakpad: Breakpad refuses a dump with two
 // streams of a type it needs once, and uses the last stream of other types.
 func TestDuplicateStreamsAgainstBreakpad(t *testing.T) {
-	if _, err := os.Stat(oracleStackwalk); err != nil {
-		t.Skipf("%s not installed", oracleStackwalk)
-	}
-	oracleDump := filepath.Join(filepath.Dir(oracleStackwalk), "minidump_dump")
+	oracleStackwalk := oracle.Require(t, oracle.Stackwalk)
+	oracleDump := oracle.Require(t, oracle.Dump)
 	build := func(extra func(b *synth.Builder)) string {
 		ctx := minidump.NewContext(minidump.ArchAMD64)
 		ctx.SetSP(0x7010)
@@ -299,14 +263,8 @@ func TestDuplicateStreamsAgainstBreakpad(t *testing.T) {
 		b := synth.New(minidump.ArchAMD64, synth.Linux)
 		b.AddThread(1, ctx, 0x7000, make([]byte, 64))
 		extra(b)
-		data, err := b.Bytes()
-		if err != nil {
-			t.Fatal(err)
-		}
 		path := filepath.Join(t.TempDir(), "d.dmp")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeDump(t, b, path)
 		return path
 	}
 	dup := build(func(b *synth.Builder) {
@@ -344,9 +302,7 @@ func TestDuplicateStreamsAgainstBreakpad(t *testing.T) {
 // at each probe address, and compares Breakpad's Module lines and frame-0
 // modules with BreakpadModuleRanges.
 func TestModuleRangesAgainstBreakpad(t *testing.T) {
-	if _, err := os.Stat(oracleStackwalk); err != nil {
-		t.Skipf("%s not installed", oracleStackwalk)
-	}
+	oracleStackwalk := oracle.Require(t, oracle.Stackwalk)
 	rng := rand.New(rand.NewPCG(7, 7))
 	dir := t.TempDir()
 	const lo, span = 0x400000, 0x10000
@@ -382,18 +338,9 @@ func TestModuleRangesAgainstBreakpad(t *testing.T) {
 			ctx.SetIP(a)
 			b.AddThread(uint32(i+1), ctx, 0x7000, make([]byte, 16))
 		}
-		data, err := b.Bytes()
-		if err != nil {
-			t.Fatal(err)
-		}
 		path := filepath.Join(dir, strconv.Itoa(iter)+".dmp")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command(oracleStackwalk, "-m", path).Output()
-		if err != nil {
-			t.Fatalf("oracle: %v", err)
-		}
+		writeDump(t, b, path)
+		out := oracleOutput(t, oracleStackwalk, "-m", path)
 		var wantMods []string
 		wantFrame := map[int]string{}
 		for _, l := range strings.Split(string(out), "\n") {
@@ -449,10 +396,7 @@ var dumpModuleField = regexp.MustCompile(`(?m)^  \((code_file|code_identifier|de
 // TestModuleRecordsAgainstBreakpad: odd CodeView and misc records on Windows
 // and Linux; Breakpad's minidump_dump prints the derived module strings.
 func TestModuleRecordsAgainstBreakpad(t *testing.T) {
-	oracleDump := filepath.Join(filepath.Dir(oracleStackwalk), "minidump_dump")
-	if _, err := os.Stat(oracleDump); err != nil {
-		t.Skipf("%s not installed", oracleDump)
-	}
+	oracleDump := oracle.Require(t, oracle.Dump)
 	guid := [16]byte{0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe, 1, 2, 3, 4, 5, 6, 7, 8}
 	unterminated := synth.CodeViewPDB70(guid, 3, "x.pdb")
 	unterminated = unterminated[:len(unterminated)-1]
@@ -496,14 +440,8 @@ func TestModuleRecordsAgainstBreakpad(t *testing.T) {
 				m.SetVersion(1, 2, 3, uint16(i))
 			}
 		}
-		data, err := b.Bytes()
-		if err != nil {
-			t.Fatal(err)
-		}
 		path := filepath.Join(t.TempDir(), "d.dmp")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeDump(t, b, path)
 		out, _ := exec.Command(oracleDump, path).Output()
 		var want []string
 		for _, fm := range dumpModuleField.FindAllStringSubmatch(string(out), -1) {
@@ -534,10 +472,7 @@ func TestModuleRecordsAgainstBreakpad(t *testing.T) {
 // TestBadUTF16AgainstBreakpad: Breakpad's strict UTF-16 conversion makes a
 // string with an unpaired surrogate unreadable (here the CSD version).
 func TestBadUTF16AgainstBreakpad(t *testing.T) {
-	oracleDump := filepath.Join(filepath.Dir(oracleStackwalk), "minidump_dump")
-	if _, err := os.Stat(oracleDump); err != nil {
-		t.Skipf("%s not installed", oracleDump)
-	}
+	oracleDump := oracle.Require(t, oracle.Dump)
 	for _, tc := range []struct {
 		patch []byte // replaces the UTF-16 of "QQ"
 		ok    bool
@@ -575,4 +510,27 @@ func TestBadUTF16AgainstBreakpad(t *testing.T) {
 			t.Errorf("% x: CSD readable %v (%q), Breakpad %v, want %v", tc.patch, si.HasCSDVersion, si.CSDVersion, breakpadOK, tc.ok)
 		}
 	}
+}
+
+// writeDump writes b's minidump to path.
+func writeDump(t *testing.T, b *synth.Builder, path string) {
+	t.Helper()
+	data, err := b.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// oracleOutput runs a Breakpad binary and returns its standard output; a
+// failed run fails t.
+func oracleOutput(t *testing.T, bin string, args ...string) []byte {
+	t.Helper()
+	out, err := exec.Command(bin, args...).Output()
+	if err != nil {
+		t.Fatalf("oracle %s %q: %v", bin, args, err)
+	}
+	return out
 }

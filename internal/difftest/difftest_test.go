@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
@@ -40,16 +41,6 @@ func ourBinary(t *testing.T) string {
 	return ourBin
 }
 
-func oracle(t *testing.T) string {
-	t.Helper()
-	p, ok := OracleBinary()
-	if !ok {
-		t.Skipf("Breakpad's minidump_stackwalk not found at %s: set BREAKPAD_ORACLE_DIR or run "+
-			"`mkdir -p /tmp/oracle && cd /tmp/oracle && npm pack minidump@0.26.0 && tar xzf minidump-0.26.0.tgz`", p)
-	}
-	return p
-}
-
 // outcome of one case.
 type outcome struct {
 	identical        bool
@@ -61,7 +52,7 @@ type outcome struct {
 
 func runCase(t *testing.T, c *Case) outcome {
 	t.Helper()
-	bp, us := oracle(t), ourBinary(t)
+	bp, us := oracle.Require(t, oracle.Stackwalk), ourBinary(t)
 	dir := t.TempDir()
 	dumpPath, symRoot, err := WriteCase(c, dir)
 	if err != nil {
@@ -173,7 +164,7 @@ const fixedSeeds = 12
 
 // TestDifferential runs every flavor on a fixed seed set against Breakpad.
 func TestDifferential(t *testing.T) {
-	oracle(t)
+	oracle.Require(t, oracle.Stackwalk)
 	for _, fl := range Flavors {
 		t.Run(fl.Name, func(t *testing.T) {
 			for seed := int64(1); seed <= fixedSeeds; seed++ {
@@ -195,7 +186,7 @@ func TestDifferentialLong(t *testing.T) {
 	if n <= 0 {
 		t.Skip("set DIFFTEST_CASES=N to run N random cases per flavor")
 	}
-	oracle(t)
+	oracle.Require(t, oracle.Stackwalk)
 	start, _ := strconv.ParseInt(os.Getenv("DIFFTEST_SEED"), 10, 64)
 	if start == 0 {
 		start = 1000
@@ -248,7 +239,7 @@ func TestDifferentialLong(t *testing.T) {
 // Linux), whichever method finds them — CFI, frame records or scanning.
 // Breakpad's scan does not strip the signature and loses those frames.
 func TestPACDoesNotChangeWalk(t *testing.T) {
-	oracle(t)
+	oracle.Require(t, oracle.Stackwalk)
 	plain, _ := FlavorByName("linux-arm64")
 	for _, name := range []string{"ios-arm64", "mac-arm64"} {
 		signed, _ := FlavorByName(name)
@@ -273,7 +264,7 @@ func TestPACDoesNotChangeWalk(t *testing.T) {
 // --breakpad-compat with Breakpad's, registers and "Found by" lines
 // included, on a few seeds per flavor.
 func TestDifferentialHuman(t *testing.T) {
-	bp, us := oracle(t), ourBinary(t)
+	bp, us := oracle.Require(t, oracle.Stackwalk), ourBinary(t)
 	for _, fl := range Flavors {
 		if oracleOlder(fl) {
 			continue // the oracle is older than the Breakpad we follow here (see check)

@@ -9,21 +9,6 @@ import (
 	"strings"
 )
 
-// OracleBinary returns the path of Breakpad's minidump_stackwalk:
-// $BREAKPAD_ORACLE_DIR/minidump_stackwalk, else the npm package's copy under
-// /tmp/oracle. ok is false when it is not installed.
-func OracleBinary() (string, bool) {
-	dir := os.Getenv("BREAKPAD_ORACLE_DIR")
-	if dir == "" {
-		dir = "/tmp/oracle/package/bin/linux-x64"
-	}
-	p := filepath.Join(dir, "minidump_stackwalk")
-	if _, err := os.Stat(p); err != nil {
-		return p, false
-	}
-	return p, true
-}
-
 // WriteCase writes the dump and its symbol tree under dir and returns the
 // dump's path and the symbol root.
 func WriteCase(c *Case, dir string) (dumpPath, symRoot string, err error) {

@@ -10,24 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
 // The tests in this file write dumps with Builder and read them back with
 // Breakpad's minidump_dump and minidump_stackwalk, the independent oracles.
-
-const oracleDir = "/tmp/oracle/package/bin/linux-x64"
-
-// oracleBinary returns the path of one of Breakpad's reference binaries, or
-// skips the test when it is not installed.
-func oracleBinary(t *testing.T, name string) string {
-	t.Helper()
-	p := filepath.Join(oracleDir, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("Breakpad oracle %s not installed (see docs/testdata.md): %v", name, err)
-	}
-	return p
-}
 
 // runOracle writes data to a file and runs a Breakpad binary on it,
 // returning stdout with runs of blanks collapsed. minidump_dump exits 1 when
@@ -35,7 +23,7 @@ func oracleBinary(t *testing.T, name string) string {
 // assert on the output.
 func runOracle(t *testing.T, name string, data []byte, args ...string) string {
 	t.Helper()
-	bin := oracleBinary(t, name)
+	bin := oracle.Require(t, name)
 	path := filepath.Join(t.TempDir(), "test.dmp")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
