@@ -33,6 +33,11 @@
 // STACK WIN programs. CFIRules.FindCallerRegs applies a rule set as
 // Breakpad's CFIFrameInfo does. NewDirSupplier finds a module's file in
 // Breakpad's symbol directory layout and loads it at most once.
+// NewHTTPSupplier fetches files in the same layout from Breakpad symbol
+// servers into an on-disk cache (downloads bounded in time and size, each
+// file requested once, a server that does not answer not asked again), and
+// ChainSupplier asks several suppliers in order, e.g. local directories
+// before symbol servers.
 //
 // Known differences from Breakpad, all on input that dump_syms does not write:
 //   - Error line numbers count every line, blank ones included.

@@ -12,7 +12,6 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/microdump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
-	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 // processMicrodump prints the microdump named in o. It reports handled=false,
@@ -30,12 +29,8 @@ func processMicrodump(o *options, group flagGroup, stdout, stderr io.Writer) (st
 	for _, w := range d.Warnings {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %s\n", o.dumpPath, w)
 	}
-	var syms *recordingSupplier
-	var supplier symfile.Supplier
-	if len(o.symbolPaths) > 0 {
-		syms = newRecordingSupplier(symfile.NewDirSupplier(o.symbolPaths...))
-		supplier = syms
-	}
+	// Local symbol paths, then symbol servers, as for minidumps.
+	syms, supplier := o.symbolSupplier(stderr)
 	st, err := processor.ProcessMicrodump(d, supplier, processor.MicrodumpOptions())
 	if err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
@@ -51,20 +46,11 @@ func processMicrodump(o *options, group flagGroup, stdout, stderr io.Writer) (st
 	orderModules(rep, d)
 
 	w := bufio.NewWriterSize(stdout, 64<<10)
-	switch {
-	case group != nil: // helper G: --json and the other rust-minidump flags
-		err = group.Write(w, &input{Path: o.dumpPath, SymbolPaths: o.symbolPaths, State: st, Report: rep})
-	case o.machine:
-		err = report.WriteMachine(w, rep)
-	case o.brief:
-		err = report.WriteBrief(w, rep)
-	default:
-		err = report.WriteHuman(w, rep, report.HumanOptions{
-			StackContents:        o.stackContents,
-			RequestingThreadOnly: o.crashedOnly,
-			ExtraThread:          o.extraThread,
-			StackDump:            o.stackDump,
-		})
+	in := &input{Path: o.dumpPath, SymbolPaths: o.symbolPaths, State: st, Report: rep}
+	if group != nil { // helper G: --json and the other rust-minidump flags
+		err = group.Write(w, in)
+	} else {
+		err = writeText(w, o, in)
 	}
 	if err == nil {
 		err = w.Flush()

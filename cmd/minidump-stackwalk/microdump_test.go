@@ -20,26 +20,36 @@ func TestMicrodumpIdentical(t *testing.T) {
 	dir := corpus.Shared(t, "corpus", "breakpad")
 	for _, name := range []string{"arm", "arm64", "x86", "multiple", "withcrashreason"} {
 		for _, machine := range []bool{false, true} {
-			args := []string{filepath.Join(dir, "microdumps", "microdump-"+name+".dmp"), filepath.Join(dir, "symbols", "microdump")}
-			golden := "microdump-" + name + ".stackwalk.txt"
-			if machine {
-				args = append([]string{"-m"}, args...)
-				golden = "microdump-" + name + ".machine.txt"
-			}
-			want, err := os.ReadFile(filepath.Join(dir, "expected", golden))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stdout, stderr bytes.Buffer
-			if status := run(args, &stdout, &stderr); status != exitOK {
-				t.Errorf("%s: exit %d: %s", golden, status, stderr.String())
-				continue
-			}
-			if got := stdout.String(); got != string(want) {
-				t.Errorf("%s differs from Breakpad's:\n%s", golden, microdumpDiff(got, string(want)))
-			}
+			checkMicrodump(t, dir, name, machine, nil, filepath.Join(dir, "symbols", "microdump"))
 		}
 	}
+}
+
+// checkMicrodump runs the command on ../shared's microdump-NAME.dmp (with
+// -m when machine, flags before the dump, symbolPath after it) and requires
+// exit status 0 and output identical to microdump_stackwalk's in
+// expected/. It returns the command's stderr.
+func checkMicrodump(t *testing.T, dir, name string, machine bool, flags []string, symbolPath string) (stderr string) {
+	t.Helper()
+	args := append(append([]string{}, flags...), filepath.Join(dir, "microdumps", "microdump-"+name+".dmp"), symbolPath)
+	golden := "microdump-" + name + ".stackwalk.txt"
+	if machine {
+		args = append([]string{"-m"}, args...)
+		golden = "microdump-" + name + ".machine.txt"
+	}
+	want, err := os.ReadFile(filepath.Join(dir, "expected", golden))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, stderr, status := runCLI(args...)
+	if status != exitOK {
+		t.Errorf("%s: exit %d: %s", golden, status, stderr)
+		return stderr
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from Breakpad's:\n%s", golden, microdumpDiff(got, string(want)))
+	}
+	return stderr
 }
 
 // TestMicrodumpMIPS: mips microdumps parse but we have no mips walker, so

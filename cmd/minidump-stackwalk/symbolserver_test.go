@@ -144,3 +144,22 @@ func TestSymbolServerUnreachableWarnsOnce(t *testing.T) {
 		t.Errorf("stderr %q: want one warning", gotErr)
 	}
 }
+
+// Microdumps take their symbols from symbol servers too: served over HTTP,
+// Breakpad's microdump symbols give output identical to microdump_stackwalk's
+// with the same files on disk (../shared/corpus/breakpad/expected).
+func TestSymbolServerMicrodump(t *testing.T) {
+	dir := corpus.Shared(t, "corpus", "breakpad")
+	srv, requests := serveSymbols(t, filepath.Join(dir, "symbols", "microdump"))
+	for _, name := range []string{"arm64", "x86"} {
+		for _, machine := range []bool{false, true} {
+			stderr := checkMicrodump(t, dir, name, machine, []string{"--symbols-cache", t.TempDir()}, srv.URL+"/symbols")
+			if stderr != "" {
+				t.Errorf("microdump-%s (-m %v) with a symbol server: stderr %q", name, machine, stderr)
+			}
+		}
+	}
+	if requests() == 0 {
+		t.Error("the symbol server was never asked")
+	}
+}
