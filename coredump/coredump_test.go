@@ -3,35 +3,14 @@ package coredump
 import (
 	"bytes"
 	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
 const coresDir = "../testdata/cores"
-
-func readZstd(t testing.TB, path string) []byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(256<<20))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dec.Close()
-	b, err := io.ReadAll(dec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // TestRealCores checks what the notes say against facts recorded when the
 // cores were made (testdata/cases.txt, gdb's thread list in testdata/oracle):
@@ -55,7 +34,7 @@ func TestRealCores(t *testing.T) {
 		{"arm-threads", minidump.ArchARM, 4, false, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			raw := readZstd(t, filepath.Join(coresDir, tc.name+".core.zst"))
+			raw := corpus.ReadZstd(t, filepath.Join(coresDir, tc.name+".core.zst"))
 			f, err := NewFile(bytes.NewReader(raw), int64(len(raw)))
 			if err != nil {
 				t.Fatal(err)
@@ -98,7 +77,7 @@ func TestRealCores(t *testing.T) {
 }
 
 func TestTruncatedCores(t *testing.T) {
-	raw := readZstd(t, filepath.Join(coresDir, "x86-threads.core.zst"))
+	raw := corpus.ReadZstd(t, filepath.Join(coresDir, "x86-threads.core.zst"))
 	for _, n := range []int{0, 3, 16, 51, 52, 100, 0x1b4, 0x1b4 + 100, 0x1000, len(raw) / 2, len(raw) - 1} {
 		f, err := NewFile(bytes.NewReader(raw[:n]), int64(n))
 		if err != nil {
@@ -119,7 +98,7 @@ func TestTruncatedCores(t *testing.T) {
 
 func FuzzNewFile(f *testing.F) {
 	for _, name := range []string{"x86-threads", "arm-fp", "arm64-fp"} {
-		raw := readZstd(f, filepath.Join(coresDir, name+".core.zst"))
+		raw := corpus.ReadZstd(f, filepath.Join(coresDir, name+".core.zst"))
 		// The headers and notes are at the start; fuzzing whole cores is slow.
 		f.Add(raw[:min(len(raw), 8192)])
 	}

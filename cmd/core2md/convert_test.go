@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/minidump-stackwalk/minidump-stackwalk/coredump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/coreconv"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
@@ -21,36 +22,17 @@ import (
 func unpackProgram(t *testing.T, arch string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "crashdemo")
-	if err := os.WriteFile(path, readZstd(t, filepath.Join(testdataDir, "cores", arch+"-crashdemo.zst")), 0o644); err != nil {
+	if err := os.WriteFile(path, corpus.ReadZstd(t, filepath.Join(testdataDir, "cores", arch+"-crashdemo.zst")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
 
 func readCore(t testing.TB, name string) []byte {
-	return readZstd(t, filepath.Join(testdataDir, "cores", name+".core.zst"))
+	return corpus.ReadZstd(t, filepath.Join(testdataDir, "cores", name+".core.zst"))
 }
 
-func readZstd(t testing.TB, path string) []byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(256<<20))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dec.Close()
-	data, err := io.ReadAll(dec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
-var defaultOptions = options{StackLimit: 64 << 10, IPWindow: 256, NoDisk: true}
+var defaultOptions = coreconv.Options{StackLimit: 64 << 10, IPWindow: 256, NoDisk: true}
 
 // TestConvertCores converts the cores kept in testdata/cores (kernel, gdb
 // and qemu-user written, all four architectures) without reading anything
@@ -86,9 +68,9 @@ func TestConvertCores(t *testing.T) {
 			opt := defaultOptions
 			if c.Producer == "qemu" {
 				// qemu-user cores hold no program text: name the program.
-				opt.Modules = []moduleArg{{Path: unpackProgram(t, c.Arch)}}
+				opt.Modules = []coreconv.Module{{Path: unpackProgram(t, c.Arch)}}
 			}
-			data, err := convert(core, opt)
+			data, err := coreconv.Convert(core, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -209,7 +191,7 @@ func TestQemuCoreWithoutProgram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := convert(core, defaultOptions)
+	data, err := coreconv.Convert(core, defaultOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +235,7 @@ func TestConvertDynamicCore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dump, err := convert(core, defaultOptions)
+			dump, err := coreconv.Convert(core, defaultOptions)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -318,10 +300,7 @@ func TestRunWritesDump(t *testing.T) {
 	if err != nil || len(ths) != 1 || ths[0].Stack.Size == 0 || ths[0].Stack.Size > 4096 {
 		t.Fatalf("threads %+v, %v; want one with at most 4096 stack bytes", ths, err)
 	}
-	bin := "/tmp/oracle/package/bin/linux-x64/minidump_stackwalk"
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("Breakpad's minidump_stackwalk not installed: %v", err)
-	}
+	bin := oracle.Require(t, oracle.Stackwalk)
 	got, err := exec.Command(bin, "-m", out, filepath.Join(testdataDir, "symbols")).Output()
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
@@ -57,7 +58,7 @@ func checkAgainstGDB(t *testing.T, c corpusCase, data []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gdbThreads := readGDBFrames(t, filepath.Join(testdataDir, "oracle", c.Name+".frames.txt"))
+	gdbThreads := oracle.ReadGDBFrames(t, filepath.Join(testdataDir, "oracle", c.Name+".frames.txt"))
 	if len(gdbThreads) != c.Threads {
 		t.Errorf("cases.txt says %d threads, gdb found %d", c.Threads, len(gdbThreads))
 	}
@@ -211,7 +212,7 @@ func TestBreakpadWalkedCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			gdbThreads := readGDBFrames(t, filepath.Join(testdataDir, "oracle", c.Name+".frames.txt"))
+			gdbThreads := oracle.ReadGDBFrames(t, filepath.Join(testdataDir, "oracle", c.Name+".frames.txt"))
 			type module struct{ base, end uint64 }
 			var modules []module
 			// Frame 0 of each thread: Breakpad prints the function, or when it

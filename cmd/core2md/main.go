@@ -1,12 +1,3 @@
-// Command core2md converts a Linux ELF core file (kernel, gdb or qemu-user
-// written; amd64, i386, aarch64, 32-bit ARM) into a minidump that Breakpad's
-// minidump_stackwalk and this project's minidump-stackwalk can walk.
-//
-// Usage:
-//
-//	core2md [flags] CORE OUT.dmp
-//
-// See docs/testdata.md for what the minidump holds.
 package main
 
 import (
@@ -16,13 +7,14 @@ import (
 	"os"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/coredump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/coreconv"
 )
 
-type moduleFlags []moduleArg
+type moduleFlags []coreconv.Module
 
 func (m *moduleFlags) String() string { return fmt.Sprint(*m) }
 func (m *moduleFlags) Set(s string) error {
-	a, err := parseModuleArg(s)
+	a, err := coreconv.ParseModule(s)
 	if err != nil {
 		return err
 	}
@@ -38,11 +30,12 @@ func main() {
 func run(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("core2md", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var opt options
+	var opt coreconv.Options
 	var mods moduleFlags
-	fs.Uint64Var(&opt.StackLimit, "stack-limit", 256<<10, "bytes of stack to keep per thread, from the stack pointer up")
-	fs.Uint64Var(&opt.MaxMemory, "max-memory", 512<<20, "bound on the memory bytes copied into the dump, all threads together")
-	fs.Uint64Var(&opt.IPWindow, "ip-window", 256, "bytes of memory to keep around each thread's instruction pointer")
+	def := coreconv.DefaultOptions()
+	fs.Uint64Var(&opt.StackLimit, "stack-limit", def.StackLimit, "bytes of stack to keep per thread, from the stack pointer up")
+	fs.Uint64Var(&opt.MaxMemory, "max-memory", def.MaxMemory, "bound on the memory bytes copied into the dump, all threads together")
+	fs.Uint64Var(&opt.IPWindow, "ip-window", def.IPWindow, "bytes of memory to keep around each thread's instruction pointer")
 	fs.Var(&mods, "module", "`path[@0xBASE]` of an ELF module loaded in the process (repeatable); for cores without NT_FILE (qemu-user). Without @BASE a position-independent executable is placed by AT_ENTRY")
 	fs.StringVar(&opt.Sysroot, "sysroot", "", "directory prefixed to module paths from the core when reading them from disk")
 	fs.BoolVar(&opt.NoDisk, "no-disk", false, "never read module files from disk (build ids only from the core's memory)")
@@ -65,7 +58,7 @@ func run(args []string, stderr io.Writer) int {
 		return 1
 	}
 	defer core.Close()
-	data, err := convert(core, opt)
+	data, err := coreconv.Convert(core, opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "core2md: %s: %v\n", fs.Arg(0), err)
 		return 1

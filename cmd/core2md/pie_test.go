@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/coredump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/coreconv"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
@@ -77,8 +78,8 @@ func TestPIEPlacedByEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt := defaultOptions
-	opt.Modules = []moduleArg{{Path: path}}
-	data, err := convert(core, opt)
+	opt.Modules = []coreconv.Module{{Path: path}}
+	data, err := coreconv.Convert(core, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,19 @@
+// Command core2md converts a Linux ELF core file (kernel, gdb or qemu-user
+// written; amd64, i386, aarch64, 32-bit ARM) into a minidump that Breakpad's
+// minidump_stackwalk and this project's minidump-stackwalk can walk.
+//
+// Usage:
+//
+//	core2md [flags] CORE OUT.dmp
+//
+// Flags: -stack-limit N (bytes of stack per thread, default 256 KiB),
+// -max-memory N (bound on all memory copied, default 512 MiB), -ip-window N
+// (bytes around each instruction pointer, default 256), -module
+// path[@0xBASE] (repeatable; names the program of a qemu-user core),
+// -sysroot DIR, -no-disk, -os-version TEXT. Exit status: 0 ok, 1 bad or
+// unsupported core, 2 usage error.
+//
+// The conversion itself is internal/coreconv, which minidump-stackwalk also
+// uses for core files given as input. See docs/testdata.md for what the
+// minidump holds.
+package main
