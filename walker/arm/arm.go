@@ -1,35 +1,10 @@
-// Package arm recovers caller frames on 32-bit ARM: STACK CFI, then the
-// frame pointer, then stack scanning.
-//
-// With Options.Breakpad the walker follows Breakpad's StackwalkerARM exactly
-// (the frame pointer, r7, is used only on iOS), so that output matches
-// minidump_stackwalk and microdump_stackwalk. Without it (the default) the
-// walker also recovers frames Breakpad loses when a function has no CFI, as
-// happens for statically linked Thumb libc code whose unwind tables are in
-// .ARM.exidx, which dump_syms does not convert:
-//
-//   - the context frame returns through LR when LR holds a plausible return
-//     address outside the crashing function. If the function has pushed LR,
-//     the caller's SP is just above the stack slot holding that value;
-//     otherwise SP is unchanged. Breakpad scans instead, which skips the
-//     caller of a leaf function. (Without symbols for the crashing function,
-//     an LR into its own module is used only when found pushed.)
-//   - scanning skips values that cannot be return addresses (function
-//     starts, far PUBLIC matches) and candidates whose CFI unwinds to junk.
-//   - the frame-pointer chain is followed on every OS, with r7 for Thumb
-//     code (a return address with bit 0 set) and r11 for ARM code, accepting
-//     both record layouts in use ([fp]=caller fp, [fp+4]=lr from clang and
-//     Thumb code; [fp-4]=caller fp, [fp]=lr from GCC in ARM mode) only when
-//     the saved return address lies in a function and the chain grows.
-//
-// Return addresses carry the Thumb bit; lookups use the return address
-// minus 2, which lies inside the call instruction in both states.
 package arm
 
 import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/rawregs"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/retaddr"
 )
 
@@ -71,27 +46,14 @@ var cfiRegs = func() []walker.CFIRegister {
 		walker.CFIRegister{Index: regPC, Name: "pc", Alt: ".ra"})
 }()
 
-// state keeps the raw register array of Breakpad's frame: a scanned frame
-// copies its callee's registers while marking only pc and sp valid, and the
-// iOS frame-pointer step reads LR whatever its validity.
-type state struct {
-	raw [nRegs]uint64
-}
+// regs is the raw register array Breakpad's frame holds (see
+// walker/internal/rawregs).
+type regs = [nRegs]uint64
 
-func raw(f *walker.Frame) *[nRegs]uint64 {
-	if s, ok := f.ArchState.(*state); ok {
-		return &s.raw
-	}
-	s := &state{}
-	for i := 0; i < nRegs; i++ {
-		s.raw[i], _ = f.Context.Index(i)
-	}
-	f.ArchState = s
-	return &s.raw
-}
+func raw(f *walker.Frame) *regs { return rawregs.Of[regs](f) }
 
-func newFrame(ctx minidump.Context, trust walker.Trust, r [nRegs]uint64) *walker.Frame {
-	return &walker.Frame{Context: ctx, Trust: trust, ArchState: &state{raw: r}}
+func newFrame(ctx minidump.Context, trust walker.Trust, r regs) *walker.Frame {
+	return rawregs.NewFrame(ctx, trust, r)
 }
 
 // Caller implements walker.Arch.
@@ -149,11 +111,7 @@ func byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRules) *walker
 	if _, ok := ctx.Index(regPC); !ok {
 		return nil
 	}
-	var r [nRegs]uint64
-	for i := range r {
-		r[i], _ = ctx.Index(i)
-	}
-	return newFrame(ctx, walker.TrustCFI, r)
+	return newFrame(ctx, walker.TrustCFI, rawregs.FromContext[regs](ctx))
 }
 
 // returnAddressSeemsValid checks a saved return address: the call
@@ -173,7 +131,7 @@ func byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	if !lrOK || !spOK || lr&^1 == pc&^1 || !returnAddressSeemsValid(w, lr) {
 		return nil
 	}
-	if sameFunction(w, pc, (lr&^1)-2) {
+	if retaddr.SameFunction(w, pc, (lr&^1)-2) {
 		return nil // LR points back into this function: it has made calls since entry
 	}
 	ctx := minidump.NewContext(last.Context.Arch)
@@ -189,7 +147,7 @@ func byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 			break
 		}
 	}
-	if !pushed && !functionKnown(w, pc) && w.ModuleAt(pc) == w.ModuleAt((lr&^1)-2) {
+	if !pushed && !retaddr.FunctionKnown(w, pc) && w.ModuleAt(pc) == w.ModuleAt((lr&^1)-2) {
 		// Without symbols a stale LR pointing back into this function cannot
 		// be told from a caller in the same module: leave it to scanning.
 		return nil
@@ -207,24 +165,6 @@ func byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	r := *raw(last)
 	r[regSP], r[regPC] = callerSP, lr
 	return newFrame(ctx, walker.TrustLeaf, r)
-}
-
-// sameFunction reports whether a and b lie in one function of one module's
-// symbol file (false when unknown).
-func sameFunction(w *walker.Walker, a, b uint64) bool {
-	fa := &walker.Frame{Instruction: a}
-	fb := &walker.Frame{Instruction: b}
-	w.Symbolize(fa, false)
-	w.Symbolize(fb, false)
-	return fa.Module != nil && fa.Module == fb.Module && fa.Function != "" &&
-		fa.Function == fb.Function && fa.FunctionBase == fb.FunctionBase
-}
-
-// functionKnown reports whether a symbol names the function at addr.
-func functionKnown(w *walker.Walker, addr uint64) bool {
-	f := &walker.Frame{Instruction: addr}
-	w.Symbolize(f, false)
-	return f.Function != ""
 }
 
 // thumb reports whether f's code is Thumb, as far as its PC says.
@@ -279,7 +219,7 @@ func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walke
 			callerReg = regR7
 		}
 		ctx.SetIndex(callerReg, uint64(callerFP))
-		var r [nRegs]uint64
+		var r regs
 		r[regPC], r[regSP], r[callerReg] = uint64(callerLR), callerSP, uint64(callerFP)
 		return newFrame(ctx, walker.TrustFramePointer, r)
 	}
@@ -323,21 +263,11 @@ func byFramePointerBreakpad(w *walker.Walker, last *walker.Frame, reg int) *walk
 	return newFrame(ctx, walker.TrustFramePointer, r)
 }
 
+// scanArch describes ARM to the shared scan.
+var scanArch = retaddr.Arch{WordSize: 4, CallOffset: 2, PC: regPC, SP: regSP, CFIRegs: cfiRegs}
+
 func byScan(w *walker.Walker, last *walker.Frame, validated bool) *walker.Frame {
-	sp := raw(last)[regSP]
-	var loc, pc uint64
-	var ok bool
-	if validated {
-		verify := func(loc, ra uint64) bool {
-			ctx := minidump.NewContext(last.Context.Arch)
-			ctx.SetIndex(regPC, ra)
-			ctx.SetIndex(regSP, loc+4)
-			return retaddr.VerifyByCFI(w, walker.Frame{Instruction: (ra - 2) & 0xffffffff, Context: ctx}, cfiRegs, 2, 0xffffffff)
-		}
-		loc, pc, ok = retaddr.Scan(w, sp, retaddr.ScanWords(last), 4, 2, verify)
-	} else {
-		loc, pc, ok = w.ScanForReturnAddress(sp, walker.ScanWords(last), 4)
-	}
+	loc, pc, ok := retaddr.ScanCaller(w, last, raw(last)[regSP], validated, ^uint64(0), scanArch)
 	if !ok {
 		return nil
 	}

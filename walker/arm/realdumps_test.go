@@ -5,15 +5,14 @@ package arm_test
 // dump. Both architectures are here so one test prints the whole table.
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
@@ -181,31 +180,9 @@ func score(ours, gdb []uint64) scoreT {
 // readGDB returns each thread's frame addresses from a frames.txt file, by thread id.
 func readGDB(t *testing.T, path string) map[uint32][]uint64 {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	out := map[uint32][]uint64{}
-	var cur uint32
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		switch {
-		case len(fs) >= 2 && fs[0] == "thread":
-			id, err := strconv.ParseUint(fs[1], 10, 32)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cur = uint32(id)
-			out[cur] = nil
-		case len(fs) >= 3 && fs[0] == "frame":
-			pc, err := strconv.ParseUint(fs[2], 0, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[cur] = append(out[cur], pc)
-		}
+	for _, th := range oracle.ReadGDBFrames(t, path) {
+		out[th.LWP] = th.PCs()
 	}
 	return out
 }
@@ -213,28 +190,12 @@ func readGDB(t *testing.T, path string) map[uint32][]uint64 {
 // readMachine returns module|function|offset per frame per thread of -m output.
 func readMachine(t *testing.T, path string) [][]string {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out [][]string
-	for _, l := range strings.Split(string(data), "\n") {
-		fs := strings.Split(l, "|")
-		if len(fs) != 7 {
-			continue
-		}
-		th, err1 := strconv.Atoi(fs[0])
-		if _, err2 := strconv.Atoi(fs[1]); err1 != nil || err2 != nil {
-			continue
-		}
-		for len(out) <= th {
+	for _, f := range oracle.ReadMachineFrames(t, path) {
+		for len(out) <= f.Thread {
 			out = append(out, nil)
 		}
-		off, err := strconv.ParseUint(strings.TrimPrefix(fs[6], "0x"), 16, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[th] = append(out[th], fmt.Sprintf("%s|%s|%#x", fs[2], fs[3], off))
+		out[f.Thread] = append(out[f.Thread], fmt.Sprintf("%s|%s|%#x", f.Module, f.Function, f.Offset))
 	}
 	return out
 }

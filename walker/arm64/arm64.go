@@ -1,36 +1,10 @@
-// Package arm64 recovers caller frames on AArch64: STACK CFI, then the
-// frame-pointer chain (x29 frame records), then stack scanning.
-//
-// With Options.Breakpad the walker follows Breakpad's StackwalkerARM64
-// exactly, quirks included, so that output matches minidump_stackwalk and
-// microdump_stackwalk. Without it (the default) three things differ where
-// Breakpad loses or invents frames:
-//
-//   - A context frame without CFI whose function has not pushed its frame
-//     record (a leaf, or a crash in a prologue) returns through LR with SP
-//     and x29 unchanged. Breakpad instead sets SP to x29+16, which is the
-//     caller's caller's frame, so CFI for the caller then reads the wrong slots.
-//     (Without symbols for the crashing function, an LR into its own module
-//     is not trusted.)
-//   - Scanning skips values that cannot be return addresses (function
-//     starts, far PUBLIC matches) and candidates whose CFI unwinds to junk.
-//   - The frame-pointer step takes the caller's PC from the frame record
-//     ([x29+8]) rather than from the callee's LR register, which for a frame
-//     that has pushed its record and made calls points back into the callee,
-//     and the caller's LR from the caller's own record; a record is accepted
-//     only when it lies above SP and the chain grows.
-//   - Pointer-authentication bits are stripped from return addresses (those
-//     found by scanning too) and frame pointers with a mask covering at least
-//     47 bits and the highest loaded module (rust-minidump's rule); Breakpad
-//     strips only return addresses from CFI, frame records and LR, and only
-//     when the result lands in a module, so its scan never finds an arm64e
-//     caller.
 package arm64
 
 import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/rawregs"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/retaddr"
 )
 
@@ -74,27 +48,14 @@ func itoa(i int) string {
 	return string(rune('0'+i/10)) + string(rune('0'+i%10))
 }
 
-// state keeps the raw register array Breakpad's frame holds: invalid
-// registers keep stale values (a scanned frame copies its callee's) and
-// Breakpad's frame-pointer step reads LR and x29 whatever their validity.
-type state struct {
-	raw [nRegs]uint64
-}
+// regs is the raw register array Breakpad's frame holds (see
+// walker/internal/rawregs).
+type regs = [nRegs]uint64
 
-func raw(f *walker.Frame) *[nRegs]uint64 {
-	if s, ok := f.ArchState.(*state); ok {
-		return &s.raw
-	}
-	s := &state{}
-	for i := 0; i < nRegs; i++ {
-		s.raw[i], _ = f.Context.Index(i)
-	}
-	f.ArchState = s
-	return &s.raw
-}
+func raw(f *walker.Frame) *regs { return rawregs.Of[regs](f) }
 
-func newFrame(ctx minidump.Context, trust walker.Trust, rawRegs [nRegs]uint64) *walker.Frame {
-	return &walker.Frame{Context: ctx, Trust: trust, ArchState: &state{raw: rawRegs}}
+func newFrame(ctx minidump.Context, trust walker.Trust, r regs) *walker.Frame {
+	return rawregs.NewFrame(ctx, trust, r)
 }
 
 // Caller implements walker.Arch.
@@ -226,11 +187,7 @@ func (a *Walker) byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRu
 			}
 		}
 	}
-	var r [nRegs]uint64
-	for i := range r {
-		r[i], _ = ctx.Index(i)
-	}
-	return newFrame(ctx, walker.TrustCFI, r)
+	return newFrame(ctx, walker.TrustCFI, rawregs.FromContext[regs](ctx))
 }
 
 // byLeafReturn handles a context frame whose function has not pushed a frame
@@ -249,15 +206,13 @@ func (a *Walker) byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Fram
 	if !w.InstructionSeemsValid(lr - 4) {
 		return nil
 	}
-	if samefunction(w, pc, lr-4) {
+	if retaddr.SameFunction(w, pc, lr-4) {
 		return nil // LR is a return address inside this function: it has made calls
 	}
-	if probe := (&walker.Frame{Instruction: pc}); w.ModuleAt(pc) == w.ModuleAt(lr-4) {
+	if w.ModuleAt(pc) == w.ModuleAt(lr-4) && !retaddr.FunctionKnown(w, pc) {
 		// Without symbols a stale LR pointing back into this function cannot
 		// be told from a caller in the same module: leave it to the record.
-		if w.Symbolize(probe, false); probe.Function == "" {
-			return nil
-		}
+		return nil
 	}
 	if fp, ok := last.Context.Index(regFP); ok && fp >= sp {
 		if saved, ok := w.ReadUint64(fp + 8); ok && a.strip(w, saved) == lr {
@@ -275,17 +230,6 @@ func (a *Walker) byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Fram
 	r := *raw(last)
 	r[regPC], r[regSP] = lr, sp
 	return newFrame(ctx, walker.TrustLeaf, r)
-}
-
-// samefunction reports whether a and b lie in one function of one module's
-// symbol file (false when unknown).
-func samefunction(w *walker.Walker, a, b uint64) bool {
-	fa := &walker.Frame{Instruction: a}
-	fb := &walker.Frame{Instruction: b}
-	w.Symbolize(fa, false)
-	w.Symbolize(fb, false)
-	return fa.Module != nil && fa.Module == fb.Module && fa.Function != "" &&
-		fa.Function == fb.Function && fa.FunctionBase == fb.FunctionBase
 }
 
 // byFramePointer follows the frame record at x29: [x29] is the caller's x29,
@@ -326,7 +270,7 @@ func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Fr
 	ctx.SetIndex(regPC, callerPC)
 	ctx.SetIndex(regSP, fp+16)
 	ctx.SetIndex(regFP, callerFP)
-	var r [nRegs]uint64
+	var r regs
 	r[regPC], r[regSP], r[regFP] = callerPC, fp+16, callerFP
 	// The caller's LR is what its own record saved (as rust-minidump), so
 	// that a CFI row reading x30 can be evaluated for it.
@@ -405,24 +349,14 @@ func (a *Walker) correctLR(w *walker.Walker, last *walker.Frame) {
 	r[regLR] = a.strip(w, savedLR)
 }
 
+// scanArch describes ARM64 to the shared scan.
+var scanArch = retaddr.Arch{WordSize: 8, CallOffset: 4, PC: regPC, SP: regSP, CFIRegs: cfiRegs}
+
 // byScan scans for a return address. The extended scan (validated) strips
 // pointer-authentication bits with pacMask first: arm64e saves signed return
 // addresses, which Breakpad's scan never recognises.
 func byScan(w *walker.Walker, last *walker.Frame, validated bool, pacMask uint64) *walker.Frame {
-	sp := raw(last)[regSP]
-	var loc, pc uint64
-	var ok bool
-	if validated {
-		verify := func(loc, ra uint64) bool {
-			ctx := minidump.NewContext(last.Context.Arch)
-			ctx.SetIndex(regPC, ra)
-			ctx.SetIndex(regSP, loc+8)
-			return retaddr.VerifyByCFI(w, walker.Frame{Instruction: ra - 4, Context: ctx}, cfiRegs, 4, pacMask)
-		}
-		loc, pc, ok = retaddr.ScanMasked(w, sp, retaddr.ScanWords(last), 8, 4, pacMask, verify)
-	} else {
-		loc, pc, ok = w.ScanForReturnAddress(sp, walker.ScanWords(last), 8)
-	}
+	loc, pc, ok := retaddr.ScanCaller(w, last, raw(last)[regSP], validated, pacMask, scanArch)
 	if !ok {
 		return nil
 	}

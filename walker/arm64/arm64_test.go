@@ -65,25 +65,11 @@ type want struct {
 
 func check(t *testing.T, mode string, st *walker.Stack, frames ...want) {
 	t.Helper()
-	if len(st.Frames) != len(frames) {
-		for i, f := range st.Frames {
-			pc, _ := f.Context.Index(minidump.ARM64PC)
-			sp, _ := f.Context.Index(minidump.ARM64SP)
-			t.Logf("%s: frame %d pc %#x sp %#x %v", mode, i, pc, sp, f.Trust)
-		}
-		t.Fatalf("%s: %d frames, want %d", mode, len(st.Frames), len(frames))
+	ws := make([]walkertest.Want, len(frames))
+	for i, f := range frames {
+		ws[i] = walkertest.Want{PC: f.pc, SP: f.sp, Trust: f.trust}
 	}
-	for i, w := range frames {
-		f := st.Frames[i]
-		pc, _ := f.Context.Index(minidump.ARM64PC)
-		sp, _ := f.Context.Index(minidump.ARM64SP)
-		if pc != w.pc || sp != w.sp || f.Trust != w.trust {
-			t.Errorf("%s: frame %d pc %#x sp %#x %v, want pc %#x sp %#x %v", mode, i, pc, sp, f.Trust, w.pc, w.sp, w.trust)
-		}
-		if i > 0 && f.Instruction != pc-4 {
-			t.Errorf("%s: frame %d instruction %#x, want pc-4", mode, i, f.Instruction)
-		}
-	}
+	walkertest.CheckFrames(t, mode, st, minidump.ARM64PC, minidump.ARM64SP, 4, ws...)
 }
 
 func both(t *testing.T, f *fixture, frames ...want) {

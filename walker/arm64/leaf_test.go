@@ -1,13 +1,13 @@
 package arm64_test
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
@@ -117,29 +117,16 @@ func leafSymbols(t *testing.T, dir string) string {
 	return root
 }
 
-// gdbFrames reads the crashed thread of a gdb_frames.py listing.
+// gdbFrames reads the first thread (the crashed one) of a gdb_frames.py listing.
 func gdbFrames(t *testing.T, path string) []leafFrame {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
+	threads := oracle.ReadGDBFrames(t, path)
+	if len(threads) == 0 {
+		t.Fatalf("%s: no threads", path)
 	}
-	defer f.Close()
 	var out []leafFrame
-	threads := 0
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		if len(fs) > 0 && fs[0] == "thread" {
-			threads++
-		}
-		if threads == 1 && len(fs) >= 5 && fs[0] == "frame" {
-			pc, err := strconv.ParseUint(fs[2], 0, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, leafFrame{pc: pc, function: fs[4]})
-		}
+	for _, f := range threads[0].Frames {
+		out = append(out, leafFrame{pc: f.PC, function: f.Function})
 	}
 	return out
 }
@@ -147,21 +134,11 @@ func gdbFrames(t *testing.T, path string) []leafFrame {
 // breakpadFrames reads "function|offset" of thread 0 from -m output.
 func breakpadFrames(t *testing.T, path string) []string {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, l := range strings.Split(string(data), "\n") {
-		fs := strings.Split(l, "|")
-		if len(fs) != 7 || fs[0] != "0" {
-			continue
+	for _, f := range oracle.ReadMachineFrames(t, path) {
+		if f.Thread == 0 {
+			out = append(out, f.Function+"|"+strconv.FormatUint(f.Offset, 16))
 		}
-		off, err := strconv.ParseUint(strings.TrimPrefix(fs[6], "0x"), 16, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, fs[3]+"|"+strconv.FormatUint(off, 16))
 	}
 	return out
 }

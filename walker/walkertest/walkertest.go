@@ -57,3 +57,36 @@ func (s *Symbols) Symbols(m *walker.Module) (*symfile.File, walker.SymbolStatus)
 	}
 	return nil, walker.SymbolsMissing
 }
+
+// Want is an expected frame: its PC, SP and trust.
+type Want struct {
+	PC, SP uint64
+	Trust  walker.Trust
+}
+
+// CheckFrames compares st's frames with want, reading PC and SP at the
+// context indexes pcReg and spReg. Every frame but the first must look its
+// symbol up at PC - callOffset, inside the call instruction. label names
+// the walk in messages.
+func CheckFrames(t *testing.T, label string, st *walker.Stack, pcReg, spReg int, callOffset uint64, want ...Want) {
+	t.Helper()
+	if len(st.Frames) != len(want) {
+		for i, f := range st.Frames {
+			pc, _ := f.Context.Index(pcReg)
+			sp, _ := f.Context.Index(spReg)
+			t.Logf("%s: frame %d pc %#x sp %#x %v", label, i, pc, sp, f.Trust)
+		}
+		t.Fatalf("%s: %d frames, want %d", label, len(st.Frames), len(want))
+	}
+	for i, w := range want {
+		f := st.Frames[i]
+		pc, _ := f.Context.Index(pcReg)
+		sp, _ := f.Context.Index(spReg)
+		if pc != w.PC || sp != w.SP || f.Trust != w.Trust {
+			t.Errorf("%s: frame %d pc %#x sp %#x %v, want pc %#x sp %#x %v", label, i, pc, sp, f.Trust, w.PC, w.SP, w.Trust)
+		}
+		if i > 0 && f.Instruction != pc-callOffset {
+			t.Errorf("%s: frame %d instruction %#x, want pc-%d (inside the call)", label, i, f.Instruction, callOffset)
+		}
+	}
+}

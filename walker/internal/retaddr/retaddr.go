@@ -1,6 +1,9 @@
 package retaddr
 
-import "github.com/minidump-stackwalk/minidump-stackwalk/walker"
+import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+)
 
 // MaxPublicOffset bounds the distance of a return address from the PUBLIC
 // symbol that names it. A PUBLIC record has no size, so every address up to
@@ -118,4 +121,50 @@ func VerifyByCFI(w *walker.Walker, ctx walker.Frame, regs []walker.CFIRegister, 
 	}
 	calleeSP, _ := ctx.Context.SP()
 	return sp > calleeSP && w.ModuleAt((ra-1)&mask) != nil && w.InstructionSeemsValid((ra-1)&mask) && Plausible(w, ra, callOffset, mask)
+}
+
+// SameFunction reports whether a and b lie in one function of one module's
+// symbol file (false when unknown).
+func SameFunction(w *walker.Walker, a, b uint64) bool {
+	fa := &walker.Frame{Instruction: a}
+	fb := &walker.Frame{Instruction: b}
+	w.Symbolize(fa, false)
+	w.Symbolize(fb, false)
+	return fa.Module != nil && fa.Module == fb.Module && fa.Function != "" &&
+		fa.Function == fb.Function && fa.FunctionBase == fb.FunctionBase
+}
+
+// FunctionKnown reports whether a symbol names the function at addr.
+func FunctionKnown(w *walker.Walker, addr uint64) bool {
+	f := &walker.Frame{Instruction: addr}
+	w.Symbolize(f, false)
+	return f.Function != ""
+}
+
+// Arch describes an architecture to ScanCaller.
+type Arch struct {
+	WordSize   int    // bytes in a stack word: 4 or 8
+	CallOffset uint64 // how far before a return address the call lies
+	PC, SP     int    // minidump.Context indexes
+	CFIRegs    []walker.CFIRegister
+}
+
+// ScanCaller scans the stack from sp for the caller's return address:
+// Breakpad's scan, or, when validated, the extended scan (Plausible and
+// VerifyByCFI) with the bits outside mask cleared from every word. It
+// returns the address of the word and the return address.
+func ScanCaller(w *walker.Walker, last *walker.Frame, sp uint64, validated bool, mask uint64, a Arch) (loc, ra uint64, ok bool) {
+	if !validated {
+		return w.ScanForReturnAddress(sp, walker.ScanWords(last), a.WordSize)
+	}
+	if a.WordSize == 4 {
+		mask &= 0xffffffff
+	}
+	verify := func(loc, ra uint64) bool {
+		ctx := minidump.NewContext(last.Context.Arch)
+		ctx.SetIndex(a.PC, ra)
+		ctx.SetIndex(a.SP, loc+uint64(a.WordSize))
+		return VerifyByCFI(w, walker.Frame{Instruction: (ra - a.CallOffset) & mask, Context: ctx}, a.CFIRegs, a.CallOffset, mask)
+	}
+	return ScanMasked(w, sp, ScanWords(last), a.WordSize, a.CallOffset, mask, verify)
 }

@@ -1,0 +1,27 @@
+// Package arm recovers caller frames on 32-bit ARM: STACK CFI, then the
+// frame pointer, then stack scanning.
+//
+// With Options.Breakpad the walker follows Breakpad's StackwalkerARM exactly
+// (the frame pointer, r7, is used only on iOS), so that output matches
+// minidump_stackwalk and microdump_stackwalk. Without it (the default) the
+// walker also recovers frames Breakpad loses when a function has no CFI, as
+// happens for statically linked Thumb libc code whose unwind tables are in
+// .ARM.exidx, which dump_syms does not convert:
+//
+//   - the context frame returns through LR when LR holds a plausible return
+//     address outside the crashing function. If the function has pushed LR,
+//     the caller's SP is just above the stack slot holding that value;
+//     otherwise SP is unchanged. Breakpad scans instead, which skips the
+//     caller of a leaf function. (Without symbols for the crashing function,
+//     an LR into its own module is used only when found pushed.)
+//   - scanning skips values that cannot be return addresses (function
+//     starts, far PUBLIC matches) and candidates whose CFI unwinds to junk.
+//   - the frame-pointer chain is followed on every OS, with r7 for Thumb
+//     code (a return address with bit 0 set) and r11 for ARM code, accepting
+//     both record layouts in use ([fp]=caller fp, [fp+4]=lr from clang and
+//     Thumb code; [fp-4]=caller fp, [fp]=lr from GCC in ARM mode) only when
+//     the saved return address lies in a function and the chain grows.
+//
+// Return addresses carry the Thumb bit; lookups use the return address
+// minus 2, which lies inside the call instruction in both states.
+package arm

@@ -1,0 +1,28 @@
+// Package arm64 recovers caller frames on AArch64: STACK CFI, then the
+// frame-pointer chain (x29 frame records), then stack scanning.
+//
+// With Options.Breakpad the walker follows Breakpad's StackwalkerARM64
+// exactly, quirks included, so that output matches minidump_stackwalk and
+// microdump_stackwalk. Without it (the default) three things differ where
+// Breakpad loses or invents frames:
+//
+//   - A context frame without CFI whose function has not pushed its frame
+//     record (a leaf, or a crash in a prologue) returns through LR with SP
+//     and x29 unchanged. Breakpad instead sets SP to x29+16, which is the
+//     caller's caller's frame, so CFI for the caller then reads the wrong slots.
+//     (Without symbols for the crashing function, an LR into its own module
+//     is not trusted.)
+//   - Scanning skips values that cannot be return addresses (function
+//     starts, far PUBLIC matches) and candidates whose CFI unwinds to junk.
+//   - The frame-pointer step takes the caller's PC from the frame record
+//     ([x29+8]) rather than from the callee's LR register, which for a frame
+//     that has pushed its record and made calls points back into the callee,
+//     and the caller's LR from the caller's own record; a record is accepted
+//     only when it lies above SP and the chain grows.
+//   - Pointer-authentication bits are stripped from return addresses (those
+//     found by scanning too) and frame pointers with a mask covering at least
+//     47 bits and the highest loaded module (rust-minidump's rule); Breakpad
+//     strips only return addresses from CFI, frame records and LR, and only
+//     when the result lands in a module, so its scan never finds an arm64e
+//     caller.
+package arm64
