@@ -89,9 +89,10 @@ type HTTPSupplier struct {
 	transport http.RoundTripper
 	client    *http.Client
 
-	mu      sync.Mutex
-	modules map[ModuleKey]*loadOnce
-	files   map[string]*loadOnce // by path relative to the cache directory
+	modules onceMap[ModuleKey]
+	files   onceMap[string] // by path relative to the cache directory
+
+	mu sync.Mutex // guards down
 	// down records, per server, the first request that got no response at
 	// all (refused, unreachable, timed out): the server is not asked again,
 	// so that a dump with hundreds of modules does not wait out the timeout
@@ -111,8 +112,6 @@ func NewHTTPSupplier(urls []string, cacheDir string, opts ...HTTPOption) (*HTTPS
 		cacheDir: cacheDir,
 		timeout:  DefaultDownloadTimeout,
 		maxSize:  DefaultMaxDownload,
-		modules:  make(map[ModuleKey]*loadOnce),
-		files:    make(map[string]*loadOnce),
 		down:     make(map[*url.URL]error),
 	}
 	for _, raw := range urls {
@@ -151,15 +150,7 @@ func NewHTTPSupplier(urls []string, cacheDir string, opts ...HTTPOption) (*HTTPS
 // *DownloadError when a server failed otherwise, and the File with a
 // *CorruptError when the file has malformed lines.
 func (s *HTTPSupplier) Symbols(m ModuleKey) (*File, error) {
-	s.mu.Lock()
-	l := s.modules[m]
-	if l == nil {
-		l = &loadOnce{}
-		s.modules[m] = l
-	}
-	s.mu.Unlock()
-	l.once.Do(func() { l.file, l.err = s.find(m) })
-	return l.file, l.err
+	return s.modules.get(m, func() (*File, error) { return s.find(m) })
 }
 
 func (s *HTTPSupplier) find(m ModuleKey) (*File, error) {
@@ -206,15 +197,7 @@ func relativeSymbolPaths(m ModuleKey) []string {
 // file returns the parsed file at rel: from the cache, else downloaded. It
 // runs at most once per path.
 func (s *HTTPSupplier) file(rel string) (*File, error) {
-	s.mu.Lock()
-	l := s.files[rel]
-	if l == nil {
-		l = &loadOnce{}
-		s.files[rel] = l
-	}
-	s.mu.Unlock()
-	l.once.Do(func() { l.file, l.err = s.fetch(rel) })
-	return l.file, l.err
+	return s.files.get(rel, func() (*File, error) { return s.fetch(rel) })
 }
 
 func (s *HTTPSupplier) fetch(rel string) (*File, error) {

@@ -16,15 +16,36 @@ import (
 type DirSupplier struct {
 	roots []string
 
-	mu      sync.Mutex
-	modules map[ModuleKey]*loadOnce // answer per module
-	paths   map[string]*loadOnce    // parsed file per path
+	modules onceMap[ModuleKey] // answer per module
+	paths   onceMap[string]    // parsed file per path
 }
 
 type loadOnce struct {
 	once sync.Once
 	file *File
 	err  error
+}
+
+// onceMap runs one load per key, however many goroutines ask for it, and
+// keeps the answer. The zero value is ready to use.
+type onceMap[K comparable] struct {
+	mu sync.Mutex
+	m  map[K]*loadOnce
+}
+
+func (o *onceMap[K]) get(key K, load func() (*File, error)) (*File, error) {
+	o.mu.Lock()
+	if o.m == nil {
+		o.m = make(map[K]*loadOnce)
+	}
+	l := o.m[key]
+	if l == nil {
+		l = &loadOnce{}
+		o.m[key] = l
+	}
+	o.mu.Unlock()
+	l.once.Do(func() { l.file, l.err = load() })
+	return l.file, l.err
 }
 
 // NewDirSupplier returns a Supplier over roots, searched in order. A root
@@ -34,11 +55,7 @@ type loadOnce struct {
 // file; each name may also end in .sym.gz or .sym.zst. A root may instead
 // be a single symbol file, used for the module whose MODULE line it matches.
 func NewDirSupplier(roots ...string) *DirSupplier {
-	return &DirSupplier{
-		roots:   roots,
-		modules: make(map[ModuleKey]*loadOnce),
-		paths:   make(map[string]*loadOnce),
-	}
+	return &DirSupplier{roots: roots}
 }
 
 // Symbols implements Supplier. It returns an error wrapping ErrNotFound when
@@ -46,15 +63,7 @@ func NewDirSupplier(roots ...string) *DirSupplier {
 // returns the File (whose well-formed records are usable, as in Breakpad)
 // together with a *CorruptError naming the first bad line.
 func (s *DirSupplier) Symbols(m ModuleKey) (*File, error) {
-	s.mu.Lock()
-	l := s.modules[m]
-	if l == nil {
-		l = &loadOnce{}
-		s.modules[m] = l
-	}
-	s.mu.Unlock()
-	l.once.Do(func() { l.file, l.err = s.find(m) })
-	return l.file, l.err
+	return s.modules.get(m, func() (*File, error) { return s.find(m) })
 }
 
 func (s *DirSupplier) find(m ModuleKey) (*File, error) {
@@ -80,21 +89,14 @@ func (s *DirSupplier) find(m ModuleKey) (*File, error) {
 
 // load parses a path once, however many modules resolve to it.
 func (s *DirSupplier) load(path string) (*File, error) {
-	s.mu.Lock()
-	l := s.paths[path]
-	if l == nil {
-		l = &loadOnce{}
-		s.paths[path] = l
-	}
-	s.mu.Unlock()
-	l.once.Do(func() {
-		l.file, l.err = Open(path)
+	return s.paths.get(path, func() (*File, error) {
+		f, err := Open(path)
 		var ce *CorruptError
-		if l.err != nil && !errors.As(l.err, &ce) {
-			l.err = &CorruptError{File: path, Err: l.err}
+		if err != nil && !errors.As(err, &ce) {
+			err = &CorruptError{File: path, Err: err}
 		}
+		return f, err
 	})
-	return l.file, l.err
 }
 
 // pathBase is Breakpad's PathnameStripper::File: the part after the last
