@@ -4,7 +4,6 @@ package main
 // microdump_stackwalk prints it.
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -45,18 +44,8 @@ func processMicrodump(o *options, group flagGroup, stdout, stderr io.Writer) (st
 	rep.GLVersion, rep.GLVendor, rep.GLRenderer = d.GPU.Version, d.GPU.Vendor, d.GPU.Renderer
 	orderModules(rep, d)
 
-	w := bufio.NewWriterSize(stdout, 64<<10)
 	in := &input{Path: o.dumpPath, SymbolPaths: o.symbolPaths, State: st, Report: rep}
-	if group != nil { // helper G: --json and the other rust-minidump flags
-		err = group.Write(w, in)
-	} else {
-		err = writeText(w, o, in)
-	}
-	if err == nil {
-		err = w.Flush()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: writing output: %v\n", err)
+	if !writeOutput(o, group, in, stdout, stderr) {
 		return exitDump, true
 	}
 	return exitOK, true

@@ -100,17 +100,7 @@ func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
 	in.Report = toReport(in.State, syms)
 	in.Report.Symbolize = demangleSymbolize(o, in.Report.Symbolize) // helper G: demangled -s names
 
-	w := bufio.NewWriterSize(stdout, 64<<10)
-	if group != nil {
-		err = group.Write(w, in)
-	} else {
-		err = writeText(w, o, in)
-	}
-	if err == nil {
-		err = w.Flush()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: writing output: %v\n", err)
+	if !writeOutput(o, group, in, stdout, stderr) {
 		return exitDump
 	}
 	errText := map[string]bool{}
@@ -130,6 +120,27 @@ func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
 		return exitDump
 	}
 	return exitOK
+}
+
+// writeOutput prints in, buffered, in the format the flags select: the flag
+// group's (--json and the other rust-minidump flags) or Breakpad's text
+// formats. A write error is printed on stderr and makes it return false.
+func writeOutput(o *options, group flagGroup, in *input, stdout, stderr io.Writer) bool {
+	w := bufio.NewWriterSize(stdout, 64<<10)
+	var err error
+	if group != nil {
+		err = group.Write(w, in)
+	} else {
+		err = writeText(w, o, in)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "minidump-stackwalk: writing output: %v\n", err)
+		return false
+	}
+	return true
 }
 
 // writeText prints the Breakpad-format text output selected by o: -m, -b, or
