@@ -34,6 +34,35 @@ func readCore(t testing.TB, name string) []byte {
 
 var defaultOptions = coreconv.Options{StackLimit: 64 << 10, IPWindow: 256, NoDisk: true}
 
+// convertCore converts the ELF core raw with opt, failing t on any error.
+func convertCore(t *testing.T, raw []byte, opt coreconv.Options) []byte {
+	t.Helper()
+	core, err := coredump.NewFile(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := coreconv.Convert(core, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// dumpModules returns the module list of the minidump data, failing t on
+// any error.
+func dumpModules(t *testing.T, data []byte) []minidump.Module {
+	t.Helper()
+	f, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := f.Modules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
 // TestConvertCores converts the cores kept in testdata/cores (kernel, gdb
 // and qemu-user written, all four architectures) without reading anything
 // from disk, and checks the result against gdb's reading of the same core
@@ -60,20 +89,12 @@ func TestConvertCores(t *testing.T) {
 		producers[c.Producer] = true
 		arches[c.Arch] = true
 		t.Run(name, func(t *testing.T) {
-			raw := readCore(t, name)
-			core, err := coredump.NewFile(bytes.NewReader(raw), int64(len(raw)))
-			if err != nil {
-				t.Fatal(err)
-			}
 			opt := defaultOptions
 			if c.Producer == "qemu" {
 				// qemu-user cores hold no program text: name the program.
 				opt.Modules = []coreconv.Module{{Path: unpackProgram(t, c.Arch)}}
 			}
-			data, err := coreconv.Convert(core, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := convertCore(t, readCore(t, name), opt)
 			checkAgainstGDB(t, c, data)
 			compareWithCorpusDump(t, name, data)
 		})
@@ -186,23 +207,7 @@ func readFile(t *testing.T, path string) []byte {
 // a module for its program, at the executable segment holding AT_ENTRY, but
 // no identifier, since the core holds none of the program's bytes.
 func TestQemuCoreWithoutProgram(t *testing.T) {
-	raw := readCore(t, "arm64-fp")
-	core, err := coredump.NewFile(bytes.NewReader(raw), int64(len(raw)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := coreconv.Convert(core, defaultOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := f.Modules()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ms := dumpModules(t, convertCore(t, readCore(t, "arm64-fp"), defaultOptions))
 	// readelf -l of the generator's arm64 crashdemo: the text PT_LOAD is at 0x400000.
 	if len(ms) != 1 || ms[0].Base != 0x400000 || ms[0].CVRecord != nil || !strings.HasSuffix(ms[0].Name, "crashdemo") {
 		t.Errorf("modules = %+v; want one crashdemo at 0x400000 without a CodeView record", ms)
@@ -230,25 +235,9 @@ func TestConvertDynamicCore(t *testing.T) {
 		c := corpusCase{f[0], f[1], f[2], f[3], threads}
 		n++
 		t.Run(c.Name, func(t *testing.T) {
-			raw := readCore(t, c.Name)
-			core, err := coredump.NewFile(bytes.NewReader(raw), int64(len(raw)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			dump, err := coreconv.Convert(core, defaultOptions)
-			if err != nil {
-				t.Fatal(err)
-			}
+			dump := convertCore(t, readCore(t, c.Name), defaultOptions)
 			checkAgainstGDB(t, c, dump)
-
-			f, err := minidump.NewFile(bytes.NewReader(dump), int64(len(dump)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ms, err := f.Modules()
-			if err != nil {
-				t.Fatal(err)
-			}
+			ms := dumpModules(t, dump)
 			libs := readGDBLibraries(t, filepath.Join(testdataDir, "oracle", c.Name+".frames.txt"))
 			if len(libs) == 0 {
 				t.Fatal("gdb lists no shared libraries")

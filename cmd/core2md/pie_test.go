@@ -73,16 +73,9 @@ func TestPIEPlacedByEntry(t *testing.T) {
 	}
 	const bias = 0x555555554000
 	raw := tinyCore(bias+ef.Entry, 0x7ffc0000, 9 /* AT_ENTRY */, bias+ef.Entry)
-	core, err := coredump.NewFile(bytes.NewReader(raw), int64(len(raw)))
-	if err != nil {
-		t.Fatal(err)
-	}
 	opt := defaultOptions
 	opt.Modules = []coreconv.Module{{Path: path}}
-	data, err := coreconv.Convert(core, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := convertCore(t, raw, opt)
 	f, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
