@@ -48,15 +48,21 @@ func convertCore(t *testing.T, raw []byte, opt coreconv.Options) []byte {
 	return data
 }
 
-// dumpModules returns the module list of the minidump data, failing t on
-// any error.
-func dumpModules(t *testing.T, data []byte) []minidump.Module {
+// openDump parses the minidump data, failing t on any error.
+func openDump(t *testing.T, data []byte) *minidump.File {
 	t.Helper()
 	f, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := f.Modules()
+	return f
+}
+
+// dumpModules returns the module list of the minidump data, failing t on
+// any error.
+func dumpModules(t *testing.T, data []byte) []minidump.Module {
+	t.Helper()
+	ms, err := openDump(t, data).Modules()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,14 +127,7 @@ func compareWithCorpusDump(t *testing.T, name string, data []byte) {
 		t.Fatal(err)
 	}
 	modules := func(b []byte) map[uint64]minidump.Module {
-		f, err := minidump.NewFile(bytes.NewReader(b), int64(len(b)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ms, err := f.Modules()
-		if err != nil {
-			t.Fatal(err)
-		}
+		ms := dumpModules(t, b)
 		out := map[uint64]minidump.Module{}
 		for _, m := range ms {
 			out[m.Base] = m
@@ -280,12 +279,7 @@ func TestRunWritesDump(t *testing.T) {
 	if code := run([]string{"-no-disk", "-stack-limit", "4096", in, out}, &stderr); code != 0 {
 		t.Fatalf("run = %d: %s", code, stderr.String())
 	}
-	data := readFile(t, out)
-	f, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ths, err := f.Threads()
+	ths, err := openDump(t, readFile(t, out)).Threads()
 	if err != nil || len(ths) != 1 || ths[0].Stack.Size == 0 || ths[0].Stack.Size > 4096 {
 		t.Fatalf("threads %+v, %v; want one with at most 4096 stack bytes", ths, err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -54,10 +53,7 @@ func TestCorpusAgreesWithGDB(t *testing.T) {
 }
 
 func checkAgainstGDB(t *testing.T, c corpusCase, data []byte) {
-	dump, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dump := openDump(t, data)
 	gdbThreads := oracle.ReadGDBFrames(t, filepath.Join(testdataDir, "oracle", c.Name+".frames.txt"))
 	if len(gdbThreads) != c.Threads {
 		t.Errorf("cases.txt says %d threads, gdb found %d", c.Threads, len(gdbThreads))

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/coredump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/coreconv"
-	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
 // tinyCore builds a minimal amd64 ELF core: one NT_PRSTATUS with the given
@@ -75,11 +73,7 @@ func TestPIEPlacedByEntry(t *testing.T) {
 	raw := tinyCore(bias+ef.Entry, 0x7ffc0000, 9 /* AT_ENTRY */, bias+ef.Entry)
 	opt := defaultOptions
 	opt.Modules = []coreconv.Module{{Path: path}}
-	data := convertCore(t, raw, opt)
-	f, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openDump(t, convertCore(t, raw, opt))
 	ms, err := f.Modules()
 	if err != nil {
 		t.Fatal(err)
