@@ -148,8 +148,9 @@ func (w *Walker) InstructionSeemsValid(addr uint64) bool {
 	if file == nil {
 		return false
 	}
-	sym, ok := file.Lookup(addr - m.SymbolBase)
-	return ok && sym.Name != ""
+	// HasFunctionAt is Lookup's yes/no (a found symbol always has a
+	// name) without parsing the function's lines and inlines.
+	return file.HasFunctionAt(addr - m.SymbolBase)
 }
 
 // ScanForReturnAddress looks at the words from start to start+words*size
