@@ -247,19 +247,16 @@ func (b *jsonBuilder) codeID(m *minidump.Module) *string {
 	return strPtr(strings.ToLower(id))
 }
 
-// baseName strips a path in either separator style.
-func baseName(p string) string { return fileBase(p) }
-
 func (b *jsonBuilder) buildModules() {
 	for i := range b.modules {
 		m := &b.modules[i]
 		jm := JSONModule{
 			BaseAddr:  b.hex(m.Base),
 			CodeID:    b.codeID(m),
-			DebugFile: nonEmpty(baseName(m.DebugFile)),
+			DebugFile: nonEmpty(fileBase(m.DebugFile)),
 			DebugID:   nonEmpty(m.DebugID),
 			EndAddr:   b.hex(m.Base + uint64(m.Size)),
-			Filename:  baseName(m.Name),
+			Filename:  fileBase(m.Name),
 			Version:   nonEmpty(m.Version),
 		}
 		b.setSymbolFlags(&jm, i)
@@ -275,8 +272,8 @@ func (b *jsonBuilder) buildModules() {
 			BaseAddr:    b.hex(u.Base),
 			CodeID:      fmt.Sprintf("%08x%x", u.TimeDateStamp, u.Size),
 			EndAddr:     b.hex(u.Base + uint64(u.Size)),
-			Filename:    baseName(u.Name),
-			CertSubject: b.certSubject(baseName(u.Name)),
+			Filename:    fileBase(u.Name),
+			CertSubject: b.certSubject(fileBase(u.Name)),
 		})
 	}
 }
@@ -404,7 +401,7 @@ func (b *jsonBuilder) frames(stack []*walker.Frame) []JSONFrame {
 		// rust-minidump's module field holds loaded modules only and lists
 		// the unloaded ones apart.
 		if fr.Module != nil && !fr.Module.Unloaded {
-			jf.Module = strPtr(baseName(fr.Module.CodeFile))
+			jf.Module = strPtr(fileBase(fr.Module.CodeFile))
 			jf.ModuleOffset = b.hexPtr(fr.Instruction - fr.Module.Base)
 		} else {
 			jf.UnloadedModules = b.unloadedAt(fr.Instruction)
@@ -430,7 +427,7 @@ func (b *jsonBuilder) unloadedAt(addr uint64) []JSONFrameUnloadedModule {
 	offsets := map[string]map[uint64]bool{}
 	for _, u := range b.unloaded {
 		if addr >= u.Base && addr-u.Base < uint64(u.Size) {
-			name := baseName(u.Name)
+			name := fileBase(u.Name)
 			if offsets[name] == nil {
 				offsets[name] = map[uint64]bool{}
 			}
@@ -729,10 +726,10 @@ func (b *jsonBuilder) buildFromProcess(p *JSONProcess) {
 		jm := JSONModule{
 			BaseAddr:  b.hex(m.Base),
 			CodeID:    nonEmpty(strings.ToLower(m.CodeID)),
-			DebugFile: nonEmpty(baseName(m.DebugFile)),
+			DebugFile: nonEmpty(fileBase(m.DebugFile)),
 			DebugID:   nonEmpty(m.DebugID),
 			EndAddr:   b.hex(m.Base + m.Size),
-			Filename:  baseName(m.CodeFile),
+			Filename:  fileBase(m.CodeFile),
 			Version:   nonEmpty(m.Version),
 		}
 		b.setSymbolFlags(&jm, i)
