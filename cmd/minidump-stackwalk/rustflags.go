@@ -248,7 +248,6 @@ func (r *rustFlags) buildJSON(in *input, log *slog.Logger) *report.JSONReport {
 	if f, err := os.Open(in.Path); err == nil {
 		defer f.Close()
 		ji.Raw = f
-		return report.BuildJSON(ji)
 	}
 	return report.BuildJSON(ji)
 }
