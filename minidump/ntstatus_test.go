@@ -64,16 +64,7 @@ func TestNTStatusAgainstBreakpad(t *testing.T) {
 				want, _, _ = strings.Cut(rest, "|")
 			}
 		}
-		f, err := minidump.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		si, _ := f.SystemInfo()
-		ex, err := f.Exception()
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		si, ex := readCrash(t, path)
 		got := minidump.CrashReason(si, ex)
 		if d, ok := differs[code]; ok {
 			if prefix := "EXCEPTION_IN_PAGE_ERROR_READ / "; got != prefix+d[0] || want != prefix+d[1] {

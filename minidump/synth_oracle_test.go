@@ -191,16 +191,7 @@ func TestCrashReasonsAgainstBreakpad(t *testing.T) {
 				wantAddr = a
 			}
 		}
-		f, err := minidump.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		si, _ := f.SystemInfo()
-		ex, err := f.Exception()
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		si, ex := readCrash(t, path)
 		gotReason, gotAddr := minidump.CrashReason(si, ex), "0x"+strconv.FormatUint(minidump.CrashAddress(si, ex), 16)
 		if gotReason != wantReason || gotAddr != wantAddr {
 			t.Errorf("%+v: got %q %s, Breakpad %q %s", c, gotReason, gotAddr, wantReason, wantAddr)
@@ -522,6 +513,24 @@ func writeDump(t *testing.T, b *synth.Builder, path string) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// readCrash opens the dump at path and returns its system info (nil if
+// unreadable) and exception; a failure to open or to read the exception
+// fails t.
+func readCrash(t *testing.T, path string) (*minidump.SystemInfo, *minidump.Exception) {
+	t.Helper()
+	f, err := minidump.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	si, _ := f.SystemInfo()
+	ex, err := f.Exception()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return si, ex
 }
 
 // oracleOutput runs a Breakpad binary and returns its standard output; a
