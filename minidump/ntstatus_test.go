@@ -2,8 +2,6 @@ package minidump_test
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,18 +44,9 @@ func TestNTStatusAgainstBreakpad(t *testing.T) {
 		ctx.SetSP(0x7010)
 		b.AddThread(1, ctx, 0x7000, make([]byte, 32))
 		b.SetException(1, minidump.ExceptionInPageError, 0x1000, 0, 0x5000, uint64(code))
-		data, err := b.Bytes()
-		if err != nil {
-			t.Fatal(err)
-		}
 		path := filepath.Join(dir, fmt.Sprintf("%08x.dmp", code))
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command(oracleStackwalk, "-m", path).Output()
-		if err != nil {
-			t.Fatalf("oracle on %s: %v", path, err)
-		}
+		writeDump(t, b, path)
+		out := oracleOutput(t, oracleStackwalk, "-m", path)
 		var want string
 		for _, l := range strings.Split(string(out), "\n") {
 			if rest, ok := strings.CutPrefix(l, "Crash|"); ok {
