@@ -7,15 +7,16 @@ package main
 // holds no program text, needs --module to name the program).
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/coredump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/coreconv"
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
 // isELFCore reports whether the file at path starts like an ELF core file
@@ -38,7 +39,7 @@ func isELFCore(path string) bool {
 }
 
 // processCore walks the ELF core file named in o: it converts it to a
-// minidump in a temporary file and processes that. It reports
+// minidump in memory and processes that. It reports
 // handled=false, having done nothing, when the file is not an ELF core.
 func processCore(o *options, group flagGroup, stdout, stderr io.Writer) (status int, handled bool) {
 	if !isELFCore(o.dumpPath) {
@@ -50,21 +51,13 @@ func processCore(o *options, group flagGroup, stdout, stderr io.Writer) (status 
 		writeOpenFailure(group, stdout, o.dumpPath, err) // helper G: --json prints a status document
 		return exitDump, true
 	}
-	// A file rather than memory: the JSON report reads streams from the path.
-	dir, err := os.MkdirTemp("", "minidump-stackwalk-core-")
+	dump, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: converted dump: %v\n", o.dumpPath, err)
+		writeOpenFailure(group, stdout, o.dumpPath, err)
 		return exitDump, true
 	}
-	defer os.RemoveAll(dir)
-	dump := filepath.Join(dir, filepath.Base(o.dumpPath)+".dmp")
-	if err := os.WriteFile(dump, data, 0o600); err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: %s: converted dump: %v\n", o.dumpPath, err)
-		return exitDump, true
-	}
-	converted := *o
-	converted.dumpPath = dump
-	return process(&converted, group, stdout, stderr), true
+	return processDump(o, group, dump, bytes.NewReader(data), stdout, stderr), true
 }
 
 // convertCoreFile reads the core at path and returns the minidump bytes.

@@ -16,8 +16,11 @@ type input struct {
 	Path        string
 	SymbolPaths []string
 	Dump        *minidump.File
-	State       *processor.ProcessState
-	Report      *report.Process
+	// Raw reads the dump's bytes, for the streams the JSON report decodes
+	// itself; nil means the file at Path.
+	Raw    io.ReaderAt
+	State  *processor.ProcessState
+	Report *report.Process
 	// Errs lists the streams that the report needs (system info, exception,
 	// thread and module lists) but could not read. The output still shows
 	// everything readable; the exit status is then 1.
@@ -75,7 +78,14 @@ func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
 		return exitDump
 	}
 	defer dump.Close()
-	in := &input{Path: o.dumpPath, SymbolPaths: o.symbolPaths, Dump: dump}
+	return processDump(o, group, dump, nil, stdout, stderr)
+}
+
+// processDump processes the dump read from the file named in o (raw, when
+// not nil, reads its bytes), prints it and returns the exit status.
+func processDump(o *options, group flagGroup, dump *minidump.File, raw io.ReaderAt, stdout, stderr io.Writer) int {
+	in := &input{Path: o.dumpPath, SymbolPaths: o.symbolPaths, Dump: dump, Raw: raw}
+	var err error
 	// helper H: local symbol paths, then symbol servers (symbolserver.go);
 	// both nil when there are no symbol paths.
 	syms, supplier := o.symbolSupplier(stderr)

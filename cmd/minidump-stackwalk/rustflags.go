@@ -245,9 +245,12 @@ func (r *rustFlags) buildJSON(in *input, log *slog.Logger) *report.JSONReport {
 		ji.CertSubjects = subjects
 	}
 	// The streams the minidump package does not decode are read from the file.
-	if f, err := os.Open(in.Path); err == nil {
-		defer f.Close()
-		ji.Raw = f
+	ji.Raw = in.Raw
+	if ji.Raw == nil {
+		if f, err := os.Open(in.Path); err == nil {
+			defer f.Close()
+			ji.Raw = f
+		}
 	}
 	return report.BuildJSON(ji)
 }
