@@ -167,8 +167,11 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 		}
 	}
 
-	// Modules.
-	for _, m := range modulesFromNTFile(core) {
+	// Modules. NT_FILE's entries sorted by start address serve both the
+	// modules and the maps stream.
+	files := append([]coredump.MappedFile(nil), core.Files...)
+	sort.SliceStable(files, func(i, j int) bool { return files[i].Start < files[j].Start })
+	for _, m := range modulesFromNTFile(files, core.Segments) {
 		addModule(b, core, opt, m.name, m.base, m.end, nil)
 	}
 	if base, ok := core.AuxvValue(atSysinfoEhdr); ok && base != 0 {
@@ -220,7 +223,7 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 	if core.Auxv != nil {
 		b.SetLinuxAuxv(core.Auxv)
 	}
-	b.SetLinuxMaps(linuxMaps(core))
+	b.SetLinuxMaps(linuxMaps(core, files))
 	if ps := core.PSInfo; ps != nil {
 		if args := strings.Fields(ps.PSArgs); len(args) > 0 {
 			b.SetLinuxCmdLine(args...)
@@ -300,10 +303,8 @@ type ntModule struct {
 // the mapping of file offset 0 and extends over the following mappings of
 // the same file. Files none of whose mappings is executable (data files,
 // ld.so.cache, locale archives) are left out when the core says which
-// mappings are executable.
-func modulesFromNTFile(core *coredump.File) []ntModule {
-	files := append([]coredump.MappedFile(nil), core.Files...)
-	sort.SliceStable(files, func(i, j int) bool { return files[i].Start < files[j].Start })
+// mappings are executable. files are the NT_FILE entries sorted by Start.
+func modulesFromNTFile(files []coredump.MappedFile, segs []coredump.Segment) []ntModule {
 	var mods []ntModule
 	var exec []bool
 	var known []bool
@@ -320,7 +321,7 @@ func modulesFromNTFile(core *coredump.File) []ntModule {
 		default:
 			continue
 		}
-		for _, s := range segmentsOverlapping(core.Segments, f.Start, f.End, 64) {
+		for _, s := range segmentsOverlapping(segs, f.Start, f.End, 64) {
 			known[k] = true
 			if s.Flags&1 != 0 {
 				exec[k] = true
@@ -381,10 +382,9 @@ func segmentsOverlapping(segs []coredump.Segment, lo, hi uint64, limit int) []co
 }
 
 // linuxMaps renders the core's PT_LOAD segments in /proc/pid/maps form,
-// naming each by the NT_FILE entry that covers it.
-func linuxMaps(core *coredump.File) string {
-	files := append([]coredump.MappedFile(nil), core.Files...)
-	sort.Slice(files, func(i, j int) bool { return files[i].Start < files[j].Start })
+// naming each by the NT_FILE entry that covers it; files are the NT_FILE
+// entries sorted by Start.
+func linuxMaps(core *coredump.File, files []coredump.MappedFile) string {
 	var sb strings.Builder
 	for _, s := range core.Segments {
 		perm := []byte("---p")
