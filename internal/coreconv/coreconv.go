@@ -385,6 +385,10 @@ func segmentsOverlapping(segs []coredump.Segment, lo, hi uint64, limit int) []co
 // naming each by the NT_FILE entry that covers it; files are the NT_FILE
 // entries sorted by Start.
 func linuxMaps(core *coredump.File, files []coredump.MappedFile) string {
+	width := 8
+	if core.Is64 {
+		width = 12
+	}
 	var sb strings.Builder
 	for _, s := range core.Segments {
 		perm := []byte("---p")
@@ -401,10 +405,6 @@ func linuxMaps(core *coredump.File, files []coredump.MappedFile) string {
 		name := ""
 		if i := sort.Search(len(files), func(i int) bool { return files[i].End > s.Vaddr }); i < len(files) && files[i].Start <= s.Vaddr {
 			off, name = files[i].Offset+(s.Vaddr-files[i].Start), files[i].Name
-		}
-		width := 8
-		if core.Is64 {
-			width = 12
 		}
 		fmt.Fprintf(&sb, "%0*x-%0*x %s %08x 00:00 0", width, s.Vaddr, width, s.Vaddr+s.Memsz, perm, off)
 		if name != "" {
