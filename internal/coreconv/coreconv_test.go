@@ -1,8 +1,8 @@
 package coreconv
 
 // Convert itself is tested in cmd/core2md (every core of testdata/cores
-// converts byte for byte into testdata/dumps, whose Breakpad and gdb walks
-// are in testdata/oracle) and cmd/minidump-stackwalk (core-file input).
+// converts into a dump whose walk agrees with gdb's, and whose modules match
+// those of testdata/dumps) and cmd/minidump-stackwalk (core-file input).
 
 import (
 	"reflect"
