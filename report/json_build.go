@@ -259,9 +259,7 @@ func (b *jsonBuilder) buildModules() {
 			Filename:  fileBase(m.Name),
 			Version:   nonEmpty(m.Version),
 		}
-		b.setSymbolFlags(&jm, i)
-		jm.CertSubject = b.certSubject(jm.Filename)
-		b.r.Modules = append(b.r.Modules, jm)
+		b.addModule(i, jm)
 	}
 	// Breakpad's and rust-minidump's main module is the first listed;
 	// rust-minidump prints 0 even when there are no modules.
@@ -320,6 +318,14 @@ func ParseEvilJSON(data []byte) (map[string]string, error) {
 		}
 	}
 	return subjects, nil
+}
+
+// addModule appends jm, module i, to "modules" with its symbol status and
+// certificate subject.
+func (b *jsonBuilder) addModule(i int, jm JSONModule) {
+	b.setSymbolFlags(&jm, i)
+	jm.CertSubject = b.certSubject(jm.Filename)
+	b.r.Modules = append(b.r.Modules, jm)
 }
 
 // setSymbolFlags sets the symbol status of module i.
@@ -732,9 +738,7 @@ func (b *jsonBuilder) buildFromProcess(p *JSONProcess) {
 			Filename:  fileBase(m.CodeFile),
 			Version:   nonEmpty(m.Version),
 		}
-		b.setSymbolFlags(&jm, i)
-		jm.CertSubject = b.certSubject(jm.Filename)
-		b.r.Modules = append(b.r.Modules, jm)
+		b.addModule(i, jm)
 	}
 	zero := 0
 	b.r.MainModule = &zero
