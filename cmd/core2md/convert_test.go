@@ -28,7 +28,10 @@ func unpackProgram(t *testing.T, arch string) string {
 	return path
 }
 
+// readCore returns the decompressed core <name>.core.zst of the corpus under
+// test (testdataDir, which TESTDATA_DIR may redirect).
 func readCore(t testing.TB, name string) []byte {
+	t.Helper()
 	return corpus.ReadZstd(t, filepath.Join(testdataDir, "cores", name+".core.zst"))
 }
 
