@@ -83,14 +83,28 @@ func must(v int64, err error) int64 {
 	return v
 }
 
+// benchPath is SYMFILE_BENCH_FILE or else a generated 256 MB file.
+func benchPath(b *testing.B) string {
+	if path := os.Getenv("SYMFILE_BENCH_FILE"); path != "" {
+		return path
+	}
+	return generatedSym(b, 256<<20)
+}
+
+// benchFile opens benchPath.
+func benchFile(b *testing.B) *File {
+	f, err := Open(benchPath(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return f
+}
+
 // BenchmarkOpen measures making a symbol file ready for lookups (mmap plus
 // the index pass) on a generated 256 MB file; MB/s is the load speed.
 // SYMFILE_BENCH_FILE names another file to use (e.g. the 1.1 GB stress file).
 func BenchmarkOpen(b *testing.B) {
-	path := os.Getenv("SYMFILE_BENCH_FILE")
-	if path == "" {
-		path = generatedSym(b, 256<<20)
-	}
+	path := benchPath(b)
 	st, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
@@ -109,14 +123,7 @@ func BenchmarkOpen(b *testing.B) {
 // BenchmarkLookup measures a symbolization after Open (first touch of a
 // function parses it; later ones hit the cache).
 func BenchmarkLookup(b *testing.B) {
-	path := os.Getenv("SYMFILE_BENCH_FILE")
-	if path == "" {
-		path = generatedSym(b, 256<<20)
-	}
-	f, err := Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	f := benchFile(b)
 	defer f.Close()
 	if len(f.funcs) == 0 {
 		b.Skip("no FUNC records")
@@ -132,14 +139,7 @@ func BenchmarkLookup(b *testing.B) {
 }
 
 func BenchmarkCFIRules(b *testing.B) {
-	path := os.Getenv("SYMFILE_BENCH_FILE")
-	if path == "" {
-		path = generatedSym(b, 256<<20)
-	}
-	f, err := Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	f := benchFile(b)
 	defer f.Close()
 	if len(f.cfi) == 0 {
 		b.Skip("no CFI records")
