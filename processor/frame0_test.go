@@ -78,10 +78,7 @@ var (
 // of them in frame 0, which Breakpad prints whatever the flags) and the trust.
 func walkText(t *testing.T, data []byte, opts Options) []string {
 	t.Helper()
-	d, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := openBytes(t, data)
 	st, err := Process(d, nil, opts)
 	if err != nil {
 		t.Fatal(err)

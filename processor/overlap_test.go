@@ -1,7 +1,6 @@
 package processor
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -48,10 +47,7 @@ func overlapDump(t *testing.T, osv synth.OS, probes []uint64) []byte {
 // thread.
 func moduleLines(t *testing.T, data []byte, opts Options) (mods, frames []string) {
 	t.Helper()
-	d, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := openBytes(t, data)
 	st, err := Process(d, nil, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -36,6 +36,12 @@ func open(t *testing.T, b *synth.Builder) *minidump.File {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return openBytes(t, data)
+}
+
+// openBytes parses data as a minidump; it fails t on an error.
+func openBytes(t *testing.T, data []byte) *minidump.File {
+	t.Helper()
 	d, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)

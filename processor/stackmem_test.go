@@ -44,11 +44,7 @@ func stackDump(t *testing.T, memory64 bool, patch func(desc []byte)) *minidump.F
 		t.Fatal("no thread list")
 	}
 	patch(data[rva+4+24 : rva+4+40])
-	d, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return openBytes(t, data)
 }
 
 // TestStackMemoryFallbacks: where a thread's stack descriptor does not hold
