@@ -4,6 +4,7 @@ package main
 // microdump_stackwalk prints it.
 
 import (
+	"debug/elf"
 	"fmt"
 	"io"
 	"os"
@@ -52,7 +53,8 @@ func processMicrodump(o *options, group flagGroup, stdout, stderr io.Writer) (st
 }
 
 // readMicrodump returns the file's content when it looks like a microdump.
-// A minidump is recognised by its first bytes without reading it all.
+// A minidump or an ELF file (a core) is recognised by its first bytes
+// without reading it all.
 func readMicrodump(path string) ([]byte, bool) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -60,7 +62,7 @@ func readMicrodump(path string) ([]byte, bool) {
 	}
 	defer f.Close()
 	var head [4]byte
-	if n, _ := io.ReadFull(f, head[:]); n == 4 && string(head[:]) == "MDMP" {
+	if n, _ := io.ReadFull(f, head[:]); n == 4 && (string(head[:]) == "MDMP" || string(head[:]) == elf.ELFMAG) {
 		return nil, false
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
