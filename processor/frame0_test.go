@@ -34,23 +34,14 @@ func flagsDump(t *testing.T, arch minidump.Arch, groups uint32) []byte {
 	case minidump.ArchARM64:
 		fp, flags = "x29", synth.ContextFlagsARM64
 	}
-	const base = 0x7ffe0000
-	s := synth.NewStack(base, word)
-	s.Word(0).Word(0)
-	s.Mark("f0").WordLabel("f1", 0).Word(0x401200)
-	s.Word(0).Mark("f1").WordLabel("f2", 0).Word(0x401300)
-	s.Mark("f2").Word(0).Word(0)
-	stack, err := s.Finish()
-	if err != nil {
-		t.Fatal(err)
-	}
+	const base = fpChainBase
+	stack, f0 := fpChain(t, word)
 	ctx := minidump.NewContext(arch)
 	for i := range ctx.NumRegs() {
 		ctx.SetIndex(i, uint64(0x1110*(i+1)))
 	}
 	ctx.SetIP(0x401100)
 	ctx.SetSP(base)
-	f0, _ := s.Label("f0")
 	ctx.Set(fp, f0)
 	if arch == minidump.ArchARM || arch == minidump.ArchARM64 {
 		ctx.Set("lr", 0x401050)

@@ -9,14 +9,15 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
-// stackDump is a Linux amd64 dump whose crashed thread has a three-frame
-// frame-pointer chain. patch rewrites the thread's stack descriptor
-// (start, size, RVA) in the finished file; memory64 puts the stack bytes in a
-// Memory64ListStream instead of a MemoryListStream.
-func stackDump(t *testing.T, memory64 bool, patch func(desc []byte)) *minidump.File {
+// fpChainBase is where fpChain's stack starts.
+const fpChainBase = 0x7ffe0000
+
+// fpChain is a stack at fpChainBase of word-sized words holding a
+// three-frame frame-pointer chain (return addresses 0x401200, 0x401300);
+// f0 is frame 0's frame pointer.
+func fpChain(t *testing.T, word int) (stack []byte, f0 uint64) {
 	t.Helper()
-	const base = 0x7ffe0000
-	s := synth.NewStack(base, 8)
+	s := synth.NewStack(fpChainBase, word)
 	s.Word(0).Word(0)
 	s.Mark("f0").WordLabel("f1", 0).Word(0x401200)
 	s.Word(0).Mark("f1").WordLabel("f2", 0).Word(0x401300)
@@ -25,10 +26,21 @@ func stackDump(t *testing.T, memory64 bool, patch func(desc []byte)) *minidump.F
 	if err != nil {
 		t.Fatal(err)
 	}
+	f0, _ = s.Label("f0")
+	return stack, f0
+}
+
+// stackDump is a Linux amd64 dump whose crashed thread has a three-frame
+// frame-pointer chain. patch rewrites the thread's stack descriptor
+// (start, size, RVA) in the finished file; memory64 puts the stack bytes in a
+// Memory64ListStream instead of a MemoryListStream.
+func stackDump(t *testing.T, memory64 bool, patch func(desc []byte)) *minidump.File {
+	t.Helper()
+	const base = fpChainBase
+	stack, fp := fpChain(t, 8)
 	ctx := minidump.NewContext(minidump.ArchAMD64)
 	ctx.SetIP(0x401100)
 	ctx.SetSP(base)
-	fp, _ := s.Label("f0")
 	ctx.Set("rbp", fp)
 	b := synth.New(minidump.ArchAMD64, synth.Linux)
 	b.Memory64 = memory64
