@@ -2,6 +2,7 @@ package symfile
 
 import (
 	"bytes"
+	"cmp"
 	"slices"
 )
 
@@ -58,7 +59,7 @@ func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
 			deltas = append(deltas, delta{a, d[1]})
 		}
 	}
-	slices.SortStableFunc(deltas, func(x, y delta) int { return cmpU64(x.addr, y.addr) })
+	slices.SortStableFunc(deltas, func(x, y delta) int { return cmp.Compare(x.addr, y.addr) })
 	for i, d := range deltas {
 		if i+1 < len(deltas) && deltas[i+1].addr == d.addr {
 			continue // the last record at an address replaces the others

@@ -2,6 +2,7 @@ package symfile
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"runtime"
 	"slices"
@@ -521,38 +522,18 @@ func (f *File) merge(chunks []*chunkIndex) {
 	}
 	f.win, f.winType = win, winType
 	f.limit = limit
-	slices.SortStableFunc(f.files, func(a, b idEntry) int { return cmpI64(a.id, b.id) })
-	slices.SortStableFunc(f.origins, func(a, b idEntry) int { return cmpI64(a.id, b.id) })
+	slices.SortStableFunc(f.files, func(a, b idEntry) int { return cmp.Compare(a.id, b.id) })
+	slices.SortStableFunc(f.origins, func(a, b idEntry) int { return cmp.Compare(a.id, b.id) })
 }
 
-func cmpPub(a, b pubEntry) int { return cmpU64(a.addr, b.addr) }
+func cmpPub(a, b pubEntry) int { return cmp.Compare(a.addr, b.addr) }
 
 // byAddr orders ranges by start address, then file position.
 func byAddr[T ranger](a, b T) int {
-	if c := cmpU64(a.lo(), b.lo()); c != 0 {
+	if c := cmp.Compare(a.lo(), b.lo()); c != 0 {
 		return c
 	}
-	return cmpU64(a.ord(), b.ord())
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpI64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(a.ord(), b.ord())
 }
 
 // linesAt returns the 1-based line numbers of the lines starting at the

@@ -1,6 +1,7 @@
 package symfile
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 )
@@ -55,7 +56,7 @@ func exclusiveFirstWins[T ranger](in []T) []T {
 			w += copy(in[w:], firstWinsSmall(in[i:j]))
 		default:
 			cluster := slices.Clone(in[i:j])
-			slices.SortFunc(cluster, func(a, b T) int { return cmpU64(a.ord(), b.ord()) })
+			slices.SortFunc(cluster, func(a, b T) int { return cmp.Compare(a.ord(), b.ord()) })
 			w += copy(in[w:], exclusiveInFileOrder(cluster))
 		}
 		i = j

@@ -1,6 +1,7 @@
 package symfile
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -22,7 +23,7 @@ func naiveFirstWins(in []span) []span {
 			kept = append(kept, s)
 		}
 	}
-	slices.SortFunc(kept, func(a, b span) int { return cmpU64(a.base, b.base) })
+	slices.SortFunc(kept, func(a, b span) int { return cmp.Compare(a.base, b.base) })
 	return kept
 }
 
