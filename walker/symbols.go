@@ -172,7 +172,7 @@ func (w *Walker) ScanForReturnAddress(start uint64, words, size int) (loc, ip ui
 			break
 		}
 		cand := (v - 1) & mask
-		if w.Env.Modules.At(cand) != nil && w.InstructionSeemsValid(cand) {
+		if w.InstructionSeemsValid(cand) { // also: inside a loaded module
 			return l, v, true
 		}
 		if l+uint64(size) < l {

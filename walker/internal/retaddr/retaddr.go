@@ -73,7 +73,7 @@ func ScanMasked(w *walker.Walker, start uint64, words, size int, callOffset, mas
 		}
 		v &= mask
 		cand := (v - 1) & mask
-		if w.ModuleAt(cand) == nil || !w.InstructionSeemsValid(cand) {
+		if !w.InstructionSeemsValid(cand) { // also: inside a loaded module
 			continue
 		}
 		if Plausible(w, v, callOffset, mask) && (verify == nil || verify(l, v)) {
@@ -120,7 +120,7 @@ func VerifyByCFI(w *walker.Walker, ctx walker.Frame, regs []walker.CFIRegister, 
 		return true
 	}
 	calleeSP, _ := ctx.Context.SP()
-	return sp > calleeSP && w.ModuleAt((ra-1)&mask) != nil && w.InstructionSeemsValid((ra-1)&mask) && Plausible(w, ra, callOffset, mask)
+	return sp > calleeSP && w.InstructionSeemsValid((ra-1)&mask) && Plausible(w, ra, callOffset, mask)
 }
 
 // SameFunction reports whether a and b lie in one function of one module's
