@@ -124,7 +124,7 @@ func (w *Walker) FuncParamSize(f *Frame) (uint32, bool) {
 	}
 	rel := f.Instruction - m.SymbolBase
 	sym, ok := file.Lookup(rel)
-	if !ok || sym.IsPublic || rel < sym.Base || rel-sym.Base >= sym.Size {
+	if !ok || sym.IsPublic { // a FUNC Lookup finds covers rel
 		return 0, false
 	}
 	return sym.ParamSize, true
