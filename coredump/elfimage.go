@@ -27,7 +27,21 @@ type Image struct {
 	TextHash  []byte
 	LoadStart uint64 // lowest PT_LOAD vaddr, page aligned down
 	LoadEnd   uint64 // highest PT_LOAD vaddr+memsz, page aligned up
+	// Loads are the PT_LOAD program headers, in file order (at most
+	// maxLoads of them).
+	Loads []Load
 }
+
+// Load is a PT_LOAD program header: memory [Vaddr, Vaddr+Memsz) at link
+// time, of which the first Filesz bytes are file bytes from offset Off.
+type Load struct {
+	Vaddr, Memsz, Off, Filesz uint64
+	Flags                     elf.ProgFlag
+}
+
+// maxLoads bounds the PT_LOAD headers kept per image (real objects have a
+// handful).
+const maxLoads = 256
 
 const pageMask = 0xfff
 
@@ -65,15 +79,18 @@ func ImageInMemory(m MemoryReader, base uint64, is64 bool) (*Image, error) {
 	first := true
 	for i := 0; i < phnum; i++ {
 		p := fields{ph[i*phsize : (i+1)*phsize], is64}
-		var typ uint32
-		var vaddr, filesz, memsz uint64
+		var typ, flags uint32
+		var off, vaddr, filesz, memsz uint64
 		if is64 {
-			typ, vaddr, filesz, memsz = p.u32(0), p.u64(16), p.u64(32), p.u64(40)
+			typ, flags, off, vaddr, filesz, memsz = p.u32(0), p.u32(4), p.u64(8), p.u64(16), p.u64(32), p.u64(40)
 		} else {
-			typ, vaddr, filesz, memsz = p.u32(0), uint64(p.u32(8)), uint64(p.u32(16)), uint64(p.u32(20))
+			typ, off, vaddr, filesz, memsz, flags = p.u32(0), uint64(p.u32(4)), uint64(p.u32(8)), uint64(p.u32(16)), uint64(p.u32(20)), p.u32(24)
 		}
 		switch typ {
 		case uint32(elf.PT_LOAD):
+			if len(img.Loads) < maxLoads {
+				img.Loads = append(img.Loads, Load{vaddr, memsz, off, filesz, elf.ProgFlag(flags)})
+			}
 			start, end := vaddr&^pageMask, (vaddr+memsz+pageMask)&^pageMask
 			if first || start < img.LoadStart {
 				img.LoadStart = start
@@ -144,6 +161,9 @@ func ImageFile(path string) (*Image, error) {
 	for _, p := range ef.Progs {
 		switch p.Type {
 		case elf.PT_LOAD:
+			if len(img.Loads) < maxLoads {
+				img.Loads = append(img.Loads, Load{p.Vaddr, p.Memsz, p.Off, p.Filesz, p.Flags})
+			}
 			start, end := p.Vaddr&^pageMask, (p.Vaddr+p.Memsz+pageMask)&^pageMask
 			if first || start < img.LoadStart {
 				img.LoadStart = start

@@ -14,8 +14,13 @@ import (
 
 // Options control a conversion.
 type Options struct {
-	StackLimit uint64   // bytes of stack kept per thread, from SP (less the amd64 red zone) up
-	IPWindow   uint64   // bytes kept around each instruction pointer
+	StackLimit uint64 // bytes of stack kept per thread, from SP (less the amd64 red zone) up
+	IPWindow   uint64 // bytes kept around each instruction pointer
+	// CodeWindow is the bytes kept around each stack word that points into
+	// an executable segment of a module (half before it, half from it on,
+	// clipped to the segment), from the core or else from the module's
+	// file; 0 keeps none.
+	CodeWindow uint64
 	Modules    []Module // modules named by the user (core2md --module)
 	Sysroot    string   // prefix for paths read from disk
 	NoDisk     bool     // never read module files from disk
@@ -27,10 +32,11 @@ type Options struct {
 }
 
 // DefaultOptions returns core2md's defaults: 256 KiB of stack per thread,
-// 256 bytes around each instruction pointer, at most 512 MiB of memory,
-// module files read from disk when the core lacks their identifiers.
+// 256 bytes around each instruction pointer, 128 around each code pointer on
+// the stacks, at most 512 MiB of memory, module files read from disk when
+// the core lacks their identifiers or code.
 func DefaultOptions() Options {
-	return Options{StackLimit: 256 << 10, IPWindow: 256, MaxMemory: 512 << 20}
+	return Options{StackLimit: 256 << 10, IPWindow: 256, CodeWindow: 128, MaxMemory: 512 << 20}
 }
 
 // Module is an ELF module loaded in the process, named by the user: a path
@@ -72,10 +78,10 @@ const (
 )
 
 // Convert returns a minidump for core: every thread with its stack, the
-// signal of the crashing thread, memory around each instruction pointer, the
-// modules of NT_FILE, the vDSO, the modules of opt.Modules and the main
-// executable with their build ids, and the Linux auxv, maps, cmdline and
-// process id streams.
+// signal of the crashing thread, memory around each instruction pointer and
+// around each code pointer on the stacks, the modules of NT_FILE, the vDSO,
+// the modules of opt.Modules and the main executable with their build ids,
+// and the Linux auxv, maps, cmdline and process id streams.
 func Convert(core *coredump.File, opt Options) ([]byte, error) {
 	b := synth.New(core.Arch, synth.Linux)
 	b.SetCSDVersion(opt.OSVersion)
@@ -86,7 +92,7 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 	}
 
 	// Threads, with their stacks.
-	var stacks []interval
+	var stacks []threadStack
 	budget := opt.MaxMemory
 	if budget == 0 {
 		budget = ^uint64(0)
@@ -110,7 +116,7 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 			if err := core.ReadMemory(start, stack); err != nil {
 				return nil, fmt.Errorf("thread %d stack: %w", t.PID, err)
 			}
-			stacks = append(stacks, interval{start, start + n})
+			stacks = append(stacks, threadStack{start, stack})
 		}
 		th := b.AddThread(t.PID, ctx, start, stack)
 		th.Extra = synth.ContextExtra{CS: t.CS, DS: t.DS, ES: t.ES, FS: t.FS, GS: t.GS, SS: t.SS}
@@ -134,49 +140,28 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 		b.SetException(crash.PID, uint32(crash.CurSig), 0)
 	}
 
-	// Memory around each instruction pointer, outside the stacks and
-	// without overlaps: Breakpad rejects a memory list with overlapping ranges.
-	var windows []interval
-	for _, t := range core.Threads {
-		ip, ok := t.Context.IP()
-		if !ok || opt.IPWindow == 0 {
-			continue
-		}
-		half := opt.IPWindow / 2
-		lo := ip - half
-		if lo > ip {
-			lo = 0
-		}
-		if core.Readable(lo, ip-lo) < ip-lo {
-			lo = ip
-		}
-		n := core.Readable(lo, min(ip+half-lo, budget))
-		budget -= n
-		if n > 0 {
-			windows = append(windows, interval{lo, lo + n})
-		}
-	}
-	stacks = union(stacks)
-	for _, w := range union(windows) {
-		for _, part := range subtract(w, stacks) {
-			buf := make([]byte, part.hi-part.lo)
-			if err := core.ReadMemory(part.lo, buf); err != nil {
-				return nil, fmt.Errorf("memory at %#x: %w", part.lo, err)
-			}
-			b.AddMemory(part.lo, buf)
-		}
-	}
-
 	// Modules. NT_FILE's entries sorted by start address serve both the
-	// modules and the maps stream.
+	// modules and the maps stream. code collects their executable segments
+	// for the memory around code pointers.
+	var code codeModules
+	defer code.close()
+	diskPath := func(name string) string {
+		if opt.NoDisk || !filepath.IsAbs(name) {
+			return ""
+		}
+		return filepath.Join(opt.Sysroot, name)
+	}
 	files := append([]coredump.MappedFile(nil), core.Files...)
 	sort.SliceStable(files, func(i, j int) bool { return files[i].Start < files[j].Start })
 	for _, m := range modulesFromNTFile(files, core.Segments) {
-		addModule(b, core, opt, m.name, m.base, m.end, nil)
+		img := addModule(b, core, opt, m.name, m.base, m.end, nil)
+		code.add(&codeModule{base: m.base, end: m.end, path: diskPath(m.name), img: img})
 	}
 	if base, ok := core.AuxvValue(atSysinfoEhdr); ok && base != 0 {
 		if img, err := coredump.ImageInMemory(core, base, core.Is64); err == nil {
-			addModule(b, core, opt, "linux-gate.so", base, base+img.LoadEnd-img.LoadStart, img)
+			end := base + img.LoadEnd - img.LoadStart
+			addModule(b, core, opt, "linux-gate.so", base, end, img)
+			code.add(&codeModule{base: base, end: end, img: img})
 		}
 	}
 	for _, m := range opt.Modules {
@@ -198,18 +183,24 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 		if b.ModuleAt(base) != nil {
 			continue
 		}
-		addModule(b, core, opt, m.Path, base, base+img.LoadEnd-img.LoadStart, img)
+		end := base + img.LoadEnd - img.LoadStart
+		addModule(b, core, opt, m.Path, base, end, img)
+		code.add(&codeModule{base: base, end: end, path: m.Path, user: true, img: img})
 	}
 
 	// Without NT_FILE (qemu-user cores) and without --module, the main
 	// executable is still found: its program headers are at AT_PHDR, inside
 	// its first page.
 	// When the core lacks its text (qemu-user dumps none), the module is the
-	// executable segment holding the entry point, without an identifier.
+	// executable segment holding the entry point, without an identifier;
+	// its placement is a guess, so no code is read for it from its file.
 	if phdr, ok := core.AuxvValue(atPHDR); ok && !coveredByModule(b, phdr) {
 		base := phdr &^ 0xfff
 		if img, err := coredump.ImageInMemory(core, base, core.Is64); err == nil {
-			addModule(b, core, opt, executableName(core), base, base+img.LoadEnd-img.LoadStart, img)
+			end := base + img.LoadEnd - img.LoadStart
+			name := executableName(core)
+			img = addModule(b, core, opt, name, base, end, img)
+			code.add(&codeModule{base: base, end: end, path: diskPath(name), img: img})
 		} else if entry, ok := core.AuxvValue(atEntry); ok {
 			for _, s := range segmentsOverlapping(core.Segments, entry, entry+1, 1) {
 				if s.Flags&1 != 0 && s.Vaddr <= entry {
@@ -217,6 +208,76 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 				}
 			}
 		}
+	}
+	sort.SliceStable(code.mods, func(i, j int) bool { return code.mods[i].base < code.mods[j].base })
+
+	// Memory around each instruction pointer and around each code pointer
+	// on the stacks, outside the stacks and without overlaps: Breakpad
+	// rejects a memory list with overlapping ranges.
+	var ipChunks []chunk
+	for _, t := range core.Threads {
+		ip, ok := t.Context.IP()
+		if !ok || opt.IPWindow == 0 {
+			continue
+		}
+		half := opt.IPWindow / 2
+		lo := ip - half
+		if lo > ip {
+			lo = 0
+		}
+		if core.Readable(lo, ip-lo) < ip-lo {
+			lo = ip
+		}
+		n := core.Readable(lo, min(ip+half-lo, budget))
+		if n == 0 {
+			// Not in the core: the module's file.
+			if seg := code.segmentAt(ip); seg != nil {
+				if c, ok := window(core, seg, ip, half, half); ok && c.hi-c.lo <= budget {
+					budget -= c.hi - c.lo
+					ipChunks = append(ipChunks, c)
+				}
+			}
+			continue
+		}
+		budget -= n
+		ipChunks = append(ipChunks, chunk{lo, lo + n, nil})
+	}
+	var stackIntervals []interval
+	for _, st := range stacks {
+		stackIntervals = append(stackIntervals, interval{st.start, st.start + uint64(len(st.data))})
+	}
+	taken := union(stackIntervals)
+	ipChunks = subtractChunks(disjoint(ipChunks), taken)
+	for _, c := range ipChunks {
+		taken = append(taken, interval{c.lo, c.hi})
+	}
+	taken = union(taken)
+	codeChunks := subtractChunks(disjoint(codeWindows(core, &code, stacks, opt, &budget)), taken)
+	memory := append(ipChunks, codeChunks...)
+	sort.Slice(memory, func(i, j int) bool { return memory[i].lo < memory[j].lo })
+	// Adjacent chunks (from different sources) become one region, so that
+	// a read across their boundary finds one region.
+	var region []byte
+	var regionLo uint64
+	for _, c := range memory {
+		buf, ok, err := c.read(core)
+		if err != nil {
+			return nil, fmt.Errorf("memory at %#x: %w", c.lo, err)
+		}
+		if !ok {
+			continue
+		}
+		if region != nil && regionLo+uint64(len(region)) == c.lo {
+			region = append(region, buf...)
+			continue
+		}
+		if region != nil {
+			b.AddMemory(regionLo, region)
+		}
+		region, regionLo = buf, c.lo
+	}
+	if region != nil {
+		b.AddMemory(regionLo, region)
 	}
 
 	// Linux streams.
@@ -264,8 +325,9 @@ func executableName(core *coredump.File) string {
 
 // addModule adds a module and its identifier: the build id from the image
 // in memory, else from the file on disk, else Breakpad's .text hash of the
-// file on disk.
-func addModule(b *synth.Builder, core *coredump.File, opt Options, name string, base, end uint64, img *coredump.Image) {
+// file on disk. It returns the image the identifier came from (or img), nil
+// when there is none.
+func addModule(b *synth.Builder, core *coredump.File, opt Options, name string, base, end uint64, img *coredump.Image) *coredump.Image {
 	size := end - base
 	if size > 0xffffffff {
 		size = 0xffffffff
@@ -288,6 +350,7 @@ func addModule(b *synth.Builder, core *coredump.File, opt Options, name string, 
 	case img.TextHash != nil:
 		m.SetBuildID(img.TextHash)
 	}
+	return img
 }
 
 // maxModules bounds the modules taken from NT_FILE (real processes map a
@@ -338,6 +401,12 @@ func modulesFromNTFile(files []coredump.MappedFile, segs []coredump.Segment) []n
 }
 
 type interval struct{ lo, hi uint64 }
+
+// threadStack is a thread's stack memory as put into the dump.
+type threadStack struct {
+	start uint64
+	data  []byte
+}
 
 // union returns the union of intervals as disjoint intervals sorted by lo.
 func union(in []interval) []interval {
