@@ -28,7 +28,12 @@ type Env struct {
 	OS string
 	// Memory is the thread's stack memory (Breakpad walks only the thread's
 	// stack region). Nil: only the context frame is produced.
-	Memory   Memory
+	Memory Memory
+	// Code is all the memory the dump holds (every memory-list region),
+	// read for the instructions before a candidate return address: a
+	// scanned word not preceded by a call is no return address. Nil when
+	// the dump holds none, and in Breakpad's modes, which never read it.
+	Code     Memory
 	Modules  *ModuleMap   // loaded modules
 	Unloaded *ModuleMap   // unloaded modules, for naming frames only
 	Symbols  SymbolSource // nil: walk without symbols
@@ -213,6 +218,15 @@ func (w *Walker) ReadWord(addr uint64, size int) (uint64, bool) {
 		return uint64(v), ok
 	}
 	return w.ReadUint64(addr)
+}
+
+// ReadCode fills p with the dump's memory at addr from Env.Code; false
+// when there is no such memory.
+func (w *Walker) ReadCode(addr uint64, p []byte) bool {
+	if w.Env.Code == nil || addr+uint64(len(p)) < addr {
+		return false
+	}
+	return w.Env.Code.ReadMemory(addr, p) == nil
 }
 
 // memoryAdapter gives symfile's evaluator the walker's memory.

@@ -59,9 +59,17 @@ func Scan(w *walker.Walker, start uint64, words, size int, callOffset uint64, ve
 // code puts on every return address it saves. The address returned is the
 // word with those bits cleared.
 func ScanMasked(w *walker.Walker, start uint64, words, size int, callOffset, mask uint64, verify func(loc, ra uint64) bool) (loc, ra uint64, ok bool) {
+	return scanMasked(w, nil, start, words, size, callOffset, mask, verify)
+}
+
+// scanMasked is ScanMasked choosing by call site (see pick) when callee is
+// not nil and the dump holds code.
+func scanMasked(w *walker.Walker, callee *walker.Frame, start uint64, words, size int, callOffset, mask uint64, verify func(loc, ra uint64) bool) (loc, ra uint64, ok bool) {
 	if size == 4 {
 		mask &= 0xffffffff
 	}
+	var p pick
+	p.useCode = callee != nil && w.Env.Code != nil
 	for i := 0; i <= words; i++ {
 		l := start + uint64(i*size)
 		if l < start || l > mask {
@@ -76,11 +84,81 @@ func ScanMasked(w *walker.Walker, start uint64, words, size int, callOffset, mas
 		if !w.InstructionSeemsValid(cand) { // also: inside a loaded module
 			continue
 		}
-		if Plausible(w, v, callOffset, mask) && (verify == nil || verify(l, v)) {
-			return l, v, true
+		if done := p.offer(w, callee, l, v, func() bool {
+			return Plausible(w, v, callOffset, mask) && (verify == nil || verify(l, v))
+		}); done {
+			break
 		}
 	}
-	return 0, 0, false
+	return p.loc, p.ra, p.ok
+}
+
+// pick chooses among the candidates of a scan window, offered in order.
+// Without code it takes the first one that passes the checks, as the scans
+// always did. With code (useCode) it drops candidates no call instruction
+// precedes, takes the first whose call site is a direct call to the
+// callee's function, and otherwise the first remaining one: a real return
+// address may follow a direct call to another function when that function
+// tail-called the callee, or an indirect call, or code the dump lacks.
+type pick struct {
+	useCode bool
+	loc, ra uint64
+	ok      bool
+}
+
+// offer considers the candidate ra at loc; checks runs the candidate's
+// other tests (called only when the verdict could change the choice). It
+// reports whether the choice is final.
+func (p *pick) offer(w *walker.Walker, callee *walker.Frame, loc, ra uint64, checks func() bool) (done bool) {
+	if !p.useCode {
+		if !checks() {
+			return false
+		}
+		p.loc, p.ra, p.ok = loc, ra, true
+		return true
+	}
+	v := Judge(w, callee, ra)
+	if v == NoCall || (p.ok && v != Confirmed) || !checks() {
+		return false
+	}
+	p.loc, p.ra = loc, ra
+	p.ok = true
+	return v == Confirmed
+}
+
+// ScanByCallSite is Breakpad's scan (walker.ScanForReturnAddress: the
+// first word whose value − 1 seems a valid instruction) for the x86 and
+// amd64 walkers' extended mode: when the dump holds code it chooses among
+// the candidates of the whole window by their call sites as pick does,
+// callee being the frame scanned from. Without code it is exactly
+// Breakpad's scan.
+func ScanByCallSite(w *walker.Walker, callee *walker.Frame, start uint64, words, size int) (loc, ra uint64, ok bool) {
+	if w.Env.Code == nil || callee == nil {
+		return w.ScanForReturnAddress(start, words, size)
+	}
+	mask := ^uint64(0)
+	if size == 4 {
+		mask = 0xffffffff
+	}
+	start &= mask
+	end := start + uint64(words)*uint64(size)
+	if end < start {
+		end = ^uint64(0)
+	}
+	p := pick{useCode: true}
+	for l := start; l <= end && l <= mask; l += uint64(size) {
+		v, ok := w.ReadWord(l, size)
+		if !ok {
+			break
+		}
+		if w.InstructionSeemsValid((v-1)&mask) && p.offer(w, callee, l, v, func() bool { return true }) {
+			break
+		}
+		if l+uint64(size) < l {
+			break
+		}
+	}
+	return p.loc, p.ra, p.ok
 }
 
 // ScanWords is the scan length from frame f: like rust-minidump, four times
@@ -151,7 +229,10 @@ type Arch struct {
 
 // ScanCaller scans the stack from sp for the caller's return address:
 // Breakpad's scan, or, when validated, the extended scan (Plausible and
-// VerifyByCFI) with the bits outside mask cleared from every word. It
+// VerifyByCFI) with the bits outside mask cleared from every word, which,
+// when the dump holds code (walker.Env.Code), chooses among the candidates
+// of the whole window by their call sites (see pick and Judge: a word no
+// call precedes is skipped, a direct call to last's function wins). It
 // returns the address of the word and the return address.
 func ScanCaller(w *walker.Walker, last *walker.Frame, sp uint64, validated bool, mask uint64, a Arch) (loc, ra uint64, ok bool) {
 	if !validated {
@@ -166,5 +247,5 @@ func ScanCaller(w *walker.Walker, last *walker.Frame, sp uint64, validated bool,
 		ctx.SetIndex(a.SP, loc+uint64(a.WordSize))
 		return VerifyByCFI(w, walker.Frame{Instruction: (ra - a.CallOffset) & mask, Context: ctx}, a.CFIRegs, a.CallOffset, mask)
 	}
-	return ScanMasked(w, sp, ScanWords(last), a.WordSize, a.CallOffset, mask, verify)
+	return scanMasked(w, last, sp, ScanWords(last), a.WordSize, a.CallOffset, mask, verify)
 }
