@@ -223,8 +223,8 @@ func decodeARM64(b []byte, ra uint64) CallSite {
 	case w&0xfc000000 == 0x94000000: // BL imm26
 		return CallSite{Kind: CallDirect, Target: ra - 4 + signExtend((w&0x3ffffff)<<2, 28)}
 	case w&0xfffffc1f == 0xd63f0000, // BLR Xn
-		w&0xfffffb1f == 0xd63f081f, // BLRAAZ / BLRABZ Xn
-		w&0xfffffb00 == 0xd73f0800: // BLRAA / BLRAB Xn, Xm|SP
+		w&0xfffff81f == 0xd63f081f, // BLRAAZ / BLRABZ Xn (M in bit 10)
+		w&0xfffff800 == 0xd73f0800: // BLRAA / BLRAB Xn, Xm|SP
 		return CallSite{Kind: CallIndirect}
 	}
 	return CallSite{Kind: NotCall}
