@@ -35,7 +35,7 @@ func readCore(t testing.TB, name string) []byte {
 	return corpus.ReadZstd(t, filepath.Join(testdataDir, "cores", name+".core.zst"))
 }
 
-var defaultOptions = coreconv.Options{StackLimit: 64 << 10, IPWindow: 256, NoDisk: true}
+var defaultOptions = coreconv.Options{StackLimit: 64 << 10, IPWindow: 256, CodeWindow: 128, NoDisk: true}
 
 // convertCore converts the ELF core raw with opt, failing t on any error.
 func convertCore(t *testing.T, raw []byte, opt coreconv.Options) []byte {

@@ -9,7 +9,8 @@ import (
 )
 
 // FuzzConvert runs the whole conversion on mutated cores: it must return a
-// dump or an error, within the memory bound.
+// dump or an error, within the memory bound, with code windows around the
+// stacks' code pointers.
 func FuzzConvert(f *testing.F) {
 	f.Add(tinyCore(0x401000, 0x7ffc0000, 9, 0x401000))
 	for _, name := range []string{"x86-threads", "arm64-fp"} {
@@ -23,6 +24,7 @@ func FuzzConvert(f *testing.F) {
 		}
 		opt := defaultOptions
 		opt.MaxMemory = 1 << 20
+		opt.CodeWindow = 128
 		_, _ = coreconv.Convert(core, opt)
 	})
 }

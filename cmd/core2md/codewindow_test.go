@@ -1,0 +1,315 @@
+package main
+
+import (
+	"bytes"
+	"debug/elf"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/coreconv"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+)
+
+// dumpMemory is a dump's memory list and thread stacks, read with the
+// minidump package.
+type dumpMemory struct {
+	regions []minidump.MemoryRegion
+	data    [][]byte
+	stacks  []minidump.MemoryDescriptor
+	ips     []uint64
+}
+
+func readDumpMemory(t *testing.T, data []byte) dumpMemory {
+	t.Helper()
+	f := openDump(t, data)
+	ml, err := f.Memory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m dumpMemory
+	m.regions = ml.Regions()
+	for _, r := range m.regions {
+		b, err := r.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.data = append(m.data, b)
+	}
+	ths, err := f.Threads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range ths {
+		m.stacks = append(m.stacks, th.Stack)
+		if ip, ok := th.Context.IP(); ok {
+			m.ips = append(m.ips, ip)
+		}
+	}
+	return m
+}
+
+// read returns the bytes at [addr, addr+n) if the dump holds all of them,
+// possibly across adjacent regions.
+func (m dumpMemory) read(addr, n uint64) ([]byte, bool) {
+	var out []byte
+	for a := addr; a < addr+n; {
+		found := false
+		for i, r := range m.regions {
+			if r.Contains(a) {
+				k := min(addr+n-a, r.End()-a)
+				out = append(out, m.data[i][a-r.Base:a-r.Base+k]...)
+				a += k
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// isStack reports whether region r is one of the threads' stacks.
+func (m dumpMemory) isStack(r minidump.MemoryRegion) bool {
+	for _, s := range m.stacks {
+		if s.Start == r.Base && uint64(s.Size) == r.Size {
+			return true
+		}
+	}
+	return false
+}
+
+// checkDisjoint fails t if two regions of the memory list overlap (Breakpad
+// rejects such a list).
+func (m dumpMemory) checkDisjoint(t *testing.T) {
+	t.Helper()
+	for i := 1; i < len(m.regions); i++ {
+		if m.regions[i].Base < m.regions[i-1].End() {
+			t.Errorf("regions [%#x,%#x) and [%#x,%#x) overlap", m.regions[i-1].Base, m.regions[i-1].End(), m.regions[i].Base, m.regions[i].End())
+		}
+	}
+}
+
+// progCode reads the program file with debug/elf, independently of the
+// converter: the file bytes of its executable PT_LOAD segments.
+type progCode struct{ segs []*elf.Prog }
+
+func openProgCode(t *testing.T, path string) progCode {
+	t.Helper()
+	ef, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ef.Close() })
+	var p progCode
+	for _, s := range ef.Progs {
+		if s.Type == elf.PT_LOAD && s.Flags&elf.PF_X != 0 {
+			p.segs = append(p.segs, s)
+		}
+	}
+	if len(p.segs) == 0 {
+		t.Fatalf("%s has no executable segment", path)
+	}
+	return p
+}
+
+// segment returns the executable segment holding addr.
+func (p progCode) segment(addr uint64) *elf.Prog {
+	for _, s := range p.segs {
+		if s.Vaddr <= addr && addr < s.Vaddr+s.Filesz {
+			return s
+		}
+	}
+	return nil
+}
+
+// bytes returns the file's bytes at [lo, hi), which must lie in one segment.
+func (p progCode) bytes(t *testing.T, lo, hi uint64) []byte {
+	t.Helper()
+	s := p.segment(lo)
+	if s == nil || hi > s.Vaddr+s.Filesz {
+		t.Fatalf("[%#x,%#x) is not in an executable segment of the program", lo, hi)
+	}
+	buf := make([]byte, hi-lo)
+	if _, err := s.ReadAt(buf, int64(lo-s.Vaddr)); err != nil {
+		t.Fatal(err)
+	}
+	return buf
+}
+
+// TestCodeWindows converts the qemu-user cores of arm and arm64 (which hold
+// no program text) with the program as --module: the dump holds the
+// program's bytes around every return address gdb found on the crashing
+// thread's stack, 64 before and 64 from it (clipped to the executable
+// segment), equal to the bytes of the program file read with debug/elf; no
+// two regions overlap; and with CodeWindow 0 the memory list is the stacks
+// and the instruction-pointer windows only, which the default list holds
+// unchanged.
+func TestCodeWindows(t *testing.T) {
+	for _, tc := range []struct{ core, arch string }{
+		{"arm-fp", "arm"},
+		{"arm64-fp", "arm64"},
+	} {
+		t.Run(tc.core, func(t *testing.T) {
+			prog := unpackProgram(t, tc.arch)
+			code := openProgCode(t, prog)
+			raw := readCore(t, tc.core)
+			opt := defaultOptions
+			opt.CodeWindow = 128
+			opt.Modules = []coreconv.Module{{Path: prog}}
+			mem := readDumpMemory(t, convertCore(t, raw, opt))
+			mem.checkDisjoint(t)
+
+			threads := oracle.ReadGDBFrames(t, filepath.Join(testdataDir, "oracle", tc.core+".frames.txt"))
+			checked := 0
+			for _, th := range threads {
+				for i, f := range th.Frames {
+					if i == 0 {
+						continue // not a return address: the instruction-pointer window
+					}
+					s := code.segment(f.PC)
+					if s == nil {
+						t.Errorf("gdb's frame %d pc %#x is not in the program's code", i, f.PC)
+						continue
+					}
+					lo, hi := max(f.PC-64, s.Vaddr), min(f.PC+64, s.Vaddr+s.Filesz)
+					got, ok := mem.read(lo, hi-lo)
+					if !ok {
+						t.Errorf("frame %d (%s): return address %#x: dump lacks [%#x,%#x)", i, f.Function, f.PC, lo, hi)
+						continue
+					}
+					if want := code.bytes(t, lo, hi); !bytes.Equal(got, want) {
+						t.Errorf("frame %d (%s): bytes at [%#x,%#x) differ from the program file", i, f.Function, lo, hi)
+					}
+					checked++
+				}
+			}
+			if checked < 4 {
+				t.Errorf("checked %d return addresses, want at least 4", checked)
+			}
+			// Every region that is not a stack holds program bytes: nothing
+			// invented.
+			for i, r := range mem.regions {
+				if mem.isStack(r) {
+					continue
+				}
+				if want := code.bytes(t, r.Base, r.End()); !bytes.Equal(mem.data[i], want) {
+					t.Errorf("region [%#x,%#x) differs from the program file", r.Base, r.End())
+				}
+			}
+
+			// CodeWindow 0: only the stacks and the instruction-pointer
+			// windows (from the program file: the core lacks them), all kept
+			// in the default dump.
+			opt.CodeWindow = 0
+			old := readDumpMemory(t, convertCore(t, raw, opt))
+			old.checkDisjoint(t)
+			for i, r := range old.regions {
+				if !old.isStack(r) {
+					holdsIP := false
+					for _, ip := range old.ips {
+						holdsIP = holdsIP || r.Contains(ip)
+					}
+					if !holdsIP {
+						t.Errorf("CodeWindow 0: region [%#x,%#x) is neither a stack nor an instruction-pointer window", r.Base, r.End())
+					}
+				}
+				if got, ok := mem.read(r.Base, r.Size); !ok || !bytes.Equal(got, old.data[i]) {
+					t.Errorf("CodeWindow 0's region [%#x,%#x) is not in the default dump", r.Base, r.End())
+				}
+			}
+			if len(old.regions) >= len(mem.regions) {
+				t.Errorf("CodeWindow 0 keeps %d regions, the default %d", len(old.regions), len(mem.regions))
+			}
+			// And without the instruction-pointer window, the stacks alone:
+			// the memory list of converters before code windows.
+			opt.IPWindow = 0
+			stacksOnly := readDumpMemory(t, convertCore(t, raw, opt))
+			for _, r := range stacksOnly.regions {
+				if !stacksOnly.isStack(r) {
+					t.Errorf("IPWindow 0, CodeWindow 0: region [%#x,%#x) is not a stack", r.Base, r.End())
+				}
+			}
+		})
+	}
+}
+
+// TestCodeWindowsWithoutProgram converts a kernel core whose program file
+// is not at hand (testdata keeps no amd64 program; the core holds no text
+// with the default coredump_filter): the conversion succeeds and puts no
+// code of the program into the dump, whether reading from disk is
+// forbidden or the file is missing under the sysroot. The only code windows
+// are of the vDSO, whose text the kernel dumps.
+func TestCodeWindowsWithoutProgram(t *testing.T) {
+	raw := readCore(t, "amd64-fp")
+	for _, tc := range []struct {
+		name string
+		opt  func(*coreconv.Options)
+	}{
+		{"no-disk", func(o *coreconv.Options) { o.NoDisk = true }},
+		{"missing file", func(o *coreconv.Options) { o.NoDisk, o.Sysroot = false, t.TempDir() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := defaultOptions
+			opt.CodeWindow = 128
+			tc.opt(&opt)
+			data := convertCore(t, raw, opt)
+			mem := readDumpMemory(t, data)
+			mem.checkDisjoint(t)
+			var vdso *minidump.Module
+			ms := dumpModules(t, data)
+			for i := range ms {
+				if ms[i].Name == "linux-gate.so" {
+					vdso = &ms[i]
+				}
+			}
+			for _, r := range mem.regions {
+				if mem.isStack(r) {
+					continue
+				}
+				if vdso == nil || r.Base < vdso.Base || r.End() > vdso.End() {
+					t.Errorf("region [%#x,%#x) is neither a stack nor in the vDSO", r.Base, r.End())
+				}
+			}
+			// With CodeWindow 0 the memory list is the stack alone (the
+			// core has no program text for the instruction-pointer window).
+			opt.CodeWindow = 0
+			for _, r := range readDumpMemory(t, convertCore(t, raw, opt)).regions {
+				if !mem.isStack(r) {
+					t.Errorf("CodeWindow 0: region [%#x,%#x) is not a stack", r.Base, r.End())
+				}
+			}
+		})
+	}
+}
+
+// TestCodeWindowFlag: -code-window 0 and the default through the command.
+func TestCodeWindowFlag(t *testing.T) {
+	dir := t.TempDir()
+	prog := unpackProgram(t, "arm64")
+	core := filepath.Join(dir, "core")
+	writeFile(t, core, readCore(t, "arm64-fp"))
+	regions := func(args ...string) int {
+		out := filepath.Join(dir, "out.dmp")
+		var stderr strings.Builder
+		if code := run(append(args, "-module", prog, core, out), &stderr); code != 0 {
+			t.Fatalf("run %v = %d: %s", args, code, stderr.String())
+		}
+		return len(readDumpMemory(t, readFile(t, out)).regions)
+	}
+	off, on := regions("-code-window", "0"), regions()
+	if off != 2 || on <= off {
+		t.Errorf("regions with -code-window 0: %d (want 2: stack, instruction-pointer window); by default %d (want more)", off, on)
+	}
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
