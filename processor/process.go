@@ -36,7 +36,10 @@ type Options struct {
 	// does: from its descriptor or the MemoryListStream region holding the
 	// descriptor's start, never the Memory64ListStream of full-memory dumps
 	// (Breakpad's processor does not read it), nor the region holding the
-	// stack pointer when the descriptor leads nowhere.
+	// stack pointer when the descriptor leads nowhere. It also withholds
+	// the dump's memory from the walkers as code (walker.Env.Code): their
+	// scans then take the first plausible word, as Breakpad's do, instead
+	// of checking the instruction before each candidate return address.
 	BreakpadMemory bool
 	// BreakpadModules rejects a module list with overlapping modules on
 	// platforms other than Linux and Android, as Breakpad does: no module is
@@ -169,6 +172,11 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		st.note("memory list", err)
 	}
 	roles := dump.ThreadRoles()
+	// The walkers read instructions before candidate return addresses from
+	// all of the dump's memory; Breakpad reads only thread stacks.
+	if !opts.BreakpadMemory && memList != nil {
+		env.Code = memList
+	}
 
 	type job struct {
 		thread *Thread
