@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -312,4 +313,98 @@ func writeFile(t *testing.T, path string, data []byte) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCorpusCodeWindows checks the dumps of testdata/: for every return
+// address gdb found (frames 1 and up) that the thread's stack or registers
+// hold as a word (on arm possibly with the Thumb bit), the dump holds the
+// 64 bytes before it and the 64 from it on, as core2md -code-window 128
+// keeps them; on arm and arm64 they equal the program file's bytes (the
+// kept stripped program, read with debug/elf). No two regions overlap.
+func TestCorpusCodeWindows(t *testing.T) {
+	progs := map[string]progCode{}
+	for _, arch := range []string{"arm", "arm64"} {
+		progs[arch] = openProgCode(t, unpackProgram(t, arch))
+	}
+	for _, c := range readCases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			data := readFile(t, filepath.Join(testdataDir, "dumps", c.Name+".dmp"))
+			mem := readDumpMemory(t, data)
+			mem.checkDisjoint(t)
+			ths, err := openDump(t, data).Threads()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked, absent := 0, 0
+			for _, g := range oracle.ReadGDBFrames(t, filepath.Join(testdataDir, "oracle", c.Name+".frames.txt")) {
+				var words map[uint64]bool
+				for _, th := range ths {
+					if th.ID == g.LWP {
+						words = threadWords(t, mem, th, c.Arch == "arm")
+					}
+				}
+				if words == nil {
+					t.Fatalf("gdb's thread %d is not in the dump", g.LWP)
+				}
+				for i, f := range g.Frames[min(1, len(g.Frames)):] {
+					if !words[f.PC] {
+						absent++
+						continue
+					}
+					lo, hi := f.PC-64, f.PC+64
+					prog, isArm := progs[c.Arch]
+					if isArm {
+						s := prog.segment(f.PC)
+						if s == nil {
+							continue // not the program's code (none of arm's dumps has another module)
+						}
+						lo, hi = max(lo, s.Vaddr), min(hi, s.Vaddr+s.Filesz)
+					}
+					got, ok := mem.read(lo, hi-lo)
+					switch {
+					case !ok:
+						t.Errorf("thread %d frame %d (%s): dump lacks [%#x,%#x) around return address %#x", g.LWP, i+1, f.Function, lo, hi, f.PC)
+					case isArm && !bytes.Equal(got, prog.bytes(t, lo, hi)):
+						t.Errorf("thread %d frame %d (%s): bytes at [%#x,%#x) differ from the program file", g.LWP, i+1, f.Function, lo, hi)
+					}
+					checked++
+				}
+			}
+			if checked == 0 {
+				t.Errorf("no gdb return address is on a stack (%d are not)", absent)
+			}
+			t.Logf("%d return addresses checked, %d not on the stack nor in a register", checked, absent)
+		})
+	}
+}
+
+// threadWords returns the aligned words of th's stack in the dump and its
+// register values; on arm each also without the Thumb bit.
+func threadWords(t *testing.T, mem dumpMemory, th minidump.Thread, arm bool) map[uint64]bool {
+	t.Helper()
+	words := map[uint64]bool{}
+	add := func(v uint64) {
+		words[v] = true
+		if arm {
+			words[v&^1] = true
+		}
+	}
+	for i := range th.Context.NumRegs() {
+		if v, ok := th.Context.Index(i); ok {
+			add(v)
+		}
+	}
+	stack, ok := mem.read(th.Stack.Start, uint64(th.Stack.Size))
+	if !ok {
+		t.Fatalf("thread %d: stack not in the memory list", th.ID)
+	}
+	size := th.Context.WordSize()
+	for off := 0; off+size <= len(stack); off += size {
+		if size == 8 {
+			add(binary.LittleEndian.Uint64(stack[off:]))
+		} else {
+			add(uint64(binary.LittleEndian.Uint32(stack[off:])))
+		}
+	}
+	return words
 }

@@ -9,8 +9,8 @@
 // Flags: -stack-limit N (bytes of stack per thread, default 256 KiB),
 // -max-memory N (bound on all memory copied, default 512 MiB), -ip-window N
 // (bytes around each instruction pointer, default 256), -code-window N
-// (bytes around each stack word that points into executable code of a
-// module, default 128: 64 before and 64 from it, clipped to the executable
+// (bytes around each stack word and register value that points into
+// executable code of a module, default 128: 64 before and 64 from it, clipped to the executable
 // segment; from the core, else from the module's ELF file: the -module path
 // or the NT_FILE path, read under -sysroot unless -no-disk; 0 disables),
 // -module

@@ -36,7 +36,7 @@ func run(args []string, stderr io.Writer) int {
 	fs.Uint64Var(&opt.StackLimit, "stack-limit", def.StackLimit, "bytes of stack to keep per thread, from the stack pointer up")
 	fs.Uint64Var(&opt.MaxMemory, "max-memory", def.MaxMemory, "bound on the memory bytes copied into the dump, all threads together")
 	fs.Uint64Var(&opt.IPWindow, "ip-window", def.IPWindow, "bytes of memory to keep around each thread's instruction pointer")
-	fs.Uint64Var(&opt.CodeWindow, "code-window", def.CodeWindow, "bytes of code to keep around each stack word that points into a module's executable segment (half before, half after; from the core, else from the module's file); 0 keeps none")
+	fs.Uint64Var(&opt.CodeWindow, "code-window", def.CodeWindow, "bytes of code to keep around each stack word and register that points into a module's executable segment (half before, half after; from the core, else from the module's file); 0 keeps none")
 	fs.Var(&mods, "module", "`path[@0xBASE]` of an ELF module loaded in the process (repeatable); for cores without NT_FILE (qemu-user). Without @BASE a position-independent executable is placed by AT_ENTRY")
 	fs.StringVar(&opt.Sysroot, "sysroot", "", "directory prefixed to module paths from the core when reading them from disk")
 	fs.BoolVar(&opt.NoDisk, "no-disk", false, "never read module files from disk (build ids only from the core's memory)")

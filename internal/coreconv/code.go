@@ -149,9 +149,10 @@ func window(core *coredump.File, seg *codeSegment, addr, before, after uint64) (
 }
 
 // codeWindows returns a window of opt.CodeWindow bytes around each distinct
-// stack word that points into executable memory of a module, taking each
-// window's size from *budget; words are visited thread by thread from the
-// stack pointer up.
+// register value and stack word that points into executable memory of a
+// module, taking each window's size from *budget; the registers of all
+// threads come first, then the stacks, thread by thread from the stack
+// pointer up.
 func codeWindows(core *coredump.File, code *codeModules, stacks []threadStack, opt Options, budget *uint64) []chunk {
 	if opt.CodeWindow == 0 {
 		return nil
@@ -165,6 +166,42 @@ func codeWindows(core *coredump.File, code *codeModules, stacks []threadStack, o
 	arm := core.Arch == minidump.ArchARM
 	seen := map[uint64]bool{}
 	var out []chunk
+	// visit adds the window around p; false when a bound is reached.
+	visit := func(p uint64) bool {
+		if arm {
+			p &^= 1 // the Thumb bit of a return address
+		}
+		if seen[p] {
+			return true
+		}
+		seg := code.segmentAt(p)
+		if seg == nil {
+			return true
+		}
+		if len(seen) == maxCodeWindows {
+			return false
+		}
+		seen[p] = true
+		c, ok := window(core, seg, p, before, after)
+		if !ok {
+			return true
+		}
+		if c.hi-c.lo > *budget {
+			return false
+		}
+		*budget -= c.hi - c.lo
+		out = append(out, c)
+		return true
+	}
+	// The threads' registers first (the link register of arm and arm64
+	// holds a return address), then the stacks.
+	for _, t := range core.Threads {
+		for i := range t.Context.NumRegs() {
+			if v, ok := t.Context.Index(i); ok && !visit(v) {
+				return out
+			}
+		}
+	}
 	for _, st := range stacks {
 		// Aligned words: the stack starts 16-byte aligned.
 		for off := 0; off+word <= len(st.data); off += word {
@@ -174,29 +211,9 @@ func codeWindows(core *coredump.File, code *codeModules, stacks []threadStack, o
 			} else {
 				p = uint64(binary.LittleEndian.Uint32(st.data[off:]))
 			}
-			if arm {
-				p &^= 1 // the Thumb bit of a return address
-			}
-			if seen[p] {
-				continue
-			}
-			seg := code.segmentAt(p)
-			if seg == nil {
-				continue
-			}
-			if len(seen) == maxCodeWindows {
+			if !visit(p) {
 				return out
 			}
-			seen[p] = true
-			c, ok := window(core, seg, p, before, after)
-			if !ok {
-				continue
-			}
-			if c.hi-c.lo > *budget {
-				return out
-			}
-			*budget -= c.hi - c.lo
-			out = append(out, c)
 		}
 	}
 	return out

@@ -16,10 +16,10 @@ import (
 type Options struct {
 	StackLimit uint64 // bytes of stack kept per thread, from SP (less the amd64 red zone) up
 	IPWindow   uint64 // bytes kept around each instruction pointer
-	// CodeWindow is the bytes kept around each stack word that points into
-	// an executable segment of a module (half before it, half from it on,
-	// clipped to the segment), from the core or else from the module's
-	// file; 0 keeps none.
+	// CodeWindow is the bytes kept around each stack word and register
+	// value that points into an executable segment of a module (half before
+	// it, half from it on, clipped to the segment), from the core or else
+	// from the module's file; 0 keeps none.
 	CodeWindow uint64
 	Modules    []Module // modules named by the user (core2md --module)
 	Sysroot    string   // prefix for paths read from disk
@@ -32,8 +32,8 @@ type Options struct {
 }
 
 // DefaultOptions returns core2md's defaults: 256 KiB of stack per thread,
-// 256 bytes around each instruction pointer, 128 around each code pointer on
-// the stacks, at most 512 MiB of memory, module files read from disk when
+// 256 bytes around each instruction pointer, 128 around each code pointer in
+// the stacks and registers, at most 512 MiB of memory, module files read from disk when
 // the core lacks their identifiers or code.
 func DefaultOptions() Options {
 	return Options{StackLimit: 256 << 10, IPWindow: 256, CodeWindow: 128, MaxMemory: 512 << 20}
