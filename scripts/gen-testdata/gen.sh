@@ -3,6 +3,7 @@
 #
 #   scripts/gen-testdata/gen.sh            # all architectures
 #   ARCHES="arm64 arm" scripts/gen-testdata/gen.sh
+#   CONVERT_ONLY=1 scripts/gen-testdata/gen.sh   # only reconvert the cores of the last run
 #
 # Needs Debian (bookworm) and root for the package install; CI does not run
 # it. It compiles src/ for each architecture, crashes every case natively
@@ -121,8 +122,38 @@ oracles() {
 	local gdbargs=(-batch -nx -iex "set debuginfod enabled off" "$WORK/$arch/crashdemo" "$dir/core")
 	gdb-multiarch "${gdbargs[@]}" -ex "thread apply all bt" 2>/dev/null | sed "s|$WORK|WORK|g" >"$OUT/oracle/$name.gdb.txt"
 	gdb-multiarch "${gdbargs[@]}" -x "$HERE/gdb_frames.py" 2>/dev/null | grep -E '^(#|thread|reg|frame|library) ' >"$OUT/oracle/$name.frames.txt"
+	breakpad_oracles "$name"
+}
+
+breakpad_oracles() {
+	local name=$1
 	"$BREAKPAD/minidump_stackwalk" -m "$OUT/dumps/$name.dmp" "$OUT/symbols" >"$OUT/oracle/$name.breakpad.machine.txt" 2>/dev/null
 	"$BREAKPAD/minidump_stackwalk" "$OUT/dumps/$name.dmp" "$OUT/symbols" >"$OUT/oracle/$name.breakpad.txt" 2>/dev/null
+}
+
+# convert ARCH CASE PRODUCER: the dump of $WORK/ARCH/CASE/core.
+convert() {
+	local arch=$1 c=$2 producer=$3 modarg=()
+	# qemu-user cores have no NT_FILE: name the program on the command line.
+	[ "$producer" = qemu ] && modarg=(-module "$WORK/$arch/crashdemo")
+	"$WORK/core2md" -stack-limit "$STACK_LIMIT" "${modarg[@]}" "$WORK/$arch/$c/core" "$OUT/dumps/$arch-$c.dmp"
+}
+
+# convert_only: CONVERT_ONLY=1 reruns only the conversion of the cores and
+# programs the last full run left in $WORK (after a change to core2md), with
+# the producers of $OUT/cases.txt, and Breakpad's oracles of the new dumps.
+# Cores, programs, symbols and gdb's oracles stay as they are.
+convert_only() {
+	[ -x "$BREAKPAD/minidump_stackwalk" ] || { log "no $BREAKPAD/minidump_stackwalk"; return 1; }
+	(cd "$ROOT" && go build -o "$WORK/core2md" ./cmd/core2md)
+	local name arch c producer threads
+	while read -r name arch c producer threads; do
+		[[ "$name" == "#"* || " $ARCHES " != *" $arch "* ]] && continue
+		[ -s "$WORK/$arch/$c/core" ] || { log "no core $WORK/$arch/$c/core"; return 1; }
+		convert "$arch" "$c" "$producer"
+		breakpad_oracles "$name"
+		log "$name: reconverted"
+	done <"$OUT/cases.txt"
 }
 
 # dynamic_case: a dynamically linked PIE build of the program, crashed
@@ -159,6 +190,10 @@ dynamic_case() {
 }
 
 main() {
+	if [ -n "${CONVERT_ONLY:-}" ]; then
+		convert_only
+		return
+	fi
 	setup
 	log "work directory $WORK"
 	(cd "$ROOT" && go build -o "$WORK/core2md" ./cmd/core2md)
@@ -174,10 +209,7 @@ main() {
 		for c in $(cases "$arch"); do
 			local name=$arch-$c producer
 			producer=$(crash "$arch" "$c")
-			local modarg=()
-			# qemu-user cores have no NT_FILE: name the program on the command line.
-			[ "$producer" = qemu ] && modarg=(-module "$WORK/$arch/crashdemo")
-			"$WORK/core2md" -stack-limit "$STACK_LIMIT" "${modarg[@]}" "$WORK/$arch/$c/core" "$OUT/dumps/$name.dmp"
+			convert "$arch" "$c" "$producer"
 			oracles "$arch" "$c"
 			local threads
 			threads=$(grep -c '^thread ' "$OUT/oracle/$name.frames.txt")
