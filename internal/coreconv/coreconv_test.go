@@ -47,3 +47,25 @@ func TestParseModule(t *testing.T) {
 		t.Error("ParseModule accepted a bad base address")
 	}
 }
+
+func TestDisjointChunks(t *testing.T) {
+	a, b := &codeSegment{lo: 0}, &codeSegment{lo: 100}
+	got := disjoint([]chunk{
+		{50, 70, b},
+		{0, 20, nil},
+		{10, 30, nil}, // merges with the core chunk before it
+		{25, 40, a},   // loses [25,30) to the core chunk
+		{40, 45, a},   // touches the chunk of the same file: merges
+		{41, 44, b},   // inside: dropped
+		{60, 80, b},   // same file: merges
+		{65, 90, nil}, // loses [65,80)
+	})
+	want := []chunk{{0, 30, nil}, {30, 45, a}, {50, 80, b}, {80, 90, nil}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("disjoint = %v, want %v", got, want)
+	}
+	cut := subtractChunks(want, []interval{{20, 35}, {85, 100}})
+	if want := []chunk{{0, 20, nil}, {35, 45, a}, {50, 80, b}, {80, 85, nil}}; !reflect.DeepEqual(cut, want) {
+		t.Errorf("subtractChunks = %v, want %v", cut, want)
+	}
+}
