@@ -58,4 +58,17 @@
 //     the list, which gives what the oracle prints for the same layout in
 //     an Android dump (TestOverlappingModules).
 //     Options.BreakpadModules restores the rejection.
+//   - Call sites. The walkers get all of the dump's memory as code
+//     (walker.Env.Code: Linux dumps hold code around the crash address,
+//     full-memory and Crashpad dumps more, converted cores every stack
+//     word's). A scanned word is a return address only if a call
+//     instruction ends there: words after a jmp, ret or any other
+//     instruction (function pointers, stale values) are skipped, and a
+//     direct call to the callee's own function is preferred over earlier
+//     candidates (glibc's __libc_start_call_main on ARM keeps stale return
+//     addresses in its 300-byte frame). Without code the scans are
+//     Breakpad's. Breakpad takes the first word that points into a function
+//     (TestCallSiteEvidence; the conformance test compares those frames
+//     with Options.BreakpadScan). Options.BreakpadScan, and
+//     Options.BreakpadMemory, restore Breakpad's scans.
 package processor

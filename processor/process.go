@@ -36,11 +36,14 @@ type Options struct {
 	// does: from its descriptor or the MemoryListStream region holding the
 	// descriptor's start, never the Memory64ListStream of full-memory dumps
 	// (Breakpad's processor does not read it), nor the region holding the
-	// stack pointer when the descriptor leads nowhere. It also withholds
-	// the dump's memory from the walkers as code (walker.Env.Code): their
-	// scans then take the first plausible word, as Breakpad's do, instead
-	// of checking the instruction before each candidate return address.
+	// stack pointer when the descriptor leads nowhere. It implies
+	// BreakpadScan: Breakpad reads no memory but thread stacks.
 	BreakpadMemory bool
+	// BreakpadScan withholds the dump's memory from the walkers as code
+	// (walker.Env.Code): stack scans then take the first plausible word, as
+	// Breakpad's do, instead of skipping words no call instruction
+	// precedes and preferring a call to the callee's own function.
+	BreakpadScan bool
 	// BreakpadModules rejects a module list with overlapping modules on
 	// platforms other than Linux and Android, as Breakpad does: no module is
 	// listed and no frame gets a module or symbols. By default overlaps are
@@ -174,7 +177,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	roles := dump.ThreadRoles()
 	// The walkers read instructions before candidate return addresses from
 	// all of the dump's memory; Breakpad reads only thread stacks.
-	if !opts.BreakpadMemory && memList != nil {
+	if !opts.BreakpadMemory && !opts.BreakpadScan && memList != nil {
 		env.Code = memList
 	}
 

@@ -4,6 +4,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/retaddr"
 )
 
 // cfiRegs is Breakpad's amd64 CFI register map: rbx, rbp, r12–r15 are callee-saved.
@@ -149,7 +150,9 @@ func bySimulatingReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 
 func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	sp, _ := last.Context.SP()
-	loc, ip, ok := w.ScanForReturnAddress(sp, walker.ScanWords(last), 8)
+	// Breakpad's scan; when the dump holds code (never in Breakpad's
+	// modes), the candidates are chosen by their call sites.
+	loc, ip, ok := retaddr.ScanByCallSite(w, last, sp, walker.ScanWords(last), 8)
 	if !ok {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/retaddr"
 )
 
 // maxFrameGap bounds the distance between a scanned frame's restored EBP
@@ -40,7 +41,9 @@ type state struct {
 // Options selects the walking rules.
 type Options struct {
 	// Breakpad reproduces Breakpad's choice of .cbCalleeParams (see
-	// byWindowsFrameInfo) instead of the callee's parameter size.
+	// byWindowsFrameInfo) instead of the callee's parameter size, and its
+	// stack scans, which never read the dump's code (walker.Env.Code)
+	// to check the call before a candidate return address.
 	Breakpad bool
 }
 
@@ -86,7 +89,7 @@ func (x Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		}
 	}
 	if f == nil {
-		f = byEBP(w, last, scanAllowed)
+		f = byEBP(w, last, scanAllowed, x.opts.Breakpad)
 	}
 	if f == nil {
 		return nil
@@ -118,6 +121,17 @@ func infoOf(f *walker.Frame) *frameInfo {
 
 func scan(w *walker.Walker, start uint32, words int) (loc, ip uint32, ok bool) {
 	l, v, ok := w.ScanForReturnAddress(uint64(start), words, 4)
+	return uint32(l), uint32(v), ok
+}
+
+// scanCaller scans for the return address of callee's caller: Breakpad's
+// scan, or outside Breakpad mode the same candidates chosen by their call
+// sites when the dump holds code (retaddr.ScanByCallSite).
+func scanCaller(w *walker.Walker, callee *walker.Frame, start uint32, words int, breakpad bool) (loc, ip uint32, ok bool) {
+	if breakpad {
+		return scan(w, start, words)
+	}
+	l, v, ok := retaddr.ScanByCallSite(w, callee, uint64(start), words, 4)
 	return uint32(l), uint32(v), ok
 }
 
@@ -205,7 +219,7 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 		if !scanAllowed {
 			return nil
 		}
-		loc, ip, ok := scan(w, esp, walker.ScanWords(last))
+		loc, ip, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad)
 		if !ok {
 			return nil
 		}
@@ -223,7 +237,7 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 		if w.ModuleAt(uint64(newEIP)) == nil {
 			start := uint32(vars[".raSearchStart"]) + 4
 			if scanAllowed {
-				if loc, ip, ok := scan(w, start, walker.ScanWords(last)); ok {
+				if loc, ip, ok := scanCaller(w, last, start, walker.ScanWords(last), breakpad); ok {
 					vars["$eip"] = uint64(ip)
 					vars["$esp"] = uint64(loc + 4)
 					offset = loc - start
@@ -306,7 +320,7 @@ func byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRules) *walker
 	return &walker.Frame{Context: ctx, Trust: walker.TrustCFI}
 }
 
-func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed bool) *walker.Frame {
+func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad bool) *walker.Frame {
 	esp := reg(last, minidump.X86ESP)
 	ebp := reg(last, minidump.X86EBP)
 	var callerEIP, callerESP, callerEBP uint32
@@ -319,7 +333,7 @@ func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed bool) *walker.Frame
 		if !scanAllowed {
 			return nil
 		}
-		loc, ip, ok := scan(w, esp, walker.ScanWords(last))
+		loc, ip, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad)
 		if !ok {
 			return nil
 		}
