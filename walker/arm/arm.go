@@ -81,6 +81,11 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		if f == nil {
 			f = byFramePointer(w, last, ios)
 		}
+		if f != nil && f.Trust == walker.TrustFramePointer && !ios {
+			if s := framelessCaller(w, last, f); s != nil {
+				f = s
+			}
+		}
 	}
 	if f == nil && scanAllowed {
 		f = byScan(w, last, !a.opts.Breakpad)
@@ -230,6 +235,81 @@ func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walke
 		return try(fp-4, fp, fp+4) // GCC ARM mode: fp points at the saved lr
 	}
 	return nil
+}
+
+// framelessCaller checks the frame record rec that the frame-pointer step
+// read for last. A function without CFI that did not set up a frame pointer
+// (frameless) leaves r7/r11 holding its caller's frame pointer: the record
+// then belongs to the caller, and its return address skips the caller. The
+// caller's own return address, pushed by the frameless function, lies on the
+// stack between last's SP and the record. A word there is taken as that
+// return address when its function's CFI, unwound from just above the word,
+// lands exactly on the record: the caller's frame ends where the record says
+// (its CFA is the record's caller SP) and returns where the record says.
+// A stale return address left in a frame-pointer function's locals cannot
+// do that unless its frame had the same extent. The frame is a scanned one.
+func framelessCaller(w *walker.Walker, last, rec *walker.Frame) *walker.Frame {
+	recPC, recSP := raw(rec)[regPC], raw(rec)[regSP]
+	sp, ok := last.Context.Index(regSP)
+	if !ok || recSP < 8 {
+		return nil
+	}
+	lrSlot := recSP - 4 // the record's saved LR
+	for loc := sp; loc < lrSlot; loc += 4 {
+		v, ok := w.ReadUint32(loc)
+		if !ok {
+			return nil
+		}
+		ra := uint64(v)
+		if !returnAddressSeemsValid(w, ra) || !retaddr.Plausible(w, ra, 2, 0xffffffff) {
+			continue
+		}
+		ctx := minidump.NewContext(last.Context.Arch)
+		ctx.SetIndex(regPC, ra)
+		ctx.SetIndex(regSP, loc+4)
+		// The frameless callee left the frame-pointer registers alone.
+		for _, r := range []int{regR7, regFP} {
+			if v, ok := last.Context.Index(r); ok {
+				ctx.SetIndex(r, v)
+			}
+		}
+		cand := &walker.Frame{Instruction: (ra&^1 - 2) & 0xffffffff, Context: ctx}
+		rules, ok := w.CFIRules(cand)
+		if !ok {
+			continue
+		}
+		caller, ok := w.CallerByCFI(rules, cand, cfiRegs)
+		if !ok {
+			continue
+		}
+		cpc, pcOK := caller.Index(regPC)
+		csp, spOK := caller.Index(regSP)
+		if !pcOK || !spOK || cpc != recPC || csp != recSP || !restoresFP(caller, rec) {
+			continue
+		}
+		r := *raw(last)
+		r[regPC], r[regSP] = ra, loc+4
+		return newFrame(ctx, walker.TrustScan, r)
+	}
+	return nil
+}
+
+// restoresFP reports whether caller, unwound by CFI, has its frame pointer
+// (r7 or r11) restored to the one the record rec saved: the function that
+// owns a frame record restores its caller's frame pointer from it.
+func restoresFP(caller minidump.Context, rec *walker.Frame) bool {
+	for _, r := range []int{regR7, regFP} {
+		saved, ok := rec.Context.Index(r)
+		if !ok {
+			continue
+		}
+		for _, c := range []int{regR7, regFP} {
+			if v, ok := caller.Index(c); ok && v == saved {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // byFramePointerBreakpad is Breakpad's GetCallerByFramePointer (iOS, r7):

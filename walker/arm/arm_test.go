@@ -2,6 +2,8 @@ package arm_test
 
 import (
 	"encoding/binary"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
@@ -273,4 +275,37 @@ func TestValidatedScan(t *testing.T) {
 		want{mod2 + 0x5010, stack + 16, walker.TrustScan}, want{mod2 + 0x2045, stack + 20, walker.TrustScan})
 	check(t, "extended", f.walk(t, false), want{mod1 + 0x200, stack, walker.TrustContext},
 		want{mod2 + 0x2045, stack + 20, walker.TrustScan})
+}
+
+// TestFramelessCallee: leaf_func has no CFI and no frame pointer of its own
+// (it has made calls: LR points into it), so r11 still holds b_func's frame
+// record, whose return address is b_func's caller. b_func's return address,
+// pushed by leaf_func, lies below the record, and b_func's CFI unwound from
+// just above it lands exactly on the record (same CFA, same return address,
+// r11 restored from it): the record is b_func's, and following it first
+// would skip b_func. Breakpad scans and finds the same frames.
+func TestFramelessCallee(t *testing.T) {
+	const cfi = "STACK CFI INIT 2000 100 .cfa: sp 16 + .ra: .cfa -4 + ^ r11: .cfa -8 + ^\n"
+	build := func(cfa int) *fixture {
+		f := newFixture().set(minidump.ARMPC, mod1+0x1010).set(minidump.ARMSP, stack).
+			set(minidump.ARMFP, stack+0x10).set(minidump.ARMLR, mod1+0x1009)
+		f.syms = map[string]string{
+			"module1": sym1 + "FUNC 1000 100 0 leaf_func\n",
+			"module2": sym2 + strings.Replace(cfi, "sp 16 +", fmt.Sprintf("sp %d +", cfa), 1),
+		}
+		f.words[stack+4] = mod2 + 0x2045    // pushed by leaf_func: return into b_func
+		f.words[stack+0x10] = stack + 0x40  // b_func's record: caller's r11
+		f.words[stack+0x14] = mod2 + 0x2109 // and return address into d_func
+		return f
+	}
+	both(t, build(16),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2045, stack + 8, walker.TrustScan},
+		want{mod2 + 0x2109, stack + 0x18, walker.TrustCFI})
+
+	// When b_func's CFI does not end at the record, the word is a stale
+	// return address in leaf_func's locals and the record is leaf_func's.
+	check(t, "extended, CFI elsewhere", build(24).walk(t, false),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2109, stack + 0x18, walker.TrustFramePointer})
 }
