@@ -17,6 +17,9 @@ func FuzzConvert(f *testing.F) {
 		raw := readCore(f, name)
 		f.Add(raw[:min(len(raw), 8192)])
 	}
+	// A whole kernel core (364 KiB): its stack holds pointers into the
+	// vDSO, whose text is in the core, so code windows are taken.
+	f.Add(readCore(f, "amd64-fp"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		core, err := coredump.NewFile(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
