@@ -90,3 +90,17 @@ func CheckFrames(t *testing.T, label string, st *walker.Stack, pcReg, spReg int,
 		}
 	}
 }
+
+// Regions is memory made of several regions, as a dump's memory list: a
+// read must lie within one of them.
+type Regions []*Memory
+
+// ReadMemory implements walker.Memory.
+func (r Regions) ReadMemory(addr uint64, p []byte) error {
+	for _, m := range r {
+		if m.ReadMemory(addr, p) == nil {
+			return nil
+		}
+	}
+	return errOutside
+}
