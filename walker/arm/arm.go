@@ -128,12 +128,21 @@ func returnAddressSeemsValid(w *walker.Walker, ra uint64) bool {
 	return w.InstructionSeemsValid((ra&^1 - 2) & 0xffffffff)
 }
 
+// callInModule checks a return address read from LR or a frame record,
+// which the code's own conventions put there: the call before it lies in a
+// module. Unlike a scanned word it need not lie in a function of the
+// symbol file: functions without symbols (static functions a stripped
+// symbol table leaves out) return there too.
+func callInModule(w *walker.Walker, ra uint64) bool {
+	return ra >= walker.MinCallerIP && w.ModuleAt((ra&^1-2)&0xffffffff) != nil
+}
+
 // byLeafReturn returns from a context frame through LR.
 func byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	lr, lrOK := last.Context.Index(regLR)
 	sp, spOK := last.Context.Index(regSP)
 	pc, _ := last.Context.Index(regPC)
-	if !lrOK || !spOK || lr&^1 == pc&^1 || !returnAddressSeemsValid(w, lr) {
+	if !lrOK || !spOK || lr&^1 == pc&^1 || !callInModule(w, lr) {
 		return nil
 	}
 	if retaddr.SameFunction(w, pc, (lr&^1)-2) {
@@ -142,7 +151,15 @@ func byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	ctx := minidump.NewContext(last.Context.Arch)
 	callerSP := sp
 	pushed := false
-	for i := uint64(0); i < leafSearchWords; i++ {
+	// A function that pushed LR keeps it at the top of its frame, in its
+	// frame record if it has one: a frame record at r7/r11 bounds the
+	// search, and the same value further up is a deeper frame's return to
+	// the same call site (recursion), not this function's.
+	limit := sp + 4*leafSearchWords
+	if rec := byFramePointer(w, last, w.Env.OS == "ios"); rec != nil {
+		limit = min(limit, raw(rec)[regSP]) // up to the record's saved LR
+	}
+	for i := uint64(0); sp+4*i < limit; i++ {
 		v, ok := w.ReadUint32(sp + 4*i)
 		if !ok {
 			break
@@ -152,9 +169,11 @@ func byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 			break
 		}
 	}
-	if !pushed && !retaddr.FunctionKnown(w, pc) && w.ModuleAt(pc) == w.ModuleAt((lr&^1)-2) {
+	if !pushed && !retaddr.FunctionKnown(w, pc) && !retaddr.FunctionKnown(w, (lr&^1)-2) && w.ModuleAt(pc) == w.ModuleAt((lr&^1)-2) {
 		// Without symbols a stale LR pointing back into this function cannot
 		// be told from a caller in the same module: leave it to scanning.
+		// (When a symbol names LR's function but none this one's, the two
+		// differ.)
 		return nil
 	}
 	if !pushed {
@@ -211,7 +230,7 @@ func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walke
 		if callerFP != 0 && uint64(callerFP) <= fp {
 			return nil
 		}
-		if !returnAddressSeemsValid(w, uint64(callerLR)) {
+		if !callInModule(w, uint64(callerLR)) {
 			return nil
 		}
 		ctx := minidump.NewContext(last.Context.Arch)

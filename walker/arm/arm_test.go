@@ -309,3 +309,58 @@ func TestFramelessCallee(t *testing.T) {
 		want{mod1 + 0x1010, stack, walker.TrustContext},
 		want{mod2 + 0x2109, stack + 0x18, walker.TrustFramePointer})
 }
+
+// TestReturnIntoSymbolGap: a return address read from LR or a frame record
+// is the code's own, so it needs only lie in a module, not in a function
+// of the symbol file: a function the symbol file leaves out (here
+// module2+0x1000, below its first symbol) is returned to all the same.
+// Breakpad does so on iOS (it takes the record's LR unchecked); the
+// extended walk used to refuse and scan, finding nothing.
+func TestReturnIntoSymbolGap(t *testing.T) {
+	syms := map[string]string{"module1": sym1 + "FUNC 1000 100 0 leaf_func\n", "module2": sym2}
+	// Frame record (iOS, r7): leaf_func has made calls (LR points into it).
+	f := newFixture().set(minidump.ARMPC, mod1+0x1011).set(minidump.ARMSP, stack).
+		set(minidump.ARMR7, stack+8).set(minidump.ARMLR, mod1+0x1009)
+	f.os, f.syms = "ios", syms
+	f.words[stack+8] = stack + 0x20
+	f.words[stack+12] = mod2 + 0x1045
+	check(t, "extended, record", f.walk(t, false),
+		want{mod1 + 0x1011, stack, walker.TrustContext},
+		want{mod2 + 0x1045, stack + 16, walker.TrustFramePointer})
+
+	// Leaf return: LR into the gap, nothing pushed.
+	f = newFixture().set(minidump.ARMPC, mod1+0x1010).set(minidump.ARMSP, stack).set(minidump.ARMLR, mod2+0x1045)
+	f.syms = syms
+	check(t, "extended, leaf", f.walk(t, false),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x1045, stack, walker.TrustLeaf})
+
+	// The crashing function is in a gap of module1, LR in c_func of the
+	// same module: a symbol names LR's function and none this one's, so LR
+	// is no stale return into this function.
+	f = newFixture().set(minidump.ARMPC, mod1+0x2010).set(minidump.ARMSP, stack).set(minidump.ARMLR, mod1+0x3005)
+	f.syms = map[string]string{"module1": sym1 + "FUNC 1000 100 0 leaf_func\nFUNC 3000 100 0 c_func\n"}
+	check(t, "extended, leaf from a gap", f.walk(t, false),
+		want{mod1 + 0x2010, stack, walker.TrustContext},
+		want{mod1 + 0x3005, stack, walker.TrustLeaf})
+}
+
+// TestLeafReturnPushedBelowRecord: a function that pushed LR keeps it at the
+// top of its frame, at the latest in its frame record. The leaf's LR (a
+// return into b_func) is also found above b_func's record at r11, where a
+// deeper call from the same site saved it (recursion): that slot is not the
+// leaf's, which pushed nothing. Taking it would put b_func's frame at the
+// wrong depth and lose d_func.
+func TestLeafReturnPushedBelowRecord(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod1+0x1010).set(minidump.ARMSP, stack).
+		set(minidump.ARMFP, stack+0x10).set(minidump.ARMLR, mod2+0x2045)
+	f.syms = map[string]string{"module1": sym1 + "FUNC 1000 100 0 leaf_func\n", "module2": sym2}
+	f.words[stack+0x10] = stack + 0x30 // b_func's record
+	f.words[stack+0x14] = mod2 + 0x2109
+	f.words[stack+0x20] = mod2 + 0x2045 // an outer b_func frame's return address
+	check(t, "extended", f.walk(t, false),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2045, stack, walker.TrustLeaf},
+		want{mod2 + 0x2109, stack + 0x18, walker.TrustFramePointer},
+		want{mod2 + 0x2045, stack + 0x24, walker.TrustScan}) // d_func's caller, the outer b_func
+}
