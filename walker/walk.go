@@ -31,8 +31,10 @@ type Env struct {
 	Memory Memory
 	// Code is all the memory the dump holds (every memory-list region),
 	// read for the instructions before a candidate return address: a
-	// scanned word not preceded by a call is no return address. Nil when
-	// the dump holds none, and in Breakpad's modes, which never read it.
+	// scanned word no call instruction precedes is no return address
+	// (walker/internal/retaddr). Nil when the dump holds none or the
+	// processor runs Breakpad's scans; the walkers' Breakpad modes never
+	// read it.
 	Code     Memory
 	Modules  *ModuleMap   // loaded modules
 	Unloaded *ModuleMap   // unloaded modules, for naming frames only
