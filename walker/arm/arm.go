@@ -148,6 +148,9 @@ func byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	if retaddr.SameFunction(w, pc, (lr&^1)-2) {
 		return nil // LR points back into this function: it has made calls since entry
 	}
+	if retaddr.CallSiteContradicts(w, last, lr, scanArch) {
+		return nil // the dump's code shows LR is no return from this function
+	}
 	ctx := minidump.NewContext(last.Context.Arch)
 	callerSP := sp
 	pushed := false
@@ -230,7 +233,10 @@ func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walke
 		if callerFP != 0 && uint64(callerFP) <= fp {
 			return nil
 		}
-		if !callInModule(w, uint64(callerLR)) {
+		if !callInModule(w, uint64(callerLR)) || retaddr.CallSiteContradicts(w, last, uint64(callerLR), scanArch) {
+			// (The dump's code, when it holds some, shows whether the
+			// record's return address follows a call to this function;
+			// the record of a frameless function's caller does not.)
 			return nil
 		}
 		ctx := minidump.NewContext(last.Context.Arch)
@@ -280,7 +286,8 @@ func framelessCaller(w *walker.Walker, last, rec *walker.Frame) *walker.Frame {
 			return nil
 		}
 		ra := uint64(v)
-		if !returnAddressSeemsValid(w, ra) || !retaddr.Plausible(w, ra, 2, 0xffffffff) {
+		if !returnAddressSeemsValid(w, ra) || !retaddr.Plausible(w, ra, 2, 0xffffffff) ||
+			retaddr.CallSiteContradicts(w, last, ra, scanArch) {
 			continue
 		}
 		ctx := minidump.NewContext(last.Context.Arch)

@@ -26,6 +26,7 @@ type fixture struct {
 	stackSize  uint64
 	syms       map[string]string
 	maxScanned int
+	code       *walkertest.Memory // the dump's code (walker.Env.Code), if any
 }
 
 // newFixture brands every register with junk that points nowhere, as
@@ -54,6 +55,9 @@ func (f *fixture) walk(t *testing.T, breakpad bool) *walker.Stack {
 	}
 	if f.syms != nil {
 		env.Symbols = walkertest.NewSymbols(t, f.syms)
+	}
+	if f.code != nil && !breakpad {
+		env.Code = f.code
 	}
 	return walker.Walk(env, arm.New(arm.Options{Breakpad: breakpad}), f.ctx)
 }
@@ -363,4 +367,37 @@ func TestLeafReturnPushedBelowRecord(t *testing.T) {
 		want{mod2 + 0x2045, stack, walker.TrustLeaf},
 		want{mod2 + 0x2109, stack + 0x18, walker.TrustFramePointer},
 		want{mod2 + 0x2045, stack + 0x24, walker.TrustScan}) // d_func's caller, the outer b_func
+}
+
+// armBL encodes an ARM-state BL at addr to target (ARM ARM A8.8.25).
+func armBL(addr, target uint64) uint32 {
+	return 0xeb000000 | uint32((target-(addr+8))>>2)&0xffffff
+}
+
+// TestFrameRecordCallSite: when the dump holds the code, a frame record
+// whose return address follows a call to another function than the
+// current one is not the current function's: leaf_func (no CFI, no frame
+// pointer of its own) was called from b_func+0x44, and the record at r11
+// is b_func's, its return address following d_func's call to b_func.
+// Without the code the walk cannot tell and follows the record (b_func has
+// no CFI to confirm the pushed return address below it).
+func TestFrameRecordCallSite(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod1+0x1010).set(minidump.ARMSP, stack).
+		set(minidump.ARMFP, stack+0x10).set(minidump.ARMLR, mod1+0x1008)
+	f.syms = map[string]string{"module1": sym1 + "FUNC 1000 100 0 leaf_func\n", "module2": sym2}
+	f.words[stack+4] = mod2 + 0x2048 // pushed by leaf_func: return into b_func
+	f.words[stack+0x10] = stack + 0x40
+	f.words[stack+0x14] = mod2 + 0x2108 // b_func's record: return into d_func
+	check(t, "extended, no code", f.walk(t, false),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2108, stack + 0x18, walker.TrustFramePointer})
+
+	code := make([]byte, 0x200)
+	binary.LittleEndian.PutUint32(code[0x44:], armBL(mod2+0x2044, mod1+0x1000))  // b_func calls leaf_func
+	binary.LittleEndian.PutUint32(code[0x104:], armBL(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
+	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: code}
+	check(t, "extended, code", f.walk(t, false),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2048, stack + 8, walker.TrustScan},
+		want{mod2 + 0x2108, stack + 0x18, walker.TrustScan})
 }

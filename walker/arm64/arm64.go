@@ -209,6 +209,9 @@ func (a *Walker) byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Fram
 	if retaddr.SameFunction(w, pc, lr-4) {
 		return nil // LR is a return address inside this function: it has made calls
 	}
+	if retaddr.CallSiteContradicts(w, last, lr, scanArch) {
+		return nil // the dump's code shows LR is no return from this function
+	}
 	if w.ModuleAt(pc) == w.ModuleAt(lr-4) && !retaddr.FunctionKnown(w, pc) {
 		// Without symbols a stale LR pointing back into this function cannot
 		// be told from a caller in the same module: leave it to the record.
@@ -252,6 +255,12 @@ func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Fr
 		return nil
 	}
 	if callerPC < walker.MinCallerIP || callerPC > 0x000fffffffffffff {
+		return nil
+	}
+	if retaddr.CallSiteContradicts(w, last, callerPC, scanArch) {
+		// The dump's code shows the record's return address follows no
+		// call to this function: the record is its caller's (a function
+		// that has not pushed its own), or junk.
 		return nil
 	}
 	if w.ModuleAt(callerPC-4) == nil {

@@ -25,6 +25,7 @@ type fixture struct {
 	stackSize  uint64
 	syms       map[string]string
 	maxScanned int
+	code       *walkertest.Memory // the dump's code (walker.Env.Code), if any
 }
 
 // newFixture brands every register with junk that points nowhere, as
@@ -54,6 +55,9 @@ func (f *fixture) walk(t *testing.T, breakpad bool) *walker.Stack {
 	}
 	if f.syms != nil {
 		env.Symbols = walkertest.NewSymbols(t, f.syms)
+	}
+	if f.code != nil && !breakpad {
+		env.Code = f.code
 	}
 	return walker.Walk(env, arm64.New(arm64.Options{Breakpad: breakpad}), f.ctx)
 }
@@ -299,4 +303,38 @@ func TestValidatedScan(t *testing.T) {
 		want{mod2 + 0x2100, stack + 16, walker.TrustScan}, want{mod2 + 0x2044, stack + 24, walker.TrustScan})
 	check(t, "extended", f.walk(t, false), want{mod1 + 0x200, stack, walker.TrustContext},
 		want{mod2 + 0x2044, stack + 24, walker.TrustScan})
+}
+
+// bl encodes an A64 BL at addr to target (ARM ARM C6.2.34).
+func bl(addr, target uint64) uint32 {
+	return 0x94000000 | uint32((target-addr)>>2)&0x3ffffff
+}
+
+// TestFrameRecordCallSite: a_func (no CFI) has made calls (LR points into
+// it) and saved x29 without setting it up, so x29 is still b_func's record,
+// whose return address is b_func's caller's. When the dump holds the code,
+// that return address follows d_func's call to b_func, not a call to
+// a_func: the record is not a_func's, and the scan, choosing by call site,
+// finds b_func's return address where a_func pushed it. Without the code
+// the walk follows the record and skips b_func.
+func TestFrameRecordCallSite(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod1+0x1080).set(minidump.ARM64SP, stack).
+		set(minidump.ARM64LR, mod1+0x1040).set(minidump.ARM64FP, stack+0x20)
+	f.syms = map[string]string{"module1": sym1 + "FUNC 1000 100 0 a_func\n", "module2": sym2}
+	f.words[stack] = stack + 0x20       // a_func's saved x29
+	f.words[stack+8] = mod2 + 0x2048    // and LR: return into b_func
+	f.words[stack+0x20] = 0             // b_func's record
+	f.words[stack+0x28] = mod2 + 0x2108 // return into d_func
+	check(t, "extended, no code", f.walk(t, false),
+		want{mod1 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x2108, stack + 0x30, walker.TrustFramePointer})
+
+	code := make([]byte, 0x200)
+	binary.LittleEndian.PutUint32(code[0x44:], bl(mod2+0x2044, mod1+0x1000))  // b_func calls a_func
+	binary.LittleEndian.PutUint32(code[0x104:], bl(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
+	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: code}
+	check(t, "extended, code", f.walk(t, false),
+		want{mod1 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x2048, stack + 0x10, walker.TrustScan},
+		want{mod2 + 0x2108, stack + 0x30, walker.TrustScan})
 }
