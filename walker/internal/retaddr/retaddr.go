@@ -123,7 +123,9 @@ func (p *pick) offer(w *walker.Walker, callee *walker.Frame, loc, ra uint64, che
 	}
 	p.loc, p.ra = loc, ra
 	p.ok = true
-	return v == Confirmed
+	// Nothing can confirm a callee whose function is unknown: the first
+	// candidate after a call is final.
+	return v == Confirmed || callee.Function == ""
 }
 
 // ScanByCallSite is Breakpad's scan (walker.ScanForReturnAddress: the
