@@ -81,8 +81,8 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		if f == nil {
 			f = byFramePointer(w, last, ios)
 		}
-		if f != nil && f.Trust == walker.TrustFramePointer && !ios {
-			if s := framelessCaller(w, last, f); s != nil {
+		if (f == nil || f.Trust == walker.TrustFramePointer) && !ios {
+			if s := framelessCaller(w, last); s != nil {
 				f = s
 			}
 		}
@@ -200,16 +200,21 @@ func thumb(f *walker.Frame) bool {
 	return pc&1 == 1
 }
 
-// byFramePointer follows a frame record at r7 or r11, whichever validates
-// (the one matching the code's instruction set first; r7 only on iOS).
-func byFramePointer(w *walker.Walker, last *walker.Frame, ios bool) *walker.Frame {
-	order := []int{regFP, regR7}
-	if ios {
-		order = []int{regR7}
-	} else if thumb(last) {
-		order = []int{regR7, regFP}
+// fpOrder lists the registers that may hold last's frame pointer: the one
+// matching the code's instruction set first; r7 only on iOS.
+func fpOrder(last *walker.Frame, ios bool) []int {
+	switch {
+	case ios:
+		return []int{regR7}
+	case thumb(last):
+		return []int{regR7, regFP}
 	}
-	for _, reg := range order {
+	return []int{regFP, regR7}
+}
+
+// byFramePointer follows a frame record at r7 or r11, whichever validates.
+func byFramePointer(w *walker.Walker, last *walker.Frame, ios bool) *walker.Frame {
+	for _, reg := range fpOrder(last, ios) {
 		if f := frameRecord(w, last, reg, ios); f != nil {
 			return f
 		}
@@ -262,24 +267,54 @@ func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walke
 	return nil
 }
 
-// framelessCaller checks the frame record rec that the frame-pointer step
-// read for last. A function without CFI that did not set up a frame pointer
-// (frameless) leaves r7/r11 holding its caller's frame pointer: the record
-// then belongs to the caller, and its return address skips the caller. The
-// caller's own return address, pushed by the frameless function, lies on the
-// stack between last's SP and the record. A word there is taken as that
-// return address when its function's CFI, unwound from just above the word,
-// lands exactly on the record: the caller's frame ends where the record says
-// (its CFA is the record's caller SP) and returns where the record says.
-// A stale return address left in a frame-pointer function's locals cannot
-// do that unless its frame had the same extent. The frame is a scanned one.
-func framelessCaller(w *walker.Walker, last, rec *walker.Frame) *walker.Frame {
-	recPC, recSP := raw(rec)[regPC], raw(rec)[regSP]
+// framelessCaller looks for the caller of last when r7/r11 may point at its
+// caller's frame record rather than its own. A function without CFI that
+// did not set up a frame pointer (frameless) leaves r7/r11 holding its
+// caller's frame pointer: following that record takes the caller's caller
+// and skips the caller (and a record that ends the chain stops the walk
+// early). The caller's own return address, pushed by the frameless
+// function, lies on the stack between last's SP and the record. A word
+// there is taken as that return address when its function's CFI, unwound
+// from just above the word, lands exactly on the record: its CFA is the
+// record's caller SP, its return address and frame pointer are the ones
+// the record saved. A stale return address left in a frame-pointer
+// function's locals cannot do that unless its frame had the same extent.
+// The frame is a scanned one. Both record layouts are tried, for r7 and
+// r11 in byFramePointer's order.
+func framelessCaller(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	sp, ok := last.Context.Index(regSP)
-	if !ok || recSP < 8 {
+	if !ok {
 		return nil
 	}
-	lrSlot := recSP - 4 // the record's saved LR
+	for _, reg := range fpOrder(last, false) {
+		fp, ok := last.Context.Index(reg)
+		if !ok || fp == 0 || fp%4 != 0 || fp < sp || fp > 0xffffffff-8 {
+			continue
+		}
+		type layout struct{ fpSlot, lrSlot uint64 }
+		layouts := []layout{{fp, fp + 4}}
+		if reg == regFP && fp >= sp+4 {
+			layouts = append(layouts, layout{fp - 4, fp}) // GCC ARM mode
+		}
+		for _, l := range layouts {
+			savedFP, ok1 := w.ReadUint32(l.fpSlot)
+			savedLR, ok2 := w.ReadUint32(l.lrSlot)
+			if !ok1 || !ok2 {
+				continue
+			}
+			if f := ownerBelow(w, last, sp, l.lrSlot, uint64(savedLR), uint64(savedFP)); f != nil {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// ownerBelow returns a scanned frame for the first word from sp up to
+// lrSlot whose function's CFI unwinds to the record (saved LR savedLR at
+// lrSlot, saved frame pointer savedFP): caller SP lrSlot+4, return address
+// savedLR, r7 or r11 restored to savedFP.
+func ownerBelow(w *walker.Walker, last *walker.Frame, sp, lrSlot, savedLR, savedFP uint64) *walker.Frame {
 	for loc := sp; loc < lrSlot; loc += 4 {
 		v, ok := w.ReadUint32(loc)
 		if !ok {
@@ -310,7 +345,7 @@ func framelessCaller(w *walker.Walker, last, rec *walker.Frame) *walker.Frame {
 		}
 		cpc, pcOK := caller.Index(regPC)
 		csp, spOK := caller.Index(regSP)
-		if !pcOK || !spOK || cpc != recPC || csp != recSP || !restoresFP(caller, rec) {
+		if !pcOK || !spOK || cpc != savedLR || csp != lrSlot+4 || !restores(caller, savedFP) {
 			continue
 		}
 		r := *raw(last)
@@ -320,19 +355,13 @@ func framelessCaller(w *walker.Walker, last, rec *walker.Frame) *walker.Frame {
 	return nil
 }
 
-// restoresFP reports whether caller, unwound by CFI, has its frame pointer
-// (r7 or r11) restored to the one the record rec saved: the function that
-// owns a frame record restores its caller's frame pointer from it.
-func restoresFP(caller minidump.Context, rec *walker.Frame) bool {
+// restores reports whether caller, unwound by CFI, has r7 or r11 equal to
+// savedFP: the function that owns a frame record restores its caller's
+// frame pointer from it.
+func restores(caller minidump.Context, savedFP uint64) bool {
 	for _, r := range []int{regR7, regFP} {
-		saved, ok := rec.Context.Index(r)
-		if !ok {
-			continue
-		}
-		for _, c := range []int{regR7, regFP} {
-			if v, ok := caller.Index(c); ok && v == saved {
-				return true
-			}
+		if v, ok := caller.Index(r); ok && v == savedFP {
+			return true
 		}
 	}
 	return false

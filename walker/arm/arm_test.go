@@ -312,6 +312,17 @@ func TestFramelessCallee(t *testing.T) {
 	check(t, "extended, CFI elsewhere", build(24).walk(t, false),
 		want{mod1 + 0x1010, stack, walker.TrustContext},
 		want{mod2 + 0x2109, stack + 0x18, walker.TrustFramePointer})
+
+	// b_func's record ends the chain (b_func is the thread's first
+	// function), so the frame-pointer step finds nothing, and a stale
+	// return address into d_func (no CFI) lies below b_func's: the plain
+	// scan would take it. The record still says where b_func's frame ends.
+	f := build(16)
+	f.words[stack+0x10], f.words[stack+0x14] = 0, 0
+	f.words[stack] = mod2 + 0x2109
+	check(t, "extended, record ends the chain", f.walk(t, false),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2045, stack + 8, walker.TrustScan})
 }
 
 // TestReturnIntoSymbolGap: a return address read from LR or a frame record

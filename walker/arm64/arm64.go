@@ -203,7 +203,9 @@ func (a *Walker) byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Fram
 	if !lrOK || !spOK || lr < walker.MinCallerIP || lr == pc {
 		return nil
 	}
-	if !w.InstructionSeemsValid(lr - 4) {
+	if w.ModuleAt(lr-4) == nil {
+		// (LR need not lie in a function of the symbol file: functions it
+		// leaves out return there too.)
 		return nil
 	}
 	if retaddr.SameFunction(w, pc, lr-4) {
@@ -212,9 +214,11 @@ func (a *Walker) byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Fram
 	if retaddr.CallSiteContradicts(w, last, lr, scanArch) {
 		return nil // the dump's code shows LR is no return from this function
 	}
-	if w.ModuleAt(pc) == w.ModuleAt(lr-4) && !retaddr.FunctionKnown(w, pc) {
+	if w.ModuleAt(pc) == w.ModuleAt(lr-4) && !retaddr.FunctionKnown(w, pc) && !retaddr.FunctionKnown(w, lr-4) {
 		// Without symbols a stale LR pointing back into this function cannot
 		// be told from a caller in the same module: leave it to the record.
+		// (When a symbol names LR's function but none this one's, the two
+		// differ.)
 		return nil
 	}
 	if fp, ok := last.Context.Index(regFP); ok && fp >= sp {

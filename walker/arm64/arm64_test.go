@@ -338,3 +338,30 @@ func TestFrameRecordCallSite(t *testing.T) {
 		want{mod2 + 0x2048, stack + 0x10, walker.TrustScan},
 		want{mod2 + 0x2108, stack + 0x30, walker.TrustScan})
 }
+
+// TestLeafReturnIntoSymbolGap: LR is the code's own return address, so it
+// needs only lie in a module, not in a function of the symbol file. Here
+// the leaf returns into module2+0x1000, which the symbol file leaves out,
+// and the record at x29 (b_func's caller's) is followed from there.
+// Breakpad also takes LR (its frame-pointer step always does). Then: the
+// crash is in module1+0x2010, a gap, and LR in c_func of the same module: a
+// symbol names LR's function and none the crashing one's, so LR is no
+// stale return into the crashing function.
+func TestLeafReturnIntoSymbolGap(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod1+0x1010).set(minidump.ARM64SP, stack).
+		set(minidump.ARM64LR, mod2+0x1044).set(minidump.ARM64FP, stack+0x10)
+	f.syms = map[string]string{"module1": sym1 + "FUNC 1000 100 0 leaf_func\nFUNC 3000 100 0 c_func\n", "module2": sym2}
+	f.words[stack+0x10] = 0
+	f.words[stack+0x18] = mod1 + 0x3004
+	check(t, "extended, LR into a gap", f.walk(t, false),
+		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x1044, stack, walker.TrustLeaf},
+		want{mod1 + 0x3004, stack + 0x20, walker.TrustFramePointer})
+
+	f.set(minidump.ARM64PC, mod1+0x2010).set(minidump.ARM64LR, mod1+0x3044)
+	f.words[stack+0x18] = mod2 + 0x2044
+	check(t, "extended, crash in a gap", f.walk(t, false),
+		want{mod1 + 0x2010, stack, walker.TrustContext},
+		want{mod1 + 0x3044, stack, walker.TrustLeaf},
+		want{mod2 + 0x2044, stack + 0x20, walker.TrustFramePointer})
+}
