@@ -668,6 +668,15 @@ func (g *gen) thumb(ra uint64) uint64 {
 	return ra
 }
 
+// publicAddr is the address a PUBLIC record gives f: an ELF symbol's
+// value, which for a Thumb function has bit 0 set (dump_syms keeps it).
+func (g *gen) publicAddr(f *function) uint64 {
+	if g.fl.Thumb {
+		return f.start | 1
+	}
+	return f.start
+}
+
 // printDelta is what Breakpad subtracts from a caller's return address
 // before printing it.
 func (g *gen) printDelta() uint64 {
@@ -680,20 +689,44 @@ func (g *gen) printDelta() uint64 {
 	return 0
 }
 
-// printed is the -m form of a frame at addr in f.
+// printed is the -m form of a frame at addr in f, named as Breakpad's
+// resolver names it: the FUNC containing addr; else the PUBLIC symbol
+// with the greatest address at or below addr, when that lies above the
+// nearest FUNC below (so a function the symbol file leaves out takes the
+// name of a PUBLIC before it, and a Thumb function's first instruction,
+// below its odd PUBLIC address, the name of the symbol before); else
+// the module and offset.
 func (g *gen) printed(f *function, addr uint64) string {
 	m := f.mod
 	mod := m.codeFile
 	if i := strings.LastIndexAny(mod, `/\`); i >= 0 {
 		mod = mod[i+1:]
 	}
-	if !m.hasSyms || f.sym == symNone {
+	if !m.hasSyms {
 		return fmt.Sprintf("%s||||%#x", mod, addr-m.base)
 	}
-	if f.sym == symPublic {
-		return fmt.Sprintf("%s|%s|||%#x", mod, f.name, addr-f.start)
+	var pub *function
+	var pubBase, funcBase uint64
+	hasFunc := false
+	for _, o := range m.funcs {
+		switch o.sym {
+		case symFuncCFI, symFunc:
+			if addr >= o.start && addr-o.start < o.size {
+				return fmt.Sprintf("%s|%s|src/%s.c|%d|%#x", mod, o.name, m.symPrefix, o.line, addr-o.start)
+			}
+			if o.start <= addr && (!hasFunc || o.start > funcBase) {
+				funcBase, hasFunc = o.start, true
+			}
+		case symPublic:
+			if a := g.publicAddr(o); a <= addr && (pub == nil || a > pubBase) {
+				pub, pubBase = o, a
+			}
+		}
 	}
-	return fmt.Sprintf("%s|%s|src/%s.c|%d|%#x", mod, f.name, m.symPrefix, f.line, addr-f.start)
+	if pub != nil && (!hasFunc || pubBase > funcBase) {
+		return fmt.Sprintf("%s|%s|||%#x", mod, pub.name, addr-pubBase)
+	}
+	return fmt.Sprintf("%s||||%#x", mod, addr-m.base)
 }
 
 func (g *gen) symFile(m *module) string {
@@ -708,7 +741,7 @@ func (g *gen) symFile(m *module) string {
 			fmt.Fprintf(&sb, "FUNC %x %x %x %s\n", rel, f.size, f.params, f.name)
 			fmt.Fprintf(&sb, "%x %x %d 0\n", rel, f.size, f.line)
 		case symPublic:
-			fmt.Fprintf(&sb, "PUBLIC %x %x %s\n", rel, f.params, f.name)
+			fmt.Fprintf(&sb, "PUBLIC %x %x %s\n", g.publicAddr(f)-m.base, f.params, f.name)
 		}
 	}
 	for _, f := range m.funcs {
