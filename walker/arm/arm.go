@@ -81,8 +81,10 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		if f == nil {
 			f = byFramePointer(w, last, ios)
 		}
-		if (f == nil || f.Trust == walker.TrustFramePointer) && !ios {
-			if s := framelessCaller(w, last); s != nil {
+		// Also on iOS: CFI that lands exactly on the record is evidence
+		// even where it is too unreliable to unwind by.
+		if f == nil || f.Trust == walker.TrustFramePointer {
+			if s := framelessCaller(w, last, ios); s != nil {
 				f = s
 			}
 		}
@@ -280,13 +282,13 @@ func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walke
 // the record saved. A stale return address left in a frame-pointer
 // function's locals cannot do that unless its frame had the same extent.
 // The frame is a scanned one. Both record layouts are tried, for r7 and
-// r11 in byFramePointer's order.
-func framelessCaller(w *walker.Walker, last *walker.Frame) *walker.Frame {
+// r11 in byFramePointer's order (r7 only on iOS).
+func framelessCaller(w *walker.Walker, last *walker.Frame, ios bool) *walker.Frame {
 	sp, ok := last.Context.Index(regSP)
 	if !ok {
 		return nil
 	}
-	for _, reg := range fpOrder(last, false) {
+	for _, reg := range fpOrder(last, ios) {
 		fp, ok := last.Context.Index(reg)
 		if !ok || fp == 0 || fp%4 != 0 || fp < sp || fp > 0xffffffff-8 {
 			continue

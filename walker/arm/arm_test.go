@@ -412,3 +412,24 @@ func TestFrameRecordCallSite(t *testing.T) {
 		want{mod2 + 0x2048, stack + 8, walker.TrustScan},
 		want{mod2 + 0x2108, stack + 0x18, walker.TrustScan})
 }
+
+// TestFramelessCalleeIOS: on iOS the walk does not unwind by CFI (as
+// Breakpad, whose tools collected it wrongly there), but CFI that lands
+// exactly on the record at r7 still shows whose record it is. Breakpad's
+// iOS walk takes the callee's LR, which here points back into leaf_func.
+func TestFramelessCalleeIOS(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod1+0x1011).set(minidump.ARMSP, stack).
+		set(minidump.ARMR7, stack+0x10).set(minidump.ARMLR, mod1+0x1009)
+	f.os = "ios"
+	f.syms = map[string]string{
+		"module1": sym1 + "FUNC 1000 100 0 leaf_func\n",
+		"module2": sym2 + "STACK CFI INIT 2000 100 .cfa: sp 16 + .ra: .cfa -4 + ^ r7: .cfa -8 + ^\n",
+	}
+	f.words[stack+4] = mod2 + 0x2045 // pushed by leaf_func: return into b_func
+	f.words[stack+0x10] = stack + 0x40
+	f.words[stack+0x14] = mod2 + 0x2109 // b_func's record: return into d_func
+	check(t, "extended", f.walk(t, false),
+		want{mod1 + 0x1011, stack, walker.TrustContext},
+		want{mod2 + 0x2045, stack + 8, walker.TrustScan},
+		want{mod2 + 0x2109, stack + 0x18, walker.TrustFramePointer})
+}
