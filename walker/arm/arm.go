@@ -315,9 +315,11 @@ func framelessCaller(w *walker.Walker, last *walker.Frame, ios bool) *walker.Fra
 // ownerBelow returns a scanned frame for the first word from sp up to
 // lrSlot whose function's CFI unwinds to the record (saved LR savedLR at
 // lrSlot, saved frame pointer savedFP): caller SP lrSlot+4, return address
-// savedLR, r7 or r11 restored to savedFP.
+// savedLR, r7 or r11 restored to savedFP. It looks as far as the scan
+// would (a register may point anywhere up the stack).
 func ownerBelow(w *walker.Walker, last *walker.Frame, sp, lrSlot, savedLR, savedFP uint64) *walker.Frame {
-	for loc := sp; loc < lrSlot; loc += 4 {
+	end := min(lrSlot, sp+4*uint64(retaddr.ScanWords(last)))
+	for loc := sp; loc < end; loc += 4 {
 		v, ok := w.ReadUint32(loc)
 		if !ok {
 			return nil

@@ -12,7 +12,8 @@ import (
 )
 
 // FuzzWalk walks arbitrary stacks with arbitrary registers on both
-// architectures, in both modes: no panic, and the walk ends within the
+// architectures, in both modes (Linux and iOS rules, with and without the
+// dump's code): no panic, and the walk ends within the
 // frame cap with SP never decreasing between physical frames.
 func FuzzWalk(f *testing.F) {
 	seed := make([]byte, 0, 512)
@@ -21,6 +22,8 @@ func FuzzWalk(f *testing.F) {
 	}
 	f.Add(byte(0), seed)
 	f.Add(byte(3), seed)
+	f.Add(byte(0xc0), seed)
+	f.Add(byte(0x81), seed)
 	f.Fuzz(func(t *testing.T, mode byte, data []byte) {
 		is64 := mode&1 == 1
 		breakpad := mode&2 == 2
@@ -51,6 +54,14 @@ func FuzzWalk(f *testing.F) {
 			Modules:   walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod1, 0x10000), walkertest.Module(1, "module2", mod2, 0x40000)}),
 			Symbols:   walkertest.NewSymbols(t, syms),
 			MaxFrames: 1000,
+		}
+		// High mode bits: iOS rules, and the stack as the dump's code
+		// (call-site checks decode whatever it holds).
+		if mode&0x40 != 0 {
+			env.OS = "ios"
+		}
+		if mode&0x80 != 0 && !breakpad {
+			env.Code = env.Memory
 		}
 		var w walker.Arch
 		if is64 {
