@@ -87,6 +87,9 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 			f = a.byFramePointer(w, last)
 		}
 	}
+	if !a.opts.Breakpad && f == nil {
+		f = a.framelessCaller(w, last)
+	}
 	if f == nil && scanAllowed {
 		f = byScan(w, last, !a.opts.Breakpad, a.mask(w))
 	}
@@ -294,6 +297,75 @@ func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Fr
 		}
 	}
 	return newFrame(ctx, walker.TrustFramePointer, r)
+}
+
+// framelessCaller looks for the caller of last when the frame-pointer step
+// found nothing, as when x29 points at a record that ends the chain. A
+// function without CFI that did not set up x29 (frameless; it may save and
+// restore it) leaves x29 holding its caller's frame pointer, so the record
+// is the caller's (or an outer frame's): when it ends the chain, the walk
+// would stop, and a plain scan may take a stale word first. The caller's own
+// return address, saved by the frameless function, lies on the stack between
+// last's SP and the record. A word there is taken as that return address
+// when its function's CFI, unwound from just above the word, lands exactly
+// on the record: its CFA is the record's end, its return address and x29
+// are the ones the record saved. A word whose CFI unwinds plausibly but
+// elsewhere is a frame of its own below the record's owner: the scan takes
+// it from there. (Replacing a record the frame-pointer step accepted this
+// way loses frames: every arm64 frame keeps x29 and x30 at its top, so a
+// stale word whose function's frame has the right size lands on any record.)
+// The frame is a scanned one.
+func (a *Walker) framelessCaller(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	fp, ok := last.Context.Index(regFP)
+	sp, spOK := last.Context.Index(regSP)
+	if !ok || !spOK || fp == 0 || fp%8 != 0 || fp < sp || fp > ^uint64(0)-16 {
+		return nil
+	}
+	savedFP, ok1 := w.ReadUint64(fp)
+	savedLR, ok2 := w.ReadUint64(fp + 8)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	savedFP, savedLR = a.strip(w, savedFP), a.strip(w, savedLR)
+	mask := a.mask(w)
+	end := min(fp+8, sp+8*uint64(retaddr.ScanWords(last))) // as far as the scan would look
+	for loc := sp; loc < end; loc += 8 {
+		v, ok := w.ReadUint64(loc)
+		if !ok {
+			return nil
+		}
+		ra := v & mask
+		if ra < walker.MinCallerIP || !w.InstructionSeemsValid(ra-4) || !retaddr.Plausible(w, ra, 4, mask) ||
+			retaddr.CallSiteContradicts(w, last, ra, scanArch) {
+			continue
+		}
+		ctx := minidump.NewContext(last.Context.Arch)
+		ctx.SetIndex(regPC, ra)
+		ctx.SetIndex(regSP, loc+8)
+		ctx.SetIndex(regFP, fp) // the frameless callee left x29 alone
+		cand := &walker.Frame{Instruction: ra - 4, Context: ctx}
+		rules, ok := w.CFIRules(cand)
+		if !ok {
+			continue
+		}
+		caller, ok := w.CallerByCFI(rules, cand, cfiRegs)
+		if !ok {
+			continue
+		}
+		cpc, pcOK := caller.Index(regPC)
+		csp, spOK := caller.Index(regSP)
+		cfp, fpOK := caller.Index(regFP)
+		if !pcOK || !spOK || !fpOK || a.strip(w, cpc) != savedLR || csp != fp+16 || a.strip(w, cfp) != savedFP {
+			if retaddr.VerifyByCFI(w, *cand, cfiRegs, 4, mask) {
+				return nil // a frame of its own below the record's owner: leave it to the scan
+			}
+			continue
+		}
+		var r regs
+		r[regPC], r[regSP], r[regFP] = ra, loc+8, fp
+		return newFrame(ctx, walker.TrustScan, r)
+	}
+	return nil
 }
 
 // byFramePointerBreakpad is Breakpad's GetCallerByFramePointer: the caller's

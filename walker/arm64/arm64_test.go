@@ -2,6 +2,7 @@ package arm64_test
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
@@ -364,4 +365,33 @@ func TestLeafReturnIntoSymbolGap(t *testing.T) {
 		want{mod1 + 0x2010, stack, walker.TrustContext},
 		want{mod1 + 0x3044, stack, walker.TrustLeaf},
 		want{mod2 + 0x2044, stack + 0x20, walker.TrustFramePointer})
+}
+
+// TestFramelessCalleeEndOfChain: a_func (no CFI) has made calls and left
+// x29 alone, so x29 points at b_func's record, which ends the chain: the
+// frame-pointer step finds nothing. The plain scan would take the stale
+// return address into d_func below; b_func's return address, which a_func
+// saved, is the one whose CFI lands exactly on the record.
+func TestFramelessCalleeEndOfChain(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod1+0x1080).set(minidump.ARM64SP, stack).
+		set(minidump.ARM64LR, mod1+0x1040).set(minidump.ARM64FP, stack+0x20)
+	f.syms = map[string]string{
+		"module1": sym1 + "FUNC 1000 100 0 a_func\n",
+		"module2": sym2 + "STACK CFI INIT 2000 100 .cfa: sp 32 + .ra: .cfa -8 + ^ x29: .cfa -16 + ^\n",
+	}
+	f.words[stack] = mod2 + 0x2108   // stale: return into d_func
+	f.words[stack+8] = mod2 + 0x2048 // saved by a_func: return into b_func
+	f.words[stack+0x20] = 0          // b_func's record ends the chain
+	f.words[stack+0x28] = 0
+	check(t, "extended", f.walk(t, false),
+		want{mod1 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x2048, stack + 0x10, walker.TrustScan})
+
+	// b_func's frame one word larger: its CFI reads the record's words as
+	// other slots, the record is not its own, and the scan decides.
+	f.syms["module2"] = strings.Replace(f.syms["module2"], "sp 32 +", "sp 40 +", 1)
+	check(t, "extended, CFI elsewhere", f.walk(t, false),
+		want{mod1 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x2108, stack + 8, walker.TrustScan},
+		want{mod2 + 0x2048, stack + 0x10, walker.TrustScan})
 }
