@@ -102,13 +102,20 @@ func describe(c *Case, o outcome) string {
 //
 // Longer runs still find such cases where nothing in the dump decides
 // (DIFFTEST_CASES=300, seeds 1000-1299: 11 of 300 per 32-bit ARM Linux or
-// Android flavor, 3 on iOS, 3 per arm64 flavor, 1 on Windows arm64): the
-// record's owner has no CFI (a frame record or a frameless callee's pushed
-// return address below it are equally consistent; taking the scanned word
-// there lost 60 of 996 true frames on android-arm over those seeds), or the
-// crashing function's module has no symbols and LR points into it (a stale
-// LR or a leaf's return address; taking LR lost 81 there, 58 on iOS). With code
-// in the dump, retaddr.CallSiteContradicts decides the first kind.
+// Android flavor, 3 on iOS, 3 per arm64 flavor, 1 on Windows arm64):
+//   - a frameless function's caller owns the record at r7/r11 but has no
+//     CFI (none in the symbol file, or no symbol file), or a frameless
+//     function with CFI lies between: the record and a return address
+//     below it are equally consistent. Preferring the scanned word there
+//     lost 60 of 996 true frames on android-arm over those seeds.
+//   - the crash is at the entry of a function in a module without symbols
+//     and LR points into the same module: a stale LR or the leaf's return
+//     address. Taking LR lost 81 frames there, 58 on iOS.
+//
+// With code in the dump, retaddr.CallSiteContradicts decides the first
+// kind. The same runs find frames invented after such a skip or by a
+// stale word the scan takes (1 on iOS, 2 on Windows arm64, none on the
+// other arm and arm64 flavors).
 var knownShortfalls = map[string]string{}
 
 // breakpadBlind reports flavors where Breakpad cannot walk at all (no
