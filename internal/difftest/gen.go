@@ -90,6 +90,7 @@ type Case struct {
 	Truth []string
 	// Describe lists the frames' function kinds, for failure messages.
 	Describe []string
+	chain    []*frame // the true chain, innermost first
 }
 
 type funcKind int
@@ -635,6 +636,7 @@ func (g *gen) build(seed int64) (*Case, error) {
 			c.Symbols[p] = g.symFile(m)
 		}
 	}
+	c.chain = chain
 	for i, fr := range chain {
 		addr := fr.pc
 		if i > 0 {
