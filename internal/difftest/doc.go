@@ -16,5 +16,9 @@
 // --breakpad-compat, and (b) by default at least as many leading true frames
 // as Breakpad recovers, and no invented frame where Breakpad stopped with a
 // correct chain. TestDifferential runs a fixed seed set; DIFFTEST_CASES=N
-// runs TestDifferentialLong over N random cases per flavour.
+// runs TestDifferentialLong over N random cases per flavour (DIFFTEST_SEED,
+// DIFFTEST_FLAVOR; DIFFTEST_BIN runs another build of ours, e.g. an older
+// commit's, for before/after numbers). TestFramelessUnderRecord holds the
+// 32-bit ARM walk to the generated cases of one shape: a crash in a
+// frameless function without CFI under a caller with a frame record.
 package difftest
