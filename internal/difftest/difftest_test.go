@@ -115,7 +115,7 @@ func describe(c *Case, o outcome) string {
 // With code in the dump, retaddr.CallSiteContradicts decides the first
 // kind. The same runs find frames invented after such a skip or by a
 // stale word the scan takes (1 on iOS, 2 on Windows arm64, none on the
-// other arm and arm64 flavors).
+// other arm and arm64 flavors where Breakpad walks at all).
 var knownShortfalls = map[string]string{}
 
 // breakpadBlind reports flavors where Breakpad cannot walk at all (no
