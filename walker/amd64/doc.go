@@ -2,4 +2,9 @@
 // STACK CFI, then (Windows, context frame only) a simulated return from a
 // leaf function, then (not Windows) the frame-pointer chain, then stack
 // scanning.
+//
+// In the default (non-Breakpad) mode, when the dump holds the code before a
+// scanned candidate (walker.Env.Code), a word no call instruction precedes
+// is skipped and a direct call to the current function is preferred
+// (retaddr.ScanByCallSite).
 package amd64

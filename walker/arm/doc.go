@@ -20,7 +20,14 @@
 //     code (a return address with bit 0 set) and r11 for ARM code, accepting
 //     both record layouts in use ([fp]=caller fp, [fp+4]=lr from clang and
 //     Thumb code; [fp-4]=caller fp, [fp]=lr from GCC in ARM mode) only when
-//     the saved return address lies in a function and the chain grows.
+//     the saved return address lies in a module and the chain grows.
+//   - a frameless function without CFI leaves r7/r11 pointing at its
+//     caller's record; a stack word below that record whose function's CFI
+//     lands exactly on it is taken as the skipped caller (framelessCaller).
+//   - when the dump holds the code before a candidate return address
+//     (retaddr's call-site check), a candidate no call precedes is dropped,
+//     a direct call to the current function is preferred, and a record or
+//     LR return address the code contradicts is not used.
 //
 // Return addresses carry the Thumb bit; lookups use the return address
 // minus 2, which lies inside the call instruction in both states.

@@ -25,4 +25,8 @@
 //     strips only return addresses from CFI, frame records and LR, and only
 //     when the result lands in a module, so its scan never finds an arm64e
 //     caller.
+//   - When the dump holds the code before a candidate return address
+//     (retaddr's call-site check), a scanned word no call precedes is
+//     dropped, a direct call to the current function is preferred, and a
+//     frame-record or LR return address the code contradicts is not used.
 package arm64
