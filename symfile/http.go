@@ -33,6 +33,10 @@ var ErrTooLarge = errors.New("symbol file larger than the download limit")
 // the same server got no response.
 var ErrServerDown = errors.New("symbol server unreachable")
 
+// ErrDownloadBudget reports a request not made, or cut short, because the
+// supplier's total download time (WithTotalTimeout) was spent.
+var ErrDownloadBudget = errors.New("symbol download time budget spent")
+
 // DownloadError reports a failed symbol download other than "not found": a
 // network error, a timeout, an unexpected HTTP status, a file over the size
 // bound or one that is not a symbol file. The walker treats the module as
@@ -60,6 +64,15 @@ func WithTimeout(d time.Duration) HTTPOption {
 	return func(s *HTTPSupplier) { s.timeout = d }
 }
 
+// WithTotalTimeout bounds the time all downloads of the supplier may take
+// together, from its creation: a dump with hundreds of modules on a slow
+// server would otherwise wait up to the per-request timeout for each. Once
+// it is spent, no request is made and the rest of the modules are walked
+// without symbols (the cache is still read). 0 means no bound.
+func WithTotalTimeout(d time.Duration) HTTPOption {
+	return func(s *HTTPSupplier) { s.total = d }
+}
+
 // WithMaxDownload sets the largest symbol file, in bytes, that is downloaded.
 func WithMaxDownload(n int64) HTTPOption {
 	return func(s *HTTPSupplier) { s.maxSize = n }
@@ -85,6 +98,8 @@ type HTTPSupplier struct {
 	urls      []*url.URL
 	cacheDir  string
 	timeout   time.Duration
+	total     time.Duration // WithTotalTimeout
+	deadline  time.Time     // creation + total, zero when unbounded
 	maxSize   int64
 	transport http.RoundTripper
 	client    *http.Client
@@ -128,6 +143,9 @@ func NewHTTPSupplier(urls []string, cacheDir string, opts ...HTTPOption) (*HTTPS
 	}
 	for _, o := range opts {
 		o(s)
+	}
+	if s.total > 0 {
+		s.deadline = time.Now().Add(s.total)
 	}
 	s.client = &http.Client{
 		Transport: s.transport,
@@ -243,7 +261,14 @@ func (s *HTTPSupplier) download(base *url.URL, rel, local string) error {
 	target := u.String()
 	fail := func(status int, err error) error { return &DownloadError{URL: target, Status: status, Err: err} }
 
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	deadline := time.Now().Add(s.timeout)
+	if !s.deadline.IsZero() {
+		if !time.Now().Before(s.deadline) {
+			return fail(0, fmt.Errorf("%w: not asked (%v in all)", ErrDownloadBudget, s.total))
+		}
+		deadline = minTime(deadline, s.deadline)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
@@ -257,6 +282,9 @@ func (s *HTTPSupplier) download(base *url.URL, rel, local string) error {
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
+		if s.budgetSpent(deadline) { // the server did not fail; our budget ran out
+			return fail(0, fmt.Errorf("%w: %w", ErrDownloadBudget, err))
+		}
 		if !errors.As(err, new(*redirectError)) { // a bad redirect is about one file
 			s.mu.Lock()
 			if s.down[base] == nil {
@@ -299,6 +327,9 @@ func (s *HTTPSupplier) download(base *url.URL, rel, local string) error {
 	}
 	n, err := io.Copy(tmp, io.LimitReader(body, s.maxSize+1))
 	if err != nil {
+		if s.budgetSpent(deadline) {
+			err = fmt.Errorf("%w: %w", ErrDownloadBudget, err)
+		}
 		return fail(resp.StatusCode, err)
 	}
 	if n > s.maxSize {
@@ -313,6 +344,19 @@ func (s *HTTPSupplier) download(base *url.URL, rel, local string) error {
 	}
 	keep = true
 	return nil
+}
+
+// budgetSpent reports whether a request with the given deadline failed
+// because the total budget, not the server, ended it.
+func (s *HTTPSupplier) budgetSpent(deadline time.Time) bool {
+	return !s.deadline.IsZero() && deadline.Equal(s.deadline) && !time.Now().Before(s.deadline)
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // redirectError is a redirect that was not followed.

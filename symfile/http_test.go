@@ -438,3 +438,50 @@ func TestHTTPSupplierServerDown(t *testing.T) {
 		t.Errorf("unresponsive server asked %d times, want 1: %v", n, slow.requests)
 	}
 }
+
+// A server that answers, but slowly (a trickle of bytes per module), is not
+// marked down; the total budget stops the downloads instead.
+func TestHTTPSupplierTotalTimeout(t *testing.T) {
+	srv := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("MODULE Linux x86_64 ID lib.so\n"))
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	})
+	cache := t.TempDir()
+	s, err := NewHTTPSupplier([]string{srv.URL}, cache, WithTimeout(5*time.Second), WithTotalTimeout(300*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = s.Symbols(ModuleKey{DebugFile: "liba.so", DebugID: "ID"})
+	if !errors.Is(err, ErrDownloadBudget) || errors.Is(err, ErrServerDown) {
+		t.Errorf("first module: %v; want ErrDownloadBudget", err)
+	}
+	_, err = s.Symbols(ModuleKey{DebugFile: "libb.so", DebugID: "ID"})
+	if !errors.Is(err, ErrDownloadBudget) {
+		t.Errorf("second module: %v; want ErrDownloadBudget", err)
+	}
+	// The budget, not the 5 s request timeout, ended the first download
+	// (a generous bound: this is about which limit applied, not speed).
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("downloads took %v with a 300ms budget", d)
+	}
+	if n := srv.count("/libb.so/ID/libb.so.sym"); n != 0 {
+		t.Errorf("second module asked %d times after the budget was spent", n)
+	}
+	// A file already in the cache is still read.
+	dir := filepath.Join(cache, "libc.so", "ID")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "libc.so.sym"), []byte(appSym("libc.so", "ID")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := s.Symbols(ModuleKey{DebugFile: "libc.so", DebugID: "ID"})
+	if err != nil || lookupName(t, f) != "libc.so_fn" {
+		t.Errorf("cached module after the budget: %v", err)
+	}
+}

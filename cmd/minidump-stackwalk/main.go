@@ -40,8 +40,8 @@ type options struct {
 	dumpPath    string
 	symbolPaths []string // local paths and symbol server URLs
 
-	// symbolServer holds --symbols-url, --symbols-cache and
-	// --symbol-download-timeout (helper H, symbolserver.go).
+	// symbolServer holds --symbols-url, --symbols-cache, --symbols-total-timeout and
+	// --symbol-download-timeout (symbolserver.go).
 	symbolServer symbolServerFlags
 }
 
@@ -124,7 +124,7 @@ Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 	for _, g := range groups {
 		g.AddFlags(fs)
 	}
-	o.symbolServer.addFlags(fs) // helper H: symbol servers (symbolserver.go)
+	o.symbolServer.addFlags(fs) // symbol servers (symbolserver.go)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
@@ -140,7 +140,7 @@ func (o *options) check() error {
 	if o.extraThread < -1 {
 		return fmt.Errorf("-t %d: want a thread index >= 0", o.extraThread)
 	}
-	return o.symbolServer.check(o) // helper H: symbol server flags (symbolserver.go)
+	return o.symbolServer.check(o) // symbol server flags (symbolserver.go)
 }
 
 // run executes the command line args and returns the exit status.

@@ -1,7 +1,7 @@
 package main
 
-// This file is helper H's: symbols from HTTP symbol servers (rust-minidump's
-// --symbols-url), cached on disk, tried after the local symbol paths.
+// Symbols from HTTP symbol servers (rust-minidump's --symbols-url), cached
+// on disk, tried after the local symbol paths.
 
 import (
 	"errors"
@@ -18,12 +18,13 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
-// symbolServerFlags are --symbols-url, --symbols-cache and
-// --symbol-download-timeout.
+// symbolServerFlags are --symbols-url, --symbols-cache,
+// --symbol-download-timeout and --symbols-total-timeout.
 type symbolServerFlags struct {
 	urls    []string
 	cache   string
 	timeout time.Duration
+	total   time.Duration
 }
 
 // defaultSymbolCache is os.UserCacheDir()/minidump-stackwalk/symbols, or ""
@@ -43,6 +44,8 @@ func (f *symbolServerFlags) addFlags(fs *pflag.FlagSet) {
 			"starting with http:// or https:// is a symbol server too")
 	fs.StringVar(&f.cache, "symbols-cache", defaultSymbolCache(), "`DIR` where files downloaded from symbol servers are kept, in the same layout")
 	fs.DurationVar(&f.timeout, "symbol-download-timeout", symfile.DefaultDownloadTimeout, "bound on each symbol download, for example 30s or 2m")
+	fs.DurationVar(&f.total, "symbols-total-timeout", 0, "bound on all symbol downloads together (then modules are walked without\n"+
+		"their symbols, with a warning), for example 10m; 0: no bound")
 }
 
 // isSymbolURL reports whether a symbol path names a symbol server.
@@ -62,6 +65,9 @@ func (f *symbolServerFlags) check(o *options) error {
 	o.symbolPaths = append(o.symbolPaths, f.urls...)
 	if f.timeout <= 0 {
 		return fmt.Errorf("--symbol-download-timeout %v: want a positive duration", f.timeout)
+	}
+	if f.total < 0 {
+		return fmt.Errorf("--symbols-total-timeout %v: want a positive duration, or 0 for no bound", f.total)
 	}
 	_, urls := splitSymbolPaths(o.symbolPaths)
 	if len(urls) == 0 {
@@ -99,7 +105,8 @@ func (o *options) symbolSupplier(stderr io.Writer) (*recordingSupplier, symfile.
 		chain = append(chain, symfile.NewDirSupplier(local...))
 	}
 	if len(urls) > 0 {
-		hs, err := symfile.NewHTTPSupplier(urls, o.symbolServer.cache, symfile.WithTimeout(o.symbolServer.timeout))
+		hs, err := symfile.NewHTTPSupplier(urls, o.symbolServer.cache, symfile.WithTimeout(o.symbolServer.timeout),
+			symfile.WithTotalTimeout(o.symbolServer.total))
 		if err != nil { // check() has accepted these; say so should it happen anyway
 			fmt.Fprintf(stderr, "minidump-stackwalk: warning: symbol servers not used: %v\n", err)
 		} else {

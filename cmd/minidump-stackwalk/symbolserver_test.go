@@ -123,6 +123,7 @@ func TestSymbolServerUsageErrors(t *testing.T) {
 		{"--symbols-url", "http://127.0.0.1/", "--symbols-cache", "", dump},
 		{"--symbol-download-timeout", "0s", dump},
 		{"--symbol-download-timeout", "soon", dump},
+		{"--symbols-total-timeout", "-1s", dump},
 	} {
 		if _, errOut, status := runCLI(args...); status != exitUsage {
 			t.Errorf("%q: status %d, want %d (%s)", args, status, exitUsage, errOut)
