@@ -128,7 +128,7 @@ func conformanceCases(t *testing.T) []conformanceCase {
 			}
 		}
 	}
-	// Real crashes converted from cores by core2md (testdata/, helper C),
+	// Real crashes converted from cores by core2md (testdata/),
 	// with Breakpad's output of each dump.
 	root, err := corpus.RepoRoot()
 	if err == nil {

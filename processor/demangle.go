@@ -1,6 +1,6 @@
 package processor
 
-// Demangling of function names (helper G, issue 7). Kept in its own file:
+// Demangling of function names. Kept in its own file:
 // the walk never looks at names, so demangling after the walk gives the same
 // frames as demangling during symbolization.
 

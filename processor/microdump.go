@@ -1,6 +1,6 @@
 package processor
 
-// This file is helper F's: the arm/arm64 walker choice and the microdump path.
+// The arm/arm64 walker choice and the microdump path.
 
 import (
 	"errors"

@@ -30,7 +30,7 @@ type Options struct {
 	// instead of from the callee.
 	BreakpadX86 bool
 	// BreakpadARM walks arm and arm64 stacks with Breakpad's methods only
-	// (see packages walker/arm and walker/arm64; added by helper F).
+	// (see packages walker/arm and walker/arm64).
 	BreakpadARM bool
 	// BreakpadMemory finds a thread's stack memory only where Breakpad
 	// does: from its descriptor or the MemoryListStream region holding the
@@ -300,7 +300,7 @@ func sameIdentity(list []*walker.Module, m *walker.Module) bool {
 // archWalker returns the walker for a context's CPU, or nil.
 func archWalker(a minidump.Arch, opts Options) walker.Arch {
 	switch a {
-	case minidump.ArchARM, minidump.ArchARM64, minidump.ArchARM64Old: // helper F
+	case minidump.ArchARM, minidump.ArchARM64, minidump.ArchARM64Old:
 		return armWalker(a, opts)
 	case minidump.ArchX86:
 		return x86.New(x86.Options{Breakpad: opts.BreakpadX86})

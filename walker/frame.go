@@ -46,7 +46,7 @@ func (f *Frame) ReturnAddress() uint64 {
 		return f.Instruction
 	}
 	// Only Breakpad's x86 and amd64 frames print the IP register; its arm,
-	// arm64 and other frames print the lookup address (helper F).
+	// arm64 and other frames print the lookup address.
 	if f.Context.Arch != minidump.ArchX86 && f.Context.Arch != minidump.ArchAMD64 {
 		return f.Instruction
 	}

@@ -47,8 +47,7 @@ type ModuleMap struct {
 // NewModuleMapRanges builds a map in which mods[i] covers the inclusive
 // range ranges[i] instead of its own; mods must be sorted by range and the
 // ranges disjoint. Breakpad's microdump processing shrinks overlapping
-// Android module ranges while printing the modules' own (added by helper F
-// for package microdump).
+// Android module ranges while printing the modules' own (package microdump).
 func NewModuleMapRanges(mods []*Module, ranges [][2]uint64) *ModuleMap {
 	return &ModuleMap{sorted: mods, lookup: ranges}
 }
@@ -77,7 +76,7 @@ func (mm *ModuleMap) At(addr uint64) *Module {
 	if mm == nil {
 		return nil
 	}
-	if mm.lookup != nil { // NewModuleMapRanges (helper F)
+	if mm.lookup != nil { // NewModuleMapRanges
 		i := sort.Search(len(mm.lookup), func(i int) bool { return mm.lookup[i][1] >= addr })
 		if i < len(mm.lookup) && mm.lookup[i][0] <= addr {
 			return mm.sorted[i]

@@ -67,8 +67,7 @@ func toReport(st *processor.ProcessState, syms *recordingSupplier) *report.Proce
 	// Breakpad lists the modules of its range map by address
 	// (processor.ProcessState.ModuleOrder: exact duplicates and modules it
 	// could not store are left out); the main module is the first of the
-	// file, found again by its base address. (helper K: ModuleOrder replaces
-	// the sort by base here.)
+	// file, found again by its base address.
 	p.HaveModules = st.HaveModules
 	byWalker := map[*walker.Module]int{}
 	for _, i := range st.ModuleOrder {

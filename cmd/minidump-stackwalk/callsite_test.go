@@ -1,7 +1,6 @@
 package main
 
-// Added by the call-site helper (walker/internal/retaddr, processor), a
-// deliberate difference from Breakpad and rust-minidump: when a dump holds
+// A deliberate difference from Breakpad and rust-minidump: when a dump holds
 // the code before a scanned stack word (Linux dumps hold 256 bytes around
 // the crash address), a word no call instruction precedes is no return
 // address and is skipped. Breakpad and rust-minidump print such words as

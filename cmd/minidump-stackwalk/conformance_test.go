@@ -313,7 +313,7 @@ func TestConformanceOutputs(t *testing.T) {
 				t.Logf("deliberate difference: Breakpad's frames past _start dropped (%d lines)", len(want)-len(trimmed))
 				return
 			}
-			if callSiteChecked(t, g.args) { // call-site helper: see callsite_test.go
+			if callSiteChecked(t, g.args) { // see callsite_test.go
 				s.callSite++
 				t.Logf("deliberate difference: scanned words no call precedes skipped; %d of %d lines identical", same, len(want))
 				return

@@ -1,6 +1,6 @@
 package main
 
-// This file is helper H's: a Linux ELF core file given as the input is
+// A Linux ELF core file given as the input is
 // converted to a minidump (internal/coreconv, the conversion of cmd/core2md,
 // with its defaults) and walked like one. core2md's --module, --sysroot,
 // --no-disk and --os-version are left to core2md (a qemu-user core, which
@@ -48,7 +48,7 @@ func processCore(o *options, group flagGroup, stdout, stderr io.Writer) (status 
 	data, err := convertCoreFile(o.dumpPath, coreconv.DefaultOptions())
 	if err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
-		writeOpenFailure(group, stdout, o.dumpPath, err) // helper G: --json prints a status document
+		writeOpenFailure(group, stdout, o.dumpPath, err) // --json prints a status document
 		return exitDump, true
 	}
 	dump, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))

@@ -159,7 +159,7 @@ func TestJSONConformance(t *testing.T) {
 			sort.Strings(sorted)
 
 			equal, excused := 0, map[string]int{}
-			callSite := callSiteChecked(t, args) // call-site helper: see callsite_test.go
+			callSite := callSiteChecked(t, args) // see callsite_test.go
 			for _, p := range sorted {
 				o, inOurs := ours[p]
 				th, inTheirs := theirs[p]

@@ -33,7 +33,7 @@ type options struct {
 	// breakpadCompat reproduces Breakpad's output exactly, including the
 	// mistakes we otherwise deliberately avoid (processor.Options.Breakpad*).
 	breakpadCompat bool
-	// noDemangle keeps mangled function names (--no-demangle; helper G's
+	// noDemangle keeps mangled function names (--no-demangle;
 	// rustflags.go sets it).
 	noDemangle bool
 

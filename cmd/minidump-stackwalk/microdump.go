@@ -1,6 +1,6 @@
 package main
 
-// This file is helper F's: Android microdump input, printed as Breakpad's
+// Android microdump input, printed as Breakpad's
 // microdump_stackwalk prints it.
 
 import (
@@ -34,14 +34,14 @@ func processMicrodump(o *options, group flagGroup, stdout, stderr io.Writer) (st
 	st, err := processor.ProcessMicrodump(d, supplier, processor.MicrodumpOptions())
 	if err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
-		writeFailure(group, stdout, &input{Path: o.dumpPath, State: st, Errs: []error{err}}) // helper G: --json status document
+		writeFailure(group, stdout, &input{Path: o.dumpPath, State: st, Errs: []error{err}}) // --json status document
 		return exitDump, true
 	}
-	if !o.noDemangle { // helper G: demangle C++/Rust names unless --no-demangle
+	if !o.noDemangle { // demangle C++/Rust names unless --no-demangle
 		st.DemangleNames()
 	}
 	rep := toReport(st, syms)
-	rep.Symbolize = demangleSymbolize(o, rep.Symbolize) // helper G: demangled -s names
+	rep.Symbolize = demangleSymbolize(o, rep.Symbolize) // demangled -s names
 	rep.GLVersion, rep.GLVendor, rep.GLRenderer = d.GPU.Version, d.GPU.Vendor, d.GPU.Renderer
 	orderModules(rep, d)
 

@@ -37,8 +37,8 @@ func (o *options) processorOptions() processor.Options {
 		BreakpadPastEntry:   o.breakpadCompat,
 		BreakpadARM:         o.breakpadCompat,
 		BreakpadX86:         o.breakpadCompat,
-		BreakpadMemory:      o.breakpadCompat, // helper I: contexts and stacks only where Breakpad finds them
-		BreakpadModules:     o.breakpadCompat, // helper K: an overlapping module list outside Linux/Android is rejected
+		BreakpadMemory:      o.breakpadCompat, // contexts and stacks only where Breakpad finds them
+		BreakpadModules:     o.breakpadCompat, // an overlapping module list outside Linux/Android is rejected
 	}
 }
 
@@ -65,16 +65,16 @@ func brokenEssentials(dump *minidump.File) []error {
 // process reads and processes the dump named in o, prints it and returns the
 // exit status.
 func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
-	if status, ok := processMicrodump(o, group, stdout, stderr); ok { // helper F: microdump input
+	if status, ok := processMicrodump(o, group, stdout, stderr); ok { // microdump input
 		return status
 	}
-	if status, ok := processCore(o, group, stdout, stderr); ok { // helper H: ELF core input (core.go)
+	if status, ok := processCore(o, group, stdout, stderr); ok { // ELF core input (core.go)
 		return status
 	}
 	dump, err := minidump.Open(o.dumpPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
-		writeOpenFailure(group, stdout, o.dumpPath, err) // helper G: --json prints a status document
+		writeOpenFailure(group, stdout, o.dumpPath, err) // --json prints a status document
 		return exitDump
 	}
 	defer dump.Close()
@@ -86,7 +86,7 @@ func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
 func processDump(o *options, group flagGroup, dump *minidump.File, raw io.ReaderAt, stdout, stderr io.Writer) int {
 	in := &input{Path: o.dumpPath, SymbolPaths: o.symbolPaths, Dump: dump, Raw: raw}
 	var err error
-	// helper H: local symbol paths, then symbol servers (symbolserver.go);
+	// local symbol paths, then symbol servers (symbolserver.go);
 	// both nil when there are no symbol paths.
 	syms, supplier := o.symbolSupplier(stderr)
 	in.State, err = processor.Process(dump, supplier, o.processorOptions())
@@ -94,7 +94,7 @@ func processDump(o *options, group flagGroup, dump *minidump.File, raw io.Reader
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
 		return exitDump
 	}
-	if !o.noDemangle { // helper G: demangle C++/Rust names unless --no-demangle
+	if !o.noDemangle { // demangle C++/Rust names unless --no-demangle
 		in.State.DemangleNames()
 	}
 	for _, e := range in.State.Errors {
@@ -108,7 +108,7 @@ func processDump(o *options, group flagGroup, dump *minidump.File, raw io.Reader
 		in.Errs = append(in.Errs, err)
 	}
 	in.Report = toReport(in.State, syms)
-	in.Report.Symbolize = demangleSymbolize(o, in.Report.Symbolize) // helper G: demangled -s names
+	in.Report.Symbolize = demangleSymbolize(o, in.Report.Symbolize) // demangled -s names
 
 	if !writeOutput(o, group, in, stdout, stderr) {
 		return exitDump
