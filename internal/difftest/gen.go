@@ -90,7 +90,10 @@ type Case struct {
 	Truth []string
 	// Describe lists the frames' function kinds, for failure messages.
 	Describe []string
-	chain    []*frame // the true chain, innermost first
+	// HasCode: the dump holds code (GenerateCode).
+	HasCode bool
+	chain   []*frame   // the true chain, innermost first
+	code    *codeImage // HasCode: the modules' code and call sites
 }
 
 type funcKind int
@@ -147,13 +150,25 @@ type gen struct {
 	fl      Flavor
 	word    uint64
 	mods    []*module
+	// withCode puts code into the dump (GenerateCode), laid out from codeR.
+	withCode bool
+	codeR    *rand.Rand
 }
 
 func (g *gen) chance(p float64) bool { return g.r.Float64() < p }
 
 // Generate builds the case for seed on flavor fl.
-func Generate(fl Flavor, seed int64) (*Case, error) {
-	g := &gen{r: rand.New(rand.NewSource(seed)), pacR: rand.New(rand.NewSource(^seed)), fl: fl, word: 8, rawArch: fl.Arch}
+func Generate(fl Flavor, seed int64) (*Case, error) { return generate(fl, seed, false) }
+
+// GenerateCode builds the case Generate builds, with the same chain,
+// stack and symbols, and code in the dump: the modules' code laid out as a
+// compiler would (see layoutCode), of which the dump holds what a producer
+// saves (see codeRegions).
+func GenerateCode(fl Flavor, seed int64) (*Case, error) { return generate(fl, seed, true) }
+
+func generate(fl Flavor, seed int64, withCode bool) (*Case, error) {
+	g := &gen{r: rand.New(rand.NewSource(seed)), pacR: rand.New(rand.NewSource(^seed)), fl: fl, word: 8, rawArch: fl.Arch,
+		withCode: withCode, codeR: newCodeRand(seed)}
 	if fl.Arch == minidump.ArchARM64Old {
 		g.fl.Arch = minidump.ArchARM64 // same registers, Breakpad's older layout
 	}
@@ -621,6 +636,10 @@ func (g *gen) build(seed int64) (*Case, error) {
 		bm.CodeView = m.codeView
 		bm.TimeDateStamp = uint32(g.r.Int31())
 	}
+	var img *codeImage
+	if g.withCode {
+		img = g.addCode(b, chain, stack, ctx)
+	}
 	dump, err := b.Bytes()
 	if err != nil {
 		return nil, err
@@ -628,7 +647,7 @@ func (g *gen) build(seed int64) (*Case, error) {
 	if dump, err = g.patchStack(b, dump); err != nil {
 		return nil, err
 	}
-	c := &Case{Flavor: g.fl, Seed: seed, Dump: dump, Symbols: map[string]string{}}
+	c := &Case{Flavor: g.fl, Seed: seed, Dump: dump, Symbols: map[string]string{}, HasCode: g.withCode, code: img}
 	c.Flavor.Arch = g.rawArch
 	for _, m := range g.mods {
 		if m.hasSyms {
@@ -643,7 +662,7 @@ func (g *gen) build(seed int64) (*Case, error) {
 			addr -= g.printDelta()
 		}
 		c.Truth = append(c.Truth, g.printed(fr.fn, addr))
-		c.Describe = append(c.Describe, fmt.Sprintf("%s kind=%d sym=%d pc=%#x sp=%#x fp=%#x atPro=%v", fr.fn.name, fr.fn.kind, fr.fn.sym, fr.pc, fr.sp, fr.fp, fr.atPro))
+		c.Describe = append(c.Describe, fmt.Sprintf("%s kind=%d sym=%d pc=%#x sp=%#x fp=%#x atPro=%v%s", fr.fn.name, fr.fn.kind, fr.fn.sym, fr.pc, fr.sp, fr.fp, fr.atPro, img.describeSite(chain, i)))
 	}
 	return c, nil
 }
