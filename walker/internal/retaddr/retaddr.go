@@ -59,17 +59,27 @@ func Scan(w *walker.Walker, start uint64, words, size int, callOffset uint64, ve
 // code puts on every return address it saves. The address returned is the
 // word with those bits cleared.
 func ScanMasked(w *walker.Walker, start uint64, words, size int, callOffset, mask uint64, verify func(loc, ra uint64) bool) (loc, ra uint64, ok bool) {
-	return scanMasked(w, nil, start, words, size, callOffset, mask, verify)
-}
-
-// scanMasked is ScanMasked choosing by call site (see pick) when callee is
-// not nil and the dump holds code.
-func scanMasked(w *walker.Walker, callee *walker.Frame, start uint64, words, size int, callOffset, mask uint64, verify func(loc, ra uint64) bool) (loc, ra uint64, ok bool) {
 	if size == 4 {
 		mask &= 0xffffffff
 	}
-	var p pick
-	p.useCode = callee != nil && w.Env.Code != nil
+	return scanMasked(w, nil, start, words, size, mask, plausibleAndVerified(w, callOffset, mask, verify))
+}
+
+// plausibleAndVerified is the extended scans' test of a candidate:
+// Plausible, and verify when verify is not nil.
+func plausibleAndVerified(w *walker.Walker, callOffset, mask uint64, verify func(loc, ra uint64) bool) func(loc, ra uint64) bool {
+	return func(loc, ra uint64) bool {
+		return Plausible(w, ra, callOffset, mask) && (verify == nil || verify(loc, ra))
+	}
+}
+
+// scanMasked offers pick the words from start to start+words*size
+// (inclusive) whose value, with the bits outside mask cleared, less one,
+// seems a valid instruction; accept (nil: every one) is the candidates'
+// other test. The choice is by call site (see pick) when callee is not nil
+// and the dump holds code. mask has no bits above a word of size bytes.
+func scanMasked(w *walker.Walker, callee *walker.Frame, start uint64, words, size int, mask uint64, accept func(loc, ra uint64) bool) (loc, ra uint64, ok bool) {
+	p := pick{useCode: callee != nil && w.Env.Code != nil}
 	for i := 0; i <= words; i++ {
 		l := start + uint64(i*size)
 		if l < start || l > mask {
@@ -84,9 +94,7 @@ func scanMasked(w *walker.Walker, callee *walker.Frame, start uint64, words, siz
 		if !w.InstructionSeemsValid(cand) { // also: inside a loaded module
 			continue
 		}
-		if done := p.offer(w, callee, l, v, func() bool {
-			return Plausible(w, v, callOffset, mask) && (verify == nil || verify(l, v))
-		}); done {
+		if p.offer(w, callee, l, v, accept) {
 			break
 		}
 	}
@@ -106,19 +114,19 @@ type pick struct {
 	ok      bool
 }
 
-// offer considers the candidate ra at loc; checks runs the candidate's
-// other tests (called only when the verdict could change the choice). It
-// reports whether the choice is final.
-func (p *pick) offer(w *walker.Walker, callee *walker.Frame, loc, ra uint64, checks func() bool) (done bool) {
+// offer considers the candidate ra at loc; accept (nil: every one) runs
+// the candidate's other tests, called only when the verdict could change
+// the choice. It reports whether the choice is final.
+func (p *pick) offer(w *walker.Walker, callee *walker.Frame, loc, ra uint64, accept func(loc, ra uint64) bool) (done bool) {
 	if !p.useCode {
-		if !checks() {
+		if accept != nil && !accept(loc, ra) {
 			return false
 		}
 		p.loc, p.ra, p.ok = loc, ra, true
 		return true
 	}
 	v := Judge(w, callee, ra)
-	if v == NoCall || (p.ok && v != Confirmed) || !checks() {
+	if v == NoCall || (p.ok && v != Confirmed) || (accept != nil && !accept(loc, ra)) {
 		return false
 	}
 	p.loc, p.ra = loc, ra
@@ -142,25 +150,7 @@ func ScanByCallSite(w *walker.Walker, callee *walker.Frame, start uint64, words,
 	if size == 4 {
 		mask = 0xffffffff
 	}
-	start &= mask
-	end := start + uint64(words)*uint64(size)
-	if end < start {
-		end = ^uint64(0)
-	}
-	p := pick{useCode: true}
-	for l := start; l <= end && l <= mask; l += uint64(size) {
-		v, ok := w.ReadWord(l, size)
-		if !ok {
-			break
-		}
-		if w.InstructionSeemsValid((v-1)&mask) && p.offer(w, callee, l, v, func() bool { return true }) {
-			break
-		}
-		if l+uint64(size) < l {
-			break
-		}
-	}
-	return p.loc, p.ra, p.ok
+	return scanMasked(w, callee, start&mask, words, size, mask, nil)
 }
 
 // ScanWords is the scan length from frame f: like rust-minidump, four times
@@ -249,5 +239,5 @@ func ScanCaller(w *walker.Walker, last *walker.Frame, sp uint64, validated bool,
 		ctx.SetIndex(a.SP, loc+uint64(a.WordSize))
 		return VerifyByCFI(w, walker.Frame{Instruction: (ra - a.CallOffset) & mask, Context: ctx}, a.CFIRegs, a.CallOffset, mask)
 	}
-	return scanMasked(w, last, sp, ScanWords(last), a.WordSize, a.CallOffset, mask, verify)
+	return scanMasked(w, last, sp, ScanWords(last), a.WordSize, mask, plausibleAndVerified(w, a.CallOffset, mask, verify))
 }
