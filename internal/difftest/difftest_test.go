@@ -209,6 +209,19 @@ func check(t *testing.T, c *Case, o outcome) bool {
 	return ok
 }
 
+// firstMissed describes the true frame the walk missed first (and the one
+// before it, whose caller it is).
+func firstMissed(c *Case, rec int) string {
+	if rec >= len(c.Truth) {
+		return "none"
+	}
+	prev := ""
+	if rec > 0 {
+		prev = fmt.Sprintf("callee %d %s; ", rec-1, c.Describe[rec-1])
+	}
+	return fmt.Sprintf("%sframe %d %s", prev, rec, c.Describe[rec])
+}
+
 func lineDiff(a, b string) string {
 	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
 	var sb strings.Builder
@@ -302,6 +315,10 @@ func TestDifferentialLong(t *testing.T) {
 					}
 					if len(oc.invented) > 0 && !breakpadBlind(c.Flavor) {
 						codeInvented++
+					}
+					if oc.oursRec < o.oursRec || oc.oursRec < oc.bpRec || (len(oc.invented) > 0 && !breakpadBlind(c.Flavor)) {
+						t.Logf("with code: %s seed %d: ours %d, without code %d, Breakpad %d of %d; invented %q; first missed: %s",
+							fl.Name, seed, oc.oursRec, o.oursRec, oc.bpRec, oc.truth, oc.invented, firstMissed(cc, oc.oursRec))
 					}
 					_, known := knownCodeShortfalls[fmt.Sprintf("%s/%d", c.Flavor.Name, c.Seed)]
 					if !known && ((!oc.identical && !oracleOlder(c.Flavor)) || oc.oursRec < o.oursRec || oc.oursRec < oc.bpRec ||
