@@ -145,17 +145,11 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 	// for the memory around code pointers.
 	var code codeModules
 	defer code.close()
-	diskPath := func(name string) string {
-		if opt.NoDisk || !filepath.IsAbs(name) {
-			return ""
-		}
-		return filepath.Join(opt.Sysroot, name)
-	}
 	files := append([]coredump.MappedFile(nil), core.Files...)
 	sort.SliceStable(files, func(i, j int) bool { return files[i].Start < files[j].Start })
 	for _, m := range modulesFromNTFile(files, core.Segments) {
 		img := addModule(b, core, opt, m.name, m.base, m.end, nil)
-		code.add(&codeModule{base: m.base, end: m.end, path: diskPath(m.name), img: img})
+		code.add(&codeModule{base: m.base, end: m.end, path: diskPath(opt, m.name), img: img})
 	}
 	if base, ok := core.AuxvValue(atSysinfoEhdr); ok && base != 0 {
 		if img, err := coredump.ImageInMemory(core, base, core.Is64); err == nil {
@@ -200,7 +194,7 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 			end := base + img.LoadEnd - img.LoadStart
 			name := executableName(core)
 			img = addModule(b, core, opt, name, base, end, img)
-			code.add(&codeModule{base: base, end: end, path: diskPath(name), img: img})
+			code.add(&codeModule{base: base, end: end, path: diskPath(opt, name), img: img})
 		} else if entry, ok := core.AuxvValue(atEntry); ok {
 			for _, s := range segmentsOverlapping(core.Segments, entry, entry+1, 1) {
 				if s.Flags&1 != 0 && s.Vaddr <= entry {
@@ -338,8 +332,8 @@ func addModule(b *synth.Builder, core *coredump.File, opt Options, name string, 
 			img = mem
 		}
 	}
-	if (img == nil || (img.BuildID == nil && img.TextHash == nil)) && !opt.NoDisk && filepath.IsAbs(name) {
-		if disk, err := coredump.ImageFile(filepath.Join(opt.Sysroot, name)); err == nil {
+	if path := diskPath(opt, name); path != "" && (img == nil || (img.BuildID == nil && img.TextHash == nil)) {
+		if disk, err := coredump.ImageFile(path); err == nil {
 			img = disk
 		}
 	}
@@ -351,6 +345,16 @@ func addModule(b *synth.Builder, core *coredump.File, opt Options, name string, 
 		m.SetBuildID(img.TextHash)
 	}
 	return img
+}
+
+// diskPath is where the file of a module the core names is read from
+// disk, "" when it may not be: reading from disk is off, or the name is no
+// absolute path.
+func diskPath(opt Options, name string) string {
+	if opt.NoDisk || !filepath.IsAbs(name) {
+		return ""
+	}
+	return filepath.Join(opt.Sysroot, name)
 }
 
 // maxModules bounds the modules taken from NT_FILE (real processes map a
