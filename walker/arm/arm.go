@@ -226,47 +226,65 @@ func byFramePointer(w *walker.Walker, last *walker.Frame, ios bool) *walker.Fram
 
 // frameRecord reads a frame record at register reg of last in either layout.
 func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walker.Frame {
+	for _, rec := range recordsAt(w, last, reg) {
+		if rec.savedFP != 0 && rec.savedFP <= rec.fp {
+			continue
+		}
+		if !callInModule(w, rec.savedLR) || retaddr.CallSiteContradicts(w, last, rec.savedLR, scanArch) {
+			// (The dump's code, when it holds some, shows whether the
+			// record's return address follows a call to this function;
+			// the record of a frameless function's caller does not.)
+			continue
+		}
+		callerSP := rec.lrSlot + 4
+		ctx := minidump.NewContext(last.Context.Arch)
+		ctx.SetIndex(regPC, rec.savedLR)
+		ctx.SetIndex(regSP, callerSP)
+		// The caller's code decides which register is its frame pointer.
+		// (iOS uses r7 in both instruction sets).
+		callerReg := regFP
+		if ios || rec.savedLR&1 == 1 {
+			callerReg = regR7
+		}
+		ctx.SetIndex(callerReg, rec.savedFP)
+		var r regs
+		r[regPC], r[regSP], r[callerReg] = rec.savedLR, callerSP, rec.savedFP
+		return newFrame(ctx, walker.TrustFramePointer, r)
+	}
+	return nil
+}
+
+// savedRecord is a frame record read at a frame-pointer register's value.
+type savedRecord struct {
+	fp               uint64 // the register's value
+	lrSlot           uint64 // where the record holds LR; the caller's SP is just above it
+	savedFP, savedLR uint64 // the record's contents
+}
+
+// recordsAt returns the frame records that last's register reg may point
+// at, in the order to try them: the saved frame pointer at the register's
+// address and LR above it, then for r11 GCC's ARM-mode layout, in which r11
+// points at the saved LR. None when the register cannot be a frame pointer
+// (unset, zero, misaligned, below SP) or the stack lacks the record.
+func recordsAt(w *walker.Walker, last *walker.Frame, reg int) []savedRecord {
 	fp, ok := last.Context.Index(reg)
 	sp, spOK := last.Context.Index(regSP)
 	if !ok || !spOK || fp == 0 || fp%4 != 0 || fp < sp || fp > 0xffffffff-8 {
 		return nil
 	}
-	try := func(fpSlot, lrSlot, callerSP uint64) *walker.Frame {
-		callerFP, ok1 := w.ReadUint32(fpSlot)
-		callerLR, ok2 := w.ReadUint32(lrSlot)
-		if !ok1 || !ok2 {
-			return nil
-		}
-		if callerFP != 0 && uint64(callerFP) <= fp {
-			return nil
-		}
-		if !callInModule(w, uint64(callerLR)) || retaddr.CallSiteContradicts(w, last, uint64(callerLR), scanArch) {
-			// (The dump's code, when it holds some, shows whether the
-			// record's return address follows a call to this function;
-			// the record of a frameless function's caller does not.)
-			return nil
-		}
-		ctx := minidump.NewContext(last.Context.Arch)
-		ctx.SetIndex(regPC, uint64(callerLR))
-		ctx.SetIndex(regSP, callerSP)
-		// The caller's code decides which register is its frame pointer.
-		// (iOS uses r7 in both instruction sets).
-		callerReg := regFP
-		if ios || callerLR&1 == 1 {
-			callerReg = regR7
-		}
-		ctx.SetIndex(callerReg, uint64(callerFP))
-		var r regs
-		r[regPC], r[regSP], r[callerReg] = uint64(callerLR), callerSP, uint64(callerFP)
-		return newFrame(ctx, walker.TrustFramePointer, r)
-	}
-	if f := try(fp, fp+4, fp+8); f != nil {
-		return f
-	}
+	lrSlots := []uint64{fp + 4}
 	if reg == regFP && fp >= sp+4 {
-		return try(fp-4, fp, fp+4) // GCC ARM mode: fp points at the saved lr
+		lrSlots = append(lrSlots, fp) // GCC ARM mode
 	}
-	return nil
+	var out []savedRecord
+	for _, lrSlot := range lrSlots {
+		savedFP, ok1 := w.ReadUint32(lrSlot - 4)
+		savedLR, ok2 := w.ReadUint32(lrSlot)
+		if ok1 && ok2 {
+			out = append(out, savedRecord{fp, lrSlot, uint64(savedFP), uint64(savedLR)})
+		}
+	}
+	return out
 }
 
 // framelessCaller looks for the caller of last when r7/r11 may point at its
@@ -289,22 +307,8 @@ func framelessCaller(w *walker.Walker, last *walker.Frame, ios bool) *walker.Fra
 		return nil
 	}
 	for _, reg := range fpOrder(last, ios) {
-		fp, ok := last.Context.Index(reg)
-		if !ok || fp == 0 || fp%4 != 0 || fp < sp || fp > 0xffffffff-8 {
-			continue
-		}
-		type layout struct{ fpSlot, lrSlot uint64 }
-		layouts := []layout{{fp, fp + 4}}
-		if reg == regFP && fp >= sp+4 {
-			layouts = append(layouts, layout{fp - 4, fp}) // GCC ARM mode
-		}
-		for _, l := range layouts {
-			savedFP, ok1 := w.ReadUint32(l.fpSlot)
-			savedLR, ok2 := w.ReadUint32(l.lrSlot)
-			if !ok1 || !ok2 {
-				continue
-			}
-			if f := ownerBelow(w, last, sp, l.lrSlot, uint64(savedLR), uint64(savedFP)); f != nil {
+		for _, rec := range recordsAt(w, last, reg) {
+			if f := ownerBelow(w, last, sp, rec); f != nil {
 				return f
 			}
 		}
@@ -312,13 +316,13 @@ func framelessCaller(w *walker.Walker, last *walker.Frame, ios bool) *walker.Fra
 	return nil
 }
 
-// ownerBelow returns a scanned frame for the first word from sp up to
-// lrSlot whose function's CFI unwinds to the record (saved LR savedLR at
-// lrSlot, saved frame pointer savedFP): caller SP lrSlot+4, return address
-// savedLR, r7 or r11 restored to savedFP. It looks as far as the scan
-// would (a register may point anywhere up the stack).
-func ownerBelow(w *walker.Walker, last *walker.Frame, sp, lrSlot, savedLR, savedFP uint64) *walker.Frame {
-	end := min(lrSlot, sp+4*uint64(retaddr.ScanWords(last)))
+// ownerBelow returns a scanned frame for the first word from sp up to the
+// record's LR slot whose function's CFI unwinds to the record: caller SP
+// just above the LR slot, return address the saved LR, r7 or r11 restored
+// to the saved frame pointer. It looks as far as the scan would (a
+// register may point anywhere up the stack).
+func ownerBelow(w *walker.Walker, last *walker.Frame, sp uint64, rec savedRecord) *walker.Frame {
+	end := min(rec.lrSlot, sp+4*uint64(retaddr.ScanWords(last)))
 	for loc := sp; loc < end; loc += 4 {
 		v, ok := w.ReadUint32(loc)
 		if !ok {
@@ -349,7 +353,7 @@ func ownerBelow(w *walker.Walker, last *walker.Frame, sp, lrSlot, savedLR, saved
 		}
 		cpc, pcOK := caller.Index(regPC)
 		csp, spOK := caller.Index(regSP)
-		if !pcOK || !spOK || cpc != savedLR || csp != lrSlot+4 || !restores(caller, savedFP) {
+		if !pcOK || !spOK || cpc != rec.savedLR || csp != rec.lrSlot+4 || !restores(caller, rec.savedFP) {
 			continue
 		}
 		r := *raw(last)
