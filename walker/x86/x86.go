@@ -104,6 +104,25 @@ func (x Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	return f
 }
 
+// calleeParamSize is the parameter size of callee, the frame whose
+// arguments lie between its caller's stack pointer and the caller's locals:
+// from its STACK WIN or FUNC record, or else from the PUBLIC symbol that
+// names it. A PUBLIC's size is the stdcall argument size a PDB's decorated
+// name gives (dump_syms writes it); Breakpad's FindWindowsFrameInfo reads it
+// but drops it (it returns no frame info without a FUNC), so a frame
+// called by a function with a STACK WIN record starts its search for the
+// return address among the callee's arguments and may take a stale word
+// there for it.
+func calleeParamSize(callee *walker.Frame) uint32 {
+	if ci := infoOf(callee); ci != nil && ci.paramSizeValid {
+		return ci.paramSize
+	}
+	if callee.IsPublic && callee.Trust != walker.TrustInline {
+		return callee.ParamSize
+	}
+	return 0
+}
+
 func setState(f *walker.Frame, info *frameInfo) {
 	if s, ok := f.ArchState.(*state); ok {
 		s.info = info
@@ -156,9 +175,7 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 			}
 		}
 	} else if len(frames) >= 2 {
-		if ci := infoOf(frames[len(frames)-2]); ci != nil && ci.paramSizeValid {
-			calleeParams = ci.paramSize
-		}
+		calleeParams = calleeParamSize(frames[len(frames)-2])
 	}
 
 	esp := reg(last, minidump.X86ESP)

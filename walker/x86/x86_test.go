@@ -439,3 +439,47 @@ func TestCalleeParameterSize(t *testing.T) {
 		t.Errorf("Breakpad mode: frame 3 eip %#x, want Breakpad's 0x50002030 (.cbCalleeParams = callee0's 0x10)", ip)
 	}
 }
+
+// A callee named only by a PUBLIC symbol still has a parameter size (a
+// PDB's stdcall decoration, which dump_syms writes): its caller's STACK WIN
+// search for the return address starts above those arguments, past a stale
+// code address in the caller's locals. Breakpad drops a PUBLIC's size
+// (FindWindowsFrameInfo returns nothing without a FUNC) and, in Breakpad
+// mode, takes the stale word. (The shape of difftest windows-x86 seed 1145.)
+func TestCalleeParameterSizeFromPublic(t *testing.T) {
+	build := func(breakpad bool) (*fixture, *walker.Stack) {
+		f := newFixture()
+		f.breakpad = breakpad
+		f.syms = map[string]string{
+			"module1": "MODULE windows x86 ID module1\nFUNC 1000 100 0 callee0\nPUBLIC 1100 8 pubfn\nFUNC 2000 100 0 outer\n",
+			"module2": "MODULE windows x86 ID module2\nFUNC 3000 100 0 top\nSTACK WIN 0 3000 100 0 0 0 0 10 0 0 0\n",
+		}
+		f.stack.Append(8, 0).
+			Mark("ebp0").WordLabel("ebp1", 0).Word(0x40001110).         // frame 0 -> pubfn
+			Word(0).Mark("ebp1").WordLabel("ebp2", 0).Word(0x50003010). // pubfn -> top
+			Mark("esp2").Words(0, 0).                                   // pubfn's 8 bytes of arguments
+			Words(0, 0, 0x50003050, 0).                                 // top's 16 bytes of locals, a stale code address among them
+			Word(0x40002010).Mark("esp3").                              // top's return address
+			Mark("ebp2").Word(0).Word(0).Append(16, 0)
+		f.stack.Finish()
+		f.ctx.Set("eip", 0x40001010)
+		f.ctx.Set("esp", f.stack.Base())
+		f.ctx.Set("ebp", f.label(t, "ebp0"))
+		return f, f.walk(t)
+	}
+	f, st := build(false)
+	check(t, st, frameWant{trust: walker.TrustContext, function: "callee0"},
+		frameWant{trust: walker.TrustFramePointer, function: "pubfn",
+			regs: map[string]uint64{"eip": 0x40001110, "esp": f.label(t, "ebp0") + 8, "ebp": f.label(t, "ebp1")}},
+		frameWant{trust: walker.TrustFramePointer, function: "top",
+			regs: map[string]uint64{"eip": 0x50003010, "esp": f.label(t, "esp2"), "ebp": f.label(t, "ebp2")}},
+		frameWant{trust: walker.TrustCFI, function: "outer",
+			regs: map[string]uint64{"eip": 0x40002010, "esp": f.label(t, "esp3"), "ebp": f.label(t, "ebp2")}})
+	_, st = build(true)
+	if len(st.Frames) < 4 {
+		t.Fatalf("Breakpad mode: %d frames", len(st.Frames))
+	}
+	if ip, _ := st.Frames[3].Context.IP(); ip != 0x50003050 {
+		t.Errorf("Breakpad mode: frame 3 eip %#x, want Breakpad's stale 0x50003050 (.cbCalleeParams 0)", ip)
+	}
+}
