@@ -246,18 +246,10 @@ func (a *Walker) byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Fram
 // [x29+8] its return address. The record must lie at or above SP and the
 // caller's record above this one (or be 0, the end of the chain).
 func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Frame {
-	fp, ok := last.Context.Index(regFP)
-	sp, spOK := last.Context.Index(regSP)
-	if !ok || !spOK || fp == 0 || fp%8 != 0 || fp < sp || fp > ^uint64(0)-16 {
+	fp, callerFP, callerPC, ok := a.recordAt(w, last)
+	if !ok {
 		return nil
 	}
-	callerFP, ok1 := w.ReadUint64(fp)
-	callerPC, ok2 := w.ReadUint64(fp + 8)
-	if !ok1 || !ok2 {
-		return nil
-	}
-	callerFP = a.strip(w, callerFP)
-	callerPC = a.strip(w, callerPC)
 	if callerFP != 0 && callerFP <= fp {
 		return nil
 	}
@@ -299,6 +291,24 @@ func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Fr
 	return newFrame(ctx, walker.TrustFramePointer, r)
 }
 
+// recordAt reads the frame record at last's x29: the saved x29 and return
+// address, pointer-authentication bits stripped. ok is false when x29
+// cannot point at a record (zero, misaligned, below SP) or the stack lacks
+// it.
+func (a *Walker) recordAt(w *walker.Walker, last *walker.Frame) (fp, savedFP, savedLR uint64, ok bool) {
+	fp, fpOK := last.Context.Index(regFP)
+	sp, spOK := last.Context.Index(regSP)
+	if !fpOK || !spOK || fp == 0 || fp%8 != 0 || fp < sp || fp > ^uint64(0)-16 {
+		return 0, 0, 0, false
+	}
+	savedFP, ok1 := w.ReadUint64(fp)
+	savedLR, ok2 := w.ReadUint64(fp + 8)
+	if !ok1 || !ok2 {
+		return 0, 0, 0, false
+	}
+	return fp, a.strip(w, savedFP), a.strip(w, savedLR), true
+}
+
 // framelessCaller looks for the caller of last when the frame-pointer step
 // found nothing, as when x29 points at a record that ends the chain. A
 // function without CFI that did not set up x29 (frameless; it may save and
@@ -316,17 +326,11 @@ func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Fr
 // stale word whose function's frame has the right size lands on any record.)
 // The frame is a scanned one.
 func (a *Walker) framelessCaller(w *walker.Walker, last *walker.Frame) *walker.Frame {
-	fp, ok := last.Context.Index(regFP)
-	sp, spOK := last.Context.Index(regSP)
-	if !ok || !spOK || fp == 0 || fp%8 != 0 || fp < sp || fp > ^uint64(0)-16 {
+	fp, savedFP, savedLR, ok := a.recordAt(w, last)
+	if !ok {
 		return nil
 	}
-	savedFP, ok1 := w.ReadUint64(fp)
-	savedLR, ok2 := w.ReadUint64(fp + 8)
-	if !ok1 || !ok2 {
-		return nil
-	}
-	savedFP, savedLR = a.strip(w, savedFP), a.strip(w, savedLR)
+	sp, _ := last.Context.Index(regSP) // recordAt checked it
 	mask := a.mask(w)
 	end := min(fp+8, sp+8*uint64(retaddr.ScanWords(last))) // as far as the scan would look
 	for loc := sp; loc < end; loc += 8 {
