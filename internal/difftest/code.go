@@ -299,7 +299,7 @@ func (g *gen) writeFunction(img *codeImage, b []byte, f *function) {
 		if ins == nil {
 			// No call fits after the previous one (x86: sites 4 bytes
 			// apart): an indirect call of 2 bytes always does.
-			cs.kind = siteIndirect
+			cs = callSite{kind: siteIndirect}
 			img.sites[f][uint64(off)] = cs
 			ins = isa.indirect[0]
 		}

@@ -209,6 +209,31 @@ func check(t *testing.T, c *Case, o outcome) bool {
 	return ok
 }
 
+// codeCause classifies, from the generated code, why the walk with code
+// missed the true frame rec: the call before its return address and what
+// the walker can know of the callee (frame rec-1).
+func codeCause(c *Case, rec int) string {
+	if rec >= len(c.chain) || rec == 0 {
+		return "no true frame missed"
+	}
+	callee, fr := c.chain[rec-1].fn, c.chain[rec]
+	cs := c.code.sites[fr.fn][fr.pc&^1-fr.fn.start]
+	named := callee.mod.hasSyms && callee.sym != symNone
+	switch {
+	case cs.kind == siteTail:
+		return "tail call: the true return address follows a call to another function"
+	case !named:
+		return "callee not in the symbol file (named by the symbol before it): a stale call to that symbol confirms"
+	case cs.kind == siteIndirect:
+		return "indirect call: a stale return address after a direct call to the callee confirms"
+	case cs.kind == siteDirect && callee.sym == symPublic:
+		return "direct call to a PUBLIC callee"
+	case cs.kind == siteDirect:
+		return "direct call to the callee"
+	}
+	return cs.kind.String()
+}
+
 // firstMissed describes the true frame the walk missed first (and the one
 // before it, whose caller it is).
 func firstMissed(c *Case, rec int) string {
@@ -291,6 +316,7 @@ func TestDifferentialLong(t *testing.T) {
 		t.Run(fl.Name, func(t *testing.T) {
 			var cases, identical, truth, ours, bp, worse, invented, failures int
 			var codeOurs, codeWorsePlain, codeWorseBP, codeInvented, codeIdentical, codeFailures int
+			causes := map[string]int{}
 			for seed := start; seed < start+int64(n); seed++ {
 				c, err := Generate(fl, seed)
 				if err != nil {
@@ -317,8 +343,10 @@ func TestDifferentialLong(t *testing.T) {
 						codeInvented++
 					}
 					if oc.oursRec < o.oursRec || oc.oursRec < oc.bpRec || (len(oc.invented) > 0 && !breakpadBlind(c.Flavor)) {
-						t.Logf("with code: %s seed %d: ours %d, without code %d, Breakpad %d of %d; invented %q; first missed: %s",
-							fl.Name, seed, oc.oursRec, o.oursRec, oc.bpRec, oc.truth, oc.invented, firstMissed(cc, oc.oursRec))
+						cause := codeCause(cc, oc.oursRec)
+						causes[cause]++
+						t.Logf("with code: %s seed %d: ours %d, without code %d, Breakpad %d of %d; invented %q; cause: %s; first missed: %s",
+							fl.Name, seed, oc.oursRec, o.oursRec, oc.bpRec, oc.truth, oc.invented, cause, firstMissed(cc, oc.oursRec))
 					}
 					_, known := knownCodeShortfalls[fmt.Sprintf("%s/%d", c.Flavor.Name, c.Seed)]
 					if !known && ((!oc.identical && !oracleOlder(c.Flavor)) || oc.oursRec < o.oursRec || oc.oursRec < oc.bpRec ||
@@ -354,6 +382,9 @@ func TestDifferentialLong(t *testing.T) {
 			if withCode {
 				t.Logf("%s with code: compat identical %d, recovered: ours %d (without code %d, Breakpad %d); worse than without code in %d, than Breakpad in %d; invented frames in %d",
 					fl.Name, codeIdentical, codeOurs, ours, bp, codeWorsePlain, codeWorseBP, codeInvented)
+				if len(causes) > 0 {
+					t.Logf("%s with code, causes of the cases worse or with invented frames: %v", fl.Name, causes)
+				}
 			}
 			if failures > 0 || codeFailures > 0 {
 				t.Errorf("%d failing cases, %d with code", failures, codeFailures)
