@@ -422,7 +422,7 @@ func TestPACDoesNotChangeWalk(t *testing.T) {
 
 // TestDifferentialHuman compares the default (human) report of
 // --breakpad-compat with Breakpad's, registers and "Found by" lines
-// included, on a few seeds per flavor.
+// included, on a few seeds per flavor, with code in the dump and without.
 func TestDifferentialHuman(t *testing.T) {
 	bp, us := oracle.Require(t, oracle.Stackwalk), ourBinary(t)
 	for _, fl := range Flavors {
@@ -436,8 +436,13 @@ func TestDifferentialHuman(t *testing.T) {
 			// The -m output (TestDifferential) is compared.
 			continue
 		}
-		for seed := int64(1); seed <= 4; seed++ {
+		for seed := int64(1); seed <= 6; seed++ {
+			// Seeds 5 and 6 are seeds 1 and 2 with code in the dump, which
+			// the compat walk must ignore.
 			c, err := Generate(fl, seed)
+			if seed > 4 {
+				c, err = GenerateCode(fl, seed-4)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -454,7 +459,7 @@ func TestDifferentialHuman(t *testing.T) {
 				t.Fatal(err)
 			}
 			if string(want) != string(got) {
-				t.Errorf("%s seed %d: human report differs from Breakpad's:\n%s", fl.Name, seed, lineDiff(string(want), string(got)))
+				t.Errorf("%s seed %d (code in the dump: %v): human report differs from Breakpad's:\n%s", fl.Name, c.Seed, c.HasCode, lineDiff(string(want), string(got)))
 			}
 		}
 	}

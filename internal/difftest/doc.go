@@ -21,4 +21,25 @@
 // commit's, for before/after numbers). TestFramelessUnderRecord holds the
 // 32-bit ARM walk to the generated cases of one shape: a crash in a
 // frameless function without CFI under a caller with a frame record.
+//
+// GenerateCode builds the same case (chain, stack, symbols) with code in
+// the dump, for the walker's call-site check (walker/internal/retaddr):
+// every module's executable segment is laid out as a compiler would, in
+// encodings taken from the GNU assemblers (TestCallEncodingsMatchAssembler,
+// TestCodeLayoutDisassembles check them with as and objdump of each
+// architecture, Thumb and arm64e included). Before each true return
+// address is the call that made it: a direct call to the callee (BL, E8),
+// an indirect one (BLX rN, BLR/BLRAA xN, FF D0, FF 15 ...), or a direct
+// call to another function that tail-called the callee. The other call
+// sites, where stale return addresses point, call some function directly
+// or indirectly, or are ordinary instructions. Windows dumps (full memory)
+// hold every module's code; the others, as Breakpad's Linux client and
+// core2md save it, 256 bytes around the instruction pointer and 64 bytes
+// before and after every stack word and register that points into code.
+// TestDifferential runs each fixed seed with code too: --breakpad-compat
+// output must still equal Breakpad's, and the default walk must recover as
+// many true frames as without code and as Breakpad (knownCodeShortfalls
+// lists the exceptions: tail calls). DIFFTEST_CODE=1 adds the code variant
+// to TestDifferentialLong, with each case where code costs frames and its
+// cause; DIFFTEST_REPORT=N prints the first N failures in full.
 package difftest
