@@ -8,7 +8,7 @@ the call site that instruction is, taken from objdump's disassembly.
 """
 import subprocess, re, sys
 def text(elf, objcopy):
-    out = subprocess.check_output([objcopy.replace('objcopy','readelf') if False else 'readelf', '-S', elf]).decode()
+    out = subprocess.check_output(['readelf', '-S', elf]).decode()
     m = re.search(r'\.text\s+PROGBITS\s+([0-9a-f]+)\s+([0-9a-f]+)', out)
     addr = int(m.group(1), 16)
     subprocess.check_call([objcopy, '-O', 'binary', '--only-section=.text', elf, elf + '.bin'])
