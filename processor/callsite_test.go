@@ -124,8 +124,9 @@ func callSiteCases(t *testing.T) []callSiteCase {
 	rm := filepath.Join(filepath.Dir(bp), "rust-minidump", "testdata")
 	ds, _ = filepath.Glob(filepath.Join(rm, "*.dmp"))
 	for _, d := range ds {
-		cases = append(cases, callSiteCase{set: "rust-minidump", name: strings.TrimSuffix(filepath.Base(d), ".dmp"), dump: d,
-			roots: []string{filepath.Join(rm, "symbols")}})
+		name := strings.TrimSuffix(filepath.Base(d), ".dmp")
+		cases = append(cases, callSiteCase{set: "rust-minidump", name: name, dump: d, roots: []string{filepath.Join(rm, "symbols")}},
+			callSiteCase{set: "rust-minidump-nosyms", name: name, dump: d}) // its linux_json_pretty snapshot
 	}
 	if root, err := corpus.RepoRoot(); err == nil {
 		td := filepath.Join(root, "testdata")
