@@ -360,7 +360,7 @@ func (a *Walker) framelessCaller(w *walker.Walker, last *walker.Frame) *walker.F
 		csp, spOK := caller.Index(regSP)
 		cfp, fpOK := caller.Index(regFP)
 		if !pcOK || !spOK || !fpOK || a.strip(w, cpc) != savedLR || csp != fp+16 || a.strip(w, cfp) != savedFP {
-			if retaddr.VerifyByCFI(w, *cand, cfiRegs, 4, mask) {
+			if retaddr.CallerPlausible(w, caller, loc+8, 4, mask) {
 				return nil // a frame of its own below the record's owner: leave it to the scan
 			}
 			continue

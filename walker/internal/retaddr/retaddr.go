@@ -181,15 +181,19 @@ func VerifyByCFI(w *walker.Walker, ctx walker.Frame, regs []walker.CFIRegister, 
 	if !ok {
 		return true
 	}
+	calleeSP, _ := ctx.Context.SP()
+	return CallerPlausible(w, caller, calleeSP, callOffset, mask)
+}
+
+// CallerPlausible is VerifyByCFI's test of the caller registers that a
+// candidate frame's CFI gave, for a walker that has unwound the candidate
+// already; calleeSP is the candidate frame's SP.
+func CallerPlausible(w *walker.Walker, caller minidump.Context, calleeSP, callOffset, mask uint64) bool {
 	ra, raOK := caller.IP()
 	sp, spOK := caller.SP()
-	if !raOK || !spOK {
+	if !raOK || !spOK || ra < walker.MinCallerIP {
 		return true
 	}
-	if ra < walker.MinCallerIP {
-		return true
-	}
-	calleeSP, _ := ctx.Context.SP()
 	return sp > calleeSP && w.InstructionSeemsValid((ra-1)&mask) && Plausible(w, ra, callOffset, mask)
 }
 
