@@ -74,12 +74,14 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		if f == nil && ios {
 			f = byFramePointerBreakpad(w, last, regR7)
 		}
-	} else {
-		if f == nil && last.Trust == walker.TrustContext {
-			f = byLeafReturn(w, last)
+	} else if f == nil {
+		// The record also bounds a leaf's search for its pushed LR.
+		rec := byFramePointer(w, last, ios)
+		if last.Trust == walker.TrustContext {
+			f = byLeafReturn(w, last, rec)
 		}
 		if f == nil {
-			f = byFramePointer(w, last, ios)
+			f = rec
 		}
 		// Also on iOS: CFI that lands exactly on the record is evidence
 		// even where it is too unreliable to unwind by.
@@ -139,8 +141,9 @@ func callInModule(w *walker.Walker, ra uint64) bool {
 	return ra >= walker.MinCallerIP && w.ModuleAt((ra&^1-2)&0xffffffff) != nil
 }
 
-// byLeafReturn returns from a context frame through LR.
-func byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
+// byLeafReturn returns from a context frame through LR. rec is the caller
+// by the frame record at r7/r11 (byFramePointer), nil when none validates.
+func byLeafReturn(w *walker.Walker, last, rec *walker.Frame) *walker.Frame {
 	lr, lrOK := last.Context.Index(regLR)
 	sp, spOK := last.Context.Index(regSP)
 	pc, _ := last.Context.Index(regPC)
@@ -161,7 +164,7 @@ func byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	// search, and the same value further up is a deeper frame's return to
 	// the same call site (recursion), not this function's.
 	limit := sp + 4*leafSearchWords
-	if rec := byFramePointer(w, last, w.Env.OS == "ios"); rec != nil {
+	if rec != nil {
 		limit = min(limit, raw(rec)[regSP]) // up to the record's saved LR
 	}
 	for i := uint64(0); sp+4*i < limit; i++ {
