@@ -368,38 +368,35 @@ func (v Verdict) String() string {
 func Judge(w *walker.Walker, callee *walker.Frame, ra uint64) Verdict {
 	arch := callee.Context.Arch
 	cs := ClassifyCallSite(w, arch, ra)
-	switch cs.Kind {
-	case NotCall:
+	switch {
+	case cs.Kind == NotCall:
 		return NoCall
-	case CallDirect:
-	default:
+	case cs.Kind != CallDirect || callee.Function == "":
 		return Undecided
 	}
-	norm := func(a uint64) uint64 { return a }
+	// On ARM the decoded target has the Thumb bit clear, and a Thumb
+	// PUBLIC symbol's address has it set: compare without it, and look the
+	// target up as both instruction sets would name it.
+	var thumbBit uint64
 	if isaOf(arch) == isaARM {
-		norm = func(a uint64) uint64 { return a &^ 1 }
+		thumbBit = 1
 	}
-	if callee.Function == "" {
-		return Undecided
-	}
-	target := norm(cs.Target)
-	if norm(callee.FunctionBase) == target {
+	target := cs.Target &^ thumbBit
+	if callee.FunctionBase&^thumbBit == target {
 		return Confirmed
 	}
-	// On ARM a Thumb PUBLIC symbol's address has bit 0 set: look the
-	// target up as both instruction sets would name it.
-	probes := []uint64{cs.Target}
-	if isaOf(arch) == isaARM {
-		probes = []uint64{target, target | 1}
-	}
-	for _, p := range probes {
-		f := &walker.Frame{Instruction: p}
-		w.Symbolize(f, false)
-		if f.Function != "" && norm(f.FunctionBase) == target {
-			return Contradicted
-		}
+	if startsFunction(w, target, thumbBit) || thumbBit != 0 && startsFunction(w, target|thumbBit, thumbBit) {
+		return Contradicted
 	}
 	return Undecided
+}
+
+// startsFunction reports whether a symbol names the function at addr and
+// that function starts at addr (bits in ignore cleared from both).
+func startsFunction(w *walker.Walker, addr, ignore uint64) bool {
+	f := &walker.Frame{Instruction: addr}
+	w.Symbolize(f, false)
+	return f.Function != "" && f.FunctionBase&^ignore == addr&^ignore
 }
 
 // CallSiteContradicts reports whether the dump's code (walker.Env.Code)
