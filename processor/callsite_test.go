@@ -57,8 +57,9 @@ func TestCallSiteEvidence(t *testing.T) {
 	var rows []string
 	dumps, threads := 0, 0
 	sets := map[string]int{}
+	tally := map[string]*scannedTally{}
 	for _, c := range callSiteCases(t) {
-		n := checkCallSites(t, c, &rows)
+		n := checkCallSites(t, c, &rows, tally)
 		if n > 0 {
 			dumps++
 			threads += n
@@ -73,9 +74,30 @@ func TestCallSiteEvidence(t *testing.T) {
 	}
 	tw.Flush()
 	t.Logf("%d dump walks, %d threads where the call-site check changes the walk (by set: %v):\n%s", dumps, threads, sets, b.String())
+	for _, arch := range []string{"x86", "amd64", "arm", "arm64"} {
+		n := tally[arch]
+		if n == nil || n.call+n.otherCall == 0 {
+			t.Errorf("%s: no caller frame with code before it was checked: objdump's use for %s is untested", arch, arch)
+			continue
+		}
+		t.Logf("%-5s caller frames of the default walks: scanned %4d after a call per objdump, %4d without code; other %4d after a call, %d not (listed below)",
+			arch, n.call, n.noCode, n.otherCall, len(n.otherNoCall))
+		for _, l := range n.otherNoCall {
+			t.Logf("  not after a call (%s): %s", arch, l)
+		}
+	}
 	if dumps == 0 {
 		t.Error("no dump's walk changes with the call-site check: the corpora hold code windows, so this is a regression or a missing corpus")
 	}
+}
+
+// scannedTally counts the caller frames of the default walks of one
+// architecture: scanned ones with a call before them per objdump and
+// without code; others (CFI, frame pointer) with a call before them, and
+// those without (signal frames, entry points).
+type scannedTally struct {
+	call, noCode, otherCall int
+	otherNoCall             []string
 }
 
 // callSiteCase is a dump walked with the given symbol roots (none: no
@@ -146,7 +168,7 @@ func callSiteCases(t *testing.T) []callSiteCase {
 // checkCallSites walks c's dump with and without the call-site check and
 // checks each thread's first differing physical frame; it returns the
 // number of threads that differ and appends one summary row per thread.
-func checkCallSites(t *testing.T, c callSiteCase, rows *[]string) int {
+func checkCallSites(t *testing.T, c callSiteCase, rows *[]string, tally map[string]*scannedTally) int {
 	d, err := minidump.Open(c.dump)
 	if err != nil {
 		t.Fatal(err)
@@ -183,6 +205,36 @@ func checkCallSites(t *testing.T, c callSiteCase, rows *[]string) int {
 	differing := 0
 	for i := range oursThreads {
 		fo, fs := physical(oursThreads[i].Frames), physical(scanThreads[i].Frames)
+		// Every scanned frame of the default walk, changed or not, must
+		// follow a call where the dump holds the code before it. Other
+		// caller frames (CFI, frame pointer) are tallied: they exercise
+		// the disassembler where no scan runs (arm64).
+		for k, f := range fo {
+			if k == 0 {
+				continue
+			}
+			name := f.Context.Arch.String()
+			if tally[name] == nil {
+				tally[name] = &scannedTally{}
+			}
+			n := tally[name]
+			ev := examine(f.Context.Arch, frameIP(f))
+			switch {
+			case !ev.held && f.Trust.Scanned():
+				n.noCode++
+			case !ev.held:
+			case ev.call != nil && f.Trust.Scanned():
+				n.call++
+			case ev.call != nil:
+				n.otherCall++
+			case f.Trust.Scanned():
+				t.Errorf("%s %s thread %d frame %d: the default walk took the scanned word %#x, but objdump finds no call ending there:\n%s",
+					c.set, c.name, i, k, frameIP(f), ev.listing)
+			default:
+				n.otherNoCall = append(n.otherNoCall, fmt.Sprintf("%s/%s thread %d frame %d %#x %s (%s; objdump: %s)",
+					c.set, c.name, i, k, frameIP(f), frameName(f), f.Trust.ShortName(), ev.describe(0, false)))
+			}
+		}
 		j := 0
 		for j < len(fo) && j < len(fs) && fo[j].Instruction == fs[j].Instruction && fo[j].Trust == fs[j].Trust {
 			j++
