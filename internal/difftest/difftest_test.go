@@ -219,9 +219,16 @@ func codeCause(c *Case, rec int) string {
 	callee, fr := c.chain[rec-1].fn, c.chain[rec]
 	cs := c.code.sites[fr.fn][fr.pc&^1-fr.fn.start]
 	named := callee.mod.hasSyms && callee.sym != symNone
+	var below callSite // the call before the callee's own return address
+	if rec >= 2 {
+		f := c.chain[rec-1]
+		below = c.code.sites[f.fn][f.pc&^1-f.fn.start]
+	}
 	switch {
 	case cs.kind == siteTail:
 		return "tail call: the true return address follows a call to another function"
+	case below.kind == siteTail:
+		return "tail call one frame down: the callee's frame was found by scan (its record contradicted), without its frame pointer"
 	case !named:
 		return "callee not in the symbol file (named by the symbol before it): a stale call to that symbol confirms"
 	case cs.kind == siteIndirect:
