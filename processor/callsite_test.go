@@ -46,6 +46,11 @@ import (
 //     exactly the scanned words removed that objdump shows no call before
 //     (linux_null_dereference: 0x401edd after a jmp, 0x401f2e after a ret).
 //
+// Beyond the changed frames, every scanned caller frame of every default
+// walk must follow a call per objdump where the dump holds the code, and
+// the other caller frames (CFI, frame pointer) are tallied, which runs each
+// architecture's objdump on real return addresses (arm64 walks scan none).
+//
 // Any failure here is a walker bug (or a disassembler disagreement) to be
 // reported, not papered over. The summary table is logged (-v).
 func TestCallSiteEvidence(t *testing.T) {
