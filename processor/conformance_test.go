@@ -449,7 +449,8 @@ func TestConformanceFrames(t *testing.T) {
 // word, our scans skip words no call instruction precedes (function
 // pointers, stale values) and prefer a direct call to the callee's own
 // function; Breakpad takes the first word that points into a function
-// (TestCallSiteEvidence shows one such Breakpad frame against objdump).
+// (TestCallSiteEvidence checks every such frame of the corpora against
+// objdump, and against gdb where gdb's backtrace exists).
 func callSiteDivergence(ours, scan []*Thread, th int) int {
 	if th >= len(ours) || th >= len(scan) {
 		return -1

@@ -68,7 +68,9 @@
 //     candidates (glibc's __libc_start_call_main on ARM keeps stale return
 //     addresses in its 300-byte frame). Without code the scans are
 //     Breakpad's. Breakpad takes the first word that points into a function
-//     (TestCallSiteEvidence; the conformance test compares those frames
-//     with Options.BreakpadScan). Options.BreakpadScan, and
+//     (TestCallSiteEvidence disassembles every changed frame of the corpora
+//     with objdump and compares the rest with gdb's backtrace where one
+//     exists; the conformance test compares those frames with
+//     Options.BreakpadScan). Options.BreakpadScan, and
 //     Options.BreakpadMemory, restore Breakpad's scans.
 package processor
