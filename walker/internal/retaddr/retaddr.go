@@ -43,41 +43,13 @@ func Plausible(w *walker.Walker, ra uint64, callOffset uint64, mask uint64) bool
 	return true
 }
 
-// Scan is Breakpad's ScanForReturnAddress with Plausible added: it returns
-// the first word from start to start+words*size (inclusive) that passes both,
-// and verify when verify is not nil.
-func Scan(w *walker.Walker, start uint64, words, size int, callOffset uint64, verify func(loc, ra uint64) bool) (loc, ra uint64, ok bool) {
-	mask := ^uint64(0)
-	if size == 4 {
-		mask = 0xffffffff
-	}
-	return ScanMasked(w, start, words, size, callOffset, mask, verify)
-}
-
-// ScanMasked is Scan for words whose bits outside mask are not part of the
-// address: arm64 pointer-authentication signatures, which Apple's arm64e
-// code puts on every return address it saves. The address returned is the
-// word with those bits cleared.
-func ScanMasked(w *walker.Walker, start uint64, words, size int, callOffset, mask uint64, verify func(loc, ra uint64) bool) (loc, ra uint64, ok bool) {
-	if size == 4 {
-		mask &= 0xffffffff
-	}
-	return scanMasked(w, nil, start, words, size, mask, plausibleAndVerified(w, callOffset, mask, verify))
-}
-
-// plausibleAndVerified is the extended scans' test of a candidate:
-// Plausible, and verify when verify is not nil.
-func plausibleAndVerified(w *walker.Walker, callOffset, mask uint64, verify func(loc, ra uint64) bool) func(loc, ra uint64) bool {
-	return func(loc, ra uint64) bool {
-		return Plausible(w, ra, callOffset, mask) && (verify == nil || verify(loc, ra))
-	}
-}
-
 // scanMasked offers pick the words from start to start+words*size
 // (inclusive) whose value, with the bits outside mask cleared, less one,
 // seems a valid instruction; accept (nil: every one) is the candidates'
 // other test. The choice is by call site (see pick) when callee is not nil
-// and the dump holds code. mask has no bits above a word of size bytes.
+// and the dump holds code. mask has no bits above a word of size bytes;
+// on arm64 it also clears pointer-authentication signatures, which Apple's
+// arm64e code puts on every return address it saves.
 func scanMasked(w *walker.Walker, callee *walker.Frame, start uint64, words, size int, mask uint64, accept func(loc, ra uint64) bool) (loc, ra uint64, ok bool) {
 	p := pick{useCode: callee != nil && w.Env.Code != nil}
 	for i := 0; i <= words; i++ {
@@ -237,11 +209,14 @@ func ScanCaller(w *walker.Walker, last *walker.Frame, sp uint64, validated bool,
 	if a.WordSize == 4 {
 		mask &= 0xffffffff
 	}
-	verify := func(loc, ra uint64) bool {
+	accept := func(loc, ra uint64) bool {
+		if !Plausible(w, ra, a.CallOffset, mask) {
+			return false
+		}
 		ctx := minidump.NewContext(last.Context.Arch)
 		ctx.SetIndex(a.PC, ra)
 		ctx.SetIndex(a.SP, loc+uint64(a.WordSize))
 		return VerifyByCFI(w, walker.Frame{Instruction: (ra - a.CallOffset) & mask, Context: ctx}, a.CFIRegs, a.CallOffset, mask)
 	}
-	return scanMasked(w, last, sp, ScanWords(last), a.WordSize, mask, plausibleAndVerified(w, a.CallOffset, mask, verify))
+	return scanMasked(w, last, sp, ScanWords(last), a.WordSize, mask, accept)
 }
