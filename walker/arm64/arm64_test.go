@@ -395,3 +395,83 @@ func TestFramelessCalleeEndOfChain(t *testing.T) {
 		want{mod2 + 0x2108, stack + 8, walker.TrustScan},
 		want{mod2 + 0x2048, stack + 0x10, walker.TrustScan})
 }
+
+// TestFramelessCalleeUnderFrameOfItsOwn: the word below the record that
+// framelessCaller meets first has a frame of its own, so framelessCaller
+// must leave the caller to the scan rather than go on to the word whose CFI
+// lands exactly on the record (which would drop a frame).
+//
+// b_func, the outermost function (its record holds x29 = 0 and LR = 0, as
+// _start leaves them), calls c_func, which has CFI and keeps no frame
+// record (-fomit-frame-pointer: it saves x30 only), which calls a_func,
+// which has no CFI, keeps no frame record either, has made calls (LR points
+// back into it) and crashes. Neither callee touched x29, so it still points
+// at b_func's record. By AAPCS64 a frame record is [x29] = caller's x29,
+// [x29+8] = LR; clang keeps it at the top of the frame (CFA−16). The stack,
+// lowest address first (SP = stack):
+//
+//	stack+0x00  0x19          a_func: a spilled register
+//	stack+0x08  c_func+0x48   a_func: saved x30 (return into c_func)   ← a_func's CFA is stack+0x10
+//	stack+0x10  0x19          c_func: a spilled register
+//	stack+0x18  b_func+0x48   c_func: saved x30 (return into b_func)   ← c_func's CFA is stack+0x20
+//	stack+0x20  0x20          b_func: a local
+//	stack+0x28  0x28          b_func: a local
+//	stack+0x30  0             b_func's record: saved x29 (end of chain) ← x29
+//	stack+0x38  0             b_func's record: saved LR                ← b_func's CFA is stack+0x40
+//
+// The frame-pointer step finds nothing (the record's return address is 0).
+// framelessCaller meets c_func+0x48 at stack+0x08 first: c_func's CFI
+// unwound from stack+0x10 gives b_func+0x48 at SP stack+0x20, a plausible
+// caller, but not the record (its CFA stack+0x40, return address 0). That
+// is a frame of its own below the record's owner, so framelessCaller
+// returns nothing and the scan takes c_func+0x48; c_func's CFI then gives
+// b_func, whose CFI reads the record and ends the walk. Those are the real
+// frames: a_func, c_func, b_func. Had framelessCaller gone on to
+// b_func+0x48 at stack+0x18, whose CFI does land exactly on the record, the
+// walk would have skipped c_func.
+func TestFramelessCalleeUnderFrameOfItsOwn(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod1+0x1080).set(minidump.ARM64SP, stack).
+		set(minidump.ARM64LR, mod1+0x1040).set(minidump.ARM64FP, stack+0x30)
+	f.syms = map[string]string{
+		"module1": sym1 + "FUNC 1000 100 0 a_func\n",
+		"module2": "MODULE Linux arm64 ID2 module2\n" +
+			"FUNC 2000 100 0 b_func\nFUNC 2200 100 0 c_func\n" +
+			"STACK CFI INIT 2000 100 .cfa: sp 32 + .ra: .cfa -8 + ^ x29: .cfa -16 + ^\n" +
+			"STACK CFI INIT 2200 100 .cfa: sp 16 + .ra: .cfa -8 + ^\n",
+	}
+	f.words[stack] = 0x19
+	f.words[stack+0x08] = mod2 + 0x2248
+	f.words[stack+0x10] = 0x19
+	f.words[stack+0x18] = mod2 + 0x2048
+	f.words[stack+0x20] = 0x20
+	f.words[stack+0x28] = 0x28
+	f.words[stack+0x30] = 0
+	f.words[stack+0x38] = 0
+	check(t, "extended", f.walk(t, false),
+		want{mod1 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x2248, stack + 0x10, walker.TrustScan},
+		want{mod2 + 0x2048, stack + 0x20, walker.TrustCFI})
+
+	// The positive case in the same layout: b_func called a_func directly,
+	// and a_func's frame (no CFI) is 32 bytes, its saved x30 at its CFA−8,
+	// stack+0x18. Below it lie stale words a_func has not overwritten:
+	//
+	//	stack+0x00  c_func+0x48   stale; c_func's CFI, unwound from stack+0x08,
+	//	                          reads the junk at stack+0x10 as its return address
+	//	stack+0x08  d_func+0x108  stale; d_func has no CFI
+	//	stack+0x10  0x12345678    a spilled value (no code there)
+	//	stack+0x18  b_func+0x48   a_func: saved x30 (return into b_func)
+	//
+	// framelessCaller passes over c_func+0x48 (its caller is implausible:
+	// not a frame of its own) and d_func+0x108 (no CFI to check), and takes
+	// b_func+0x48, whose CFI, unwound from stack+0x20, lands exactly on the
+	// record: CFA stack+0x40 = x29+16, x29 and LR as the record saved. The
+	// scan would have taken d_func+0x108.
+	f.syms["module2"] = strings.Replace(f.syms["module2"], "FUNC 2200", "FUNC 2100 100 0 d_func\nFUNC 2200", 1)
+	f.words[stack] = mod2 + 0x2248
+	f.words[stack+0x08] = mod2 + 0x2108
+	f.words[stack+0x10] = 0x12345678
+	check(t, "extended, called by b_func", f.walk(t, false),
+		want{mod1 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x2048, stack + 0x20, walker.TrustScan})
+}
