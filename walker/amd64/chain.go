@@ -1,0 +1,64 @@
+package amd64
+
+import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/retaddr"
+)
+
+// scanCaller is retaddr.ScanByCallSite with one more use of the dump's
+// code. The call-site scan prefers, over earlier candidates after an
+// indirect call (or a call to another function, a tail call's trace), the
+// first one after a direct call to callee's function. But when the
+// function of the first such earlier candidate is itself called directly
+// at a word strictly between it and that choice, the earlier one is a return
+// address whose own caller's frame follows it: callee's function is called
+// again deeper (recursion, or a symbol that also covers the earlier
+// candidate's function), and the confirmed word is that deeper call's.
+// The earlier candidate is taken then. Without code it is Breakpad's scan.
+func scanCaller(w *walker.Walker, callee *walker.Frame, start uint64, words, size int) (loc, ra uint64, ok bool) {
+	loc, ra, ok = retaddr.ScanByCallSite(w, callee, start, words, size)
+	if !ok || w.Env.Code == nil || callee == nil || retaddr.Judge(w, callee, ra) != retaddr.Confirmed {
+		return loc, ra, ok
+	}
+	return chainedCandidate(w, callee, start, loc, ra, size)
+}
+
+// chainedCandidate returns the first candidate in [start, loc) that some
+// candidate in (it, loc) shows to be called directly, else loc and ra.
+// The confirmed word itself does not count: when the earlier candidate
+// lies in callee's own function (a stale return address of an earlier
+// call, or callee's caller is callee's function) it confirms both alike.
+func chainedCandidate(w *walker.Walker, callee *walker.Frame, start, loc, ra uint64, size int) (uint64, uint64, bool) {
+	mask := ^uint64(0)
+	if size == 4 {
+		mask = 0xffffffff
+	}
+	step := uint64(size)
+	candidate := func(l uint64) (uint64, bool) {
+		v, ok := w.ReadWord(l, size)
+		if !ok || !w.InstructionSeemsValid((v-1)&mask) {
+			return 0, false
+		}
+		return v, true
+	}
+	for l := start; l < loc; l += step {
+		v, ok := candidate(l)
+		if !ok || retaddr.Judge(w, callee, v) == retaddr.NoCall {
+			continue
+		}
+		// The first candidate the call-site scan passed over.
+		earlier := &walker.Frame{Instruction: (v - 1) & mask, Context: minidump.NewContext(callee.Context.Arch)}
+		w.Symbolize(earlier, false)
+		if earlier.Function == "" {
+			break
+		}
+		for m := l + step; m < loc; m += step {
+			if u, ok := candidate(m); ok && retaddr.Judge(w, earlier, u) == retaddr.Confirmed {
+				return l, v, true
+			}
+		}
+		break
+	}
+	return loc, ra, true
+}

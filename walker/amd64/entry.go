@@ -1,0 +1,69 @@
+package amd64
+
+import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/retaddr"
+)
+
+// Instruction bytes of a frame-pointer prologue (Intel SDM vol. 2:
+// PUSH r64 is 50+rd; MOV r/m64, r64 is REX.W 89 /r, with modrm e5 for
+// rsp -> rbp).
+var (
+	pushRBP   = []byte{0x55}
+	movRBPRSP = []byte{0x48, 0x89, 0xe5}
+)
+
+// byEntry recovers the caller of the context frame when it has been
+// stopped before its frame exists: at the first instruction of a function
+// (the start of the FUNC or PUBLIC symbol naming it, or a push %rbp in the
+// dump's code) the return address is the word at rsp; right after that
+// push (a mov %rsp,%rbp in the code, the push before it, rsp holding the
+// caller's rbp) it is the word above. Every other register is still the
+// caller's. The frame pointer would skip the caller there (rbp is still
+// the caller's), and a scan may take a stale word above the return
+// address. Only where the dump's memory is given to the walker
+// (walker.Env.Code, never in Breakpad's modes), and only when the word
+// there could be a return address (in a module, after a call instruction
+// when the dump holds the code before it).
+func byEntry(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	if w.Env.Code == nil || last.Trust != walker.TrustContext {
+		return nil
+	}
+	rip, ok1 := last.Context.IP()
+	rsp, ok2 := last.Context.SP()
+	if !ok1 || !ok2 {
+		return nil
+	}
+	slot := rsp
+	atSymbolStart := last.Function != "" && last.FunctionBase == rip
+	switch {
+	case atSymbolStart || codeIs(w, rip, pushRBP):
+	case codeIs(w, rip, movRBPRSP) && codeIs(w, rip-1, pushRBP):
+		rbp, ok := last.Context.Index(minidump.AMD64RBP)
+		saved, ok2 := w.ReadUint64(rsp)
+		if !ok || !ok2 || saved != rbp {
+			return nil
+		}
+		slot = rsp + 8
+	default:
+		return nil
+	}
+	ra, ok := w.ReadUint64(slot)
+	if !ok || ra == 0 || !w.InstructionSeemsValid(ra-1) || retaddr.Judge(w, last, ra) == retaddr.NoCall {
+		return nil
+	}
+	ctx := last.Context
+	ctx.SetIndex(minidump.AMD64RIP, ra)
+	ctx.SetIndex(minidump.AMD64RSP, slot+8)
+	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, ArchState: &state{rawRBP: rawRBP(last)}}
+}
+
+// codeIs reports whether the dump's code at addr starts with want.
+func codeIs(w *walker.Walker, addr uint64, want []byte) bool {
+	b := make([]byte, len(want))
+	if !w.ReadCode(addr, b) {
+		return false
+	}
+	return string(b) == string(want)
+}

@@ -1,0 +1,143 @@
+package amd64_test
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/amd64"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/walkertest"
+)
+
+// A crash at a function's first instruction (or between its push %rbp and
+// mov %rsp,%rbp): rbp is still the caller's, so the frame-pointer chain
+// would skip the caller; the return address is at rsp (rsp+8 after the
+// push). Encodings (binutils): 55 push %rbp, 48 89 e5 mov %rsp,%rbp,
+// e8 rel32 call, 90 nop.
+func TestCallerAtFunctionEntry(t *testing.T) {
+	const (
+		stack  = 0x00007fff00000000
+		entry  = mod1Base + 0x2000 // no symbol covers it: an unnamed function
+		named  = mod1Base + 0x1000 // FUNC named
+		caller = mod1Base + 0x3040 // after `call entry`
+		outer  = mod1Base + 0x4020 // the frame-pointer chain's return address (the caller's caller)
+	)
+	code := &walkertest.Memory{Base: mod1Base, Data: make([]byte, 0x5000)}
+	put := func(at uint64, b []byte) { copy(code.Data[at-code.Base:], b) }
+	put(entry, []byte{0x55, 0x48, 0x89, 0xe5})
+	put(named, []byte{0x90})
+	callRel32(code, caller, entry)
+	put(outer-7, []byte{0x90, 0x90, 0xe8})
+	syms := "MODULE Linux x86_64 ID1 module1\nFUNC 1000 100 0 named\nFUNC 3000 100 0 caller\nFUNC 4000 100 0 outer\n"
+
+	// stack: [rsp] = saved rbp or return address, then the caller's frame
+	// record at rbpAt.
+	const rbpAt = stack + 0x40
+	walk := func(code walker.Memory, rip uint64, pushed bool) []uint64 {
+		data := make([]byte, 0x100)
+		words := []uint64{caller}
+		sp := uint64(stack + 0x10)
+		if pushed {
+			words = []uint64{rbpAt, caller}
+			sp -= 8
+		}
+		for i, w := range words {
+			binary.LittleEndian.PutUint64(data[sp-stack+uint64(8*i):], w)
+		}
+		binary.LittleEndian.PutUint64(data[rbpAt-stack:], stack+0x80) // the caller's caller's rbp
+		binary.LittleEndian.PutUint64(data[rbpAt-stack+8:], outer)
+		ctx := minidump.NewContext(minidump.ArchAMD64)
+		ctx.SetIndex(minidump.AMD64RIP, rip)
+		ctx.SetIndex(minidump.AMD64RSP, sp)
+		ctx.SetIndex(minidump.AMD64RBP, rbpAt)
+		env := &walker.Env{
+			OS: "linux", Memory: &walkertest.Memory{Base: stack, Data: data}, Code: code,
+			Modules: walker.NewModuleMap(modules()),
+			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
+		}
+		var pcs []uint64
+		for _, f := range walker.Walk(env, amd64.New(), ctx).Frames {
+			pcs = append(pcs, f.ReturnAddress())
+		}
+		return pcs
+	}
+	for _, tc := range []struct {
+		name   string
+		code   walker.Memory
+		rip    uint64
+		pushed bool
+		want   []uint64
+	}{
+		{"push %rbp in the code", code, entry, false, []uint64{entry, caller, outer}},
+		{"after the push", code, entry + 1, true, []uint64{entry + 1, caller, outer}},
+		{"a FUNC's first instruction", code, named, false, []uint64{named, caller, outer}},
+		// Breakpad's modes give the walker no code (walker.Env.Code):
+		// the frame pointer, as Breakpad.
+		{"no code", nil, entry, false, []uint64{entry, outer}},
+	} {
+		got := walk(tc.code, tc.rip, tc.pushed)
+		if len(got) < len(tc.want) {
+			t.Errorf("%s: frames %x, want %x", tc.name, got, tc.want)
+			continue
+		}
+		for i := range tc.want {
+			if got[i] != tc.want[i] {
+				t.Errorf("%s: frames %x, want %x", tc.name, got, tc.want)
+				break
+			}
+		}
+	}
+}
+
+// A scan from a frame whose function the stack holds again deeper: the
+// first candidate follows an indirect call, the next word's call site calls
+// that candidate's function directly, and a later word calls the callee's
+// function directly (the deeper call). The first is taken; without the
+// word linking it to its caller the confirmed one is.
+func TestScanPrefersLinkedCandidate(t *testing.T) {
+	const (
+		stack    = 0x00007fff00000000
+		callee   = mod1Base + 0x1000
+		indirect = mod1Base + 0x2030 // in f2, after `call *%r8`
+		linkF2   = mod1Base + 0x3020 // in f3, after `call f2`
+		deeper   = mod1Base + 0x4020 // in f4, after `call callee`
+		f2       = mod1Base + 0x2000
+	)
+	code := &walkertest.Memory{Base: mod1Base, Data: make([]byte, 0x5000)}
+	copy(code.Data[indirect-5-code.Base:], []byte{0x90, 0x90, 0x41, 0xff, 0xd0})
+	callRel32(code, linkF2, f2)
+	callRel32(code, deeper, callee)
+	syms := "MODULE Linux x86_64 ID1 module1\nFUNC 1000 100 0 callee\nFUNC 2000 100 0 f2\nFUNC 3000 100 0 f3\nFUNC 4000 100 0 f4\n"
+	walk := func(words ...uint64) []uint64 {
+		data := make([]byte, 0x200)
+		for i, w := range words {
+			binary.LittleEndian.PutUint64(data[8*i:], w)
+		}
+		ctx := minidump.NewContext(minidump.ArchAMD64)
+		ctx.SetIndex(minidump.AMD64RIP, callee+0x10)
+		ctx.SetIndex(minidump.AMD64RSP, stack)
+		ctx.SetIndex(minidump.AMD64RBP, 0)
+		env := &walker.Env{
+			OS: "linux", Memory: &walkertest.Memory{Base: stack, Data: data}, Code: code,
+			Modules: walker.NewModuleMap(modules()),
+			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
+		}
+		var pcs []uint64
+		for _, f := range walker.Walk(env, amd64.New(), ctx).Frames {
+			pcs = append(pcs, f.ReturnAddress())
+		}
+		return pcs
+	}
+	if got := walk(indirect, linkF2, deeper); len(got) < 2 || got[1] != indirect {
+		t.Errorf("linked: frames %x, want caller %#x", got, uint64(indirect))
+	}
+	if got := walk(indirect, 0, deeper); len(got) < 2 || got[1] != deeper {
+		t.Errorf("unlinked: frames %x, want caller %#x (confirmed)", got, uint64(deeper))
+	}
+}
+
+// callRel32 writes nop, nop, call target (e8 rel32) ending at end.
+func callRel32(code *walkertest.Memory, end, target uint64) {
+	copy(code.Data[end-code.Base-7:], call64(end, target))
+}
