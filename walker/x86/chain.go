@@ -1,0 +1,46 @@
+package x86
+
+import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/retaddr"
+)
+
+// chainedCandidate returns the first candidate in [start, loc) that some
+// candidate in (it, loc) shows to be called directly, else loc and ra.
+// The confirmed word itself does not count: when the earlier candidate
+// lies in callee's own function (a stale return address of an earlier
+// call, or callee's caller is callee's function) it confirms both alike.
+func chainedCandidate(w *walker.Walker, callee *walker.Frame, start, loc, ra uint64, size int) (uint64, uint64, bool) {
+	mask := ^uint64(0)
+	if size == 4 {
+		mask = 0xffffffff
+	}
+	step := uint64(size)
+	candidate := func(l uint64) (uint64, bool) {
+		v, ok := w.ReadWord(l, size)
+		if !ok || !w.InstructionSeemsValid((v-1)&mask) {
+			return 0, false
+		}
+		return v, true
+	}
+	for l := start; l < loc; l += step {
+		v, ok := candidate(l)
+		if !ok || retaddr.Judge(w, callee, v) == retaddr.NoCall {
+			continue
+		}
+		// The first candidate the call-site scan passed over.
+		earlier := &walker.Frame{Instruction: (v - 1) & mask, Context: minidump.NewContext(callee.Context.Arch)}
+		w.Symbolize(earlier, false)
+		if earlier.Function == "" {
+			break
+		}
+		for m := l + step; m < loc; m += step {
+			if u, ok := candidate(m); ok && retaddr.Judge(w, earlier, u) == retaddr.Confirmed {
+				return l, v, true
+			}
+		}
+		break
+	}
+	return loc, ra, true
+}

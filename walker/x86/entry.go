@@ -1,0 +1,69 @@
+package x86
+
+import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/retaddr"
+)
+
+// Instruction bytes of a frame-pointer prologue (Intel SDM vol. 2: PUSH
+// r32 is 50+rd; MOV r/m32, r32 is 89 /r and MOV r32, r/m32 8B /r, modrm
+// e5 and ec for esp -> ebp; MSVC's hot-patch point is mov %edi,%edi,
+// 8b ff, before the push).
+var (
+	pushEBP     = []byte{0x55}
+	hotPatchNop = []byte{0x8b, 0xff, 0x55}
+	movEBPESP   = [][]byte{{0x89, 0xe5}, {0x8b, 0xec}}
+)
+
+// byEntry recovers the caller of the context frame when it has been
+// stopped before its frame exists: at the first instruction of a function
+// (the start of the FUNC or PUBLIC symbol naming it, or a push %ebp in the
+// dump's code) the return address is the word at esp; right after that
+// push (a mov %esp,%ebp in the code, the push before it, esp holding the
+// caller's ebp) it is the word above. The callee-saved registers are still
+// the caller's. Following ebp would skip the caller there (ebp is still
+// the caller's). Only when the word could be a return address (in a
+// module, after a call instruction when the dump holds the code before
+// it). Not in Breakpad mode.
+func byEntry(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	if last.Trust != walker.TrustContext || !valid(last, minidump.X86ESP) {
+		return nil
+	}
+	eip, esp := reg(last, minidump.X86EIP), reg(last, minidump.X86ESP)
+	slot := esp
+	atSymbolStart := last.Function != "" && uint32(last.FunctionBase) == eip
+	switch {
+	case atSymbolStart || codeIs(w, eip, pushEBP) || codeIs(w, eip, hotPatchNop):
+	case (codeIs(w, eip, movEBPESP[0]) || codeIs(w, eip, movEBPESP[1])) && codeIs(w, eip-1, pushEBP):
+		saved, ok := w.ReadUint32(uint64(esp))
+		if !valid(last, minidump.X86EBP) || !ok || saved != reg(last, minidump.X86EBP) {
+			return nil
+		}
+		slot = esp + 4
+	default:
+		return nil
+	}
+	ra, ok := w.ReadUint32(uint64(slot))
+	if !ok || ra == 0 || !w.InstructionSeemsValid(uint64(ra-1)) || retaddr.Judge(w, last, uint64(ra)) == retaddr.NoCall {
+		return nil
+	}
+	ctx := minidump.NewContext(last.Context.Arch)
+	ctx.SetIndex(minidump.X86EIP, uint64(ra))
+	ctx.SetIndex(minidump.X86ESP, uint64(slot+4))
+	for _, i := range []int{minidump.X86EBP, minidump.X86EBX, minidump.X86ESI, minidump.X86EDI} {
+		if v, ok := last.Context.Index(i); ok {
+			ctx.SetIndex(i, v)
+		}
+	}
+	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf}
+}
+
+// codeIs reports whether the dump's code at addr starts with want.
+func codeIs(w *walker.Walker, addr uint32, want []byte) bool {
+	b := make([]byte, len(want))
+	if !w.ReadCode(uint64(addr), b) {
+		return false
+	}
+	return string(b) == string(want)
+}

@@ -1,0 +1,140 @@
+package x86_test
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/walkertest"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/x86"
+)
+
+// A crash at a function's first instruction (push %ebp, MSVC's mov
+// %edi,%edi before it, or a symbol's start) or right after the push (mov
+// %esp,%ebp in either encoding): ebp is still the caller's, so following it
+// would skip the caller; the return address is at esp (esp+4 after the
+// push). Encodings (binutils): 55 push %ebp, 89 e5 / 8b ec mov %esp,%ebp,
+// 8b ff mov %edi,%edi, e8 rel32 call, 90 nop. Breakpad mode follows ebp.
+func TestCallerAtFunctionEntry(t *testing.T) {
+	const (
+		entry   = csMod + 0x2000 // no symbol covers it
+		msvc    = csMod + 0x2100 // mov %edi,%edi; push %ebp; mov %ebp,%esp
+		named   = csMod + 0x1000 // FUNC named
+		caller  = csMod + 0x3040 // after `call entry`
+		outer   = csMod + 0x4020 // the ebp chain's return address (the caller's caller)
+		rbpAt   = csStack + 0x40
+		noFrame = csStack + 0x10
+	)
+	code := &walkertest.Memory{Base: csMod, Data: make([]byte, 0x5000)}
+	put := func(at uint32, b []byte) { copy(code.Data[at-uint32(code.Base):], b) }
+	put(entry, []byte{0x55, 0x89, 0xe5})
+	put(msvc, []byte{0x8b, 0xff, 0x55, 0x8b, 0xec})
+	put(named, []byte{0x90})
+	put(caller-7, call32(caller, entry))
+	put(outer-7, call32(outer, csMod+0x5000))
+	syms := "MODULE Linux x86 ID1 module1\nFUNC 1000 100 0 named\nFUNC 3000 100 0 caller\nFUNC 4000 100 0 outer\n"
+
+	walk := func(breakpad bool, code walker.Memory, eip uint32, pushed bool) []uint64 {
+		data := make([]byte, 0x100)
+		sp := uint32(noFrame)
+		words := []uint32{caller}
+		if pushed {
+			sp -= 4
+			words = []uint32{rbpAt, caller}
+		}
+		for i, w := range words {
+			binary.LittleEndian.PutUint32(data[sp-csStack+uint32(4*i):], w)
+		}
+		binary.LittleEndian.PutUint32(data[rbpAt-csStack:], csStack+0x80)
+		binary.LittleEndian.PutUint32(data[rbpAt-csStack+4:], outer)
+		ctx := minidump.NewContext(minidump.ArchX86)
+		ctx.SetIndex(minidump.X86EIP, uint64(eip))
+		ctx.SetIndex(minidump.X86ESP, uint64(sp))
+		ctx.SetIndex(minidump.X86EBP, rbpAt)
+		env := &walker.Env{
+			OS: "linux", Memory: &walkertest.Memory{Base: csStack, Data: data}, Code: code,
+			Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", csMod, 0x10000)}),
+			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
+		}
+		var pcs []uint64
+		for _, f := range walker.Walk(env, x86.New(x86.Options{Breakpad: breakpad}), ctx).Frames {
+			pcs = append(pcs, f.ReturnAddress())
+		}
+		return pcs
+	}
+	for _, tc := range []struct {
+		name     string
+		breakpad bool
+		code     walker.Memory
+		eip      uint32
+		pushed   bool
+		want     []uint64
+	}{
+		{"push %ebp in the code", false, code, entry, false, []uint64{entry, caller, outer}},
+		{"after the push", false, code, entry + 1, true, []uint64{entry + 1, caller, outer}},
+		{"mov %edi,%edi", false, code, msvc, false, []uint64{msvc, caller, outer}},
+		{"after the push, 8b ec", false, code, msvc + 3, true, []uint64{msvc + 3, caller, outer}},
+		{"a FUNC's first instruction, no code", false, nil, named, false, []uint64{named, caller, outer}},
+		{"unnamed, no code", false, nil, entry, false, []uint64{entry, outer}},
+		{"Breakpad mode", true, code, entry, false, []uint64{entry, outer}},
+	} {
+		got := walk(tc.breakpad, tc.code, tc.eip, tc.pushed)
+		if len(got) < len(tc.want) {
+			t.Errorf("%s: frames %x, want %x", tc.name, got, tc.want)
+			continue
+		}
+		for i := range tc.want {
+			if got[i] != tc.want[i] {
+				t.Errorf("%s: frames %x, want %x", tc.name, got, tc.want)
+				break
+			}
+		}
+	}
+}
+
+// A scan whose first candidate (after an indirect call) is shown by the
+// next word to have its own caller right above it is taken over a later
+// word that calls the callee's function directly (the deeper call of a
+// recursion): the shape of difftest linux-x86 seed 1062 with code.
+func TestScanPrefersLinkedCandidate(t *testing.T) {
+	const (
+		callee   = csMod + 0x1000
+		f2       = csMod + 0x2000
+		indirect = csMod + 0x2030 // in f2, after `call *%eax`
+		linkF2   = csMod + 0x3020 // in f3, after `call f2`
+		deeper   = csMod + 0x4020 // in f4, after `call callee`
+	)
+	code := &walkertest.Memory{Base: csMod, Data: make([]byte, 0x5000)}
+	put := func(end uint32, b []byte) { copy(code.Data[end-uint32(len(b))-uint32(code.Base):], b) }
+	put(indirect, []byte{0x90, 0x90, 0xff, 0xd0})
+	put(linkF2, call32(linkF2, f2))
+	put(deeper, call32(deeper, callee))
+	syms := "MODULE Linux x86 ID1 module1\nFUNC 1000 100 0 callee\nFUNC 2000 100 0 f2\nFUNC 3000 100 0 f3\nFUNC 4000 100 0 f4\n"
+	walk := func(words ...uint32) []uint64 {
+		data := make([]byte, 0x100)
+		for i, w := range words {
+			binary.LittleEndian.PutUint32(data[4*i:], w)
+		}
+		ctx := minidump.NewContext(minidump.ArchX86)
+		ctx.SetIndex(minidump.X86EIP, callee+0x10)
+		ctx.SetIndex(minidump.X86ESP, csStack)
+		ctx.SetIndex(minidump.X86EBP, 0)
+		env := &walker.Env{
+			OS: "linux", Memory: &walkertest.Memory{Base: csStack, Data: data}, Code: code,
+			Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", csMod, 0x10000)}),
+			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
+		}
+		var pcs []uint64
+		for _, f := range walker.Walk(env, x86.New(x86.Options{}), ctx).Frames {
+			pcs = append(pcs, f.ReturnAddress())
+		}
+		return pcs
+	}
+	if got := walk(indirect, linkF2, deeper); len(got) < 2 || got[1] != indirect {
+		t.Errorf("linked: frames %x, want caller %#x", got, uint64(indirect))
+	}
+	if got := walk(indirect, 0, deeper); len(got) < 2 || got[1] != deeper {
+		t.Errorf("unlinked: frames %x, want caller %#x (confirmed)", got, uint64(deeper))
+	}
+}
