@@ -321,7 +321,9 @@ func (g *gen) callBytes(isa isaCode, ra uint64, cs callSite, room int) []byte {
 		return []byte{}
 	case siteIndirect:
 		choices := isa.indirect
-		if g.fl.PAC && r.Intn(2) == 0 {
+		// (From a source of its own, so that arm64e's code is plain
+		// arm64's but for the authenticated calls.)
+		if g.fl.PAC && g.pacCallR.Intn(2) == 0 {
 			choices = isa.indPAC
 		}
 		var fits [][]byte
@@ -460,3 +462,6 @@ func (img *codeImage) describeSite(chain []*frame, i int) string {
 // newCodeRand is the code layout's random source: separate, so that a
 // case with code has the same chain and stack as the case without.
 func newCodeRand(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed ^ 0x5eedc0de)) }
+
+// newPACCallRand chooses between plain and authenticated indirect calls.
+func newPACCallRand(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed ^ 0x9acca11)) }

@@ -432,6 +432,7 @@ func TestDifferentialLong(t *testing.T) {
 // frames from a signed stack as from the same stack unsigned (same seed on
 // Linux), whichever method finds them — CFI, frame records or scanning.
 // Breakpad's scan does not strip the signature and loses those frames.
+// Seeds 1-20 also run with code in the dump.
 func TestPACDoesNotChangeWalk(t *testing.T) {
 	oracle.Require(t, oracle.Stackwalk)
 	plain, _ := FlavorByName("linux-arm64")
@@ -449,6 +450,20 @@ func TestPACDoesNotChangeWalk(t *testing.T) {
 			oa, ob := runCase(t, a), runCase(t, b)
 			if ob.oursRec != oa.oursRec {
 				t.Errorf("%s seed %d: %d true frames recovered with PAC, %d without:\n%s", name, seed, ob.oursRec, oa.oursRec, describe(b, ob))
+			}
+			if seed > 20 {
+				continue
+			}
+			// With code in the dump (signed return addresses, BLRAA calls).
+			if a, err = GenerateCode(plain, seed); err != nil {
+				t.Fatal(err)
+			}
+			if b, err = GenerateCode(signed, seed); err != nil {
+				t.Fatal(err)
+			}
+			oa, ob = runCase(t, a), runCase(t, b)
+			if ob.oursRec != oa.oursRec {
+				t.Errorf("%s seed %d with code: %d true frames recovered with PAC, %d without:\n%s", name, seed, ob.oursRec, oa.oursRec, describe(b, ob))
 			}
 		}
 	}

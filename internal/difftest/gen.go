@@ -153,6 +153,7 @@ type gen struct {
 	// withCode puts code into the dump (GenerateCode), laid out from codeR.
 	withCode bool
 	codeR    *rand.Rand
+	pacCallR *rand.Rand
 }
 
 func (g *gen) chance(p float64) bool { return g.r.Float64() < p }
@@ -168,7 +169,7 @@ func GenerateCode(fl Flavor, seed int64) (*Case, error) { return generate(fl, se
 
 func generate(fl Flavor, seed int64, withCode bool) (*Case, error) {
 	g := &gen{r: rand.New(rand.NewSource(seed)), pacR: rand.New(rand.NewSource(^seed)), fl: fl, word: 8, rawArch: fl.Arch,
-		withCode: withCode, codeR: newCodeRand(seed)}
+		withCode: withCode, codeR: newCodeRand(seed), pacCallR: newPACCallRand(seed)}
 	if fl.Arch == minidump.ArchARM64Old {
 		g.fl.Arch = minidump.ArchARM64 // same registers, Breakpad's older layout
 	}
