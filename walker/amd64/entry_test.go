@@ -141,3 +141,44 @@ func TestScanPrefersLinkedCandidate(t *testing.T) {
 func callRel32(code *walkertest.Memory, end, target uint64) {
 	copy(code.Data[end-code.Base-7:], call64(end, target))
 }
+
+// A PUBLIC symbol covers functions the symbol file leaves out: the callee
+// named by PUBLIC pub (0x1000) really lies in an unnamed function at
+// 0x1200. A first candidate after a direct call to 0x1200 (after pub's
+// start, before the callee's instruction) is taken over a later one after
+// a call to pub's start, which called pub itself. (The shape of difftest
+// linux-amd64 seed 1124 with code.)
+func TestScanCallIntoPublic(t *testing.T) {
+	const (
+		stack    = 0x00007fff00000000
+		pub      = mod1Base + 0x1000
+		unnamed  = mod1Base + 0x1200
+		ip       = mod1Base + 0x1210
+		viaInner = mod1Base + 0x3020 // in f3, after `call unnamed`
+		viaPub   = mod1Base + 0x4020 // in f4, after `call pub`
+	)
+	code := &walkertest.Memory{Base: mod1Base, Data: make([]byte, 0x5000)}
+	callRel32(code, viaInner, unnamed)
+	callRel32(code, viaPub, pub)
+	syms := "MODULE Linux x86_64 ID1 module1\nPUBLIC 1000 0 pub\nFUNC 3000 100 0 f3\nFUNC 4000 100 0 f4\n"
+	data := make([]byte, 0x200)
+	binary.LittleEndian.PutUint64(data[0:], viaInner)
+	binary.LittleEndian.PutUint64(data[16:], viaPub)
+	ctx := minidump.NewContext(minidump.ArchAMD64)
+	ctx.SetIndex(minidump.AMD64RIP, ip)
+	ctx.SetIndex(minidump.AMD64RSP, stack)
+	ctx.SetIndex(minidump.AMD64RBP, 0)
+	env := &walker.Env{
+		OS: "linux", Memory: &walkertest.Memory{Base: stack, Data: data}, Code: code,
+		Modules: walker.NewModuleMap(modules()),
+		Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
+	}
+	frames := walker.Walk(env, amd64.New(), ctx).Frames
+	if len(frames) < 2 || frames[1].ReturnAddress() != viaInner {
+		var got []uint64
+		for _, f := range frames {
+			got = append(got, f.ReturnAddress())
+		}
+		t.Errorf("frames %x, want caller %#x", got, uint64(viaInner))
+	}
+}

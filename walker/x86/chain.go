@@ -32,6 +32,9 @@ func chainedCandidate(w *walker.Walker, callee *walker.Frame, start, loc, ra uin
 		// The first candidate the call-site scan passed over.
 		earlier := &walker.Frame{Instruction: (v - 1) & mask, Context: minidump.NewContext(callee.Context.Arch)}
 		w.Symbolize(earlier, false)
+		if callsIntoPublic(w, callee, earlier, v) {
+			return l, v, true
+		}
 		if earlier.Function == "" {
 			break
 		}
@@ -43,4 +46,19 @@ func chainedCandidate(w *walker.Walker, callee *walker.Frame, start, loc, ra uin
 		break
 	}
 	return loc, ra, true
+}
+
+// callsIntoPublic reports whether the candidate ra (in function earlier)
+// follows a direct call to an address inside the range callee's PUBLIC
+// symbol gives it, after the symbol's start and at or before callee's
+// instruction: a function the symbol file leaves out starts there, and it
+// is callee's own. A PUBLIC symbol covers everything up to the next
+// symbol, so the candidate confirmed by a call to the PUBLIC's start called
+// another function.
+func callsIntoPublic(w *walker.Walker, callee, earlier *walker.Frame, ra uint64) bool {
+	if !callee.IsPublic || callee.Function == "" || (earlier.Function == callee.Function && earlier.FunctionBase == callee.FunctionBase) {
+		return false
+	}
+	cs := retaddr.ClassifyCallSite(w, callee.Context.Arch, ra)
+	return cs.Kind == retaddr.CallDirect && cs.Target > callee.FunctionBase && cs.Target <= callee.Instruction
 }

@@ -138,3 +138,42 @@ func TestScanPrefersLinkedCandidate(t *testing.T) {
 		t.Errorf("unlinked: frames %x, want caller %#x (confirmed)", got, uint64(deeper))
 	}
 }
+
+// A PUBLIC symbol covers functions the symbol file leaves out: a first
+// candidate after a direct call into the callee's PUBLIC range (after its
+// start, at or before the callee's instruction) is taken over a later one
+// after a call to the PUBLIC's start (as walker/amd64).
+func TestScanCallIntoPublic(t *testing.T) {
+	const (
+		pub      = csMod + 0x1000
+		unnamed  = csMod + 0x1200
+		ip       = csMod + 0x1210
+		viaInner = csMod + 0x3020 // in f3, after `call unnamed`
+		viaPub   = csMod + 0x4020 // in f4, after `call pub`
+	)
+	code := &walkertest.Memory{Base: csMod, Data: make([]byte, 0x5000)}
+	put := func(end uint32, b []byte) { copy(code.Data[end-uint32(len(b))-uint32(code.Base):], b) }
+	put(viaInner, call32(viaInner, unnamed))
+	put(viaPub, call32(viaPub, pub))
+	syms := "MODULE Linux x86 ID1 module1\nPUBLIC 1000 0 pub\nFUNC 3000 100 0 f3\nFUNC 4000 100 0 f4\n"
+	data := make([]byte, 0x100)
+	binary.LittleEndian.PutUint32(data[0:], viaInner)
+	binary.LittleEndian.PutUint32(data[8:], viaPub)
+	ctx := minidump.NewContext(minidump.ArchX86)
+	ctx.SetIndex(minidump.X86EIP, ip)
+	ctx.SetIndex(minidump.X86ESP, csStack)
+	ctx.SetIndex(minidump.X86EBP, 0)
+	env := &walker.Env{
+		OS: "linux", Memory: &walkertest.Memory{Base: csStack, Data: data}, Code: code,
+		Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", csMod, 0x10000)}),
+		Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
+	}
+	frames := walker.Walk(env, x86.New(x86.Options{}), ctx).Frames
+	if len(frames) < 2 || frames[1].ReturnAddress() != viaInner {
+		var got []uint64
+		for _, f := range frames {
+			got = append(got, f.ReturnAddress())
+		}
+		t.Errorf("frames %x, want caller %#x", got, uint64(viaInner))
+	}
+}
