@@ -140,32 +140,32 @@ func oracleOlder(fl Flavor) bool { return fl.XState && fl.Arch == minidump.ArchX
 // true return address follows a direct call to another function, which
 // tail-called the callee, and the code "contradicts" it.
 //
-// Long runs (DIFFTEST_CASES=300 DIFFTEST_CODE=1, seeds 1000-1299; true
-// frames recovered with code / without code / Breakpad; cases worse than
-// without code) find, with a fifth of the chain's calls made through a tail
-// call:
+// Long runs (DIFFTEST_CASES=300 DIFFTEST_CODE=1, seeds 1000-1299, at
+// 80dfab0; true frames recovered with code / without code / Breakpad;
+// cases worse than without code) find, with a fifth of the chain's calls
+// made through a tail call:
 //
-//	linux-amd64 (mac, rva0)   980 /  939 / 939;  3 worse
-//	windows-amd64 (xstate)    917 /  805 / 805;  4 worse
-//	linux-x86                 848 /  846 / 846;  1 worse
-//	windows-x86 (wow64)       880 /  870 / 827;  0 worse
-//	android-arm, linux-arm    998 / 1008 / 766; 14 worse (Thumb 1000, 13)
-//	ios-arm                   877 /  891 / 399; 27 worse
-//	android-arm64 (linux,     1006 / 979 / 683;  6 worse
+//	linux-amd64 (mac, rva0)   1016 /  961 / 939;  2 worse
+//	windows-amd64 (xstate)     927 /  805 / 805;  1 worse
+//	linux-x86                  891 /  872 / 846;  0 worse
+//	windows-x86 (wow64)        880 /  870 / 827;  0 worse
+//	android-arm, linux-arm     998 / 1008 / 766; 14 worse (Thumb 1000, 13)
+//	ios-arm                    877 /  891 / 399; 27 worse
+//	android-arm64 (linux,     1006 /  979 / 683;  6 worse
 //	  ios, mac, old)
-//	windows-arm64             986 /  962 / 601; 10 worse
+//	windows-arm64              986 /  962 / 601; 10 worse
 //
 // Causes (TestDifferentialLong prints each case with codeCause): on arm
 // and arm64 mostly tail calls, which rule (c) gives up (a frame record or
 // LR whose call site calls another function is rejected; the scan then
-// prefers a stale word whose call is confirmed, or the callee's frame,
-// found by scan, lacks its restored frame pointer); everywhere a few
-// stale words confirmed over a true return address after an indirect call
-// (rule (b) by design), and callees missing from the symbol file: the
-// walker takes the symbol before them for their function, so a stale call
-// to that symbol "confirms". With code, compat output stayed identical to
-// Breakpad's in every case, and no flavor invented more frames (ios-arm 1,
-// windows-arm64 1, as without code).
+// prefers a stale word whose call is confirmed, or finds the record's own
+// return address but not the frame pointer the record would restore); a
+// stale word confirmed over a true return address after an indirect call
+// (rule (b) by design); and callees missing from the symbol file: the
+// walker takes the PUBLIC symbol before them for their function, so a
+// stale call to that symbol "confirms". With code, compat output stayed
+// identical to Breakpad's in every case, and no flavor invented more
+// frames than without code (ios-arm 1, windows-arm64 1).
 var knownCodeShortfalls = map[string]string{
 	// Frame 2 (m1_func6) is frameless without CFI under m1_func2's frame
 	// record; frame 3's return address, pushed by m1_func6, follows a
