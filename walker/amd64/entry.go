@@ -67,3 +67,23 @@ func codeIs(w *walker.Walker, addr uint64, want []byte) bool {
 	}
 	return string(b) == string(want)
 }
+
+// framelessByCode reports whether the dump's code shows that f's function
+// keeps no frame pointer: a FUNC symbol names it and its first bytes are
+// in the dump but are no push %rbp (nor an endbr64 before one). The frame
+// record at rbp is then a caller's, and following it would skip f's
+// caller: the walk scans instead. Only where the walker has the dump's
+// memory (never in Breakpad's modes).
+func framelessByCode(w *walker.Walker, f *walker.Frame) bool {
+	if w.Env.Code == nil || f.Function == "" || f.IsPublic || f.Trust == walker.TrustContext {
+		return false
+	}
+	b := make([]byte, 5)
+	if !w.ReadCode(f.FunctionBase, b) {
+		return false
+	}
+	if string(b[:4]) == "\xf3\x0f\x1e\xfa" { // endbr64
+		return b[4] != pushRBP[0]
+	}
+	return b[0] != pushRBP[0]
+}

@@ -182,3 +182,67 @@ func TestScanCallIntoPublic(t *testing.T) {
 		t.Errorf("frames %x, want caller %#x", got, uint64(viaInner))
 	}
 }
+
+// A function whose first bytes in the dump are no push %rbp keeps no frame
+// pointer: the record at rbp is its caller's, and following it would skip
+// the caller, so the walk scans (finding the call to the frameless
+// function). Encodings (binutils): 48 83 ec 18 sub $0x18,%rsp, 55 push
+// %rbp. Breakpad's modes (no code) follow the record.
+func TestFramelessByCode(t *testing.T) {
+	const (
+		stack     = 0x00007fff00000000
+		callee    = mod1Base + 0x1000
+		frameless = mod1Base + 0x2000
+		caller    = mod1Base + 0x3000
+		outer     = mod1Base + 0x4000
+	)
+	code := &walkertest.Memory{Base: mod1Base, Data: make([]byte, 0x5000)}
+	copy(code.Data[frameless-code.Base:], []byte{0x48, 0x83, 0xec, 0x18})
+	copy(code.Data[caller-code.Base:], []byte{0x55, 0x48, 0x89, 0xe5})
+	callRel32(code, frameless+0x20, callee)
+	callRel32(code, caller+0x40, frameless)
+	callRel32(code, outer+0x20, caller)
+	syms := "MODULE Linux x86_64 ID1 module1\nFUNC 1000 100 0 callee\nFUNC 2000 100 0 frameless\nFUNC 3000 100 0 caller\nFUNC 4000 100 0 outer\n" +
+		"STACK CFI INIT 1000 100 .cfa: $rsp 8 + .ra: .cfa -8 + ^\n"
+	data := make([]byte, 0x100)
+	binary.LittleEndian.PutUint64(data[0x00:], frameless+0x20) // callee's return address
+	binary.LittleEndian.PutUint64(data[0x18:], caller+0x40)    // frameless's
+	binary.LittleEndian.PutUint64(data[0x40:], stack+0x80)     // caller's record
+	binary.LittleEndian.PutUint64(data[0x48:], outer+0x20)
+	walk := func(code walker.Memory) []uint64 {
+		ctx := minidump.NewContext(minidump.ArchAMD64)
+		ctx.SetIndex(minidump.AMD64RIP, callee+0x10)
+		ctx.SetIndex(minidump.AMD64RSP, stack)
+		ctx.SetIndex(minidump.AMD64RBP, stack+0x40)
+		env := &walker.Env{
+			OS: "linux", Memory: &walkertest.Memory{Base: stack, Data: data}, Code: code,
+			Modules: walker.NewModuleMap(modules()),
+			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
+		}
+		var pcs []uint64
+		for _, f := range walker.Walk(env, amd64.New(), ctx).Frames {
+			pcs = append(pcs, f.ReturnAddress())
+		}
+		return pcs
+	}
+	for _, tc := range []struct {
+		name string
+		code walker.Memory
+		want []uint64
+	}{
+		{"code", code, []uint64{callee + 0x10, frameless + 0x20, caller + 0x40, outer + 0x20}},
+		{"no code", nil, []uint64{callee + 0x10, frameless + 0x20, outer + 0x20}},
+	} {
+		got := walk(tc.code)
+		if len(got) < len(tc.want) {
+			t.Errorf("%s: frames %x, want %x", tc.name, got, tc.want)
+			continue
+		}
+		for i := range tc.want {
+			if got[i] != tc.want[i] {
+				t.Errorf("%s: frames %x, want %x", tc.name, got, tc.want)
+				break
+			}
+		}
+	}
+}
