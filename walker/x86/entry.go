@@ -67,3 +67,24 @@ func codeIs(w *walker.Walker, addr uint32, want []byte) bool {
 	}
 	return string(b) == string(want)
 }
+
+// framelessByCode reports whether the dump's code shows that f's function
+// keeps no frame pointer: a FUNC symbol names it and its first bytes are
+// in the dump but are no push %ebp (nor mov %edi,%edi or endbr32 before
+// one). The record at ebp is then a caller's.
+func framelessByCode(w *walker.Walker, f *walker.Frame) bool {
+	if f.Function == "" || f.IsPublic || f.Trust == walker.TrustContext {
+		return false
+	}
+	b := make([]byte, 5)
+	if !w.ReadCode(f.FunctionBase, b) {
+		return false
+	}
+	switch {
+	case string(b[:4]) == "\xf3\x0f\x1e\xfb": // endbr32
+		return b[4] != pushEBP[0]
+	case string(b[:2]) == string(hotPatchNop[:2]):
+		return b[2] != pushEBP[0]
+	}
+	return b[0] != pushEBP[0]
+}

@@ -177,3 +177,71 @@ func TestScanCallIntoPublic(t *testing.T) {
 		t.Errorf("frames %x, want caller %#x", got, uint64(viaInner))
 	}
 }
+
+// A function whose first bytes in the dump are no push %ebp keeps no frame
+// pointer: the record at ebp is its caller's. The walk takes the scan's
+// word instead when its call site calls the function directly, and keeps
+// the record otherwise (an unconfirmed scanned word is no better a guess).
+// Encodings (binutils): 83 ec 18 sub $0x18,%esp, 55 push %ebp, ff d0
+// call *%eax. Breakpad mode follows the record.
+func TestFramelessByCode(t *testing.T) {
+	const (
+		callee    = csMod + 0x1000
+		frameless = csMod + 0x2000
+		caller    = csMod + 0x3000
+		outer     = csMod + 0x4000
+	)
+	code := &walkertest.Memory{Base: csMod, Data: make([]byte, 0x5000)}
+	put := func(end uint32, b []byte) { copy(code.Data[end-uint32(len(b))-uint32(code.Base):], b) }
+	copy(code.Data[frameless-csMod:], []byte{0x83, 0xec, 0x18})
+	copy(code.Data[caller-csMod:], []byte{0x55, 0x89, 0xe5})
+	put(frameless+0x20, call32(frameless+0x20, callee))
+	put(caller+0x40, call32(caller+0x40, frameless))
+	put(caller+0x60, []byte{0x90, 0x90, 0xff, 0xd0})
+	put(outer+0x20, call32(outer+0x20, caller))
+	syms := "MODULE Linux x86 ID1 module1\nFUNC 1000 100 0 callee\nFUNC 2000 100 0 frameless\nFUNC 3000 100 0 caller\nFUNC 4000 100 0 outer\n" +
+		"STACK CFI INIT 1000 100 .cfa: $esp 4 + .ra: .cfa -4 + ^\n"
+	walk := func(breakpad bool, fromCaller uint32) []uint64 {
+		data := make([]byte, 0x100)
+		binary.LittleEndian.PutUint32(data[0x00:], frameless+0x20) // callee's return address
+		binary.LittleEndian.PutUint32(data[0x0c:], fromCaller)     // frameless's
+		binary.LittleEndian.PutUint32(data[0x20:], csStack+0x80)   // caller's record
+		binary.LittleEndian.PutUint32(data[0x24:], outer+0x20)
+		ctx := minidump.NewContext(minidump.ArchX86)
+		ctx.SetIndex(minidump.X86EIP, callee+0x10)
+		ctx.SetIndex(minidump.X86ESP, csStack)
+		ctx.SetIndex(minidump.X86EBP, csStack+0x20)
+		env := &walker.Env{
+			OS: "linux", Memory: &walkertest.Memory{Base: csStack, Data: data}, Code: code,
+			Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", csMod, 0x10000)}),
+			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
+		}
+		var pcs []uint64
+		for _, f := range walker.Walk(env, x86.New(x86.Options{Breakpad: breakpad}), ctx).Frames {
+			pcs = append(pcs, f.ReturnAddress())
+		}
+		return pcs
+	}
+	for _, tc := range []struct {
+		name       string
+		breakpad   bool
+		fromCaller uint32
+		want       []uint64
+	}{
+		{"confirmed call", false, caller + 0x40, []uint64{callee + 0x10, frameless + 0x20, caller + 0x40, outer + 0x20}},
+		{"indirect call: the record", false, caller + 0x60, []uint64{callee + 0x10, frameless + 0x20, outer + 0x20}},
+		{"Breakpad mode", true, caller + 0x40, []uint64{callee + 0x10, frameless + 0x20, outer + 0x20}},
+	} {
+		got := walk(tc.breakpad, tc.fromCaller)
+		if len(got) < len(tc.want) {
+			t.Errorf("%s: frames %x, want %x", tc.name, got, tc.want)
+			continue
+		}
+		for i := range tc.want {
+			if got[i] != tc.want[i] {
+				t.Errorf("%s: frames %x, want %x", tc.name, got, tc.want)
+				break
+			}
+		}
+	}
+}

@@ -92,7 +92,7 @@ func (x Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		f = byEntry(w, last)
 	}
 	if f == nil {
-		f = byEBP(w, last, scanAllowed, x.opts.Breakpad)
+		f = byEBP(w, last, scanAllowed, x.opts.Breakpad, !x.opts.Breakpad && framelessByCode(w, last))
 	}
 	if f == nil {
 		return nil
@@ -345,14 +345,24 @@ func byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRules) *walker
 	return &walker.Frame{Context: ctx, Trust: walker.TrustCFI}
 }
 
-func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad bool) *walker.Frame {
+// byEBP follows the frame pointer, or scans when it points nowhere or the
+// function keeps none (frameless: its ebp is still a caller's).
+func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad, frameless bool) *walker.Frame {
 	esp := reg(last, minidump.X86ESP)
 	ebp := reg(last, minidump.X86EBP)
 	var callerEIP, callerESP, callerEBP uint32
 	trust := walker.TrustFramePointer
 	ip, ok1 := w.ReadUint32(uint64(ebp + 4))
 	savedEBP, ok2 := w.ReadUint32(uint64(ebp))
-	if ok1 && ok2 {
+	if frameless && ok1 && ok2 && scanAllowed {
+		// The record is a caller's: take the scan's word instead when
+		// its call site calls this function directly; otherwise the
+		// record is still the better guess than an unconfirmed word.
+		if _, sip, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad); !ok || retaddr.Judge(w, last, uint64(sip)) != retaddr.Confirmed {
+			frameless = false
+		}
+	}
+	if ok1 && ok2 && !frameless {
 		callerEIP, callerEBP, callerESP = ip, savedEBP, ebp+8
 	} else {
 		if !scanAllowed {
