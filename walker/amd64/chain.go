@@ -14,8 +14,10 @@ import (
 // at a word strictly between it and that choice, the earlier one is a return
 // address whose own caller's frame follows it: callee's function is called
 // again deeper (recursion, or a symbol that also covers the earlier
-// candidate's function), and the confirmed word is that deeper call's.
-// The earlier candidate is taken then. Without code it is Breakpad's scan.
+// candidate's function), and the confirmed word is that deeper call's. So
+// also when a return address into callee's own function lies between
+// them. The earlier candidate is taken then. Without code it is
+// Breakpad's scan.
 func scanCaller(w *walker.Walker, callee *walker.Frame, start uint64, words, size int) (loc, ra uint64, ok bool) {
 	loc, ra, ok = retaddr.ScanByCallSite(w, callee, start, words, size)
 	if !ok || w.Env.Code == nil || callee == nil || retaddr.Judge(w, callee, ra) != retaddr.Confirmed {
@@ -25,7 +27,10 @@ func scanCaller(w *walker.Walker, callee *walker.Frame, start uint64, words, siz
 }
 
 // chainedCandidate returns the first candidate in [start, loc) that some
-// candidate in (it, loc) shows to be called directly, else loc and ra.
+// candidate in (it, loc) shows to be called directly, or that is followed
+// in (it, loc) by a return address into callee's own function (callee is
+// active again deeper, and the confirmed word is that deeper call's), else
+// loc and ra.
 // The confirmed word itself does not count: when the earlier candidate
 // lies in callee's own function (a stale return address of an earlier
 // call, or callee's caller is callee's function) it confirms both alike.
@@ -57,7 +62,14 @@ func chainedCandidate(w *walker.Walker, callee *walker.Frame, start, loc, ra uin
 			break
 		}
 		for m := l + step; m < loc; m += step {
-			if u, ok := candidate(m); ok && retaddr.Judge(w, earlier, u) == retaddr.Confirmed {
+			u, ok := candidate(m)
+			if !ok {
+				continue
+			}
+			if retaddr.Judge(w, earlier, u) == retaddr.Confirmed {
+				return l, v, true
+			}
+			if retaddr.Judge(w, callee, u) != retaddr.NoCall && retaddr.SameFunction(w, (u-1)&mask, callee.Instruction) {
 				return l, v, true
 			}
 		}

@@ -92,9 +92,10 @@ func TestCallerAtFunctionEntry(t *testing.T) {
 
 // A scan from a frame whose function the stack holds again deeper: the
 // first candidate follows an indirect call, the next word's call site calls
-// that candidate's function directly, and a later word calls the callee's
-// function directly (the deeper call). The first is taken; without the
-// word linking it to its caller the confirmed one is.
+// that candidate's function directly (or returns into the callee's own
+// function), and a later word calls the callee's function directly (the
+// deeper call). The first is taken; without a word between them the
+// confirmed one is.
 func TestScanPrefersLinkedCandidate(t *testing.T) {
 	const (
 		stack    = 0x00007fff00000000
@@ -103,9 +104,11 @@ func TestScanPrefersLinkedCandidate(t *testing.T) {
 		linkF2   = mod1Base + 0x3020 // in f3, after `call f2`
 		deeper   = mod1Base + 0x4020 // in f4, after `call callee`
 		f2       = mod1Base + 0x2000
+		reentry  = callee + 0x40 // in callee, after `call *%r8`
 	)
 	code := &walkertest.Memory{Base: mod1Base, Data: make([]byte, 0x5000)}
 	copy(code.Data[indirect-5-code.Base:], []byte{0x90, 0x90, 0x41, 0xff, 0xd0})
+	copy(code.Data[reentry-5-code.Base:], []byte{0x90, 0x90, 0x41, 0xff, 0xd0})
 	callRel32(code, linkF2, f2)
 	callRel32(code, deeper, callee)
 	syms := "MODULE Linux x86_64 ID1 module1\nFUNC 1000 100 0 callee\nFUNC 2000 100 0 f2\nFUNC 3000 100 0 f3\nFUNC 4000 100 0 f4\n"
@@ -134,6 +137,11 @@ func TestScanPrefersLinkedCandidate(t *testing.T) {
 	}
 	if got := walk(indirect, 0, deeper); len(got) < 2 || got[1] != deeper {
 		t.Errorf("unlinked: frames %x, want caller %#x (confirmed)", got, uint64(deeper))
+	}
+	// A return address into callee's own function between them: callee
+	// is active again deeper, and the confirmed word is that call's.
+	if got := walk(indirect, reentry, deeper); len(got) < 2 || got[1] != indirect {
+		t.Errorf("reentered: frames %x, want caller %#x", got, uint64(indirect))
 	}
 }
 

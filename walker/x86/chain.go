@@ -7,7 +7,10 @@ import (
 )
 
 // chainedCandidate returns the first candidate in [start, loc) that some
-// candidate in (it, loc) shows to be called directly, else loc and ra.
+// candidate in (it, loc) shows to be called directly, or that is followed
+// in (it, loc) by a return address into callee's own function (callee is
+// active again deeper, and the confirmed word is that deeper call's), else
+// loc and ra.
 // The confirmed word itself does not count: when the earlier candidate
 // lies in callee's own function (a stale return address of an earlier
 // call, or callee's caller is callee's function) it confirms both alike.
@@ -39,7 +42,14 @@ func chainedCandidate(w *walker.Walker, callee *walker.Frame, start, loc, ra uin
 			break
 		}
 		for m := l + step; m < loc; m += step {
-			if u, ok := candidate(m); ok && retaddr.Judge(w, earlier, u) == retaddr.Confirmed {
+			u, ok := candidate(m)
+			if !ok {
+				continue
+			}
+			if retaddr.Judge(w, earlier, u) == retaddr.Confirmed {
+				return l, v, true
+			}
+			if retaddr.Judge(w, callee, u) != retaddr.NoCall && retaddr.SameFunction(w, (u-1)&mask, callee.Instruction) {
 				return l, v, true
 			}
 		}

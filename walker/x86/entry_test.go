@@ -94,9 +94,11 @@ func TestCallerAtFunctionEntry(t *testing.T) {
 }
 
 // A scan whose first candidate (after an indirect call) is shown by the
-// next word to have its own caller right above it is taken over a later
-// word that calls the callee's function directly (the deeper call of a
-// recursion): the shape of difftest linux-x86 seed 1062 with code.
+// next word to have its own caller right above it, or followed by a return
+// address into the callee's own function, is taken over a later word that
+// calls the callee's function directly (the deeper call of a recursion):
+// the shapes of difftest linux-x86 seed 1062 and windows-x86 seed 3097
+// with code.
 func TestScanPrefersLinkedCandidate(t *testing.T) {
 	const (
 		callee   = csMod + 0x1000
@@ -104,10 +106,12 @@ func TestScanPrefersLinkedCandidate(t *testing.T) {
 		indirect = csMod + 0x2030 // in f2, after `call *%eax`
 		linkF2   = csMod + 0x3020 // in f3, after `call f2`
 		deeper   = csMod + 0x4020 // in f4, after `call callee`
+		reentry  = callee + 0x40  // in callee, after `call *%eax`
 	)
 	code := &walkertest.Memory{Base: csMod, Data: make([]byte, 0x5000)}
 	put := func(end uint32, b []byte) { copy(code.Data[end-uint32(len(b))-uint32(code.Base):], b) }
 	put(indirect, []byte{0x90, 0x90, 0xff, 0xd0})
+	put(reentry, []byte{0x90, 0x90, 0xff, 0xd0})
 	put(linkF2, call32(linkF2, f2))
 	put(deeper, call32(deeper, callee))
 	syms := "MODULE Linux x86 ID1 module1\nFUNC 1000 100 0 callee\nFUNC 2000 100 0 f2\nFUNC 3000 100 0 f3\nFUNC 4000 100 0 f4\n"
@@ -136,6 +140,11 @@ func TestScanPrefersLinkedCandidate(t *testing.T) {
 	}
 	if got := walk(indirect, 0, deeper); len(got) < 2 || got[1] != deeper {
 		t.Errorf("unlinked: frames %x, want caller %#x (confirmed)", got, uint64(deeper))
+	}
+	// A return address into callee's own function between them: callee
+	// is active again deeper, and the confirmed word is that call's.
+	if got := walk(indirect, reentry, deeper); len(got) < 2 || got[1] != indirect {
+		t.Errorf("reentered: frames %x, want caller %#x", got, uint64(indirect))
 	}
 }
 
