@@ -153,7 +153,11 @@ func byLeafReturn(w *walker.Walker, last, rec *walker.Frame) *walker.Frame {
 	if retaddr.SameFunction(w, pc, (lr&^1)-2) {
 		return nil // LR points back into this function: it has made calls since entry
 	}
-	if retaddr.CallSiteContradicts(w, last, lr, scanArch) {
+	below := ^uint64(0) // where a confirmed return address may lie: under the record
+	if rec != nil {
+		below = raw(rec)[regSP] - 8
+	}
+	if retaddr.ReturnRejected(w, last, lr, sp, below, ^uint64(0), scanArch) {
 		return nil // the dump's code shows LR is no return from this function
 	}
 	ctx := minidump.NewContext(last.Context.Arch)
@@ -229,14 +233,19 @@ func byFramePointer(w *walker.Walker, last *walker.Frame, ios bool) *walker.Fram
 
 // frameRecord reads a frame record at register reg of last in either layout.
 func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walker.Frame {
+	sp, _ := last.Context.Index(regSP) // recordsAt checked it
 	for _, rec := range recordsAt(w, last, reg) {
 		if rec.savedFP != 0 && rec.savedFP <= rec.fp {
 			continue
 		}
-		if !callInModule(w, rec.savedLR) || retaddr.CallSiteContradicts(w, last, rec.savedLR, scanArch) {
+		if !callInModule(w, rec.savedLR) || retaddr.ReturnRejected(w, last, rec.savedLR, sp, rec.lrSlot-4, ^uint64(0), scanArch) {
 			// (The dump's code, when it holds some, shows whether the
 			// record's return address follows a call to this function;
-			// the record of a frameless function's caller does not.)
+			// the record of a frameless function's caller follows a call
+			// to another one, and the frameless function's own return
+			// address, pushed below the record, follows a call to it. A
+			// tail call also leaves a return address after a call to
+			// another function, with nothing confirmed below it.)
 			continue
 		}
 		callerSP := rec.lrSlot + 4
@@ -332,8 +341,10 @@ func ownerBelow(w *walker.Walker, last *walker.Frame, sp uint64, rec savedRecord
 			return nil
 		}
 		ra := uint64(v)
+		// A word after a call to another function may be a tail call's
+		// return address: skipped only when a confirmed one lies here too.
 		if !returnAddressSeemsValid(w, ra) || !retaddr.Plausible(w, ra, 2, 0xffffffff) ||
-			retaddr.CallSiteContradicts(w, last, ra, scanArch) {
+			retaddr.ReturnRejected(w, last, ra, sp, end, 0xffffffff, scanArch) {
 			continue
 		}
 		ctx := minidump.NewContext(last.Context.Arch)

@@ -387,30 +387,44 @@ func armBL(addr, target uint64) uint32 {
 
 // TestFrameRecordCallSite: when the dump holds the code, a frame record
 // whose return address follows a call to another function than the
-// current one is not the current function's: leaf_func (no CFI, no frame
-// pointer of its own) was called from b_func+0x44, and the record at r11
-// is b_func's, its return address following d_func's call to b_func.
-// Without the code the walk cannot tell and follows the record (b_func has
-// no CFI to confirm the pushed return address below it).
+// current one is not the current function's when a return address below
+// the record follows a call to it: leaf_func (no CFI, no frame pointer of
+// its own) was called from b_func+0x44 and pushed that return address, and
+// the record at r11 is b_func's, its return address following d_func's
+// call to b_func. Without the code the walk cannot tell and follows the
+// record (b_func has no CFI to confirm the pushed return address below it).
+// (BL reaches ±32 MB: leaf_func is in b_func's module.)
+//
+// A tail call leaves the same call site: d_func called b_func, which
+// tail-called leaf_func, which made a frame record. With nothing below the
+// record that follows a call to leaf_func, the record stands.
 func TestFrameRecordCallSite(t *testing.T) {
-	f := newFixture().set(minidump.ARMPC, mod1+0x1010).set(minidump.ARMSP, stack).
-		set(minidump.ARMFP, stack+0x10).set(minidump.ARMLR, mod1+0x1008)
-	f.syms = map[string]string{"module1": sym1 + "FUNC 1000 100 0 leaf_func\n", "module2": sym2}
+	f := newFixture().set(minidump.ARMPC, mod2+0x1010).set(minidump.ARMSP, stack).
+		set(minidump.ARMFP, stack+0x10).set(minidump.ARMLR, mod2+0x1008)
+	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 leaf_func\n"}
 	f.words[stack+4] = mod2 + 0x2048 // pushed by leaf_func: return into b_func
 	f.words[stack+0x10] = stack + 0x40
 	f.words[stack+0x14] = mod2 + 0x2108 // b_func's record: return into d_func
 	check(t, "extended, no code", f.walk(t, false),
-		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x1010, stack, walker.TrustContext},
 		want{mod2 + 0x2108, stack + 0x18, walker.TrustFramePointer})
 
 	code := make([]byte, 0x200)
-	binary.LittleEndian.PutUint32(code[0x44:], armBL(mod2+0x2044, mod1+0x1000))  // b_func calls leaf_func
+	binary.LittleEndian.PutUint32(code[0x44:], armBL(mod2+0x2044, mod2+0x1000))  // b_func calls leaf_func
 	binary.LittleEndian.PutUint32(code[0x104:], armBL(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
 	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: code}
 	check(t, "extended, code", f.walk(t, false),
-		want{mod1 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x1010, stack, walker.TrustContext},
 		want{mod2 + 0x2048, stack + 8, walker.TrustScan},
 		want{mod2 + 0x2108, stack + 0x18, walker.TrustScan})
+
+	// Tail call: the word below the record is a stale return address
+	// after a call to d_func, and the record is leaf_func's own.
+	f.words[stack+4] = mod2 + 0x2068
+	binary.LittleEndian.PutUint32(code[0x64:], armBL(mod2+0x2064, mod2+0x2100)) // b_func calls d_func
+	check(t, "extended, code, tail call", f.walk(t, false),
+		want{mod2 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2108, stack + 0x18, walker.TrustFramePointer})
 }
 
 // TestFramelessCalleeIOS: on iOS the walk does not unwind by CFI (as
@@ -432,4 +446,64 @@ func TestFramelessCalleeIOS(t *testing.T) {
 		want{mod1 + 0x1011, stack, walker.TrustContext},
 		want{mod2 + 0x2045, stack + 8, walker.TrustScan},
 		want{mod2 + 0x2109, stack + 0x18, walker.TrustFramePointer})
+}
+
+// armBLXReg encodes an ARM-state BLX r3 (an indirect call).
+const armBLXReg = 0xe12fff33
+
+// TestLeafReturnTailCall: when the dump holds the code, LR that follows a
+// direct call to another function than the crashing one may still be its
+// return address: b_func called d_func, which tail-called leaf_func (no
+// CFI, nothing pushed). LR is rejected only when a return address on the
+// stack follows a call to leaf_func itself (a stale LR of a function that
+// pushed its own).
+func TestLeafReturnTailCall(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod2+0x1010).set(minidump.ARMSP, stack).set(minidump.ARMLR, mod2+0x2048)
+	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 leaf_func\n"}
+	f.words[stack+4] = mod2 + 0x2108 // stale: d_func's return from a call to b_func
+	code := make([]byte, 0x200)
+	binary.LittleEndian.PutUint32(code[0x44:], armBL(mod2+0x2044, mod2+0x2100))  // b_func calls d_func
+	binary.LittleEndian.PutUint32(code[0x64:], armBL(mod2+0x2064, mod2+0x1000))  // b_func calls leaf_func
+	binary.LittleEndian.PutUint32(code[0x104:], armBL(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
+	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: code}
+	check(t, "extended, code, tail call", f.walk(t, false),
+		want{mod2 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2048, stack, walker.TrustLeaf},
+		want{mod2 + 0x2108, stack + 8, walker.TrustScan})
+
+	// leaf_func pushed its return address (b_func+0x68), and LR is a stale
+	// one left by a callee of leaf_func's that returned by popping.
+	f.words[stack] = mod2 + 0x2068
+	check(t, "extended, code, LR stale", f.walk(t, false),
+		want{mod2 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2068, stack + 4, walker.TrustScan},
+		want{mod2 + 0x2108, stack + 8, walker.TrustScan})
+}
+
+// TestFramelessCalleeTailCall: leaf_func (frameless, no CFI) was reached
+// by a tail call: b_func called d_func at b_func+0x40, and d_func
+// tail-called leaf_func, which pushed b_func+0x44. The record at r11 is
+// b_func's, whose CFI lands exactly on it from just above that word: the
+// word is b_func's return address although its call site calls d_func,
+// since nothing below the record follows a call to leaf_func. (Below it
+// lies a stale return address after an indirect call, without CFI, which
+// a plain scan would take first.)
+func TestFramelessCalleeTailCall(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod2+0x1010).set(minidump.ARMSP, stack).
+		set(minidump.ARMFP, stack+0x10).set(minidump.ARMLR, mod2+0x1008)
+	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 leaf_func\n" +
+		"STACK CFI INIT 2000 100 .cfa: sp 16 + .ra: .cfa -4 + ^ r11: .cfa -8 + ^\n"}
+	f.words[stack] = mod2 + 0x2128      // stale: after d_func's blx r3
+	f.words[stack+4] = mod2 + 0x2044    // pushed by leaf_func: return into b_func
+	f.words[stack+0x10] = stack + 0x40  // b_func's record: caller's r11
+	f.words[stack+0x14] = mod2 + 0x2108 // and return address into d_func
+	code := make([]byte, 0x200)
+	binary.LittleEndian.PutUint32(code[0x40:], armBL(mod2+0x2040, mod2+0x2100))  // b_func calls d_func
+	binary.LittleEndian.PutUint32(code[0x104:], armBL(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
+	binary.LittleEndian.PutUint32(code[0x124:], armBLXReg)                       // d_func: blx r3
+	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: code}
+	check(t, "extended, code", f.walk(t, false),
+		want{mod2 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2044, stack + 8, walker.TrustScan},
+		want{mod2 + 0x2108, stack + 0x18, walker.TrustCFI})
 }

@@ -214,7 +214,11 @@ func (a *Walker) byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Fram
 	if retaddr.SameFunction(w, pc, lr-4) {
 		return nil // LR is a return address inside this function: it has made calls
 	}
-	if retaddr.CallSiteContradicts(w, last, lr, scanArch) {
+	below := ^uint64(0) // where a confirmed return address may lie: under the record
+	if fp, ok := last.Context.Index(regFP); ok && fp >= sp {
+		below = fp
+	}
+	if retaddr.ReturnRejected(w, last, lr, sp, below, a.mask(w), scanArch) {
 		return nil // the dump's code shows LR is no return from this function
 	}
 	if w.ModuleAt(pc) == w.ModuleAt(lr-4) && !retaddr.FunctionKnown(w, pc) && !retaddr.FunctionKnown(w, lr-4) {
@@ -256,10 +260,14 @@ func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Fr
 	if callerPC < walker.MinCallerIP || callerPC > 0x000fffffffffffff {
 		return nil
 	}
-	if retaddr.CallSiteContradicts(w, last, callerPC, scanArch) {
+	sp, _ := last.Context.Index(regSP) // recordAt checked it
+	if retaddr.ReturnRejected(w, last, callerPC, sp, fp, a.mask(w), scanArch) {
 		// The dump's code shows the record's return address follows no
-		// call to this function: the record is its caller's (a function
-		// that has not pushed its own), or junk.
+		// call, or a call to another function while a return address
+		// below the record follows a call to this one: the record is its
+		// caller's (a function that has not pushed its own), or junk. (A
+		// tail call also leaves a return address after a call to another
+		// function, with nothing confirmed below it.)
 		return nil
 	}
 	if w.ModuleAt(callerPC-4) == nil {
@@ -339,8 +347,10 @@ func (a *Walker) framelessCaller(w *walker.Walker, last *walker.Frame) *walker.F
 			return nil
 		}
 		ra := v & mask
+		// A word after a call to another function may be a tail call's
+		// return address: skipped only when a confirmed one lies here too.
 		if ra < walker.MinCallerIP || !w.InstructionSeemsValid(ra-4) || !retaddr.Plausible(w, ra, 4, mask) ||
-			retaddr.CallSiteContradicts(w, last, ra, scanArch) {
+			retaddr.ReturnRejected(w, last, ra, sp, end, mask, scanArch) {
 			continue
 		}
 		ctx := minidump.NewContext(last.Context.Arch)

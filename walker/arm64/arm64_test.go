@@ -315,29 +315,43 @@ func bl(addr, target uint64) uint32 {
 // it) and saved x29 without setting it up, so x29 is still b_func's record,
 // whose return address is b_func's caller's. When the dump holds the code,
 // that return address follows d_func's call to b_func, not a call to
-// a_func: the record is not a_func's, and the scan, choosing by call site,
-// finds b_func's return address where a_func pushed it. Without the code
-// the walk follows the record and skips b_func.
+// a_func, and the return address a_func pushed below the record follows
+// b_func's call to a_func: the record is not a_func's, and the scan,
+// choosing by call site, finds b_func's return address where a_func pushed
+// it. Without the code the walk follows the record and skips b_func. (BL
+// reaches ±128 MB: a_func is in b_func's module.)
+//
+// A tail call leaves the same call site: d_func called b_func, which
+// tail-called a_func, whose record is at x29. With nothing below the
+// record that follows a call to a_func, the record stands.
 func TestFrameRecordCallSite(t *testing.T) {
-	f := newFixture().set(minidump.ARM64PC, mod1+0x1080).set(minidump.ARM64SP, stack).
-		set(minidump.ARM64LR, mod1+0x1040).set(minidump.ARM64FP, stack+0x20)
-	f.syms = map[string]string{"module1": sym1 + "FUNC 1000 100 0 a_func\n", "module2": sym2}
+	f := newFixture().set(minidump.ARM64PC, mod2+0x1080).set(minidump.ARM64SP, stack).
+		set(minidump.ARM64LR, mod2+0x1040).set(minidump.ARM64FP, stack+0x20)
+	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 a_func\n"}
 	f.words[stack] = stack + 0x20       // a_func's saved x29
 	f.words[stack+8] = mod2 + 0x2048    // and LR: return into b_func
 	f.words[stack+0x20] = 0             // b_func's record
 	f.words[stack+0x28] = mod2 + 0x2108 // return into d_func
 	check(t, "extended, no code", f.walk(t, false),
-		want{mod1 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x1080, stack, walker.TrustContext},
 		want{mod2 + 0x2108, stack + 0x30, walker.TrustFramePointer})
 
 	code := make([]byte, 0x200)
-	binary.LittleEndian.PutUint32(code[0x44:], bl(mod2+0x2044, mod1+0x1000))  // b_func calls a_func
+	binary.LittleEndian.PutUint32(code[0x44:], bl(mod2+0x2044, mod2+0x1000))  // b_func calls a_func
 	binary.LittleEndian.PutUint32(code[0x104:], bl(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
 	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: code}
 	check(t, "extended, code", f.walk(t, false),
-		want{mod1 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x1080, stack, walker.TrustContext},
 		want{mod2 + 0x2048, stack + 0x10, walker.TrustScan},
 		want{mod2 + 0x2108, stack + 0x30, walker.TrustScan})
+
+	// Tail call: the word below the record is a stale return address
+	// after a call to d_func, and the record is a_func's own.
+	f.words[stack+8] = mod2 + 0x2068
+	binary.LittleEndian.PutUint32(code[0x64:], bl(mod2+0x2064, mod2+0x2100)) // b_func calls d_func
+	check(t, "extended, code, tail call", f.walk(t, false),
+		want{mod2 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x2108, stack + 0x30, walker.TrustFramePointer})
 }
 
 // TestLeafReturnIntoSymbolGap: LR is the code's own return address, so it
@@ -474,4 +488,34 @@ func TestFramelessCalleeUnderFrameOfItsOwn(t *testing.T) {
 	check(t, "extended, called by b_func", f.walk(t, false),
 		want{mod1 + 0x1080, stack, walker.TrustContext},
 		want{mod2 + 0x2048, stack + 0x20, walker.TrustScan})
+}
+
+// TestLeafReturnTailCall: when the dump holds the code, LR that follows a
+// direct call to another function than the crashing one may still be its
+// return address: b_func called d_func, which tail-called a_func (no CFI,
+// no frame record of its own). LR is rejected only when a return address
+// on the stack below x29's record follows a call to a_func itself (a stale
+// LR of a function that saved its own).
+func TestLeafReturnTailCall(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod2+0x1080).set(minidump.ARM64SP, stack).
+		set(minidump.ARM64LR, mod2+0x2048).set(minidump.ARM64FP, 0)
+	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 a_func\n"}
+	f.words[stack+8] = mod2 + 0x2108 // stale: d_func's return from a call to b_func
+	code := make([]byte, 0x200)
+	binary.LittleEndian.PutUint32(code[0x44:], bl(mod2+0x2044, mod2+0x2100))  // b_func calls d_func
+	binary.LittleEndian.PutUint32(code[0x64:], bl(mod2+0x2064, mod2+0x1000))  // b_func calls a_func
+	binary.LittleEndian.PutUint32(code[0x104:], bl(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
+	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: code}
+	check(t, "extended, code, tail call", f.walk(t, false),
+		want{mod2 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x2048, stack, walker.TrustLeaf},
+		want{mod2 + 0x2108, stack + 0x10, walker.TrustScan})
+
+	// a_func saved its return address (b_func+0x68), and LR is a stale
+	// one left by a callee of a_func's.
+	f.words[stack] = mod2 + 0x2068
+	check(t, "extended, code, LR stale", f.walk(t, false),
+		want{mod2 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x2068, stack + 8, walker.TrustScan},
+		want{mod2 + 0x2108, stack + 0x10, walker.TrustScan})
 }

@@ -416,7 +416,8 @@ func startsFunction(w *walker.Walker, addr, ignore uint64) bool {
 // function (the caller called f, f tail-called callee): the frame walkers
 // accept that for scanned candidates when nothing better is in the window;
 // a caller of this function that rejects a frame record on a contradiction
-// gives up that case.
+// gives up that case (ReturnRejected rejects one only when a confirmed
+// return address lies below the record).
 func CallSiteContradicts(w *walker.Walker, callee *walker.Frame, ra uint64, a Arch) bool {
 	if a.WordSize == 4 {
 		ra &= 0xffffffff

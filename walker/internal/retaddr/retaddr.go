@@ -209,7 +209,13 @@ func ScanCaller(w *walker.Walker, last *walker.Frame, sp uint64, validated bool,
 	if a.WordSize == 4 {
 		mask &= 0xffffffff
 	}
-	accept := func(loc, ra uint64) bool {
+	return scanMasked(w, last, sp, ScanWords(last), a.WordSize, mask, scanAccept(w, last, mask, a))
+}
+
+// scanAccept is the extended scan's test of a candidate beyond its call
+// site: Plausible and VerifyByCFI.
+func scanAccept(w *walker.Walker, last *walker.Frame, mask uint64, a Arch) func(loc, ra uint64) bool {
+	return func(loc, ra uint64) bool {
 		if !Plausible(w, ra, a.CallOffset, mask) {
 			return false
 		}
@@ -218,5 +224,59 @@ func ScanCaller(w *walker.Walker, last *walker.Frame, sp uint64, validated bool,
 		ctx.SetIndex(a.SP, loc+uint64(a.WordSize))
 		return VerifyByCFI(w, walker.Frame{Instruction: (ra - a.CallOffset) & mask, Context: ctx}, a.CFIRegs, a.CallOffset, mask)
 	}
-	return scanMasked(w, last, sp, ScanWords(last), a.WordSize, mask, accept)
+}
+
+// ConfirmedBelow reports whether a stack word from start up to end
+// (exclusive; at most ScanWords(callee) words) is a scan candidate whose
+// call site is confirmed for callee (Judge: a direct call to the start of
+// callee's function) and which passes the extended scan's checks (see
+// ScanCaller). mask as for ScanCaller. False without code in the dump.
+func ConfirmedBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uint64, a Arch) bool {
+	if w.Env.Code == nil || callee == nil || callee.Function == "" {
+		return false
+	}
+	if a.WordSize == 4 {
+		mask &= 0xffffffff
+	}
+	size := uint64(a.WordSize)
+	if limit := start + uint64(ScanWords(callee))*size; limit > start && limit < end {
+		end = limit
+	}
+	accept := scanAccept(w, callee, mask, a)
+	for l := start; l < end && l >= start; l += size {
+		v, ok := w.ReadWord(l, a.WordSize)
+		if !ok {
+			break
+		}
+		v &= mask
+		if !w.InstructionSeemsValid((v - 1) & mask) {
+			continue
+		}
+		if Judge(w, callee, v) == Confirmed && accept(l, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// ReturnRejected is the call-site rule for a return address that the
+// code's own conventions put in LR or a frame record (ra as for
+// CallSiteContradicts): it is rejected when no call instruction precedes
+// it, and when it follows a direct call to another known function only if
+// a stack word from start up to end (callee's stack below the record) is a
+// confirmed return address for callee (ConfirmedBelow). A tail call leaves
+// a real return address after a call to another function, with nothing
+// confirmed below it; a frameless callee under its caller's record has
+// pushed its own, confirmed, return address there.
+func ReturnRejected(w *walker.Walker, callee *walker.Frame, ra, start, end, mask uint64, a Arch) bool {
+	if a.WordSize == 4 {
+		ra &= 0xffffffff
+	}
+	switch Judge(w, callee, ra) {
+	case NoCall:
+		return true
+	case Contradicted:
+		return ConfirmedBelow(w, callee, start, end, mask, a)
+	}
+	return false
 }
