@@ -66,7 +66,7 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	if f == nil && windows && last.Trust == walker.TrustContext {
 		f = bySimulatingReturn(w, last)
 	}
-	if f == nil && !windows && !framelessByCode(w, last) {
+	if f == nil && (!windows || keepsFramePointerByCode(w, last)) && !framelessByCode(w, last) {
 		f = byFramePointer(w, last)
 	}
 	if f == nil && scanAllowed {

@@ -87,3 +87,35 @@ func framelessByCode(w *walker.Walker, f *walker.Frame) bool {
 	}
 	return b[0] != pushRBP[0]
 }
+
+// keepsFramePointerByCode reports whether the dump's code shows that f's
+// function builds a standard frame record: a FUNC symbol names it, its
+// first bytes are push %rbp; mov %rsp,%rbp (after an endbr64 or not), and
+// f's instruction lies past them. rbp then points at its record, whose
+// return address is its caller's, on Windows too, where the walk does not
+// otherwise follow frame pointers (MSVC's frames put rbp elsewhere, and
+// do not start this way). Only where the walker has the dump's memory,
+// and only with an rbp known for f at or above its stack pointer.
+func keepsFramePointerByCode(w *walker.Walker, f *walker.Frame) bool {
+	if w.Env.Code == nil || f.Function == "" || f.IsPublic {
+		return false
+	}
+	// The record must be this frame's: rbp known for it (not a value a
+	// scan carried over) and at or above its stack pointer.
+	rbp, ok1 := f.Context.Index(minidump.AMD64RBP)
+	rsp, ok2 := f.Context.SP()
+	if !ok1 || !ok2 || rbp < rsp {
+		return false
+	}
+	b := make([]byte, 8)
+	if !w.ReadCode(f.FunctionBase, b) {
+		return false
+	}
+	prologue := append(append([]byte{}, pushRBP...), movRBPRSP...)
+	n := len(prologue)
+	if string(b[:4]) == "\xf3\x0f\x1e\xfa" { // endbr64
+		n += 4
+		b = b[4:]
+	}
+	return string(b[:len(prologue)]) == string(prologue) && f.Instruction >= f.FunctionBase+uint64(n)
+}

@@ -254,3 +254,47 @@ func TestFramelessByCode(t *testing.T) {
 		}
 	}
 }
+
+// On Windows the walk follows no frame pointer, but a function whose code
+// starts with push %rbp; mov %rsp,%rbp keeps its record at rbp: its
+// caller's return address there wins over a scan, which would take a stale
+// word after an earlier call to the same function.
+func TestWindowsFramePointerByCode(t *testing.T) {
+	const (
+		stack  = 0x00007fff00000000
+		fpfunc = mod1Base + 0x1000
+		stale  = mod1Base + 0x2020 // in f2, after `call fpfunc`
+		caller = mod1Base + 0x3040 // in f3, after `call *%r8`
+	)
+	code := &walkertest.Memory{Base: mod1Base, Data: make([]byte, 0x5000)}
+	copy(code.Data[fpfunc-code.Base:], []byte{0x55, 0x48, 0x89, 0xe5})
+	callRel32(code, stale, fpfunc)
+	copy(code.Data[caller-5-code.Base:], []byte{0x90, 0x90, 0x41, 0xff, 0xd0})
+	syms := "MODULE windows x86_64 ID1 module1\nFUNC 1000 100 0 fpfunc\nFUNC 2000 100 0 f2\nFUNC 3000 100 0 f3\n"
+	data := make([]byte, 0x100)
+	binary.LittleEndian.PutUint64(data[0x10:], stale)
+	binary.LittleEndian.PutUint64(data[0x20:], stack+0x80) // fpfunc's record
+	binary.LittleEndian.PutUint64(data[0x28:], caller)
+	walk := func(code walker.Memory) []uint64 {
+		ctx := minidump.NewContext(minidump.ArchAMD64)
+		ctx.SetIndex(minidump.AMD64RIP, fpfunc+0x10)
+		ctx.SetIndex(minidump.AMD64RSP, stack)
+		ctx.SetIndex(minidump.AMD64RBP, stack+0x20)
+		env := &walker.Env{
+			OS: "windows", Memory: &walkertest.Memory{Base: stack, Data: data}, Code: code,
+			Modules: walker.NewModuleMap(modules()),
+			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
+		}
+		var pcs []uint64
+		for _, f := range walker.Walk(env, amd64.New(), ctx).Frames {
+			pcs = append(pcs, f.ReturnAddress())
+		}
+		return pcs
+	}
+	if got := walk(code); len(got) < 2 || got[1] != caller {
+		t.Errorf("code: frames %x, want caller %#x from the record", got, uint64(caller))
+	}
+	if got := walk(nil); len(got) < 2 || got[1] != stale {
+		t.Errorf("no code: frames %x, want Breakpad's scanned %#x", got, uint64(stale))
+	}
+}
