@@ -1,6 +1,8 @@
 package arm
 
 import (
+	"encoding/binary"
+
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -238,7 +240,8 @@ func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walke
 		if rec.savedFP != 0 && rec.savedFP <= rec.fp {
 			continue
 		}
-		if !callInModule(w, rec.savedLR) || retaddr.ReturnRejected(w, last, rec.savedLR, sp, rec.lrSlot-4, ^uint64(0), scanArch) {
+		if !callInModule(w, rec.savedLR) || retaddr.ReturnRejected(w, last, rec.savedLR, sp, rec.lrSlot-4, ^uint64(0), scanArch) ||
+			keepsNoRecord(w, last) && retaddr.CallSiteContradicts(w, last, rec.savedLR, scanArch) {
 			// (The dump's code, when it holds some, shows whether the
 			// record's return address follows a call to this function;
 			// the record of a frameless function's caller follows a call
@@ -264,6 +267,58 @@ func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walke
 		return newFrame(ctx, walker.TrustFramePointer, r)
 	}
 	return nil
+}
+
+// keepsNoRecord reports whether the dump's code shows that f's function
+// saves no frame pointer: its first instruction is there and, read as
+// Thumb or (unless f's PC is Thumb or the start is not word-aligned) as
+// ARM, is no push of r7 or r11 (PUSH, STMDB sp!) nor APCS's `mov ip, sp`.
+// A frame record at r7/r11 is then a caller's, and one whose return address
+// follows a direct call to another function is not f's even when nothing
+// below it is confirmed (a tail call into a function that keeps a record
+// leaves the same call site). False when unknown.
+func keepsNoRecord(w *walker.Walker, f *walker.Frame) bool {
+	if w.Env.Code == nil || f.Function == "" {
+		return false
+	}
+	start := f.FunctionBase &^ 1 & 0xffffffff
+	var b [4]byte
+	if !w.ReadCode(start, b[:2]) {
+		return false
+	}
+	const fpRegs = 1<<7 | 1<<11
+	hw1 := binary.LittleEndian.Uint16(b[:2])
+	switch {
+	case hw1&0xfe00 == 0xb400: // PUSH {r0-r7[, lr]} (T1)
+		if hw1&0x80 != 0 {
+			return false
+		}
+	case hw1 == 0xe92d: // PUSH.W / STMDB sp!, {...} (T2)
+		if !w.ReadCode(start+2, b[2:]) {
+			return false
+		}
+		if binary.LittleEndian.Uint16(b[2:])&fpRegs != 0 {
+			return false
+		}
+	}
+	pc, _ := f.Context.Index(regPC)
+	if pc&1 == 1 || start&3 != 0 {
+		return true
+	}
+	if !w.ReadCode(start, b[:]) {
+		return false
+	}
+	word := binary.LittleEndian.Uint32(b[:])
+	if word>>28 == 0xf {
+		return true
+	}
+	switch {
+	case word&0x0fff0000 == 0x092d0000: // STMDB sp!, {...} (PUSH)
+		return word&fpRegs == 0
+	case word&0x0fffffff == 0x01a0c00d: // MOV ip, sp (APCS frame)
+		return false
+	}
+	return true
 }
 
 // savedRecord is a frame record read at a frame-pointer register's value.

@@ -507,3 +507,38 @@ func TestFramelessCalleeTailCall(t *testing.T) {
 		want{mod2 + 0x2044, stack + 8, walker.TrustScan},
 		want{mod2 + 0x2108, stack + 0x18, walker.TrustCFI})
 }
+
+// TestFrameRecordOfFramelessFunction: when the dump holds a function's
+// first instruction and it pushes no r7 or r11 (here `sub sp, sp, #16`),
+// the function keeps no frame record, so the record at r11 is a caller's:
+// its return address, after d_func's call to b_func, is rejected although
+// nothing below it follows a call to leaf_func (the return address
+// leaf_func pushed follows an indirect call). The scan then finds it.
+func TestFrameRecordOfFramelessFunction(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod2+0x1010).set(minidump.ARMSP, stack).
+		set(minidump.ARMFP, stack+0x10).set(minidump.ARMLR, mod2+0x1008)
+	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 leaf_func\n"}
+	f.words[stack+4] = mod2 + 0x2048 // pushed by leaf_func: return into b_func
+	f.words[stack+0x10] = stack + 0x40
+	f.words[stack+0x14] = mod2 + 0x2108 // b_func's record: return into d_func
+	code := make([]byte, 0x1200)
+	binary.LittleEndian.PutUint32(code[0x1044:], armBLXReg)                        // b_func: blx r3
+	binary.LittleEndian.PutUint32(code[0x1104:], armBL(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
+	f.code = &walkertest.Memory{Base: mod2 + 0x1000, Data: code}
+	want3 := []want{
+		{mod2 + 0x1010, stack, walker.TrustContext},
+		{mod2 + 0x2048, stack + 8, walker.TrustScan},
+		{mod2 + 0x2108, stack + 0x18, walker.TrustScan},
+	}
+	binary.LittleEndian.PutUint32(code[0:], 0xe24dd010) // leaf_func: sub sp, sp, #16
+	check(t, "extended, code, frameless", f.walk(t, false), want3...)
+	binary.LittleEndian.PutUint16(code[0:], 0xb084) // Thumb: sub sp, #16
+	check(t, "extended, code, frameless (Thumb)", f.walk(t, false), want3...)
+
+	// A function that pushes r7 and LR may keep its record at r7: the
+	// record stands (a tail call into it leaves the same call site).
+	binary.LittleEndian.PutUint32(code[0:], 0xe92d4080) // push {r7, lr}
+	check(t, "extended, code, push {r7, lr}", f.walk(t, false),
+		want{mod2 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2108, stack + 0x18, walker.TrustFramePointer})
+}
