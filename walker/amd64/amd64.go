@@ -66,8 +66,10 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	if f == nil && windows && last.Trust == walker.TrustContext {
 		f = bySimulatingReturn(w, last)
 	}
-	if f == nil && (!windows || keepsFramePointerByCode(w, last)) && !framelessByCode(w, last) {
-		f = byFramePointer(w, last)
+	if f == nil && !framelessByCode(w, last) {
+		if proven := keepsFramePointerByCode(w, last); !windows || proven {
+			f = byFramePointer(w, last, proven)
+		}
 	}
 	if f == nil && scanAllowed {
 		f = byScan(w, last)
@@ -114,7 +116,12 @@ func byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRules) *walker
 // nonCanonical reports an address no user-space pointer can hold.
 func nonCanonical(p uint64) bool { return p > 0x7fffffffffff && p < 0xffff800000000000 }
 
-func byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Frame {
+// byFramePointer follows the frame record at rbp. Breakpad's checks of
+// the saved rbp (at or above the caller's rsp, readable) are skipped when
+// the code proves the record is the frame's own (proven): the saved value
+// is then the caller's rbp whatever it holds (a frameless caller's data,
+// 0 at the chain's end).
+func byFramePointer(w *walker.Walker, last *walker.Frame, proven bool) *walker.Frame {
 	rbp := rawRBP(last)
 	if rbp%8 != 0 {
 		return nil
@@ -125,11 +132,16 @@ func byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Frame {
 		return nil
 	}
 	callerSP := rbp + 16
-	if nonCanonical(callerIP) || callerSP <= rbp || callerRBP < callerSP {
+	if nonCanonical(callerIP) || callerSP <= rbp {
 		return nil
 	}
-	if _, ok := w.ReadUint64(callerRBP); !ok {
-		return nil
+	if !proven {
+		if callerRBP < callerSP {
+			return nil
+		}
+		if _, ok := w.ReadUint64(callerRBP); !ok {
+			return nil
+		}
 	}
 	ctx := minidump.NewContext(last.Context.Arch)
 	ctx.SetIndex(minidump.AMD64RIP, callerIP)

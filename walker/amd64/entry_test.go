@@ -298,3 +298,42 @@ func TestWindowsFramePointerByCode(t *testing.T) {
 		t.Errorf("no code: frames %x, want Breakpad's scanned %#x", got, uint64(stale))
 	}
 }
+
+// A record the code proves to be the frame's own holds the caller's
+// return address whatever the saved rbp is (0 here: the caller keeps no
+// frame pointer); Breakpad's frame-pointer step rejects it and scans.
+func TestProvenRecordWithoutChain(t *testing.T) {
+	const (
+		stack  = 0x00007fff00000000
+		fpfunc = mod1Base + 0x1000
+		stale  = mod1Base + 0x2020 // in f2, after `call fpfunc`
+		caller = mod1Base + 0x3040 // in f3, after `call *%r8`
+	)
+	code := &walkertest.Memory{Base: mod1Base, Data: make([]byte, 0x5000)}
+	copy(code.Data[fpfunc-code.Base:], []byte{0x55, 0x48, 0x89, 0xe5})
+	callRel32(code, stale, fpfunc)
+	copy(code.Data[caller-5-code.Base:], []byte{0x90, 0x90, 0x41, 0xff, 0xd0})
+	syms := "MODULE Linux x86_64 ID1 module1\nFUNC 1000 100 0 fpfunc\nFUNC 2000 100 0 f2\nFUNC 3000 100 0 f3\n"
+	data := make([]byte, 0x100)
+	binary.LittleEndian.PutUint64(data[0x10:], stale)
+	binary.LittleEndian.PutUint64(data[0x28:], caller) // fpfunc's record at 0x20: saved rbp 0
+	for _, os := range []string{"linux", "windows"} {
+		ctx := minidump.NewContext(minidump.ArchAMD64)
+		ctx.SetIndex(minidump.AMD64RIP, fpfunc+0x10)
+		ctx.SetIndex(minidump.AMD64RSP, stack)
+		ctx.SetIndex(minidump.AMD64RBP, stack+0x20)
+		env := &walker.Env{
+			OS: os, Memory: &walkertest.Memory{Base: stack, Data: data}, Code: code,
+			Modules: walker.NewModuleMap(modules()),
+			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
+		}
+		frames := walker.Walk(env, amd64.New(), ctx).Frames
+		if len(frames) < 2 || frames[1].ReturnAddress() != caller || frames[1].Trust != walker.TrustFramePointer {
+			var got []uint64
+			for _, f := range frames {
+				got = append(got, f.ReturnAddress())
+			}
+			t.Errorf("%s: frames %x, want caller %#x from the record", os, got, uint64(caller))
+		}
+	}
+}
