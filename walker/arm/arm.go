@@ -94,7 +94,7 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		}
 	}
 	if f == nil && scanAllowed {
-		f = byScan(w, last, !a.opts.Breakpad)
+		f = byScan(w, last, !a.opts.Breakpad, ios)
 	}
 	if f == nil {
 		return nil
@@ -478,7 +478,11 @@ func byFramePointerBreakpad(w *walker.Walker, last *walker.Frame, reg int) *walk
 // scanArch describes ARM to the shared scan.
 var scanArch = retaddr.Arch{WordSize: 4, CallOffset: 2, PC: regPC, SP: regSP, CFIRegs: cfiRegs}
 
-func byScan(w *walker.Walker, last *walker.Frame, validated bool) *walker.Frame {
+// byScan scans for a return address. When the extended scan (validated)
+// takes the return-address slot of a frame record at r7/r11 (which the
+// frame-pointer step rejected, e.g. for its call site), the caller's frame
+// pointer is the one the record saved: the caller's CFI may need it.
+func byScan(w *walker.Walker, last *walker.Frame, validated, ios bool) *walker.Frame {
 	loc, pc, ok := retaddr.ScanCaller(w, last, raw(last)[regSP], validated, ^uint64(0), scanArch)
 	if !ok {
 		return nil
@@ -488,5 +492,30 @@ func byScan(w *walker.Walker, last *walker.Frame, validated bool) *walker.Frame 
 	ctx.SetIndex(regSP, loc+4)
 	r := *raw(last) // Breakpad copies the callee's registers, marking only pc and sp valid
 	r[regPC], r[regSP] = pc, loc+4
+	if validated {
+		if rec, ok := recordWithSlot(w, last, ios, loc); ok {
+			// As frameRecord: the caller's code decides the register.
+			callerReg := regFP
+			if ios || pc&1 == 1 {
+				callerReg = regR7
+			}
+			ctx.SetIndex(callerReg, rec.savedFP)
+			r[callerReg] = rec.savedFP
+		}
+	}
 	return newFrame(ctx, walker.TrustScan, r)
+}
+
+// recordWithSlot returns the frame record at r7 or r11 (byFramePointer's
+// order) whose return-address slot is at loc and whose saved frame pointer
+// may be a caller's (0, or above the record).
+func recordWithSlot(w *walker.Walker, last *walker.Frame, ios bool, loc uint64) (savedRecord, bool) {
+	for _, reg := range fpOrder(last, ios) {
+		for _, rec := range recordsAt(w, last, reg) {
+			if rec.lrSlot == loc && (rec.savedFP == 0 || rec.savedFP > rec.fp) {
+				return rec, true
+			}
+		}
+	}
+	return savedRecord{}, false
 }

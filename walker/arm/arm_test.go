@@ -522,7 +522,7 @@ func TestFrameRecordOfFramelessFunction(t *testing.T) {
 	f.words[stack+0x10] = stack + 0x40
 	f.words[stack+0x14] = mod2 + 0x2108 // b_func's record: return into d_func
 	code := make([]byte, 0x1200)
-	binary.LittleEndian.PutUint32(code[0x1044:], armBLXReg)                        // b_func: blx r3
+	binary.LittleEndian.PutUint32(code[0x1044:], armBLXReg)                       // b_func: blx r3
 	binary.LittleEndian.PutUint32(code[0x1104:], armBL(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
 	f.code = &walkertest.Memory{Base: mod2 + 0x1000, Data: code}
 	want3 := []want{
@@ -541,4 +541,32 @@ func TestFrameRecordOfFramelessFunction(t *testing.T) {
 	check(t, "extended, code, push {r7, lr}", f.walk(t, false),
 		want{mod2 + 0x1010, stack, walker.TrustContext},
 		want{mod2 + 0x2108, stack + 0x18, walker.TrustFramePointer})
+}
+
+// TestScanTakesRecordSlot: when the record at r11 is rejected (here:
+// leaf_func keeps no record and the record's return address follows a call
+// to b_func) and the scan then takes the record's own return-address slot,
+// the caller's r11 is the one the record saved, which the caller's CFI
+// (.cfa: r11 8 +) needs. Without it the CFI step fails and the scan from
+// d_func takes a stale word (after a call to d_func) above the record.
+func TestScanTakesRecordSlot(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod2+0x1010).set(minidump.ARMSP, stack).
+		set(minidump.ARMFP, stack+0x10).set(minidump.ARMLR, mod2+0x1008)
+	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 leaf_func\nFUNC 2200 100 0 e_func\n" +
+		"STACK CFI INIT 2100 100 .cfa: r11 8 + .ra: .cfa -4 + ^ r11: .cfa -8 + ^\n"}
+	f.words[stack+0x10] = stack + 0x40  // the record at r11: saved r11
+	f.words[stack+0x14] = mod2 + 0x2108 // and return into d_func
+	f.words[stack+0x18] = mod2 + 0x2068 // stale: return into b_func after a call to d_func
+	f.words[stack+0x40] = 0             // d_func's record
+	f.words[stack+0x44] = mod2 + 0x2208 // return into e_func
+	code := make([]byte, 0x1300)
+	binary.LittleEndian.PutUint32(code[0:], 0xe24dd010)                           // leaf_func: sub sp, sp, #16
+	binary.LittleEndian.PutUint32(code[0x1064:], armBL(mod2+0x2064, mod2+0x2100)) // b_func calls d_func
+	binary.LittleEndian.PutUint32(code[0x1104:], armBL(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
+	binary.LittleEndian.PutUint32(code[0x1204:], armBL(mod2+0x2204, mod2+0x2100)) // e_func calls d_func
+	f.code = &walkertest.Memory{Base: mod2 + 0x1000, Data: code}
+	check(t, "extended, code", f.walk(t, false),
+		want{mod2 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2108, stack + 0x18, walker.TrustScan},
+		want{mod2 + 0x2208, stack + 0x48, walker.TrustCFI})
 }

@@ -1,6 +1,8 @@
 package arm64
 
 import (
+	"encoding/binary"
+
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -91,7 +93,7 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		f = a.framelessCaller(w, last)
 	}
 	if f == nil && scanAllowed {
-		f = byScan(w, last, !a.opts.Breakpad, a.mask(w))
+		f = a.byScan(w, last, !a.opts.Breakpad)
 	}
 	if f == nil {
 		return nil
@@ -261,7 +263,8 @@ func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Fr
 		return nil
 	}
 	sp, _ := last.Context.Index(regSP) // recordAt checked it
-	if retaddr.ReturnRejected(w, last, callerPC, sp, fp, a.mask(w), scanArch) {
+	if retaddr.ReturnRejected(w, last, callerPC, sp, fp, a.mask(w), scanArch) ||
+		keepsNoRecord(w, last) && retaddr.CallSiteContradicts(w, last, callerPC, scanArch) {
 		// The dump's code shows the record's return address follows no
 		// call, or a call to another function while a return address
 		// below the record follows a call to this one: the record is its
@@ -297,6 +300,37 @@ func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Fr
 		}
 	}
 	return newFrame(ctx, walker.TrustFramePointer, r)
+}
+
+// keepsNoRecord reports whether the dump's code shows that f's function
+// keeps no frame record: its first instruction is there and is none of
+// what a function that saves x29 and x30 may begin with (a store with SP as
+// base, an add or sub to SP or x29, a hint such as PACIASP or BTI). The
+// record at x29 is then a caller's, and one whose return address follows a
+// direct call to another function is not f's even when nothing below it
+// is confirmed (a tail call into a function that keeps a record leaves the
+// same call site). False when unknown.
+func keepsNoRecord(w *walker.Walker, f *walker.Frame) bool {
+	if w.Env.Code == nil || f.Function == "" {
+		return false
+	}
+	var b [4]byte
+	if !w.ReadCode(f.FunctionBase, b[:]) {
+		return false
+	}
+	ins := binary.LittleEndian.Uint32(b[:])
+	rn, rd := ins>>5&31, ins&31
+	switch {
+	case ins&0xfffff01f == 0xd503201f: // HINT (PACIASP, BTI, NOP, ...)
+		return false
+	case ins>>27&7 == 5 && ins>>25&1 == 0 && ins>>22&1 == 0 && rn == 31: // STP ..., [sp...]
+		return false
+	case ins>>27&7 == 7 && ins>>22&3 == 0 && rn == 31: // STR/STUR ..., [sp...]
+		return false
+	case ins&0x1f000000 == 0x11000000 && (rd == 31 || rd == 29): // ADD/SUB (immediate) to sp or x29
+		return false
+	}
+	return true
 }
 
 // recordAt reads the frame record at last's x29: the saved x29 and return
@@ -452,10 +486,17 @@ func (a *Walker) correctLR(w *walker.Walker, last *walker.Frame) {
 var scanArch = retaddr.Arch{WordSize: 8, CallOffset: 4, PC: regPC, SP: regSP, CFIRegs: cfiRegs}
 
 // byScan scans for a return address. The extended scan (validated) strips
-// pointer-authentication bits with pacMask first: arm64e saves signed return
-// addresses, which Breakpad's scan never recognises.
-func byScan(w *walker.Walker, last *walker.Frame, validated bool, pacMask uint64) *walker.Frame {
-	loc, pc, ok := retaddr.ScanCaller(w, last, raw(last)[regSP], validated, pacMask, scanArch)
+// pointer-authentication bits first: arm64e saves signed return addresses,
+// which Breakpad's scan never recognises. When the word it takes is the
+// return-address slot of the record at x29 (which the frame-pointer step
+// rejected, e.g. for its call site), the caller's x29 is the one the
+// record saved: the caller's CFI may need it (.cfa: x29 16 +).
+func (a *Walker) byScan(w *walker.Walker, last *walker.Frame, validated bool) *walker.Frame {
+	mask := ^uint64(0)
+	if validated {
+		mask = a.mask(w)
+	}
+	loc, pc, ok := retaddr.ScanCaller(w, last, raw(last)[regSP], validated, mask, scanArch)
 	if !ok {
 		return nil
 	}
@@ -464,5 +505,11 @@ func byScan(w *walker.Walker, last *walker.Frame, validated bool, pacMask uint64
 	ctx.SetIndex(regSP, loc+8)
 	r := *raw(last) // Breakpad copies the callee's registers, marking only pc and sp valid
 	r[regPC], r[regSP] = pc, loc+8
+	if validated {
+		if fp, savedFP, _, ok := a.recordAt(w, last); ok && loc == fp+8 && (savedFP == 0 || savedFP > fp) {
+			ctx.SetIndex(regFP, savedFP)
+			r[regFP] = savedFP
+		}
+	}
 	return newFrame(ctx, walker.TrustScan, r)
 }

@@ -519,3 +519,67 @@ func TestLeafReturnTailCall(t *testing.T) {
 		want{mod2 + 0x2068, stack + 8, walker.TrustScan},
 		want{mod2 + 0x2108, stack + 0x10, walker.TrustScan})
 }
+
+// blrX8 encodes BLR x8 (an indirect call).
+const blrX8 = 0xd63f0100
+
+// TestFrameRecordOfFramelessFunction: when the dump holds a function's
+// first instruction and it is nothing a function that saves x29 and x30
+// begins with (here `mov x0, x1`), the function keeps no frame record, so
+// the record at x29 is a caller's: its return address, after d_func's call
+// to b_func, is rejected although nothing below it follows a call to
+// a_func (the return address a_func saved follows an indirect call). The
+// scan then finds it.
+func TestFrameRecordOfFramelessFunction(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod2+0x1080).set(minidump.ARM64SP, stack).
+		set(minidump.ARM64LR, mod2+0x1040).set(minidump.ARM64FP, stack+0x20)
+	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 a_func\n"}
+	f.words[stack+8] = mod2 + 0x2048    // saved by a_func: return into b_func
+	f.words[stack+0x20] = 0             // b_func's record
+	f.words[stack+0x28] = mod2 + 0x2108 // return into d_func
+	code := make([]byte, 0x1300)
+	binary.LittleEndian.PutUint32(code[0x1044:], blrX8)                        // b_func calls a_func indirectly
+	binary.LittleEndian.PutUint32(code[0x1104:], bl(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
+	f.code = &walkertest.Memory{Base: mod2 + 0x1000, Data: code}
+	binary.LittleEndian.PutUint32(code[0:], 0xaa0103e0) // a_func: mov x0, x1
+	check(t, "extended, code, frameless", f.walk(t, false),
+		want{mod2 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x2048, stack + 0x10, walker.TrustScan},
+		want{mod2 + 0x2108, stack + 0x30, walker.TrustScan})
+
+	// A function that begins with `stp x29, x30, [sp, #-16]!` may keep its
+	// record at x29: the record stands (a tail call into it leaves the
+	// same call site).
+	binary.LittleEndian.PutUint32(code[0:], 0xa9bf7bfd)
+	check(t, "extended, code, stp x29, x30", f.walk(t, false),
+		want{mod2 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x2108, stack + 0x30, walker.TrustFramePointer})
+}
+
+// TestScanTakesRecordSlot: when the record at x29 is rejected (here: a_func
+// keeps no record and the record's return address follows a call to
+// b_func) and the scan then takes the record's own return-address slot,
+// the caller's x29 is the one the record saved, which the caller's CFI
+// (.cfa: x29 16 +) needs. Without it the CFI step fails and the scan from
+// d_func takes a stale word (after a call to d_func) above the record.
+func TestScanTakesRecordSlot(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod2+0x1080).set(minidump.ARM64SP, stack).
+		set(minidump.ARM64LR, mod2+0x1040).set(minidump.ARM64FP, stack+0x20)
+	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 a_func\nFUNC 2200 100 0 e_func\n" +
+		"STACK CFI INIT 2100 100 .cfa: x29 16 + .ra: .cfa -8 + ^ x29: .cfa -16 + ^\n"}
+	f.words[stack+0x20] = stack + 0x40  // the record at x29: saved x29
+	f.words[stack+0x28] = mod2 + 0x2108 // and return into d_func
+	f.words[stack+0x30] = mod2 + 0x2068 // stale: return into b_func after a call to d_func
+	f.words[stack+0x40] = 0             // d_func's caller's record
+	f.words[stack+0x48] = mod2 + 0x2208 // return into e_func
+	code := make([]byte, 0x1300)
+	binary.LittleEndian.PutUint32(code[0:], 0xaa0103e0)                        // a_func: mov x0, x1
+	binary.LittleEndian.PutUint32(code[0x1064:], bl(mod2+0x2064, mod2+0x2100)) // b_func calls d_func
+	binary.LittleEndian.PutUint32(code[0x1104:], bl(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
+	binary.LittleEndian.PutUint32(code[0x1204:], bl(mod2+0x2204, mod2+0x2100)) // e_func calls d_func
+	f.code = &walkertest.Memory{Base: mod2 + 0x1000, Data: code}
+	check(t, "extended, code", f.walk(t, false),
+		want{mod2 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x2108, stack + 0x30, walker.TrustScan},
+		want{mod2 + 0x2208, stack + 0x50, walker.TrustCFI})
+}
