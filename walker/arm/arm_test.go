@@ -419,9 +419,9 @@ func TestFrameRecordCallSite(t *testing.T) {
 		want{mod2 + 0x2108, stack + 0x18, walker.TrustScan})
 
 	// Tail call: the word below the record is a stale return address
-	// after a call to d_func, and the record is leaf_func's own.
-	f.words[stack+4] = mod2 + 0x2068
-	binary.LittleEndian.PutUint32(code[0x64:], armBL(mod2+0x2064, mod2+0x2100)) // b_func calls d_func
+	// into d_func, and the record is leaf_func's own.
+	f.words[stack+4] = mod2 + 0x2168
+	binary.LittleEndian.PutUint32(code[0x164:], armBL(mod2+0x2164, mod2+0x2000)) // d_func calls b_func
 	check(t, "extended, code, tail call", f.walk(t, false),
 		want{mod2 + 0x1010, stack, walker.TrustContext},
 		want{mod2 + 0x2108, stack + 0x18, walker.TrustFramePointer})
@@ -453,23 +453,23 @@ const armBLXReg = 0xe12fff33
 
 // TestLeafReturnTailCall: when the dump holds the code, LR that follows a
 // direct call to another function than the crashing one may still be its
-// return address: b_func called d_func, which tail-called leaf_func (no
-// CFI, nothing pushed). LR is rejected only when a return address on the
-// stack follows a call to leaf_func itself (a stale LR of a function that
-// pushed its own).
+// return address: e_func called b_func, which called d_func, which
+// tail-called leaf_func (no CFI, nothing pushed). LR is rejected only when
+// a return address on the stack follows a call to leaf_func itself (a
+// stale LR of a function that pushed its own) or returns into d_func.
 func TestLeafReturnTailCall(t *testing.T) {
 	f := newFixture().set(minidump.ARMPC, mod2+0x1010).set(minidump.ARMSP, stack).set(minidump.ARMLR, mod2+0x2048)
-	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 leaf_func\n"}
-	f.words[stack+4] = mod2 + 0x2108 // stale: d_func's return from a call to b_func
-	code := make([]byte, 0x200)
+	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 leaf_func\nFUNC 2200 100 0 e_func\n"}
+	f.words[stack+4] = mod2 + 0x2208 // e_func's return from its call to b_func
+	code := make([]byte, 0x300)
 	binary.LittleEndian.PutUint32(code[0x44:], armBL(mod2+0x2044, mod2+0x2100))  // b_func calls d_func
 	binary.LittleEndian.PutUint32(code[0x64:], armBL(mod2+0x2064, mod2+0x1000))  // b_func calls leaf_func
-	binary.LittleEndian.PutUint32(code[0x104:], armBL(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
+	binary.LittleEndian.PutUint32(code[0x204:], armBL(mod2+0x2204, mod2+0x2000)) // e_func calls b_func
 	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: code}
 	check(t, "extended, code, tail call", f.walk(t, false),
 		want{mod2 + 0x1010, stack, walker.TrustContext},
 		want{mod2 + 0x2048, stack, walker.TrustLeaf},
-		want{mod2 + 0x2108, stack + 8, walker.TrustScan})
+		want{mod2 + 0x2208, stack + 8, walker.TrustScan})
 
 	// leaf_func pushed its return address (b_func+0x68), and LR is a stale
 	// one left by a callee of leaf_func's that returned by popping.
@@ -477,7 +477,7 @@ func TestLeafReturnTailCall(t *testing.T) {
 	check(t, "extended, code, LR stale", f.walk(t, false),
 		want{mod2 + 0x1010, stack, walker.TrustContext},
 		want{mod2 + 0x2068, stack + 4, walker.TrustScan},
-		want{mod2 + 0x2108, stack + 8, walker.TrustScan})
+		want{mod2 + 0x2208, stack + 8, walker.TrustScan})
 }
 
 // TestFramelessCalleeTailCall: leaf_func (frameless, no CFI) was reached
@@ -485,22 +485,22 @@ func TestLeafReturnTailCall(t *testing.T) {
 // tail-called leaf_func, which pushed b_func+0x44. The record at r11 is
 // b_func's, whose CFI lands exactly on it from just above that word: the
 // word is b_func's return address although its call site calls d_func,
-// since nothing below the record follows a call to leaf_func. (Below it
-// lies a stale return address after an indirect call, without CFI, which
-// a plain scan would take first.)
+// since nothing below the record follows a call to leaf_func or returns
+// into d_func. (Below it lies a stale return address after an indirect
+// call, without CFI, which a plain scan would take first.)
 func TestFramelessCalleeTailCall(t *testing.T) {
 	f := newFixture().set(minidump.ARMPC, mod2+0x1010).set(minidump.ARMSP, stack).
 		set(minidump.ARMFP, stack+0x10).set(minidump.ARMLR, mod2+0x1008)
-	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 leaf_func\n" +
+	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 leaf_func\nFUNC 2200 100 0 e_func\n" +
 		"STACK CFI INIT 2000 100 .cfa: sp 16 + .ra: .cfa -4 + ^ r11: .cfa -8 + ^\n"}
-	f.words[stack] = mod2 + 0x2128      // stale: after d_func's blx r3
+	f.words[stack] = mod2 + 0x2228      // stale: after e_func's blx r3
 	f.words[stack+4] = mod2 + 0x2044    // pushed by leaf_func: return into b_func
 	f.words[stack+0x10] = stack + 0x40  // b_func's record: caller's r11
 	f.words[stack+0x14] = mod2 + 0x2108 // and return address into d_func
-	code := make([]byte, 0x200)
+	code := make([]byte, 0x300)
 	binary.LittleEndian.PutUint32(code[0x40:], armBL(mod2+0x2040, mod2+0x2100))  // b_func calls d_func
 	binary.LittleEndian.PutUint32(code[0x104:], armBL(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
-	binary.LittleEndian.PutUint32(code[0x124:], armBLXReg)                       // d_func: blx r3
+	binary.LittleEndian.PutUint32(code[0x224:], armBLXReg)                       // e_func: blx r3
 	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: code}
 	check(t, "extended, code", f.walk(t, false),
 		want{mod2 + 0x1010, stack, walker.TrustContext},
@@ -512,22 +512,24 @@ func TestFramelessCalleeTailCall(t *testing.T) {
 // first instruction and it pushes no r7 or r11 (here `sub sp, sp, #16`),
 // the function keeps no frame record, so the record at r11 is a caller's:
 // its return address, after d_func's call to b_func, is rejected although
-// nothing below it follows a call to leaf_func (the return address
-// leaf_func pushed follows an indirect call). The scan then finds it.
+// nothing below it follows a call to leaf_func or returns into b_func
+// (leaf_func's caller c_func, frameless too, called it indirectly). The
+// scan then finds c_func.
 func TestFrameRecordOfFramelessFunction(t *testing.T) {
 	f := newFixture().set(minidump.ARMPC, mod2+0x1010).set(minidump.ARMSP, stack).
 		set(minidump.ARMFP, stack+0x10).set(minidump.ARMLR, mod2+0x1008)
-	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 leaf_func\n"}
-	f.words[stack+4] = mod2 + 0x2048 // pushed by leaf_func: return into b_func
+	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 leaf_func\nFUNC 2200 100 0 c_func\n"}
+	f.words[stack+4] = mod2 + 0x2248 // pushed by leaf_func: return into c_func
 	f.words[stack+0x10] = stack + 0x40
 	f.words[stack+0x14] = mod2 + 0x2108 // b_func's record: return into d_func
-	code := make([]byte, 0x1200)
+	code := make([]byte, 0x1300)
 	binary.LittleEndian.PutUint32(code[0x1044:], armBLXReg)                       // b_func: blx r3
 	binary.LittleEndian.PutUint32(code[0x1104:], armBL(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
+	binary.LittleEndian.PutUint32(code[0x1244:], armBLXReg)                       // c_func: blx r3
 	f.code = &walkertest.Memory{Base: mod2 + 0x1000, Data: code}
 	want3 := []want{
 		{mod2 + 0x1010, stack, walker.TrustContext},
-		{mod2 + 0x2048, stack + 8, walker.TrustScan},
+		{mod2 + 0x2248, stack + 8, walker.TrustScan},
 		{mod2 + 0x2108, stack + 0x18, walker.TrustScan},
 	}
 	binary.LittleEndian.PutUint32(code[0:], 0xe24dd010) // leaf_func: sub sp, sp, #16
@@ -541,6 +543,15 @@ func TestFrameRecordOfFramelessFunction(t *testing.T) {
 	check(t, "extended, code, push {r7, lr}", f.walk(t, false),
 		want{mod2 + 0x1010, stack, walker.TrustContext},
 		want{mod2 + 0x2108, stack + 0x18, walker.TrustFramePointer})
+
+	// Unless a word below the record returns into b_func, whose call the
+	// record's return address follows: b_func called leaf_func, and the
+	// record is b_func's.
+	f.words[stack+4] = mod2 + 0x2048 // after b_func's blx r3
+	check(t, "extended, code, push {r7, lr}, return into b_func below", f.walk(t, false),
+		want{mod2 + 0x1010, stack, walker.TrustContext},
+		want{mod2 + 0x2048, stack + 8, walker.TrustScan},
+		want{mod2 + 0x2108, stack + 0x18, walker.TrustScan})
 }
 
 // TestScanTakesRecordSlot: when the record at r11 is rejected (here:

@@ -303,34 +303,38 @@ func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Fr
 }
 
 // keepsNoRecord reports whether the dump's code shows that f's function
-// keeps no frame record: its first instruction is there and is none of
-// what a function that saves x29 and x30 may begin with (a store with SP as
-// base, an add or sub to SP or x29, a hint such as PACIASP or BTI). The
-// record at x29 is then a caller's, and one whose return address follows a
-// direct call to another function is not f's even when nothing below it
-// is confirmed (a tail call into a function that keeps a record leaves the
-// same call site). False when unknown.
+// keeps no frame record: its first instruction other than a hint (NOP,
+// BTI, PACIASP: up to four are skipped) is there and is none of what a
+// function that saves x29 and x30 may begin with (a store with SP as base,
+// an add or sub to SP or x29). The record at x29 is then a caller's, and
+// one whose return address follows a direct call to another function is
+// not f's even when nothing below it is confirmed (a tail call into a
+// function that keeps a record leaves the same call site). False when
+// unknown.
 func keepsNoRecord(w *walker.Walker, f *walker.Frame) bool {
 	if w.Env.Code == nil || f.Function == "" {
 		return false
 	}
-	var b [4]byte
-	if !w.ReadCode(f.FunctionBase, b[:]) {
-		return false
+	for i := uint64(0); i < 5; i++ {
+		var b [4]byte
+		if !w.ReadCode(f.FunctionBase+4*i, b[:]) {
+			return false
+		}
+		ins := binary.LittleEndian.Uint32(b[:])
+		rn, rd := ins>>5&31, ins&31
+		switch {
+		case ins&0xfffff01f == 0xd503201f: // HINT (NOP, PACIASP, BTI, ...)
+			continue
+		case ins>>27&7 == 5 && ins>>25&1 == 0 && ins>>22&1 == 0 && rn == 31: // STP ..., [sp...]
+			return false
+		case ins>>27&7 == 7 && ins>>22&3 == 0 && rn == 31: // STR/STUR ..., [sp...]
+			return false
+		case ins&0x1f000000 == 0x11000000 && (rd == 31 || rd == 29): // ADD/SUB (immediate) to sp or x29
+			return false
+		}
+		return true
 	}
-	ins := binary.LittleEndian.Uint32(b[:])
-	rn, rd := ins>>5&31, ins&31
-	switch {
-	case ins&0xfffff01f == 0xd503201f: // HINT (PACIASP, BTI, NOP, ...)
-		return false
-	case ins>>27&7 == 5 && ins>>25&1 == 0 && ins>>22&1 == 0 && rn == 31: // STP ..., [sp...]
-		return false
-	case ins>>27&7 == 7 && ins>>22&3 == 0 && rn == 31: // STR/STUR ..., [sp...]
-		return false
-	case ins&0x1f000000 == 0x11000000 && (rd == 31 || rd == 29): // ADD/SUB (immediate) to sp or x29
-		return false
-	}
-	return true
+	return false
 }
 
 // recordAt reads the frame record at last's x29: the saved x29 and return

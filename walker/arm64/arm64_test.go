@@ -346,9 +346,9 @@ func TestFrameRecordCallSite(t *testing.T) {
 		want{mod2 + 0x2108, stack + 0x30, walker.TrustScan})
 
 	// Tail call: the word below the record is a stale return address
-	// after a call to d_func, and the record is a_func's own.
-	f.words[stack+8] = mod2 + 0x2068
-	binary.LittleEndian.PutUint32(code[0x64:], bl(mod2+0x2064, mod2+0x2100)) // b_func calls d_func
+	// into d_func, and the record is a_func's own.
+	f.words[stack+8] = mod2 + 0x2168
+	binary.LittleEndian.PutUint32(code[0x164:], bl(mod2+0x2164, mod2+0x2000)) // d_func calls b_func
 	check(t, "extended, code, tail call", f.walk(t, false),
 		want{mod2 + 0x1080, stack, walker.TrustContext},
 		want{mod2 + 0x2108, stack + 0x30, walker.TrustFramePointer})
@@ -492,24 +492,25 @@ func TestFramelessCalleeUnderFrameOfItsOwn(t *testing.T) {
 
 // TestLeafReturnTailCall: when the dump holds the code, LR that follows a
 // direct call to another function than the crashing one may still be its
-// return address: b_func called d_func, which tail-called a_func (no CFI,
-// no frame record of its own). LR is rejected only when a return address
-// on the stack below x29's record follows a call to a_func itself (a stale
-// LR of a function that saved its own).
+// return address: e_func called b_func, which called d_func, which
+// tail-called a_func (no CFI, no frame record of its own). LR is rejected
+// only when a return address on the stack below x29's record follows a
+// call to a_func itself (a stale LR of a function that saved its own) or
+// returns into d_func.
 func TestLeafReturnTailCall(t *testing.T) {
 	f := newFixture().set(minidump.ARM64PC, mod2+0x1080).set(minidump.ARM64SP, stack).
 		set(minidump.ARM64LR, mod2+0x2048).set(minidump.ARM64FP, 0)
-	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 a_func\n"}
-	f.words[stack+8] = mod2 + 0x2108 // stale: d_func's return from a call to b_func
-	code := make([]byte, 0x200)
+	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 a_func\nFUNC 2200 100 0 e_func\n"}
+	f.words[stack+8] = mod2 + 0x2208 // e_func's return from its call to b_func
+	code := make([]byte, 0x300)
 	binary.LittleEndian.PutUint32(code[0x44:], bl(mod2+0x2044, mod2+0x2100))  // b_func calls d_func
 	binary.LittleEndian.PutUint32(code[0x64:], bl(mod2+0x2064, mod2+0x1000))  // b_func calls a_func
-	binary.LittleEndian.PutUint32(code[0x104:], bl(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
+	binary.LittleEndian.PutUint32(code[0x204:], bl(mod2+0x2204, mod2+0x2000)) // e_func calls b_func
 	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: code}
 	check(t, "extended, code, tail call", f.walk(t, false),
 		want{mod2 + 0x1080, stack, walker.TrustContext},
 		want{mod2 + 0x2048, stack, walker.TrustLeaf},
-		want{mod2 + 0x2108, stack + 0x10, walker.TrustScan})
+		want{mod2 + 0x2208, stack + 0x10, walker.TrustScan})
 
 	// a_func saved its return address (b_func+0x68), and LR is a stale
 	// one left by a callee of a_func's.
@@ -517,7 +518,7 @@ func TestLeafReturnTailCall(t *testing.T) {
 	check(t, "extended, code, LR stale", f.walk(t, false),
 		want{mod2 + 0x1080, stack, walker.TrustContext},
 		want{mod2 + 0x2068, stack + 8, walker.TrustScan},
-		want{mod2 + 0x2108, stack + 0x10, walker.TrustScan})
+		want{mod2 + 0x2208, stack + 0x10, walker.TrustScan})
 }
 
 // blrX8 encodes BLR x8 (an indirect call).
@@ -528,23 +529,24 @@ const blrX8 = 0xd63f0100
 // begins with (here `mov x0, x1`), the function keeps no frame record, so
 // the record at x29 is a caller's: its return address, after d_func's call
 // to b_func, is rejected although nothing below it follows a call to
-// a_func (the return address a_func saved follows an indirect call). The
-// scan then finds it.
+// a_func or returns into b_func (a_func's caller c_func, frameless too,
+// called it indirectly). The scan then finds c_func.
 func TestFrameRecordOfFramelessFunction(t *testing.T) {
 	f := newFixture().set(minidump.ARM64PC, mod2+0x1080).set(minidump.ARM64SP, stack).
 		set(minidump.ARM64LR, mod2+0x1040).set(minidump.ARM64FP, stack+0x20)
-	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 a_func\n"}
-	f.words[stack+8] = mod2 + 0x2048    // saved by a_func: return into b_func
+	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 a_func\nFUNC 2200 100 0 c_func\n"}
+	f.words[stack+8] = mod2 + 0x2248    // saved by a_func: return into c_func
 	f.words[stack+0x20] = 0             // b_func's record
 	f.words[stack+0x28] = mod2 + 0x2108 // return into d_func
 	code := make([]byte, 0x1300)
-	binary.LittleEndian.PutUint32(code[0x1044:], blrX8)                        // b_func calls a_func indirectly
+	binary.LittleEndian.PutUint32(code[0x1044:], blrX8)                        // b_func: blr x8
 	binary.LittleEndian.PutUint32(code[0x1104:], bl(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
+	binary.LittleEndian.PutUint32(code[0x1244:], blrX8)                        // c_func: blr x8
 	f.code = &walkertest.Memory{Base: mod2 + 0x1000, Data: code}
 	binary.LittleEndian.PutUint32(code[0:], 0xaa0103e0) // a_func: mov x0, x1
 	check(t, "extended, code, frameless", f.walk(t, false),
 		want{mod2 + 0x1080, stack, walker.TrustContext},
-		want{mod2 + 0x2048, stack + 0x10, walker.TrustScan},
+		want{mod2 + 0x2248, stack + 0x10, walker.TrustScan},
 		want{mod2 + 0x2108, stack + 0x30, walker.TrustScan})
 
 	// A function that begins with `stp x29, x30, [sp, #-16]!` may keep its
@@ -554,6 +556,15 @@ func TestFrameRecordOfFramelessFunction(t *testing.T) {
 	check(t, "extended, code, stp x29, x30", f.walk(t, false),
 		want{mod2 + 0x1080, stack, walker.TrustContext},
 		want{mod2 + 0x2108, stack + 0x30, walker.TrustFramePointer})
+
+	// Unless a word below the record returns into b_func, whose call the
+	// record's return address follows: b_func called a_func, and the
+	// record is b_func's.
+	f.words[stack+8] = mod2 + 0x2048 // after b_func's blr x8
+	check(t, "extended, code, stp x29, x30, return into b_func below", f.walk(t, false),
+		want{mod2 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x2048, stack + 0x10, walker.TrustScan},
+		want{mod2 + 0x2108, stack + 0x30, walker.TrustScan})
 }
 
 // TestScanTakesRecordSlot: when the record at x29 is rejected (here: a_func

@@ -264,10 +264,12 @@ func ConfirmedBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uin
 // CallSiteContradicts): it is rejected when no call instruction precedes
 // it, and when it follows a direct call to another known function only if
 // a stack word from start up to end (callee's stack below the record) is a
-// confirmed return address for callee (ConfirmedBelow). A tail call leaves
-// a real return address after a call to another function, with nothing
-// confirmed below it; a frameless callee under its caller's record has
-// pushed its own, confirmed, return address there.
+// confirmed return address for callee (ConfirmedBelow), or returns into
+// the function that call targets (ownerReturnBelow). A tail call leaves a
+// real return address after a call to another function, usually with
+// neither below it; a frameless callee under its caller's record has
+// pushed its own return address there, into the record's owner, and
+// confirmed when the call was direct.
 func ReturnRejected(w *walker.Walker, callee *walker.Frame, ra, start, end, mask uint64, a Arch) bool {
 	if a.WordSize == 4 {
 		ra &= 0xffffffff
@@ -276,7 +278,54 @@ func ReturnRejected(w *walker.Walker, callee *walker.Frame, ra, start, end, mask
 	case NoCall:
 		return true
 	case Contradicted:
-		return ConfirmedBelow(w, callee, start, end, mask, a)
+		return ConfirmedBelow(w, callee, start, end, mask, a) ||
+			ownerReturnBelow(w, callee, ClassifyCallSite(w, callee.Context.Arch, ra).Target, start, end, mask, a)
+	}
+	return false
+}
+
+// ownerReturnBelow reports whether a stack word from start up to end
+// passes the scan's checks, follows a call (or bytes the dump lacks), and
+// returns into the function that starts at target: the function whose call
+// the record's return address follows owns the record, and when a return
+// address into it lies below the record, it called the current function,
+// which keeps no record of its own there.
+func ownerReturnBelow(w *walker.Walker, callee *walker.Frame, target, start, end, mask uint64, a Arch) bool {
+	if a.WordSize == 4 {
+		mask &= 0xffffffff
+	}
+	owner := &walker.Frame{Instruction: target}
+	w.Symbolize(owner, false)
+	if a.WordSize == 4 && (owner.Function == "" || owner.FunctionBase&^1 != target) {
+		owner = &walker.Frame{Instruction: target | 1}
+		w.Symbolize(owner, false)
+	}
+	if owner.Function == "" || owner.FunctionBase&^1 != target {
+		return false
+	}
+	size := uint64(a.WordSize)
+	if limit := start + uint64(ScanWords(callee))*size; limit > start && limit < end {
+		end = limit
+	}
+	accept := scanAccept(w, callee, mask, a)
+	for l := start; l < end && l >= start; l += size {
+		v, ok := w.ReadWord(l, a.WordSize)
+		if !ok {
+			break
+		}
+		v &= mask
+		if !w.InstructionSeemsValid((v - 1) & mask) {
+			continue
+		}
+		at := &walker.Frame{Instruction: (v&^1 - a.CallOffset) & mask}
+		if a.WordSize == 8 {
+			at.Instruction = (v - a.CallOffset) & mask
+		}
+		w.Symbolize(at, false)
+		if at.Module == owner.Module && at.Function == owner.Function && at.FunctionBase == owner.FunctionBase &&
+			Judge(w, callee, v) != NoCall && accept(l, v) {
+			return true
+		}
 	}
 	return false
 }
