@@ -136,62 +136,48 @@ func oracleOlder(fl Flavor) bool { return fl.XState && fl.Arch == minidump.ArchX
 
 // knownCodeShortfalls are fixed-seed cases where the default walk with code
 // in the dump recovers fewer true frames than without it (or than
-// Breakpad), keyed by flavor/seed, with the reason. All are tail calls: the
-// true return address follows a direct call to another function, which
-// tail-called the callee, and the code "contradicts" it.
+// Breakpad), keyed by flavor/seed, with the reason. None is left: the
+// fixed seeds' tail-call cases (arm and ios-arm seed 4: a frameless
+// callee's pushed LR after a call that tail-called it; ios-arm seed 11: a
+// frame record whose return address follows such a call) are walked right
+// since walker/arm and walker/arm64 reject a record or LR return address
+// after a direct call to another function only on evidence that it is not
+// the current function's (retaddr.ReturnRejected: a word below the record
+// confirmed for the current function, or returning into the function that
+// call targets; or the function's first instructions in the dump save no
+// frame pointer).
 //
-// Long runs (DIFFTEST_CASES=300 DIFFTEST_CODE=1, seeds 1000-1299, at
-// 80dfab0; true frames recovered with code / without code / Breakpad;
-// cases worse than without code) find, with a fifth of the chain's calls
-// made through a tail call:
+// Long runs (DIFFTEST_CASES=300 DIFFTEST_CODE=1; true frames recovered
+// with code / without code / Breakpad; cases worse than without code), at
+// fa35ef9, with a fifth of the chain's calls made through a tail call:
 //
-//	linux-amd64 (mac, rva0)   1016 /  961 / 939;  2 worse
-//	windows-amd64 (xstate)     927 /  805 / 805;  1 worse
-//	linux-x86                  891 /  872 / 846;  0 worse
-//	windows-x86 (wow64)        880 /  870 / 827;  0 worse
-//	android-arm, linux-arm     998 / 1008 / 766; 14 worse (Thumb 1000, 13)
-//	ios-arm                    877 /  891 / 399; 27 worse
-//	android-arm64 (linux,     1006 /  979 / 683;  6 worse
-//	  ios, mac, old)
-//	windows-arm64              986 /  962 / 601; 10 worse
+//	                    seeds 1000-1299            seeds 2000-2299
+//	android-arm         1035 / 1008 / 766; 4      1085 / 1045 / 847; 0
+//	android-arm-thumb   1037 / 1008 / 766; 3      1085 / 1048 / 846; 0
+//	ios-arm              951 /  891 / 399; 3       959 /  853 / 399; 1
+//	android-arm64       1014 /  979 / 683; 0      1037 /  951 / 658; 1
+//	windows-arm64       1008 /  962 / 601; 2       995 /  963 / 647; 0
 //
-// Causes (TestDifferentialLong prints each case with codeCause): on arm
-// and arm64 mostly tail calls, which rule (c) gives up (a frame record or
-// LR whose call site calls another function is rejected; the scan then
-// prefers a stale word whose call is confirmed, or finds the record's own
-// return address but not the frame pointer the record would restore); a
-// stale word confirmed over a true return address after an indirect call
-// (rule (b) by design); and callees missing from the symbol file: the
-// walker takes the PUBLIC symbol before them for their function, so a
-// stale call to that symbol "confirms". With code, compat output stayed
-// identical to Breakpad's in every case, and no flavor invented more
-// frames than without code (ios-arm 1, windows-arm64 1).
+// (before, at 8356c07: android-arm 998 and 1064, thumb 1000 and 1064,
+// ios-arm 877 and 902, android-arm64 1006 and 1001, windows-arm64 986 and
+// 983; without code and Breakpad unchanged.) With 5% tail calls
+// (layoutCode's 0.8 changed locally to 0.95): android-arm 1036 and 1076
+// (before 1020 and 1073), ios-arm 952 and 945 (915, 927), android-arm64
+// 1017 and 1042 (1009, 1038), windows-arm64 1000 and 993 (997, 998).
 //
-// A fifth is a stress rate for tail calls. With 5% (layoutCode's 0.8
-// changed locally to 0.95, same seeds, at c279f24) code wins on every arm
-// flavor: android-arm 1025 / 1008 (4 worse), ios-arm 921 / 891 (12),
-// android-arm64 1028 / 979 (4), windows-arm64 1009 / 962 (2). A walker
-// that lets only "no call" (not a call to another function) reject a
-// record or LR recovers, at 20% and 5%: android-arm 1018 and 1019, ios-arm
-// 902 and 903, android-arm64 982 and 981, windows-arm64 975 and 975.
-var knownCodeShortfalls = map[string]string{
-	// Frame 2 (m1_func6) is frameless without CFI under m1_func2's frame
-	// record; frame 3's return address, pushed by m1_func6, follows a
-	// `bl m0_func3` (which tail-called m1_func6). walker/arm's
-	// frameless-callee check skips that contradicted word although
-	// m1_func2's CFI lands exactly on the record, and the record then
-	// skips frame 3.
-	"android-arm/4":          "tail call: frameless-callee check skips the contradicted pushed LR",
-	"android-arm-thumb/4":    "tail call: frameless-callee check skips the contradicted pushed LR",
-	"android-arm-oldflags/4": "tail call: frameless-callee check skips the contradicted pushed LR",
-	"linux-arm/4":            "tail call: frameless-callee check skips the contradicted pushed LR",
-	"ios-arm/4":              "tail call: frameless-callee check skips the contradicted pushed LR",
-	// Frame 1's return address, in the frame record at r7, follows a
-	// `bl m0_func3` that tail-called frame 0's function:
-	// retaddr.CallSiteContradicts rejects the record, and the scan takes a
-	// stale word instead.
-	"ios-arm/11": "tail call: frame record rejected by CallSiteContradicts",
-}
+// What remains worse than without code (codeCause): tail calls, where the
+// record or LR is still rejected on that evidence (a stale word below it
+// confirmed for the callee or returning into the function the call
+// targets) or the scan passes over the true return address (32-bit ARM
+// seeds 1151, 1219, android-arm 1069, ios-arm 2175, windows-arm64 1149,
+// 1154, android-arm64 2246), and a stale word confirmed over a true
+// return address after an indirect call (32-bit ARM 1062; rule (b) by
+// design). Frames invented with code are as many as before (ios-arm 1 and
+// 2, android-arm64 0 and 1, windows-arm64 1 and 4): callees missing from
+// the symbol file (the symbol before them names them, and a stale call to
+// it confirms), and tail calls. Compat output stayed identical to
+// Breakpad's in every case.
+var knownCodeShortfalls = map[string]string{}
 
 // checkCode checks the case with code (c, o) as check does, and that the
 // code costs no true frame against the same case without it (plain).
