@@ -4,6 +4,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/retaddr"
 )
 
 // cfiRegs is Breakpad's amd64 CFI register map: rbx, rbp, r12–r15 are callee-saved.
@@ -166,7 +167,7 @@ func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	sp, _ := last.Context.SP()
 	// Breakpad's scan; when the dump holds code (never in Breakpad's
 	// modes), the candidates are chosen by their call sites.
-	loc, ip, ok := scanCaller(w, last, sp, walker.ScanWords(last), 8)
+	loc, ip, ok := retaddr.ScanByCallSite(w, last, sp, walker.ScanWords(last), 8)
 	if !ok {
 		return nil
 	}

@@ -154,11 +154,6 @@ func scanCaller(w *walker.Walker, callee *walker.Frame, start uint32, words int,
 		return scan(w, start, words)
 	}
 	l, v, ok := retaddr.ScanByCallSite(w, callee, uint64(start), words, 4)
-	if ok && w.Env.Code != nil && callee != nil && retaddr.Judge(w, callee, v) == retaddr.Confirmed {
-		// As in walker/amd64: an earlier candidate whose own caller
-		// follows it is taken over a confirmed word further up.
-		l, v, ok = chainedCandidate(w, callee, uint64(start), l, v, 4)
-	}
 	return uint32(l), uint32(v), ok
 }
 

@@ -112,8 +112,12 @@ func (p *pick) offer(w *walker.Walker, callee *walker.Frame, loc, ra uint64, acc
 // first word whose value − 1 seems a valid instruction) for the x86 and
 // amd64 walkers' extended mode: when the dump holds code it chooses among
 // the candidates of the whole window by their call sites as pick does,
-// callee being the frame scanned from. Without code it is exactly
-// Breakpad's scan.
+// callee being the frame scanned from. A confirmed choice then yields to
+// an earlier candidate whose own caller follows it (chainedCandidate): the
+// function of the first candidate passed over is called directly at a word
+// between the two, or a return address into callee's own function lies
+// between them (callee is active again deeper, and the confirmed word is
+// that deeper call's). Without code it is exactly Breakpad's scan.
 func ScanByCallSite(w *walker.Walker, callee *walker.Frame, start uint64, words, size int) (loc, ra uint64, ok bool) {
 	if w.Env.Code == nil || callee == nil {
 		return w.ScanForReturnAddress(start, words, size)
@@ -122,7 +126,11 @@ func ScanByCallSite(w *walker.Walker, callee *walker.Frame, start uint64, words,
 	if size == 4 {
 		mask = 0xffffffff
 	}
-	return scanMasked(w, callee, start&mask, words, size, mask, nil)
+	loc, ra, ok = scanMasked(w, callee, start&mask, words, size, mask, nil)
+	if !ok || Judge(w, callee, ra) != Confirmed {
+		return loc, ra, ok
+	}
+	return chainedCandidate(w, callee, start&mask, loc, ra, size)
 }
 
 // ScanWords is the scan length from frame f: like rust-minidump, four times

@@ -1,30 +1,9 @@
-package amd64
+package retaddr
 
 import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
-	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/retaddr"
 )
-
-// scanCaller is retaddr.ScanByCallSite with one more use of the dump's
-// code. The call-site scan prefers, over earlier candidates after an
-// indirect call (or a call to another function, a tail call's trace), the
-// first one after a direct call to callee's function. But when the
-// function of the first such earlier candidate is itself called directly
-// at a word strictly between it and that choice, the earlier one is a return
-// address whose own caller's frame follows it: callee's function is called
-// again deeper (recursion, or a symbol that also covers the earlier
-// candidate's function), and the confirmed word is that deeper call's. So
-// also when a return address into callee's own function lies between
-// them. The earlier candidate is taken then. Without code it is
-// Breakpad's scan.
-func scanCaller(w *walker.Walker, callee *walker.Frame, start uint64, words, size int) (loc, ra uint64, ok bool) {
-	loc, ra, ok = retaddr.ScanByCallSite(w, callee, start, words, size)
-	if !ok || w.Env.Code == nil || callee == nil || retaddr.Judge(w, callee, ra) != retaddr.Confirmed {
-		return loc, ra, ok
-	}
-	return chainedCandidate(w, callee, start, loc, ra, size)
-}
 
 // chainedCandidate returns the first candidate in [start, loc) that some
 // candidate in (it, loc) shows to be called directly, or that is followed
@@ -49,7 +28,7 @@ func chainedCandidate(w *walker.Walker, callee *walker.Frame, start, loc, ra uin
 	}
 	for l := start; l < loc; l += step {
 		v, ok := candidate(l)
-		if !ok || retaddr.Judge(w, callee, v) == retaddr.NoCall {
+		if !ok || Judge(w, callee, v) == NoCall {
 			continue
 		}
 		// The first candidate the call-site scan passed over.
@@ -66,10 +45,10 @@ func chainedCandidate(w *walker.Walker, callee *walker.Frame, start, loc, ra uin
 			if !ok {
 				continue
 			}
-			if retaddr.Judge(w, earlier, u) == retaddr.Confirmed {
+			if Judge(w, earlier, u) == Confirmed {
 				return l, v, true
 			}
-			if retaddr.Judge(w, callee, u) != retaddr.NoCall && retaddr.SameFunction(w, (u-1)&mask, callee.Instruction) {
+			if Judge(w, callee, u) != NoCall && SameFunction(w, (u-1)&mask, callee.Instruction) {
 				return l, v, true
 			}
 		}
@@ -89,6 +68,6 @@ func callsIntoPublic(w *walker.Walker, callee, earlier *walker.Frame, ra uint64)
 	if !callee.IsPublic || callee.Function == "" || (earlier.Function == callee.Function && earlier.FunctionBase == callee.FunctionBase) {
 		return false
 	}
-	cs := retaddr.ClassifyCallSite(w, callee.Context.Arch, ra)
-	return cs.Kind == retaddr.CallDirect && cs.Target > callee.FunctionBase && cs.Target <= callee.Instruction
+	cs := ClassifyCallSite(w, callee.Context.Arch, ra)
+	return cs.Kind == CallDirect && cs.Target > callee.FunctionBase && cs.Target <= callee.Instruction
 }
