@@ -27,7 +27,9 @@
 //   - when the dump holds the code before a candidate return address
 //     (retaddr's call-site check), a candidate no call precedes is dropped,
 //     a direct call to the current function is preferred, and a record or
-//     LR return address the code contradicts is not used.
+//     LR return address the code shows to follow no call is
+//     not used (after a call to another function, as a tail call leaves, only
+//     with evidence below the record: retaddr.ReturnRejected).
 //
 // Return addresses carry the Thumb bit; lookups use the return address
 // minus 2, which lies inside the call instruction in both states.

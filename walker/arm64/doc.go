@@ -28,5 +28,7 @@
 //   - When the dump holds the code before a candidate return address
 //     (retaddr's call-site check), a scanned word no call precedes is
 //     dropped, a direct call to the current function is preferred, and a
-//     frame-record or LR return address the code contradicts is not used.
+//     frame-record or LR return address the code shows to follow no call is
+//     not used (after a call to another function, as a tail call leaves, only
+//     with evidence below the record: retaddr.ReturnRejected).
 package arm64
