@@ -20,7 +20,7 @@ func call64(at, target uint64) []byte { // e8 rel32 ending at at
 
 func TestScanByCallSite(t *testing.T) {
 	const (
-		stack  = 0x00007fff00000000
+		stack  = codeStack
 		callee = mod1Base + 0x1000
 		stale  = mod1Base + 0x2010 // after `ret`: no call
 		other  = mod1Base + 0x4000
@@ -37,24 +37,8 @@ func TestScanByCallSite(t *testing.T) {
 	syms := "MODULE Linux x86_64 ID1 module1\nFUNC 1000 100 0 callee\nFUNC 2000 100 0 stale\nFUNC 3000 100 0 caller\nFUNC 4000 100 0 other\n"
 
 	walk := func(code walker.Memory, words ...uint64) []uint64 {
-		data := make([]byte, 0x200)
-		for i, w := range words {
-			binary.LittleEndian.PutUint64(data[8*i:], w)
-		}
-		ctx := minidump.NewContext(minidump.ArchAMD64)
-		ctx.SetIndex(minidump.AMD64RIP, callee+0x10)
-		ctx.SetIndex(minidump.AMD64RSP, stack)
-		ctx.SetIndex(minidump.AMD64RBP, 0) // no frame pointer: scan
-		env := &walker.Env{
-			OS: "linux", Memory: &walkertest.Memory{Base: stack, Data: data}, Code: code,
-			Modules: walker.NewModuleMap(modules()),
-			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
-		}
-		var pcs []uint64
-		for _, f := range walker.Walk(env, amd64.New(), ctx).Frames {
-			pcs = append(pcs, f.ReturnAddress())
-		}
-		return pcs
+		data := walkertest.Words64(0x200, words...)
+		return walkertest.ReturnAddresses(walkWithCode(t, "linux", code, syms, data, callee+0x10, stack, 0)) // rbp 0: no frame pointer, scan
 	}
 	for _, tc := range []struct {
 		name   string
@@ -77,4 +61,24 @@ func TestScanByCallSite(t *testing.T) {
 	if none, elsewhere := walk(nil, words...), walk(&walkertest.Memory{Base: mod1Base + 0x9000, Data: make([]byte, 16)}, words...); len(none) != 5 || len(elsewhere) != 5 {
 		t.Errorf("without code %x, with code elsewhere %x: want every word, as Breakpad", none, elsewhere)
 	}
+}
+
+// codeStack is where the stack memory of walkWithCode starts.
+const codeStack = 0x00007fff00000000
+
+// walkWithCode walks from rip, rsp and rbp on os, with data as the stack
+// memory at codeStack, code as the code memory (nil: none) and syms as
+// module1's symbol file.
+func walkWithCode(t *testing.T, os string, code walker.Memory, syms string, data []byte, rip, rsp, rbp uint64) []*walker.Frame {
+	t.Helper()
+	ctx := minidump.NewContext(minidump.ArchAMD64)
+	ctx.SetIndex(minidump.AMD64RIP, rip)
+	ctx.SetIndex(minidump.AMD64RSP, rsp)
+	ctx.SetIndex(minidump.AMD64RBP, rbp)
+	env := &walker.Env{
+		OS: os, Memory: &walkertest.Memory{Base: codeStack, Data: data}, Code: code,
+		Modules: walker.NewModuleMap(modules()),
+		Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
+	}
+	return walker.Walk(env, amd64.New(), ctx).Frames
 }

@@ -4,9 +4,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
-	"github.com/minidump-stackwalk/minidump-stackwalk/walker/amd64"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker/walkertest"
 )
 
@@ -17,7 +15,7 @@ import (
 // e8 rel32 call, 90 nop.
 func TestCallerAtFunctionEntry(t *testing.T) {
 	const (
-		stack  = 0x00007fff00000000
+		stack  = codeStack
 		entry  = mod1Base + 0x2000 // no symbol covers it: an unnamed function
 		named  = mod1Base + 0x1000 // FUNC named
 		caller = mod1Base + 0x3040 // after `call entry`
@@ -47,20 +45,7 @@ func TestCallerAtFunctionEntry(t *testing.T) {
 		}
 		binary.LittleEndian.PutUint64(data[rbpAt-stack:], stack+0x80) // the caller's caller's rbp
 		binary.LittleEndian.PutUint64(data[rbpAt-stack+8:], outer)
-		ctx := minidump.NewContext(minidump.ArchAMD64)
-		ctx.SetIndex(minidump.AMD64RIP, rip)
-		ctx.SetIndex(minidump.AMD64RSP, sp)
-		ctx.SetIndex(minidump.AMD64RBP, rbpAt)
-		env := &walker.Env{
-			OS: "linux", Memory: &walkertest.Memory{Base: stack, Data: data}, Code: code,
-			Modules: walker.NewModuleMap(modules()),
-			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
-		}
-		var pcs []uint64
-		for _, f := range walker.Walk(env, amd64.New(), ctx).Frames {
-			pcs = append(pcs, f.ReturnAddress())
-		}
-		return pcs
+		return walkertest.ReturnAddresses(walkWithCode(t, "linux", code, syms, data, rip, sp, rbpAt))
 	}
 	for _, tc := range []struct {
 		name   string
@@ -76,17 +61,7 @@ func TestCallerAtFunctionEntry(t *testing.T) {
 		// the frame pointer, as Breakpad.
 		{"no code", nil, entry, false, []uint64{entry, outer}},
 	} {
-		got := walk(tc.code, tc.rip, tc.pushed)
-		if len(got) < len(tc.want) {
-			t.Errorf("%s: frames %x, want %x", tc.name, got, tc.want)
-			continue
-		}
-		for i := range tc.want {
-			if got[i] != tc.want[i] {
-				t.Errorf("%s: frames %x, want %x", tc.name, got, tc.want)
-				break
-			}
-		}
+		walkertest.CheckPrefix(t, tc.name, walk(tc.code, tc.rip, tc.pushed), tc.want)
 	}
 }
 
@@ -98,7 +73,7 @@ func TestCallerAtFunctionEntry(t *testing.T) {
 // confirmed one is.
 func TestScanPrefersLinkedCandidate(t *testing.T) {
 	const (
-		stack    = 0x00007fff00000000
+		stack    = codeStack
 		callee   = mod1Base + 0x1000
 		indirect = mod1Base + 0x2030 // in f2, after `call *%r8`
 		linkF2   = mod1Base + 0x3020 // in f3, after `call f2`
@@ -113,24 +88,8 @@ func TestScanPrefersLinkedCandidate(t *testing.T) {
 	callRel32(code, deeper, callee)
 	syms := "MODULE Linux x86_64 ID1 module1\nFUNC 1000 100 0 callee\nFUNC 2000 100 0 f2\nFUNC 3000 100 0 f3\nFUNC 4000 100 0 f4\n"
 	walk := func(words ...uint64) []uint64 {
-		data := make([]byte, 0x200)
-		for i, w := range words {
-			binary.LittleEndian.PutUint64(data[8*i:], w)
-		}
-		ctx := minidump.NewContext(minidump.ArchAMD64)
-		ctx.SetIndex(minidump.AMD64RIP, callee+0x10)
-		ctx.SetIndex(minidump.AMD64RSP, stack)
-		ctx.SetIndex(minidump.AMD64RBP, 0)
-		env := &walker.Env{
-			OS: "linux", Memory: &walkertest.Memory{Base: stack, Data: data}, Code: code,
-			Modules: walker.NewModuleMap(modules()),
-			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
-		}
-		var pcs []uint64
-		for _, f := range walker.Walk(env, amd64.New(), ctx).Frames {
-			pcs = append(pcs, f.ReturnAddress())
-		}
-		return pcs
+		data := walkertest.Words64(0x200, words...)
+		return walkertest.ReturnAddresses(walkWithCode(t, "linux", code, syms, data, callee+0x10, stack, 0))
 	}
 	if got := walk(indirect, linkF2, deeper); len(got) < 2 || got[1] != indirect {
 		t.Errorf("linked: frames %x, want caller %#x", got, uint64(indirect))
@@ -158,7 +117,7 @@ func callRel32(code *walkertest.Memory, end, target uint64) {
 // linux-amd64 seed 1124 with code.)
 func TestScanCallIntoPublic(t *testing.T) {
 	const (
-		stack    = 0x00007fff00000000
+		stack    = codeStack
 		pub      = mod1Base + 0x1000
 		unnamed  = mod1Base + 0x1200
 		ip       = mod1Base + 0x1210
@@ -172,22 +131,9 @@ func TestScanCallIntoPublic(t *testing.T) {
 	data := make([]byte, 0x200)
 	binary.LittleEndian.PutUint64(data[0:], viaInner)
 	binary.LittleEndian.PutUint64(data[16:], viaPub)
-	ctx := minidump.NewContext(minidump.ArchAMD64)
-	ctx.SetIndex(minidump.AMD64RIP, ip)
-	ctx.SetIndex(minidump.AMD64RSP, stack)
-	ctx.SetIndex(minidump.AMD64RBP, 0)
-	env := &walker.Env{
-		OS: "linux", Memory: &walkertest.Memory{Base: stack, Data: data}, Code: code,
-		Modules: walker.NewModuleMap(modules()),
-		Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
-	}
-	frames := walker.Walk(env, amd64.New(), ctx).Frames
+	frames := walkWithCode(t, "linux", code, syms, data, ip, stack, 0)
 	if len(frames) < 2 || frames[1].ReturnAddress() != viaInner {
-		var got []uint64
-		for _, f := range frames {
-			got = append(got, f.ReturnAddress())
-		}
-		t.Errorf("frames %x, want caller %#x", got, uint64(viaInner))
+		t.Errorf("frames %x, want caller %#x", walkertest.ReturnAddresses(frames), uint64(viaInner))
 	}
 }
 
@@ -198,7 +144,7 @@ func TestScanCallIntoPublic(t *testing.T) {
 // %rbp. Breakpad's modes (no code) follow the record.
 func TestFramelessByCode(t *testing.T) {
 	const (
-		stack     = 0x00007fff00000000
+		stack     = codeStack
 		callee    = mod1Base + 0x1000
 		frameless = mod1Base + 0x2000
 		caller    = mod1Base + 0x3000
@@ -218,20 +164,7 @@ func TestFramelessByCode(t *testing.T) {
 	binary.LittleEndian.PutUint64(data[0x40:], stack+0x80)     // caller's record
 	binary.LittleEndian.PutUint64(data[0x48:], outer+0x20)
 	walk := func(code walker.Memory) []uint64 {
-		ctx := minidump.NewContext(minidump.ArchAMD64)
-		ctx.SetIndex(minidump.AMD64RIP, callee+0x10)
-		ctx.SetIndex(minidump.AMD64RSP, stack)
-		ctx.SetIndex(minidump.AMD64RBP, stack+0x40)
-		env := &walker.Env{
-			OS: "linux", Memory: &walkertest.Memory{Base: stack, Data: data}, Code: code,
-			Modules: walker.NewModuleMap(modules()),
-			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
-		}
-		var pcs []uint64
-		for _, f := range walker.Walk(env, amd64.New(), ctx).Frames {
-			pcs = append(pcs, f.ReturnAddress())
-		}
-		return pcs
+		return walkertest.ReturnAddresses(walkWithCode(t, "linux", code, syms, data, callee+0x10, stack, stack+0x40))
 	}
 	for _, tc := range []struct {
 		name string
@@ -241,17 +174,7 @@ func TestFramelessByCode(t *testing.T) {
 		{"code", code, []uint64{callee + 0x10, frameless + 0x20, caller + 0x40, outer + 0x20}},
 		{"no code", nil, []uint64{callee + 0x10, frameless + 0x20, outer + 0x20}},
 	} {
-		got := walk(tc.code)
-		if len(got) < len(tc.want) {
-			t.Errorf("%s: frames %x, want %x", tc.name, got, tc.want)
-			continue
-		}
-		for i := range tc.want {
-			if got[i] != tc.want[i] {
-				t.Errorf("%s: frames %x, want %x", tc.name, got, tc.want)
-				break
-			}
-		}
+		walkertest.CheckPrefix(t, tc.name, walk(tc.code), tc.want)
 	}
 }
 
@@ -261,7 +184,7 @@ func TestFramelessByCode(t *testing.T) {
 // word after an earlier call to the same function.
 func TestWindowsFramePointerByCode(t *testing.T) {
 	const (
-		stack  = 0x00007fff00000000
+		stack  = codeStack
 		fpfunc = mod1Base + 0x1000
 		stale  = mod1Base + 0x2020 // in f2, after `call fpfunc`
 		caller = mod1Base + 0x3040 // in f3, after `call *%r8`
@@ -276,20 +199,7 @@ func TestWindowsFramePointerByCode(t *testing.T) {
 	binary.LittleEndian.PutUint64(data[0x20:], stack+0x80) // fpfunc's record
 	binary.LittleEndian.PutUint64(data[0x28:], caller)
 	walk := func(code walker.Memory) []uint64 {
-		ctx := minidump.NewContext(minidump.ArchAMD64)
-		ctx.SetIndex(minidump.AMD64RIP, fpfunc+0x10)
-		ctx.SetIndex(minidump.AMD64RSP, stack)
-		ctx.SetIndex(minidump.AMD64RBP, stack+0x20)
-		env := &walker.Env{
-			OS: "windows", Memory: &walkertest.Memory{Base: stack, Data: data}, Code: code,
-			Modules: walker.NewModuleMap(modules()),
-			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
-		}
-		var pcs []uint64
-		for _, f := range walker.Walk(env, amd64.New(), ctx).Frames {
-			pcs = append(pcs, f.ReturnAddress())
-		}
-		return pcs
+		return walkertest.ReturnAddresses(walkWithCode(t, "windows", code, syms, data, fpfunc+0x10, stack, stack+0x20))
 	}
 	if got := walk(code); len(got) < 2 || got[1] != caller {
 		t.Errorf("code: frames %x, want caller %#x from the record", got, uint64(caller))
@@ -304,7 +214,7 @@ func TestWindowsFramePointerByCode(t *testing.T) {
 // frame pointer); Breakpad's frame-pointer step rejects it and scans.
 func TestProvenRecordWithoutChain(t *testing.T) {
 	const (
-		stack  = 0x00007fff00000000
+		stack  = codeStack
 		fpfunc = mod1Base + 0x1000
 		stale  = mod1Base + 0x2020 // in f2, after `call fpfunc`
 		caller = mod1Base + 0x3040 // in f3, after `call *%r8`
@@ -318,22 +228,9 @@ func TestProvenRecordWithoutChain(t *testing.T) {
 	binary.LittleEndian.PutUint64(data[0x10:], stale)
 	binary.LittleEndian.PutUint64(data[0x28:], caller) // fpfunc's record at 0x20: saved rbp 0
 	for _, os := range []string{"linux", "windows"} {
-		ctx := minidump.NewContext(minidump.ArchAMD64)
-		ctx.SetIndex(minidump.AMD64RIP, fpfunc+0x10)
-		ctx.SetIndex(minidump.AMD64RSP, stack)
-		ctx.SetIndex(minidump.AMD64RBP, stack+0x20)
-		env := &walker.Env{
-			OS: os, Memory: &walkertest.Memory{Base: stack, Data: data}, Code: code,
-			Modules: walker.NewModuleMap(modules()),
-			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
-		}
-		frames := walker.Walk(env, amd64.New(), ctx).Frames
+		frames := walkWithCode(t, os, code, syms, data, fpfunc+0x10, stack, stack+0x20)
 		if len(frames) < 2 || frames[1].ReturnAddress() != caller || frames[1].Trust != walker.TrustFramePointer {
-			var got []uint64
-			for _, f := range frames {
-				got = append(got, f.ReturnAddress())
-			}
-			t.Errorf("%s: frames %x, want caller %#x from the record", os, got, uint64(caller))
+			t.Errorf("%s: frames %x, want caller %#x from the record", os, walkertest.ReturnAddresses(frames), uint64(caller))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package walkertest
 
 import (
+	"encoding/binary"
 	"errors"
 	"testing"
 
@@ -103,4 +104,47 @@ func (r Regions) ReadMemory(addr uint64, p []byte) error {
 		}
 	}
 	return errOutside
+}
+
+// ReturnAddresses lists the frames' return addresses (the first frame's PC).
+func ReturnAddresses(frames []*walker.Frame) []uint64 {
+	var pcs []uint64
+	for _, f := range frames {
+		pcs = append(pcs, f.ReturnAddress())
+	}
+	return pcs
+}
+
+// CheckPrefix reports an error, naming the case name, unless got begins
+// with want.
+func CheckPrefix(t *testing.T, name string, got, want []uint64) {
+	t.Helper()
+	if len(got) < len(want) {
+		t.Errorf("%s: frames %x, want %x", name, got, want)
+		return
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("%s: frames %x, want %x", name, got, want)
+			return
+		}
+	}
+}
+
+// Words64 is size bytes of stack holding words from its start, little-endian.
+func Words64(size int, words ...uint64) []byte {
+	data := make([]byte, size)
+	for i, w := range words {
+		binary.LittleEndian.PutUint64(data[8*i:], w)
+	}
+	return data
+}
+
+// Words32 is size bytes of stack holding words from its start, little-endian.
+func Words32(size int, words ...uint32) []byte {
+	data := make([]byte, size)
+	for i, w := range words {
+		binary.LittleEndian.PutUint32(data[4*i:], w)
+	}
+	return data
 }
