@@ -41,24 +41,8 @@ func TestScanByCallSite(t *testing.T) {
 	syms := "MODULE Linux x86 ID1 module1\nFUNC 1000 100 0 callee\nFUNC 2000 100 0 stale\nFUNC 3000 100 0 caller\nFUNC 4000 100 0 other\n"
 
 	walk := func(breakpad bool, code walker.Memory, words ...uint32) []uint64 {
-		data := make([]byte, 0x100)
-		for i, w := range words {
-			binary.LittleEndian.PutUint32(data[4*i:], w)
-		}
-		ctx := minidump.NewContext(minidump.ArchX86)
-		ctx.SetIndex(minidump.X86EIP, callee+0x10)
-		ctx.SetIndex(minidump.X86ESP, csStack)
-		ctx.SetIndex(minidump.X86EBP, 0) // no frame pointer: scan
-		env := &walker.Env{
-			OS: "linux", Memory: &walkertest.Memory{Base: csStack, Data: data}, Code: code,
-			Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", csMod, 0x10000)}),
-			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
-		}
-		var pcs []uint64
-		for _, f := range walker.Walk(env, x86.New(x86.Options{Breakpad: breakpad}), ctx).Frames {
-			pcs = append(pcs, f.ReturnAddress())
-		}
-		return pcs
+		data := walkertest.Words32(0x100, words...)
+		return walkertest.ReturnAddresses(walkWithCode(t, breakpad, code, syms, data, callee+0x10, csStack, 0)) // no frame pointer: scan
 	}
 	for _, tc := range []struct {
 		name     string
@@ -83,4 +67,21 @@ func TestScanByCallSite(t *testing.T) {
 	if none, elsewhere := walk(false, nil, words...), walk(false, &walkertest.Memory{Base: csMod + 0x9000, Data: make([]byte, 16)}, words...); len(none) != 5 || len(elsewhere) != 5 {
 		t.Errorf("without code %x, with code elsewhere %x: want every word, as Breakpad", none, elsewhere)
 	}
+}
+
+// walkWithCode walks from eip, esp and ebp on Linux (in Breakpad mode if
+// breakpad), with data as the stack memory at csStack, code as the code
+// memory (nil: none) and syms as the symbol file of module1 at csMod.
+func walkWithCode(t *testing.T, breakpad bool, code walker.Memory, syms string, data []byte, eip, esp, ebp uint64) []*walker.Frame {
+	t.Helper()
+	ctx := minidump.NewContext(minidump.ArchX86)
+	ctx.SetIndex(minidump.X86EIP, eip)
+	ctx.SetIndex(minidump.X86ESP, esp)
+	ctx.SetIndex(minidump.X86EBP, ebp)
+	env := &walker.Env{
+		OS: "linux", Memory: &walkertest.Memory{Base: csStack, Data: data}, Code: code,
+		Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", csMod, 0x10000)}),
+		Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
+	}
+	return walker.Walk(env, x86.New(x86.Options{Breakpad: breakpad}), ctx).Frames
 }

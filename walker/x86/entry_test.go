@@ -4,10 +4,8 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker/walkertest"
-	"github.com/minidump-stackwalk/minidump-stackwalk/walker/x86"
 )
 
 // A crash at a function's first instruction (push %ebp, MSVC's mov
@@ -48,20 +46,7 @@ func TestCallerAtFunctionEntry(t *testing.T) {
 		}
 		binary.LittleEndian.PutUint32(data[rbpAt-csStack:], csStack+0x80)
 		binary.LittleEndian.PutUint32(data[rbpAt-csStack+4:], outer)
-		ctx := minidump.NewContext(minidump.ArchX86)
-		ctx.SetIndex(minidump.X86EIP, uint64(eip))
-		ctx.SetIndex(minidump.X86ESP, uint64(sp))
-		ctx.SetIndex(minidump.X86EBP, rbpAt)
-		env := &walker.Env{
-			OS: "linux", Memory: &walkertest.Memory{Base: csStack, Data: data}, Code: code,
-			Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", csMod, 0x10000)}),
-			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
-		}
-		var pcs []uint64
-		for _, f := range walker.Walk(env, x86.New(x86.Options{Breakpad: breakpad}), ctx).Frames {
-			pcs = append(pcs, f.ReturnAddress())
-		}
-		return pcs
+		return walkertest.ReturnAddresses(walkWithCode(t, breakpad, code, syms, data, uint64(eip), uint64(sp), rbpAt))
 	}
 	for _, tc := range []struct {
 		name     string
@@ -79,17 +64,7 @@ func TestCallerAtFunctionEntry(t *testing.T) {
 		{"unnamed, no code", false, nil, entry, false, []uint64{entry, outer}},
 		{"Breakpad mode", true, code, entry, false, []uint64{entry, outer}},
 	} {
-		got := walk(tc.breakpad, tc.code, tc.eip, tc.pushed)
-		if len(got) < len(tc.want) {
-			t.Errorf("%s: frames %x, want %x", tc.name, got, tc.want)
-			continue
-		}
-		for i := range tc.want {
-			if got[i] != tc.want[i] {
-				t.Errorf("%s: frames %x, want %x", tc.name, got, tc.want)
-				break
-			}
-		}
+		walkertest.CheckPrefix(t, tc.name, walk(tc.breakpad, tc.code, tc.eip, tc.pushed), tc.want)
 	}
 }
 
@@ -116,24 +91,8 @@ func TestScanPrefersLinkedCandidate(t *testing.T) {
 	put(deeper, call32(deeper, callee))
 	syms := "MODULE Linux x86 ID1 module1\nFUNC 1000 100 0 callee\nFUNC 2000 100 0 f2\nFUNC 3000 100 0 f3\nFUNC 4000 100 0 f4\n"
 	walk := func(words ...uint32) []uint64 {
-		data := make([]byte, 0x100)
-		for i, w := range words {
-			binary.LittleEndian.PutUint32(data[4*i:], w)
-		}
-		ctx := minidump.NewContext(minidump.ArchX86)
-		ctx.SetIndex(minidump.X86EIP, callee+0x10)
-		ctx.SetIndex(minidump.X86ESP, csStack)
-		ctx.SetIndex(minidump.X86EBP, 0)
-		env := &walker.Env{
-			OS: "linux", Memory: &walkertest.Memory{Base: csStack, Data: data}, Code: code,
-			Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", csMod, 0x10000)}),
-			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
-		}
-		var pcs []uint64
-		for _, f := range walker.Walk(env, x86.New(x86.Options{}), ctx).Frames {
-			pcs = append(pcs, f.ReturnAddress())
-		}
-		return pcs
+		data := walkertest.Words32(0x100, words...)
+		return walkertest.ReturnAddresses(walkWithCode(t, false, code, syms, data, callee+0x10, csStack, 0))
 	}
 	if got := walk(indirect, linkF2, deeper); len(got) < 2 || got[1] != indirect {
 		t.Errorf("linked: frames %x, want caller %#x", got, uint64(indirect))
@@ -168,22 +127,9 @@ func TestScanCallIntoPublic(t *testing.T) {
 	data := make([]byte, 0x100)
 	binary.LittleEndian.PutUint32(data[0:], viaInner)
 	binary.LittleEndian.PutUint32(data[8:], viaPub)
-	ctx := minidump.NewContext(minidump.ArchX86)
-	ctx.SetIndex(minidump.X86EIP, ip)
-	ctx.SetIndex(minidump.X86ESP, csStack)
-	ctx.SetIndex(minidump.X86EBP, 0)
-	env := &walker.Env{
-		OS: "linux", Memory: &walkertest.Memory{Base: csStack, Data: data}, Code: code,
-		Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", csMod, 0x10000)}),
-		Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
-	}
-	frames := walker.Walk(env, x86.New(x86.Options{}), ctx).Frames
+	frames := walkWithCode(t, false, code, syms, data, ip, csStack, 0)
 	if len(frames) < 2 || frames[1].ReturnAddress() != viaInner {
-		var got []uint64
-		for _, f := range frames {
-			got = append(got, f.ReturnAddress())
-		}
-		t.Errorf("frames %x, want caller %#x", got, uint64(viaInner))
+		t.Errorf("frames %x, want caller %#x", walkertest.ReturnAddresses(frames), uint64(viaInner))
 	}
 }
 
@@ -216,20 +162,7 @@ func TestFramelessByCode(t *testing.T) {
 		binary.LittleEndian.PutUint32(data[0x0c:], fromCaller)     // frameless's
 		binary.LittleEndian.PutUint32(data[0x20:], csStack+0x80)   // caller's record
 		binary.LittleEndian.PutUint32(data[0x24:], outer+0x20)
-		ctx := minidump.NewContext(minidump.ArchX86)
-		ctx.SetIndex(minidump.X86EIP, callee+0x10)
-		ctx.SetIndex(minidump.X86ESP, csStack)
-		ctx.SetIndex(minidump.X86EBP, csStack+0x20)
-		env := &walker.Env{
-			OS: "linux", Memory: &walkertest.Memory{Base: csStack, Data: data}, Code: code,
-			Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", csMod, 0x10000)}),
-			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
-		}
-		var pcs []uint64
-		for _, f := range walker.Walk(env, x86.New(x86.Options{Breakpad: breakpad}), ctx).Frames {
-			pcs = append(pcs, f.ReturnAddress())
-		}
-		return pcs
+		return walkertest.ReturnAddresses(walkWithCode(t, breakpad, code, syms, data, callee+0x10, csStack, csStack+0x20))
 	}
 	for _, tc := range []struct {
 		name       string
@@ -241,16 +174,6 @@ func TestFramelessByCode(t *testing.T) {
 		{"indirect call: the record", false, caller + 0x60, []uint64{callee + 0x10, frameless + 0x20, outer + 0x20}},
 		{"Breakpad mode", true, caller + 0x40, []uint64{callee + 0x10, frameless + 0x20, outer + 0x20}},
 	} {
-		got := walk(tc.breakpad, tc.fromCaller)
-		if len(got) < len(tc.want) {
-			t.Errorf("%s: frames %x, want %x", tc.name, got, tc.want)
-			continue
-		}
-		for i := range tc.want {
-			if got[i] != tc.want[i] {
-				t.Errorf("%s: frames %x, want %x", tc.name, got, tc.want)
-				break
-			}
-		}
+		walkertest.CheckPrefix(t, tc.name, walk(tc.breakpad, tc.fromCaller), tc.want)
 	}
 }
