@@ -409,10 +409,9 @@ func TestFrameRecordCallSite(t *testing.T) {
 		want{mod2 + 0x1010, stack, walker.TrustContext},
 		want{mod2 + 0x2108, stack + 0x18, walker.TrustFramePointer})
 
-	code := make([]byte, 0x200)
-	binary.LittleEndian.PutUint32(code[0x44:], armBL(mod2+0x2044, mod2+0x1000))  // b_func calls leaf_func
-	binary.LittleEndian.PutUint32(code[0x104:], armBL(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
-	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: code}
+	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: make([]byte, 0x200)}
+	f.putBL(mod2+0x2044, mod2+0x1000) // b_func calls leaf_func
+	f.putBL(mod2+0x2104, mod2+0x2000) // d_func calls b_func
 	check(t, "extended, code", f.walk(t, false),
 		want{mod2 + 0x1010, stack, walker.TrustContext},
 		want{mod2 + 0x2048, stack + 8, walker.TrustScan},
@@ -421,7 +420,7 @@ func TestFrameRecordCallSite(t *testing.T) {
 	// Tail call: the word below the record is a stale return address
 	// into d_func, and the record is leaf_func's own.
 	f.words[stack+4] = mod2 + 0x2168
-	binary.LittleEndian.PutUint32(code[0x164:], armBL(mod2+0x2164, mod2+0x2000)) // d_func calls b_func
+	f.putBL(mod2+0x2164, mod2+0x2000) // d_func calls b_func
 	check(t, "extended, code, tail call", f.walk(t, false),
 		want{mod2 + 0x1010, stack, walker.TrustContext},
 		want{mod2 + 0x2108, stack + 0x18, walker.TrustFramePointer})
@@ -461,11 +460,10 @@ func TestLeafReturnTailCall(t *testing.T) {
 	f := newFixture().set(minidump.ARMPC, mod2+0x1010).set(minidump.ARMSP, stack).set(minidump.ARMLR, mod2+0x2048)
 	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 leaf_func\nFUNC 2200 100 0 e_func\n"}
 	f.words[stack+4] = mod2 + 0x2208 // e_func's return from its call to b_func
-	code := make([]byte, 0x300)
-	binary.LittleEndian.PutUint32(code[0x44:], armBL(mod2+0x2044, mod2+0x2100))  // b_func calls d_func
-	binary.LittleEndian.PutUint32(code[0x64:], armBL(mod2+0x2064, mod2+0x1000))  // b_func calls leaf_func
-	binary.LittleEndian.PutUint32(code[0x204:], armBL(mod2+0x2204, mod2+0x2000)) // e_func calls b_func
-	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: code}
+	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: make([]byte, 0x300)}
+	f.putBL(mod2+0x2044, mod2+0x2100) // b_func calls d_func
+	f.putBL(mod2+0x2064, mod2+0x1000) // b_func calls leaf_func
+	f.putBL(mod2+0x2204, mod2+0x2000) // e_func calls b_func
 	check(t, "extended, code, tail call", f.walk(t, false),
 		want{mod2 + 0x1010, stack, walker.TrustContext},
 		want{mod2 + 0x2048, stack, walker.TrustLeaf},
@@ -497,11 +495,10 @@ func TestFramelessCalleeTailCall(t *testing.T) {
 	f.words[stack+4] = mod2 + 0x2044    // pushed by leaf_func: return into b_func
 	f.words[stack+0x10] = stack + 0x40  // b_func's record: caller's r11
 	f.words[stack+0x14] = mod2 + 0x2108 // and return address into d_func
-	code := make([]byte, 0x300)
-	binary.LittleEndian.PutUint32(code[0x40:], armBL(mod2+0x2040, mod2+0x2100))  // b_func calls d_func
-	binary.LittleEndian.PutUint32(code[0x104:], armBL(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
-	binary.LittleEndian.PutUint32(code[0x224:], armBLXReg)                       // e_func: blx r3
-	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: code}
+	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: make([]byte, 0x300)}
+	f.putBL(mod2+0x2040, mod2+0x2100)    // b_func calls d_func
+	f.putBL(mod2+0x2104, mod2+0x2000)    // d_func calls b_func
+	f.code.Put32(mod2+0x2224, armBLXReg) // e_func: blx r3
 	check(t, "extended, code", f.walk(t, false),
 		want{mod2 + 0x1010, stack, walker.TrustContext},
 		want{mod2 + 0x2044, stack + 8, walker.TrustScan},
@@ -522,24 +519,23 @@ func TestFrameRecordOfFramelessFunction(t *testing.T) {
 	f.words[stack+4] = mod2 + 0x2248 // pushed by leaf_func: return into c_func
 	f.words[stack+0x10] = stack + 0x40
 	f.words[stack+0x14] = mod2 + 0x2108 // b_func's record: return into d_func
-	code := make([]byte, 0x1300)
-	binary.LittleEndian.PutUint32(code[0x1044:], armBLXReg)                       // b_func: blx r3
-	binary.LittleEndian.PutUint32(code[0x1104:], armBL(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
-	binary.LittleEndian.PutUint32(code[0x1244:], armBLXReg)                       // c_func: blx r3
-	f.code = &walkertest.Memory{Base: mod2 + 0x1000, Data: code}
+	f.code = &walkertest.Memory{Base: mod2 + 0x1000, Data: make([]byte, 0x1300)}
+	f.code.Put32(mod2+0x2044, armBLXReg) // b_func: blx r3
+	f.putBL(mod2+0x2104, mod2+0x2000)    // d_func calls b_func
+	f.code.Put32(mod2+0x2244, armBLXReg) // c_func: blx r3
 	want3 := []want{
 		{mod2 + 0x1010, stack, walker.TrustContext},
 		{mod2 + 0x2248, stack + 8, walker.TrustScan},
 		{mod2 + 0x2108, stack + 0x18, walker.TrustScan},
 	}
-	binary.LittleEndian.PutUint32(code[0:], 0xe24dd010) // leaf_func: sub sp, sp, #16
+	f.code.Put32(mod2+0x1000, 0xe24dd010) // leaf_func: sub sp, sp, #16
 	check(t, "extended, code, frameless", f.walk(t, false), want3...)
-	binary.LittleEndian.PutUint16(code[0:], 0xb084) // Thumb: sub sp, #16
+	f.code.Put16(mod2+0x1000, 0xb084) // Thumb: sub sp, #16
 	check(t, "extended, code, frameless (Thumb)", f.walk(t, false), want3...)
 
 	// A function that pushes r7 and LR may keep its record at r7: the
 	// record stands (a tail call into it leaves the same call site).
-	binary.LittleEndian.PutUint32(code[0:], 0xe92d4080) // push {r7, lr}
+	f.code.Put32(mod2+0x1000, 0xe92d4080) // push {r7, lr}
 	check(t, "extended, code, push {r7, lr}", f.walk(t, false),
 		want{mod2 + 0x1010, stack, walker.TrustContext},
 		want{mod2 + 0x2108, stack + 0x18, walker.TrustFramePointer})
@@ -570,14 +566,16 @@ func TestScanTakesRecordSlot(t *testing.T) {
 	f.words[stack+0x18] = mod2 + 0x2068 // stale: return into b_func after a call to d_func
 	f.words[stack+0x40] = 0             // d_func's record
 	f.words[stack+0x44] = mod2 + 0x2208 // return into e_func
-	code := make([]byte, 0x1300)
-	binary.LittleEndian.PutUint32(code[0:], 0xe24dd010)                           // leaf_func: sub sp, sp, #16
-	binary.LittleEndian.PutUint32(code[0x1064:], armBL(mod2+0x2064, mod2+0x2100)) // b_func calls d_func
-	binary.LittleEndian.PutUint32(code[0x1104:], armBL(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
-	binary.LittleEndian.PutUint32(code[0x1204:], armBL(mod2+0x2204, mod2+0x2100)) // e_func calls d_func
-	f.code = &walkertest.Memory{Base: mod2 + 0x1000, Data: code}
+	f.code = &walkertest.Memory{Base: mod2 + 0x1000, Data: make([]byte, 0x1300)}
+	f.code.Put32(mod2+0x1000, 0xe24dd010) // leaf_func: sub sp, sp, #16
+	f.putBL(mod2+0x2064, mod2+0x2100)     // b_func calls d_func
+	f.putBL(mod2+0x2104, mod2+0x2000)     // d_func calls b_func
+	f.putBL(mod2+0x2204, mod2+0x2100)     // e_func calls d_func
 	check(t, "extended, code", f.walk(t, false),
 		want{mod2 + 0x1010, stack, walker.TrustContext},
 		want{mod2 + 0x2108, stack + 0x18, walker.TrustScan},
 		want{mod2 + 0x2208, stack + 0x48, walker.TrustCFI})
 }
+
+// putBL writes at addr in the dump's code a BL to target.
+func (f *fixture) putBL(addr, target uint64) { f.code.Put32(addr, armBL(addr, target)) }

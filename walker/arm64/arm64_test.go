@@ -336,10 +336,9 @@ func TestFrameRecordCallSite(t *testing.T) {
 		want{mod2 + 0x1080, stack, walker.TrustContext},
 		want{mod2 + 0x2108, stack + 0x30, walker.TrustFramePointer})
 
-	code := make([]byte, 0x200)
-	binary.LittleEndian.PutUint32(code[0x44:], bl(mod2+0x2044, mod2+0x1000))  // b_func calls a_func
-	binary.LittleEndian.PutUint32(code[0x104:], bl(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
-	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: code}
+	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: make([]byte, 0x200)}
+	f.putBL(mod2+0x2044, mod2+0x1000) // b_func calls a_func
+	f.putBL(mod2+0x2104, mod2+0x2000) // d_func calls b_func
 	check(t, "extended, code", f.walk(t, false),
 		want{mod2 + 0x1080, stack, walker.TrustContext},
 		want{mod2 + 0x2048, stack + 0x10, walker.TrustScan},
@@ -348,7 +347,7 @@ func TestFrameRecordCallSite(t *testing.T) {
 	// Tail call: the word below the record is a stale return address
 	// into d_func, and the record is a_func's own.
 	f.words[stack+8] = mod2 + 0x2168
-	binary.LittleEndian.PutUint32(code[0x164:], bl(mod2+0x2164, mod2+0x2000)) // d_func calls b_func
+	f.putBL(mod2+0x2164, mod2+0x2000) // d_func calls b_func
 	check(t, "extended, code, tail call", f.walk(t, false),
 		want{mod2 + 0x1080, stack, walker.TrustContext},
 		want{mod2 + 0x2108, stack + 0x30, walker.TrustFramePointer})
@@ -502,11 +501,10 @@ func TestLeafReturnTailCall(t *testing.T) {
 		set(minidump.ARM64LR, mod2+0x2048).set(minidump.ARM64FP, 0)
 	f.syms = map[string]string{"module2": sym2 + "FUNC 1000 100 0 a_func\nFUNC 2200 100 0 e_func\n"}
 	f.words[stack+8] = mod2 + 0x2208 // e_func's return from its call to b_func
-	code := make([]byte, 0x300)
-	binary.LittleEndian.PutUint32(code[0x44:], bl(mod2+0x2044, mod2+0x2100))  // b_func calls d_func
-	binary.LittleEndian.PutUint32(code[0x64:], bl(mod2+0x2064, mod2+0x1000))  // b_func calls a_func
-	binary.LittleEndian.PutUint32(code[0x204:], bl(mod2+0x2204, mod2+0x2000)) // e_func calls b_func
-	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: code}
+	f.code = &walkertest.Memory{Base: mod2 + 0x2000, Data: make([]byte, 0x300)}
+	f.putBL(mod2+0x2044, mod2+0x2100) // b_func calls d_func
+	f.putBL(mod2+0x2064, mod2+0x1000) // b_func calls a_func
+	f.putBL(mod2+0x2204, mod2+0x2000) // e_func calls b_func
 	check(t, "extended, code, tail call", f.walk(t, false),
 		want{mod2 + 0x1080, stack, walker.TrustContext},
 		want{mod2 + 0x2048, stack, walker.TrustLeaf},
@@ -538,12 +536,11 @@ func TestFrameRecordOfFramelessFunction(t *testing.T) {
 	f.words[stack+8] = mod2 + 0x2248    // saved by a_func: return into c_func
 	f.words[stack+0x20] = 0             // b_func's record
 	f.words[stack+0x28] = mod2 + 0x2108 // return into d_func
-	code := make([]byte, 0x1300)
-	binary.LittleEndian.PutUint32(code[0x1044:], blrX8)                        // b_func: blr x8
-	binary.LittleEndian.PutUint32(code[0x1104:], bl(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
-	binary.LittleEndian.PutUint32(code[0x1244:], blrX8)                        // c_func: blr x8
-	f.code = &walkertest.Memory{Base: mod2 + 0x1000, Data: code}
-	binary.LittleEndian.PutUint32(code[0:], 0xaa0103e0) // a_func: mov x0, x1
+	f.code = &walkertest.Memory{Base: mod2 + 0x1000, Data: make([]byte, 0x1300)}
+	f.code.Put32(mod2+0x2044, blrX8)      // b_func: blr x8
+	f.putBL(mod2+0x2104, mod2+0x2000)     // d_func calls b_func
+	f.code.Put32(mod2+0x2244, blrX8)      // c_func: blr x8
+	f.code.Put32(mod2+0x1000, 0xaa0103e0) // a_func: mov x0, x1
 	check(t, "extended, code, frameless", f.walk(t, false),
 		want{mod2 + 0x1080, stack, walker.TrustContext},
 		want{mod2 + 0x2248, stack + 0x10, walker.TrustScan},
@@ -552,7 +549,7 @@ func TestFrameRecordOfFramelessFunction(t *testing.T) {
 	// A function that begins with `stp x29, x30, [sp, #-16]!` may keep its
 	// record at x29: the record stands (a tail call into it leaves the
 	// same call site).
-	binary.LittleEndian.PutUint32(code[0:], 0xa9bf7bfd)
+	f.code.Put32(mod2+0x1000, 0xa9bf7bfd)
 	check(t, "extended, code, stp x29, x30", f.walk(t, false),
 		want{mod2 + 0x1080, stack, walker.TrustContext},
 		want{mod2 + 0x2108, stack + 0x30, walker.TrustFramePointer})
@@ -583,14 +580,16 @@ func TestScanTakesRecordSlot(t *testing.T) {
 	f.words[stack+0x30] = mod2 + 0x2068 // stale: return into b_func after a call to d_func
 	f.words[stack+0x40] = 0             // d_func's caller's record
 	f.words[stack+0x48] = mod2 + 0x2208 // return into e_func
-	code := make([]byte, 0x1300)
-	binary.LittleEndian.PutUint32(code[0:], 0xaa0103e0)                        // a_func: mov x0, x1
-	binary.LittleEndian.PutUint32(code[0x1064:], bl(mod2+0x2064, mod2+0x2100)) // b_func calls d_func
-	binary.LittleEndian.PutUint32(code[0x1104:], bl(mod2+0x2104, mod2+0x2000)) // d_func calls b_func
-	binary.LittleEndian.PutUint32(code[0x1204:], bl(mod2+0x2204, mod2+0x2100)) // e_func calls d_func
-	f.code = &walkertest.Memory{Base: mod2 + 0x1000, Data: code}
+	f.code = &walkertest.Memory{Base: mod2 + 0x1000, Data: make([]byte, 0x1300)}
+	f.code.Put32(mod2+0x1000, 0xaa0103e0) // a_func: mov x0, x1
+	f.putBL(mod2+0x2064, mod2+0x2100)     // b_func calls d_func
+	f.putBL(mod2+0x2104, mod2+0x2000)     // d_func calls b_func
+	f.putBL(mod2+0x2204, mod2+0x2100)     // e_func calls d_func
 	check(t, "extended, code", f.walk(t, false),
 		want{mod2 + 0x1080, stack, walker.TrustContext},
 		want{mod2 + 0x2108, stack + 0x30, walker.TrustScan},
 		want{mod2 + 0x2208, stack + 0x50, walker.TrustCFI})
 }
+
+// putBL writes at addr in the dump's code a BL to target.
+func (f *fixture) putBL(addr, target uint64) { f.code.Put32(addr, bl(addr, target)) }

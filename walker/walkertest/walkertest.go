@@ -148,3 +148,13 @@ func Words32(size int, words ...uint32) []byte {
 	}
 	return data
 }
+
+// Put32 writes v little-endian at addr, which must lie in the region.
+func (m *Memory) Put32(addr uint64, v uint32) {
+	binary.LittleEndian.PutUint32(m.Data[addr-m.Base:], v)
+}
+
+// Put16 writes v little-endian at addr, which must lie in the region.
+func (m *Memory) Put16(addr uint64, v uint16) {
+	binary.LittleEndian.PutUint16(m.Data[addr-m.Base:], v)
+}
