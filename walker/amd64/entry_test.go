@@ -189,10 +189,7 @@ func TestWindowsFramePointerByCode(t *testing.T) {
 		stale  = mod1Base + 0x2020 // in f2, after `call fpfunc`
 		caller = mod1Base + 0x3040 // in f3, after `call *%r8`
 	)
-	code := &walkertest.Memory{Base: mod1Base, Data: make([]byte, 0x5000)}
-	copy(code.Data[fpfunc-code.Base:], []byte{0x55, 0x48, 0x89, 0xe5})
-	callRel32(code, stale, fpfunc)
-	copy(code.Data[caller-5-code.Base:], []byte{0x90, 0x90, 0x41, 0xff, 0xd0})
+	code := fpfuncCode(fpfunc, stale, caller)
 	syms := "MODULE windows x86_64 ID1 module1\nFUNC 1000 100 0 fpfunc\nFUNC 2000 100 0 f2\nFUNC 3000 100 0 f3\n"
 	data := make([]byte, 0x100)
 	binary.LittleEndian.PutUint64(data[0x10:], stale)
@@ -219,10 +216,7 @@ func TestProvenRecordWithoutChain(t *testing.T) {
 		stale  = mod1Base + 0x2020 // in f2, after `call fpfunc`
 		caller = mod1Base + 0x3040 // in f3, after `call *%r8`
 	)
-	code := &walkertest.Memory{Base: mod1Base, Data: make([]byte, 0x5000)}
-	copy(code.Data[fpfunc-code.Base:], []byte{0x55, 0x48, 0x89, 0xe5})
-	callRel32(code, stale, fpfunc)
-	copy(code.Data[caller-5-code.Base:], []byte{0x90, 0x90, 0x41, 0xff, 0xd0})
+	code := fpfuncCode(fpfunc, stale, caller)
 	syms := "MODULE Linux x86_64 ID1 module1\nFUNC 1000 100 0 fpfunc\nFUNC 2000 100 0 f2\nFUNC 3000 100 0 f3\n"
 	data := make([]byte, 0x100)
 	binary.LittleEndian.PutUint64(data[0x10:], stale)
@@ -233,4 +227,15 @@ func TestProvenRecordWithoutChain(t *testing.T) {
 			t.Errorf("%s: frames %x, want caller %#x from the record", os, walkertest.ReturnAddresses(frames), uint64(caller))
 		}
 	}
+}
+
+// fpfuncCode is module1's code for a function at fpfunc that begins with
+// push %rbp; mov %rsp,%rbp, a direct call to it returning at stale and an
+// indirect call (call *%r8) returning at caller.
+func fpfuncCode(fpfunc, stale, caller uint64) *walkertest.Memory {
+	code := &walkertest.Memory{Base: mod1Base, Data: make([]byte, 0x5000)}
+	copy(code.Data[fpfunc-code.Base:], []byte{0x55, 0x48, 0x89, 0xe5})
+	callRel32(code, stale, fpfunc)
+	copy(code.Data[caller-5-code.Base:], []byte{0x90, 0x90, 0x41, 0xff, 0xd0})
+	return code
 }
