@@ -234,15 +234,11 @@ func scanAccept(w *walker.Walker, last *walker.Frame, mask uint64, a Arch) func(
 	}
 }
 
-// ConfirmedBelow reports whether a stack word from start up to end
-// (exclusive; at most ScanWords(callee) words) is a scan candidate whose
-// call site is confirmed for callee (Judge: a direct call to the start of
-// callee's function) and which passes the extended scan's checks (see
-// ScanCaller). mask as for ScanCaller. False without code in the dump.
-func ConfirmedBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uint64, a Arch) bool {
-	if w.Env.Code == nil || callee == nil || callee.Function == "" {
-		return false
-	}
+// wordBelow reports whether a stack word from start up to end (exclusive;
+// at most ScanWords(callee) words) that could be a return address (value
+// − 1 seems a valid instruction, mask applied) satisfies match and passes
+// the extended scan's checks (see ScanCaller).
+func wordBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uint64, a Arch, match func(v uint64) bool) bool {
 	if a.WordSize == 4 {
 		mask &= 0xffffffff
 	}
@@ -257,14 +253,21 @@ func ConfirmedBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uin
 			break
 		}
 		v &= mask
-		if !w.InstructionSeemsValid((v - 1) & mask) {
-			continue
-		}
-		if Judge(w, callee, v) == Confirmed && accept(l, v) {
+		if w.InstructionSeemsValid((v-1)&mask) && match(v) && accept(l, v) {
 			return true
 		}
 	}
 	return false
+}
+
+// confirmedBelow reports whether a stack word from start up to end is a
+// scan candidate whose call site is confirmed for callee (Judge: a direct
+// call to the start of callee's function). False without code in the dump.
+func confirmedBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uint64, a Arch) bool {
+	if w.Env.Code == nil || callee == nil || callee.Function == "" {
+		return false
+	}
+	return wordBelow(w, callee, start, end, mask, a, func(v uint64) bool { return Judge(w, callee, v) == Confirmed })
 }
 
 // ReturnRejected is the call-site rule for a return address that the
@@ -272,7 +275,7 @@ func ConfirmedBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uin
 // CallSiteContradicts): it is rejected when no call instruction precedes
 // it, and when it follows a direct call to another known function only if
 // a stack word from start up to end (callee's stack below the record) is a
-// confirmed return address for callee (ConfirmedBelow), or returns into
+// confirmed return address for callee (confirmedBelow), or returns into
 // the function that call targets (ownerReturnBelow). A tail call leaves a
 // real return address after a call to another function, usually with
 // neither below it; a frameless callee under its caller's record has
@@ -286,7 +289,7 @@ func ReturnRejected(w *walker.Walker, callee *walker.Frame, ra, start, end, mask
 	case NoCall:
 		return true
 	case Contradicted:
-		return ConfirmedBelow(w, callee, start, end, mask, a) ||
+		return confirmedBelow(w, callee, start, end, mask, a) ||
 			ownerReturnBelow(w, callee, ClassifyCallSite(w, callee.Context.Arch, ra).Target, start, end, mask, a)
 	}
 	return false
@@ -311,29 +314,13 @@ func ownerReturnBelow(w *walker.Walker, callee *walker.Frame, target, start, end
 	if owner.Function == "" || owner.FunctionBase&^1 != target {
 		return false
 	}
-	size := uint64(a.WordSize)
-	if limit := start + uint64(ScanWords(callee))*size; limit > start && limit < end {
-		end = limit
-	}
-	accept := scanAccept(w, callee, mask, a)
-	for l := start; l < end && l >= start; l += size {
-		v, ok := w.ReadWord(l, a.WordSize)
-		if !ok {
-			break
-		}
-		v &= mask
-		if !w.InstructionSeemsValid((v - 1) & mask) {
-			continue
-		}
+	return wordBelow(w, callee, start, end, mask, a, func(v uint64) bool {
 		at := &walker.Frame{Instruction: (v&^1 - a.CallOffset) & mask}
 		if a.WordSize == 8 {
 			at.Instruction = (v - a.CallOffset) & mask
 		}
 		w.Symbolize(at, false)
-		if at.Module == owner.Module && at.Function == owner.Function && at.FunctionBase == owner.FunctionBase &&
-			Judge(w, callee, v) != NoCall && accept(l, v) {
-			return true
-		}
-	}
-	return false
+		return at.Module == owner.Module && at.Function == owner.Function && at.FunctionBase == owner.FunctionBase &&
+			Judge(w, callee, v) != NoCall
+	})
 }
