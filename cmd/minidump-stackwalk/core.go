@@ -1,10 +1,13 @@
 package main
 
 // A Linux ELF core file given as the input is
-// converted to a minidump (internal/coreconv, the conversion of cmd/core2md,
-// with its defaults) and walked like one. core2md's --module, --sysroot,
-// --no-disk and --os-version are left to core2md (a qemu-user core, which
-// holds no program text, needs --module to name the program).
+// converted to a minidump (internal/coreconv, the conversion of cmd/core2md)
+// and walked like one. Unlike core2md, which runs where the crash happened,
+// the walker reads no module file the core names unless --sysroot gives a
+// root to read them under: the core is untrusted input, and its paths must
+// not decide which local files are opened. core2md's --module and
+// --os-version are left to core2md (a qemu-user core, which holds no program
+// text, needs --module to name the program).
 
 import (
 	"bytes"
@@ -45,7 +48,7 @@ func processCore(o *options, group flagGroup, stdout, stderr io.Writer) (status 
 	if !isELFCore(o.dumpPath) {
 		return 0, false
 	}
-	data, err := convertCoreFile(o.dumpPath, coreconv.DefaultOptions())
+	data, err := convertCoreFile(o.dumpPath, coreOptions(o.sysroot))
 	if err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
 		writeOpenFailure(group, stdout, o.dumpPath, err) // --json prints a status document
@@ -58,6 +61,14 @@ func processCore(o *options, group flagGroup, stdout, stderr io.Writer) (status 
 		return exitDump, true
 	}
 	return processDump(o, group, dump, bytes.NewReader(data), stdout, stderr), true
+}
+
+// coreOptions are core2md's conversion defaults, except that module files
+// are read from disk only under sysroot, and not at all when it is "".
+func coreOptions(sysroot string) coreconv.Options {
+	opt := coreconv.DefaultOptions()
+	opt.Sysroot, opt.NoDisk = sysroot, sysroot == ""
+	return opt
 }
 
 // convertCoreFile reads the core at path and returns the minidump bytes.

@@ -39,6 +39,7 @@ type options struct {
 
 	dumpPath    string
 	symbolPaths []string // local paths and symbol server URLs
+	sysroot     string   // --sysroot: where a core's module files are read (core.go)
 
 	// symbolServer holds --symbols-url, --symbols-cache, --symbols-total-timeout and
 	// --symbol-download-timeout (symbolserver.go).
@@ -121,6 +122,9 @@ Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 		"reproduce Breakpad's output exactly, including its known mistakes: walk on past the\n"+
 			"program's entry (_start), look symbols up relative to the module entry holding an\n"+
 			"address even when an image spans several entries, walk arm/arm64 with Breakpad's methods only")
+	fs.StringVar(&o.sysroot, "sysroot", "",
+		"for an ELF core: read the module files it names under `DIR` (\"/\" reads them where\n"+
+			"they are); by default none is read")
 	for _, g := range groups {
 		g.AddFlags(fs)
 	}

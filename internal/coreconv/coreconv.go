@@ -22,7 +22,7 @@ type Options struct {
 	// from the module's file; 0 keeps none.
 	CodeWindow uint64
 	Modules    []Module // modules named by the user (core2md --module)
-	Sysroot    string   // prefix for paths read from disk
+	Sysroot    string   // root that module paths from the core are read under; they may not leave it
 	NoDisk     bool     // never read module files from disk
 	OSVersion  string   // CSD version string for SystemInfo
 	// MaxMemory bounds the memory bytes copied into the dump (stacks and
@@ -348,13 +348,29 @@ func addModule(b *synth.Builder, core *coredump.File, opt Options, name string, 
 }
 
 // diskPath is where the file of a module the core names is read from
-// disk, "" when it may not be: reading from disk is off, or the name is no
-// absolute path.
+// disk, "" when it may not be: reading from disk is off, the name is no
+// absolute path, or (the core names the path, so it is untrusted) the file
+// it leads to under a sysroot, its symbolic links followed, lies outside
+// that sysroot.
 func diskPath(opt Options, name string) string {
 	if opt.NoDisk || !filepath.IsAbs(name) {
 		return ""
 	}
-	return filepath.Join(opt.Sysroot, name)
+	if opt.Sysroot == "" {
+		return name
+	}
+	root, err := filepath.EvalSymlinks(opt.Sysroot)
+	if err != nil {
+		return ""
+	}
+	path, err := filepath.EvalSymlinks(filepath.Join(root, filepath.Clean(name)))
+	if err != nil {
+		return ""
+	}
+	if rel, err := filepath.Rel(root, path); err != nil || !filepath.IsLocal(rel) {
+		return ""
+	}
+	return path
 }
 
 // maxModules bounds the modules taken from NT_FILE (real processes map a

@@ -5,6 +5,8 @@ package coreconv
 // those of testdata/dumps) and cmd/minidump-stackwalk (core-file input).
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -67,5 +69,52 @@ func TestDisjointChunks(t *testing.T) {
 	cut := subtractChunks(want, []interval{{20, 35}, {85, 100}})
 	if want := []chunk{{0, 20, nil}, {35, 45, a}, {50, 80, b}, {80, 85, nil}}; !reflect.DeepEqual(cut, want) {
 		t.Errorf("subtractChunks = %v, want %v", cut, want)
+	}
+}
+
+// A module path the core names is read only under the sysroot, however it
+// is spelt and wherever its symbolic links lead; without a sysroot it is
+// read as it is, and with NoDisk or a relative name not at all.
+func TestDiskPathStaysInSysroot(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	mustWrite := func(path string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustWrite(filepath.Join(root, "lib", "libc.so.6"))
+	mustWrite(filepath.Join(outside, "secret"))
+	if err := os.Symlink(filepath.Join(outside, "secret"), filepath.Join(root, "lib", "escape.so")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("libc.so.6", filepath.Join(root, "lib", "libc-link.so")); err != nil {
+		t.Fatal(err)
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inRoot := filepath.Join(realRoot, "lib", "libc.so.6")
+	for _, tc := range []struct {
+		opt  Options
+		name string
+		want string
+	}{
+		{Options{Sysroot: root}, "/lib/libc.so.6", inRoot},
+		{Options{Sysroot: root}, "/lib/libc-link.so", inRoot},
+		{Options{Sysroot: root}, "/../../lib/libc.so.6", inRoot},
+		{Options{Sysroot: root}, "/lib/escape.so", ""},
+		{Options{Sysroot: root}, "/lib/missing.so", ""},
+		{Options{Sysroot: root}, "lib/libc.so.6", ""},
+		{Options{Sysroot: root, NoDisk: true}, "/lib/libc.so.6", ""},
+		{Options{}, "/usr/lib/x.so", "/usr/lib/x.so"},
+	} {
+		if got := diskPath(tc.opt, tc.name); got != tc.want {
+			t.Errorf("diskPath(%+v, %q) = %q, want %q", tc.opt, tc.name, got, tc.want)
+		}
 	}
 }
