@@ -99,14 +99,9 @@ func conformanceCases(t *testing.T) []conformanceCase {
 				conformanceCase{set: "stress-nosyms", dump: d, human: exp + ".nosyms.stackwalk.txt"})
 		}
 	}
-	// The perf corpus, when its symbols were made (perf/make-symbols.sh
-	// into $LLVMCRASH_SYMS or /tmp/llvmcrash-syms).
+	// The perf corpus, when its symbols were made (corpus.PerfSymbolsDir).
 	perf := filepath.Join(filepath.Dir(filepath.Dir(bp)), "perf")
-	syms := os.Getenv("LLVMCRASH_SYMS")
-	if syms == "" {
-		syms = "/tmp/llvmcrash-syms"
-	}
-	if _, err := os.Stat(syms); err == nil {
+	if syms, err := corpus.PerfSymbolsDir(); err == nil {
 		dumps, _ := filepath.Glob(filepath.Join(perf, "dumps", "*.dmp"))
 		for _, d := range dumps {
 			name := strings.TrimSuffix(filepath.Base(d), ".dmp")

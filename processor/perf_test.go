@@ -16,15 +16,7 @@ import (
 // skips: the .sym files are made by perf/make-symbols.sh (not shipped).
 func perfSymbols(tb testing.TB) (perf, syms string) {
 	tb.Helper()
-	perf = corpus.Shared(tb, "perf")
-	syms = os.Getenv("LLVMCRASH_SYMS")
-	if syms == "" {
-		syms = "/tmp/llvmcrash-syms"
-	}
-	if _, err := os.Stat(syms); err != nil {
-		tb.Skipf("perf symbols not made (run %s/make-symbols.sh %s): %v", perf, syms, err)
-	}
-	return perf, syms
+	return corpus.Shared(tb, "perf"), corpus.PerfSymbols(tb)
 }
 
 // TestPerfAgainstGDB checks every thread of the 20 llvmcrash dumps against

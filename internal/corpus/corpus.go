@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -41,6 +42,43 @@ func Shared(t testing.TB, elem ...string) string {
 		t.Skipf("shared corpus not present at %s (conformance test skipped): %v", p, err)
 	}
 	return p
+}
+
+// TestCacheDir is the directory .ci/run fills with what the tests need from
+// outside the repository (Breakpad's binaries, the perf corpus's symbols):
+// minidump-stackwalk-ci under the user's cache directory ($XDG_CACHE_HOME,
+// else ~/.cache), as .ci/run computes it. It may not exist.
+func TestCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "minidump-stackwalk-ci")
+}
+
+// PerfSymbolsDir returns the symbol tree of ../shared/perf's dumps, made by
+// perf/make-symbols.sh (not shipped): $LLVMCRASH_SYMS, else
+// TestCacheDir()/llvmcrash-syms, where .ci/run makes it. The error says
+// why it is absent.
+func PerfSymbolsDir() (string, error) {
+	syms := os.Getenv("LLVMCRASH_SYMS")
+	if syms == "" {
+		syms = filepath.Join(TestCacheDir(), "llvmcrash-syms")
+	}
+	if _, err := os.Stat(syms); err != nil {
+		return "", fmt.Errorf("perf symbols not made (bash .ci/run makes them, or run ../shared/perf/make-symbols.sh %s): %w", syms, err)
+	}
+	return syms, nil
+}
+
+// PerfSymbols returns PerfSymbolsDir, or skips tb when it is absent.
+func PerfSymbols(tb testing.TB) string {
+	tb.Helper()
+	syms, err := PerfSymbolsDir()
+	if err != nil {
+		tb.Skip(err)
+	}
+	return syms
 }
 
 // Testdata returns testdata/<elem...> under the repository root.

@@ -6,6 +6,7 @@
 // scripts/gen-testdata/gdb_frames.py (ReadGDBFrames) and Breakpad's -m
 // output (ReadMachineFrames).
 //
-// The binaries' directory is $BREAKPAD_ORACLE_DIR, else DefaultDir. .ci/run
+// The binaries' directory is $BREAKPAD_ORACLE_DIR, else DefaultDir(), in the
+// tests' cache directory (internal/corpus.TestCacheDir). .ci/run
 // installs the package and sets the variable.
 package oracle

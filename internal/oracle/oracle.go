@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 )
 
 // The reference binaries.
@@ -13,17 +15,18 @@ const (
 	DumpSyms  = "dump_syms"
 )
 
-// DefaultDir is where the team's instructions unpack the npm package:
-// mkdir -p /tmp/oracle && cd /tmp/oracle && npm pack minidump@0.26.0 && tar xzf minidump-0.26.0.tgz
-const DefaultDir = "/tmp/oracle/package/bin/linux-x64"
-
 // EnvDir names the environment variable that overrides DefaultDir.
 const EnvDir = "BREAKPAD_ORACLE_DIR"
 
 // installHint tells a reader of a skip message how to get the binaries.
-const installHint = "set " + EnvDir + " to the package's bin/linux-x64 directory, or run " +
-	"`mkdir -p /tmp/oracle && cd /tmp/oracle && npm pack minidump@0.26.0 && tar xzf minidump-0.26.0.tgz` " +
-	"(bash .ci/run installs it)"
+const installHint = "bash .ci/run installs the npm package minidump@0.26.0 there; or set " + EnvDir +
+	" to the bin/linux-x64 directory of that package unpacked elsewhere"
+
+// DefaultDir is where .ci/run unpacks the npm package: in the tests' cache
+// directory (corpus.TestCacheDir), never a fixed path another tool may fill.
+func DefaultDir() string {
+	return filepath.Join(corpus.TestCacheDir(), "minidump-0.26.0", "package", "bin", "linux-x64")
+}
 
 // Dir returns the directory holding the binaries: $BREAKPAD_ORACLE_DIR, else
 // DefaultDir. It may not exist.
@@ -31,7 +34,7 @@ func Dir() string {
 	if d := os.Getenv(EnvDir); d != "" {
 		return d
 	}
-	return DefaultDir
+	return DefaultDir()
 }
 
 // Lookup returns the path of the named binary and whether it is installed

@@ -15,8 +15,8 @@ func TestDirFromEnvironment(t *testing.T) {
 		t.Errorf("Dir() = %q with %s set; want /some/where", got, EnvDir)
 	}
 	t.Setenv(EnvDir, "")
-	if got := Dir(); got != DefaultDir {
-		t.Errorf("Dir() = %q with %s empty; want %q", got, EnvDir, DefaultDir)
+	if got := Dir(); got != DefaultDir() {
+		t.Errorf("Dir() = %q with %s empty; want %q", got, EnvDir, DefaultDir())
 	}
 }
 
