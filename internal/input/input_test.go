@@ -1,0 +1,220 @@
+package input
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+)
+
+func gzipped(t *testing.T, data []byte) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func xzed(t *testing.T, data []byte) []byte {
+	var b bytes.Buffer
+	w, err := xz.NewWriter(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func zstded(t *testing.T, data []byte) []byte {
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	return enc.EncodeAll(data, nil)
+}
+
+func write(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Real files of every kind, plain and compressed, are told by content
+// whatever their names; the content of a compressed one is the original.
+func TestOpenRealFiles(t *testing.T) {
+	dump := readFile(t, corpus.Testdata(t, "dumps", "amd64-fp.dmp"))
+	core := corpus.TestdataCore(t, "amd64-fp")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	program := readFile(t, exe)
+	for _, tc := range []struct {
+		name        string
+		data        []byte
+		kind        Kind
+		compression Kind
+		content     []byte // Input.Data, when held in memory
+	}{
+		{"plain.dmp", dump, Minidump, Unknown, nil},
+		{"x.dmp.gz", gzipped(t, dump), Minidump, Gzip, dump},
+		{"x.txt", zstded(t, dump), Minidump, Zstd, dump},
+		{"x.dmp.xz", xzed(t, dump), Minidump, Xz, dump},
+		{"core", core, ELFCore, Unknown, nil},
+		{"core.zst", zstded(t, core), ELFCore, Zstd, core},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := Open(write(t, tc.name, tc.data), nil, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in.Kind != tc.kind || in.Compression != tc.compression {
+				t.Errorf("kind %v, compression %v; want %v, %v", in.Kind, in.Compression, tc.kind, tc.compression)
+			}
+			if !bytes.Equal(in.Data, tc.content) {
+				t.Errorf("data: %d bytes, want %d", len(in.Data), len(tc.content))
+			}
+		})
+	}
+	// What is not a dump is said, compressed or not.
+	for _, tc := range []struct {
+		name        string
+		data        []byte
+		kind        Kind
+		compression Kind
+		says        string
+	}{
+		{"empty.dmp", nil, Empty, Unknown, "an empty file"},
+		{"notes.dmp", []byte("crash at 0x1234\nsee attached\n"), Text, Unknown, "text without a microdump"},
+		{"program.dmp", program, ELF, Unknown, "not a core"},
+		{"random.dmp", []byte{0, 1, 2, 3, 0xff, 0xfe, 0, 0}, Unknown, Unknown, "no known format"},
+		{"program.gz", gzipped(t, program[:4096]), ELF, Gzip, "gzip-compressed data holding an ELF file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := write(t, tc.name, tc.data)
+			in, err := Open(path, nil, Options{})
+			var nd *NotADumpError
+			if !errors.As(err, &nd) || in == nil || in.Kind != tc.kind || in.Compression != tc.compression {
+				t.Fatalf("Open = %+v, %v; want kind %v (compression %v) and a NotADumpError", in, err, tc.kind, tc.compression)
+			}
+			if msg := err.Error(); !strings.Contains(msg, path) || !strings.Contains(msg, tc.says) {
+				t.Errorf("error %q names neither %s nor %q", msg, path, tc.says)
+			}
+		})
+	}
+}
+
+// "-" reads standard input, which may be compressed too.
+func TestOpenStdin(t *testing.T) {
+	dump := readFile(t, corpus.Testdata(t, "dumps", "amd64-fp.dmp"))
+	for _, data := range [][]byte{dump, gzipped(t, dump)} {
+		in, err := Open("-", bytes.NewReader(data), Options{})
+		if err != nil || in.Kind != Minidump || !bytes.Equal(in.Data, dump) {
+			t.Errorf("Open(-) = %+v, %v", in, err)
+		}
+	}
+	// A pipe named by path (/dev/stdin in a shell pipeline) is a stream too.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		w.Write(dump)
+		w.Close()
+	}()
+	defer r.Close()
+	in, err := Open("/dev/fd/"+strconv.Itoa(int(r.Fd())), nil, Options{})
+	if err != nil || in.Kind != Minidump || !bytes.Equal(in.Data, dump) {
+		t.Errorf("Open(pipe) = kind %v, %v", in.Kind, err)
+	}
+}
+
+// A microdump as Breakpad's tests keep it (a logcat excerpt, binary-looking
+// name), plain or compressed, is told by content.
+func TestOpenMicrodump(t *testing.T) {
+	path := filepath.Join(corpus.Shared(t, "corpus", "breakpad", "microdumps"), "microdump-arm64.dmp")
+	micro := readFile(t, path)
+	for _, data := range [][]byte{micro, gzipped(t, micro)} {
+		in, err := Open(write(t, "m.dmp", data), nil, Options{})
+		if err != nil || in.Kind != Microdump || !bytes.Equal(in.Data, micro) {
+			t.Errorf("Open = %+v, %v; want the microdump", in, err)
+		}
+	}
+}
+
+// Inputs held in memory are bounded: a compression bomb, stdin, and a
+// truncated or nested compressed file each give an *Error with the name
+// and the offset reached, never more memory than the limit.
+func TestOpenBounds(t *testing.T) {
+	bomb := gzipped(t, make([]byte, 64<<20)) // 64 MiB of zeros in ~64 KB
+	path := write(t, "bomb.dmp.gz", bomb)
+	_, err := Open(path, nil, Options{MaxBytes: 1 << 20})
+	var ie *Error
+	if !errors.Is(err, ErrTooLarge) || !errors.As(err, &ie) || ie.Name != path {
+		t.Errorf("bomb: %v; want ErrTooLarge naming %s", err, path)
+	}
+	if _, err := Open("-", bytes.NewReader(make([]byte, 2048)), Options{MaxBytes: 1024}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("stdin over the limit: %v", err)
+	}
+	dump := readFile(t, corpus.Testdata(t, "dumps", "amd64-fp.dmp"))
+	gz := gzipped(t, dump)
+	path = write(t, "cut.dmp.gz", gz[:len(gz)/2])
+	if _, err := Open(path, nil, Options{}); !errors.As(err, &ie) || ie.Offset == 0 || !strings.Contains(err.Error(), path) {
+		t.Errorf("truncated gzip: %v; want an *Error with the offset reached", err)
+	}
+	path = write(t, "twice.dmp.gz.gz", gzipped(t, gz))
+	if _, err := Open(path, nil, Options{}); err == nil || !strings.Contains(err.Error(), "one level") {
+		t.Errorf("nested compression: %v", err)
+	}
+	if _, err := Open(filepath.Join(t.TempDir(), "missing.dmp"), nil, Options{}); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestSniffText(t *testing.T) {
+	for _, tc := range []struct {
+		data []byte
+		want Kind
+	}{
+		{[]byte("héllo\n"), Text},
+		{[]byte("h\xc3"), Text}, // a rune cut at the end of the head
+		{[]byte("a\x00b"), Unknown},
+		{[]byte("a\xffb"), Unknown},
+		{[]byte("\x1b[31m"), Unknown},
+	} {
+		if got := Sniff(tc.data); got != tc.want {
+			t.Errorf("Sniff(%q) = %v, want %v", tc.data, got, tc.want)
+		}
+	}
+}
