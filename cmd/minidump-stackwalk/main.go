@@ -78,6 +78,9 @@ symbol paths, which are laid out as Breakpad's symbol store:
 A symbol path may be an http(s) symbol server URL (see --symbols-url). The
 input may also be a Linux ELF core file, converted as core2md does.
 
+Shell completion: minidump-stackwalk completion bash|zsh|fish|powershell --help
+says how to load it. The manual page is docs/man/minidump-stackwalk.1.
+
 Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -129,6 +132,7 @@ Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 		g.AddFlags(fs)
 	}
 	o.symbolServer.addFlags(fs) // symbol servers (symbolserver.go)
+	addVersionFlag(cmd, fs)     // --version, -V (version.go)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
