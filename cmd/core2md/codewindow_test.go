@@ -297,12 +297,12 @@ func TestCodeWindowFlag(t *testing.T) {
 	regions := func(args ...string) int {
 		out := filepath.Join(dir, "out.dmp")
 		var stderr strings.Builder
-		if code := run(append(args, "-module", prog, core, out), &stderr); code != 0 {
+		if code := run(append(args, "--module", prog, core, out), &stderr); code != 0 {
 			t.Fatalf("run %v = %d: %s", args, code, stderr.String())
 		}
 		return len(readDumpMemory(t, readFile(t, out)).regions)
 	}
-	off, on := regions("-code-window", "0"), regions()
+	off, on := regions("--code-window", "0"), regions()
 	if off != 2 || on <= off {
 		t.Errorf("regions with -code-window 0: %d (want 2: stack, instruction-pointer window); by default %d (want more)", off, on)
 	}

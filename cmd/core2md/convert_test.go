@@ -279,7 +279,7 @@ func TestRunWritesDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stderr bytes.Buffer
-	if code := run([]string{"-no-disk", "-stack-limit", "4096", in, out}, &stderr); code != 0 {
+	if code := run([]string{"--no-disk", "--stack-limit", "4096", in, out}, &stderr); code != 0 {
 		t.Fatalf("run = %d: %s", code, stderr.String())
 	}
 	ths, err := openDump(t, readFile(t, out)).Threads()

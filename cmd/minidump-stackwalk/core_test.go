@@ -236,3 +236,39 @@ func dumpMemory(t *testing.T, f *minidump.File) *minidump.MemoryList {
 func streamBytes(data []byte, s minidump.StreamInfo) []byte {
 	return data[s.Off : s.Off+int64(s.Size)]
 }
+
+// `minidump-stackwalk core2md` is core2md (internal/core2mdcli): a
+// gdb-written core converts into the dump the generator's core2md wrote,
+// byte for byte; its usage errors exit 2 and a bad core 1, as the main
+// command's.
+func TestCore2mdSubcommand(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.dmp")
+	core := unpackCore(t, "amd64-threads")
+	if _, errOut, status := runCLI("core2md", "--stack-limit", "65536", core, out); status != exitOK {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(corpus.Testdata(t, "dumps", "amd64-threads.dmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("core2md subcommand: %d bytes, differ from testdata/dumps/amd64-threads.dmp (%d bytes)", len(got), len(want))
+	}
+	for _, tc := range []struct {
+		args   []string
+		status int
+	}{
+		{[]string{"core2md", core}, exitUsage},
+		{[]string{"core2md", "--no-such-flag", core, out}, exitUsage},
+		{[]string{"core2md", "--module", "prog@0xzz", core, out}, exitUsage},
+		{[]string{"core2md", corpus.Testdata(t, "dumps", "amd64-fp.dmp"), out}, exitDump},
+	} {
+		if _, errOut, status := runCLI(tc.args...); status != tc.status || errOut == "" {
+			t.Errorf("%q: status %d, stderr %q; want %d and a message", tc.args, status, errOut, tc.status)
+		}
+	}
+}

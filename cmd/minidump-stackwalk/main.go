@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/core2mdcli"
 )
 
 // Exit statuses.
@@ -133,6 +135,7 @@ Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 	}
 	o.symbolServer.addFlags(fs) // symbol servers (symbolserver.go)
 	addVersionFlag(cmd, fs)     // --version, -V (version.go)
+	cmd.AddCommand(core2mdcli.New(stdout, stderr, status))
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
@@ -160,7 +163,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %v\n", err)
 		var u usageError
-		if errors.As(err, &u) {
+		if errors.As(err, &u) || errors.As(err, new(core2mdcli.UsageError)) {
 			fmt.Fprintf(stderr, "Run 'minidump-stackwalk --help' for usage.\n")
 			return exitUsage
 		}

@@ -135,8 +135,8 @@ breakpad_oracles() {
 convert() {
 	local arch=$1 c=$2 producer=$3 modarg=()
 	# qemu-user cores have no NT_FILE: name the program on the command line.
-	[ "$producer" = qemu ] && modarg=(-module "$WORK/$arch/crashdemo")
-	"$WORK/core2md" -stack-limit "$STACK_LIMIT" "${modarg[@]}" "$WORK/$arch/$c/core" "$OUT/dumps/$arch-$c.dmp"
+	[ "$producer" = qemu ] && modarg=(--module "$WORK/$arch/crashdemo")
+	"$WORK/core2md" --stack-limit "$STACK_LIMIT" "${modarg[@]}" "$WORK/$arch/$c/core" "$OUT/dumps/$arch-$c.dmp"
 }
 
 # convert_only: CONVERT_ONLY=1 reruns only the conversion of the cores and
