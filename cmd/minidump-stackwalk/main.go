@@ -97,6 +97,9 @@ Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 			if err := o.check(); err != nil {
 				return usageError{err}
 			}
+			if err := o.checkSymbolPaths(stderr); err != nil { // diagnostics.go
+				return usageError{err}
+			}
 			var active flagGroup
 			for _, g := range groups {
 				if !g.Active() {
@@ -150,6 +153,9 @@ func (o *options) check() error {
 	}
 	if o.extraThread < -1 {
 		return fmt.Errorf("-t %d: want a thread index >= 0", o.extraThread)
+	}
+	if err := o.checkConflicts(); err != nil { // diagnostics.go
+		return err
 	}
 	return o.symbolServer.check(o) // symbol server flags (symbolserver.go)
 }

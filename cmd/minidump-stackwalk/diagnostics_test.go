@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+)
+
+// A dump or core where a symbol path is expected is a usage error that
+// points to batch; a .sym file or a store directory there is not.
+func TestDumpAsSymbolPath(t *testing.T) {
+	dump := corpus.Testdata(t, "dumps", "amd64-fp.dmp")
+	core := unpackCore(t, "amd64-fp")
+	for _, second := range []string{corpus.Testdata(t, "dumps", "x86-fp.dmp"), core} {
+		out, errOut, status := runCLI(dump, second)
+		if status != exitUsage || out != "" || !strings.Contains(errOut, second) || !strings.Contains(errOut, "minidump-stackwalk batch") {
+			t.Errorf("%s as a symbol path: status %d, stdout %q, stderr %q; want a usage error naming it and batch", second, status, out, errOut)
+		}
+	}
+	symbols := corpus.Testdata(t, "symbols")
+	syms, _ := filepath.Glob(filepath.Join(symbols, "crashdemo", "*", "crashdemo.sym"))
+	if len(syms) == 0 {
+		t.Fatal("no crashdemo.sym in testdata/symbols")
+	}
+	for _, path := range []string{symbols, syms[0]} {
+		if _, errOut, status := runCLI("-b", dump, path); status != exitOK || errOut != "" {
+			t.Errorf("symbol path %s: status %d, stderr %q", path, status, errOut)
+		}
+	}
+}
+
+// A local symbol path that does not exist is walked without, with a
+// warning naming it; the exit status is unchanged.
+func TestMissingSymbolPathWarns(t *testing.T) {
+	dump := corpus.Testdata(t, "dumps", "amd64-fp.dmp")
+	missing := filepath.Join(t.TempDir(), "no-such-store")
+	want, _, _ := runCLI("-b", dump, corpus.Testdata(t, "symbols"))
+	out, errOut, status := runCLI("-b", dump, missing, corpus.Testdata(t, "symbols"))
+	if status != exitOK || out != want || !strings.Contains(errOut, "warning: symbol path "+missing+" does not exist") {
+		t.Errorf("status %d, stderr %q, output differs: %v", status, errOut, out != want)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("the missing symbol path was created")
+	}
+}
+
+// Flags that contradict each other are usage errors.
+func TestConflictingFlags(t *testing.T) {
+	dump := corpus.Testdata(t, "dumps", "amd64-threads.dmp")
+	for _, args := range [][]string{
+		{"-c", "-t", "1", dump},
+		{"-t", "1", "-c", dump},
+	} {
+		if out, errOut, status := runCLI(args...); status != exitUsage || out != "" || !strings.Contains(errOut, "contradict") {
+			t.Errorf("%q: status %d, stdout %q, stderr %q", args, status, out, errOut)
+		}
+	}
+}
