@@ -46,6 +46,8 @@ type options struct {
 	// symbolServer holds --symbols-url, --symbols-cache, --symbols-total-timeout and
 	// --symbol-download-timeout (symbolserver.go).
 	symbolServer symbolServerFlags
+	// compat holds rust-minidump flags that select no output (rustcompat.go).
+	compat compatFlags
 }
 
 // flagGroup is a set of flags that can take over the output, such as the
@@ -137,6 +139,7 @@ Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 		g.AddFlags(fs)
 	}
 	o.symbolServer.addFlags(fs) // symbol servers (symbolserver.go)
+	o.compat.addFlags(fs)       // rust-minidump's --symbols-tmp, --no-color, ... (rustcompat.go)
 	addVersionFlag(cmd, fs)     // --version, -V (version.go)
 	cmd.AddCommand(core2mdcli.New(stdout, stderr, status))
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -155,6 +158,9 @@ func (o *options) check() error {
 		return fmt.Errorf("-t %d: want a thread index >= 0", o.extraThread)
 	}
 	if err := o.checkConflicts(); err != nil { // diagnostics.go
+		return err
+	}
+	if err := o.compat.apply(o); err != nil { // rustcompat.go
 		return err
 	}
 	return o.symbolServer.check(o) // symbol server flags (symbolserver.go)

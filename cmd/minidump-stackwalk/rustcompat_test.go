@@ -1,0 +1,79 @@
+package main
+
+import (
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+)
+
+// notYetAccepted lists rust-minidump flags we do not take yet, each with
+// the reason; the test fails when one is accepted and still listed.
+var notYetAccepted = map[string]string{
+	"--dump":                "the raw stream printer is not merged yet (issue 15)",
+	"--use-local-debuginfo": "ELF debug information as a symbol source is not merged yet (issue 18)",
+}
+
+// Every flag of rust-minidump's minidump-stackwalk, as its CLI manual (the
+// markdown-help snapshot of its tests) lists them, is one of ours.
+func TestRustMinidumpFlagsAccepted(t *testing.T) {
+	manual, err := os.ReadFile(corpus.Shared(t, "corpus", "rust-minidump", "minidump-stackwalk", "tests", "snapshots",
+		"test_minidump_stackwalk__markdown-help.snap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var status int
+	cmd := newCommand(&options{}, flagGroups(), io.Discard, io.Discard, &status)
+	flags := regexp.MustCompile("(?m)^#### `(?:-(\\w), )?--([a-z0-9-]+)").FindAllStringSubmatch(string(manual), -1)
+	if len(flags) < 20 {
+		t.Fatalf("found %d flags in rust-minidump's manual, want its whole list", len(flags))
+	}
+	for _, m := range flags {
+		short, long := m[1], m[2]
+		f := cmd.Flags().Lookup(long)
+		if long == "help" {
+			continue // cobra's
+		}
+		reason, excused := notYetAccepted["--"+long]
+		switch {
+		case f == nil && !excused:
+			t.Errorf("rust-minidump's --%s is not accepted", long)
+		case f != nil && excused:
+			t.Errorf("--%s is accepted now: drop it from notYetAccepted (%s)", long, reason)
+		case f != nil && short != "" && f.Shorthand != short:
+			t.Errorf("--%s: shorthand %q, rust-minidump's is -%s", long, f.Shorthand, short)
+		}
+	}
+}
+
+// --symbols-download-timeout-secs is --symbol-download-timeout in seconds;
+// giving both, or a non-positive number, is a usage error.
+func TestSymbolsDownloadTimeoutSecs(t *testing.T) {
+	o := &options{}
+	var status int
+	cmd := newCommand(o, flagGroups(), io.Discard, io.Discard, &status)
+	if err := cmd.ParseFlags([]string{"--symbols-download-timeout-secs", "7"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.check(); err != nil || o.symbolServer.timeout != 7*time.Second {
+		t.Errorf("check: %v, timeout %v; want 7s", err, o.symbolServer.timeout)
+	}
+	dump := corpus.Testdata(t, "dumps", "amd64-fp.dmp")
+	for _, args := range [][]string{
+		{"--symbols-download-timeout-secs", "0", dump},
+		{"--symbols-download-timeout-secs", "5", "--symbol-download-timeout", "5s", dump},
+	} {
+		if _, errOut, status := runCLI(args...); status != exitUsage || !strings.Contains(errOut, "symbols-download-timeout-secs") {
+			t.Errorf("%q: status %d, stderr %q", args, status, errOut)
+		}
+	}
+	for _, flag := range []string{"--no-color", "--no-interactive", "--recover-function-args"} {
+		if _, errOut, status := runCLI(flag, "-b", dump); status != exitOK || errOut != "" {
+			t.Errorf("%s: status %d, stderr %q", flag, status, errOut)
+		}
+	}
+}
