@@ -55,6 +55,7 @@ func TestManPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		got = withoutUserPaths(got)
 		if *updateMan {
 			if err := os.WriteFile(filepath.Join(dir, name), got, 0o644); err != nil {
 				t.Fatal(err)
@@ -81,4 +82,14 @@ func escapeForMarkdown(cmd *cobra.Command) {
 	for _, c := range cmd.Commands() {
 		escapeForMarkdown(c)
 	}
+}
+
+// withoutUserPaths replaces the user's cache directory, which flag
+// defaults contain (--symbols-cache), with the variable it comes from, so
+// the pages are the same for every user.
+func withoutUserPaths(page []byte) []byte {
+	if dir, err := os.UserCacheDir(); err == nil && dir != "" {
+		page = bytes.ReplaceAll(page, []byte(dir), []byte("$XDG_CACHE_HOME"))
+	}
+	return page
 }
