@@ -106,7 +106,7 @@ func Example() {
 
 // Print the JSON report in rust-minidump's schema (minidump-stackwalk
 // --json), then read a few of its fields back.
-func Example_jSON() {
+func Example_json() {
 	d, err := stackwalk.Open("testdata/dumps/amd64-fp.dmp")
 	if err != nil {
 		log.Fatal(err)
