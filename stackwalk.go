@@ -47,11 +47,26 @@ type Dump struct {
 	Microdump *microdump.Dump
 }
 
-// Open reads the file at path as whatever kind of dump it is: a microdump
-// (text holding a microdump), an ELF core file (ELF header of type
-// ET_CORE), else a minidump. The error is the reader's, naming the offset
-// or line where the file is malformed. Close the Dump when done.
-func Open(path string) (*Dump, error) {
+// Options tune Open.
+type Options struct {
+	// Sysroot is, for an ELF core, the directory under which the module
+	// files the core names are read (for the code around return addresses
+	// that the walk checks call sites with); "/" reads them where they are.
+	// "" reads none: a core is untrusted input, and its paths must not
+	// decide which local files are opened.
+	Sysroot string
+}
+
+// Open reads the file at path as whatever kind of dump it is, with the
+// zero Options: see OpenWith.
+func Open(path string) (*Dump, error) { return OpenWith(path, Options{}) }
+
+// OpenWith reads the file at path as whatever kind of dump it is: a
+// microdump (text holding a microdump), an ELF core file (ELF header of
+// type ET_CORE, converted to a minidump as cmd/core2md converts it), else a
+// minidump. The error is the reader's, naming the offset or line where the
+// file is malformed. Close the Dump when done.
+func OpenWith(path string, opts Options) (*Dump, error) {
 	head, err := readHead(path)
 	if err != nil {
 		// Let the minidump reader say what is wrong with the file.
@@ -59,7 +74,7 @@ func Open(path string) (*Dump, error) {
 	}
 	switch {
 	case isELFCore(head):
-		return openCore(path)
+		return openCore(path, opts.Sysroot)
 	case bytes.HasPrefix(head, []byte("MDMP")) || bytes.HasPrefix(head, []byte(elf.ELFMAG)):
 		return openMinidump(path)
 	}
@@ -104,14 +119,17 @@ func openMinidump(path string) (*Dump, error) {
 	return NewMinidump(f), nil
 }
 
-// openCore converts the core at path as cmd/core2md does with its defaults.
-func openCore(path string) (*Dump, error) {
+// openCore converts the core at path as cmd/core2md does with its
+// defaults, except that module files are read only under sysroot.
+func openCore(path, sysroot string) (*Dump, error) {
 	core, err := coredump.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("core file: %w", err)
 	}
 	defer core.Close()
-	data, err := coreconv.Convert(core, coreconv.DefaultOptions())
+	opt := coreconv.DefaultOptions()
+	opt.Sysroot, opt.NoDisk = sysroot, sysroot == ""
+	data, err := coreconv.Convert(core, opt)
 	if err != nil {
 		return nil, fmt.Errorf("converting the core: %w", err)
 	}
