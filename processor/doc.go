@@ -1,7 +1,13 @@
-// Package processor turns a minidump and a symbol supplier into a
-// ProcessState: system information, crash reason, every thread's walked and
-// symbolized stack, and the modules with their symbol status — everything the
-// printers in package report need.
+// Package processor turns a minidump (Process) or a microdump
+// (ProcessMicrodump) and a symbol supplier into a ProcessState, the one
+// processed model every printer of package report reads: system
+// information, crash reason, every thread's walked and symbolized stack,
+// the modules in Breakpad's print order with their symbol status, the facts
+// only the JSON report shows (Facts), the status and the problems met
+// (Failures, which make the report incomplete, and Warnings), and
+// Symbolize, which names stack words with the symbol files the walk loaded
+// (-s, -d). The dump is read here once; no printer reads it again.
+// Unreadable gives the state of a file that could not be read at all.
 //
 // It follows Breakpad's MinidumpProcessor: the requesting (crashed) thread is
 // walked from the exception stream's context, the thread that wrote the dump
@@ -12,7 +18,8 @@
 // (Breakpad prints and walks from every register; TestFrameZeroIgnoresContextFlags).
 // Threads are walked in parallel by a bounded number of workers; a
 // module's symbols are loaded at most once (cached by code file, as
-// Breakpad's resolver does).
+// Breakpad's resolver does; that cache is the only one, and Symbolize reads
+// it after the walk).
 //
 // Deliberate differences from Breakpad, each with its evidence in the tests
 // (conformance_test.go, gdb_test.go, perf_test.go); Options brings back

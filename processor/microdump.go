@@ -34,10 +34,11 @@ func MicrodumpOptions() Options {
 
 // ProcessMicrodump walks the one thread of an Android microdump. The state
 // has no Dump; its single thread is the crashed, requesting thread; modules
-// are d.Modules with their (possibly shrunk) lookup ranges. The GPU line is
-// in d.GPU, which ProcessState does not carry.
+// are d.Modules with their (possibly shrunk) lookup ranges, listed in that
+// order (Breakpad's microdump_stackwalk lists them by lookup range).
 func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*ProcessState, error) {
-	st := &ProcessState{RequestingThread: -1, MainModule: -1, HaveModules: true}
+	st := &ProcessState{Status: StatusOK, RequestingThread: -1, MainModule: -1, HaveModules: true}
+	st.GPU = GPUInfo{Version: d.GPU.Version, Vendor: d.GPU.Vendor, Renderer: d.GPU.Renderer}
 	st.System = &SystemInfo{
 		OS: d.OS, OSShort: d.OSShort, OSVersion: d.OSVersion,
 		CPU: d.CPU, CPUCount: d.CPUCount, Arch: d.Arch,
@@ -56,23 +57,25 @@ func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*
 		}
 		ranges[i] = [2]uint64{m.LookupBase, m.LookupEnd}
 		st.Modules = append(st.Modules, &ModuleState{Module: loaded[i]})
-		st.ModuleOrder = append(st.ModuleOrder, i) // d.Modules is in address order
+		st.ModuleOrder = append(st.ModuleOrder, i) // d.Modules is in Breakpad's order (by lookup range)
 	}
 	st.ModuleMap = walker.NewModuleMapRanges(loaded, ranges)
 	if !opts.BreakpadModuleBases {
 		setImageBases(loaded)
 	}
-	if d.Context == nil {
-		return st, ErrNoMicrodumpContext
+	var arch walker.Arch
+	if d.Context != nil {
+		arch = archWalker(d.Context.Arch, opts)
 	}
-	arch := archWalker(d.Context.Arch, opts)
 	if arch == nil {
+		st.Status, st.fatal = StatusGettingThread, ErrNoMicrodumpContext
 		return st, ErrNoMicrodumpContext
 	}
 
 	var source *symbolCache
 	if syms != nil {
 		source = newSymbolCache(syms)
+		st.symbols = source
 	}
 	env := walker.Env{
 		// Breakpad walks a microdump before it fills in the system info,

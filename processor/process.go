@@ -63,7 +63,7 @@ var ErrNoThreadList = errors.New("processor: minidump has no thread list")
 // symbols). It returns an error only when the dump cannot be processed at
 // all; problems with single streams are collected in ProcessState.Errors.
 func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*ProcessState, error) {
-	st := &ProcessState{Dump: dump, RequestingThread: -1, MainModule: -1}
+	st := &ProcessState{Dump: dump, Status: StatusOK, RequestingThread: -1, MainModule: -1}
 	st.TimeDateStamp = dump.Header.TimeDateStamp
 	st.ProcessCreateTime, st.HasCreateTime = dump.ProcessCreateTime()
 	st.ProcessUptime, st.HasUptime = dump.ProcessUptime()
@@ -123,11 +123,14 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		st.UnloadedModules = append(st.UnloadedModules, &walker.Module{
 			Index: i, Unloaded: true, Base: u.Base, Size: uint64(u.Size), CodeFile: u.Name, SymbolBase: u.Base,
 		})
+		st.Facts.UnloadedTimeDateStamps = append(st.Facts.UnloadedTimeDateStamps, u.TimeDateStamp)
 	}
+	st.readFacts(dump)
 
 	var source *symbolCache
 	if syms != nil {
 		source = newSymbolCache(syms)
+		st.symbols = source
 	}
 	osShort := ""
 	if st.System != nil {
@@ -160,15 +163,17 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	}
 
 	threads, err := dump.Threads()
+	names, namesErr := dump.ThreadNames()
 	if err != nil {
 		st.note("thread list", err)
 		if threads == nil {
+			st.noteRead("thread names", namesErr) // the JSON report lists it
+			st.Status, st.fatal = StatusNoThreadList, ErrNoThreadList
 			return st, ErrNoThreadList
 		}
 	}
-	names, err := dump.ThreadNames()
-	if err != nil {
-		st.note("thread names", err)
+	if namesErr != nil {
+		st.note("thread names", namesErr)
 	}
 	memList, err := dump.Memory()
 	if err != nil {
@@ -189,7 +194,8 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	var jobs []job
 	for i := range threads {
 		t := &threads[i]
-		th := &Thread{Index: i, ID: t.ID, Name: names[t.ID]}
+		th := &Thread{Index: i, ID: t.ID}
+		th.Name, th.HasName = names[t.ID]
 		st.Threads = append(st.Threads, th)
 		if roles.HasDumpThread && t.ID == roles.DumpThreadID {
 			th.Status = ThreadDumpThread
@@ -282,8 +288,19 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	return st, nil
 }
 
+// note records the error of reading a stream: in Errors, and in
+// ReadErrors when the stream is present but broken.
 func (s *ProcessState) note(what string, err error) {
-	s.Errors = append(s.Errors, fmt.Errorf("%s: %w", what, err))
+	e := &StreamError{Stream: what, Err: err}
+	s.Errors = append(s.Errors, e)
+	s.noteRead(what, err)
+}
+
+// noteRead records in ReadErrors a stream that is present but broken.
+func (s *ProcessState) noteRead(what string, err error) {
+	if err != nil && !errors.Is(err, minidump.ErrNoStream) {
+		s.ReadErrors = append(s.ReadErrors, &StreamError{Stream: what, Err: err})
+	}
 }
 
 // sameIdentity reports whether list holds a module with m's debug file and
@@ -386,7 +403,7 @@ func moduleMap(st *ProcessState, mods []minidump.Module, loaded []*walker.Module
 		}
 		var err error
 		if ranges, err = minidump.BreakpadModuleRanges(mods, platform); err != nil {
-			st.note("module list", err)
+			st.Errors = append(st.Errors, fmt.Errorf("module list: %w", err))
 			st.HaveModules = false // Breakpad prints no "Loaded modules:" either
 		}
 	} else {

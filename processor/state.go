@@ -1,14 +1,22 @@
 package processor
 
 import (
+	"sync"
+
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
-// ProcessState is the result of processing a dump.
+// ProcessState is the result of processing a dump: everything every printer
+// of package report shows, so that none of them reads the dump again.
 type ProcessState struct {
-	// Dump is the processed file, for printers that show extra streams.
+	// Dump is the processed minidump, for callers that want to read more of
+	// its streams; nil for a microdump or a dump that could not be read.
+	// The printers do not read it.
 	Dump *minidump.File
+
+	// Status is the processing status: StatusOK, or what stopped it.
+	Status Status
 
 	// System is nil when the dump has no readable system info stream.
 	System *SystemInfo
@@ -24,6 +32,9 @@ type ProcessState struct {
 	CrashAddress uint64 // truncated to the word size as Breakpad does
 	Exception    *minidump.Exception
 	Assertion    string
+
+	// GPU is the microdump's GPU line; empty for minidumps.
+	GPU GPUInfo
 
 	// Threads holds every thread of the thread list, in dump order,
 	// including the dump-writer's own thread (Walked false, DumpThread true).
@@ -48,8 +59,86 @@ type ProcessState struct {
 	// UnloadedModules is the unloaded module list in dump order.
 	UnloadedModules []*walker.Module
 
-	// Errors holds non-fatal problems met while reading streams.
+	// Facts are the dump's facts only the JSON report shows.
+	Facts Facts
+
+	// Errors holds the problems met while reading streams, in the order
+	// they were met: absent optional streams (wrapping
+	// minidump.ErrNoStream), broken streams (*StreamError) and rejected
+	// module lists. Failures and Warnings sort them for a report.
 	Errors []error
+	// ReadErrors lists every stream found present but unreadable, including
+	// streams read only for Facts; the JSON report lists them in x_errors.
+	ReadErrors []*StreamError
+	// fatal is what stopped processing (ErrNoThreadList, ...); nil when
+	// processing ran to the end.
+	fatal error
+
+	// symbols is the symbol cache of the walk; Symbolize reads the files
+	// it loaded. nil when there was no supplier.
+	symbols *symbolCache
+	// demangled is set by DemangleNames: Symbolize demangles too.
+	demangled bool
+	// resolver names addresses for Symbolize; made on first use.
+	resolverOnce sync.Once
+	resolver     *walker.Walker
+}
+
+// Status is the processing status, in the words of Breakpad's and
+// Socorro's processors (the JSON report's "status").
+type Status string
+
+// Processing statuses.
+const (
+	StatusOK               = Status("OK")
+	StatusNoMinidumpHeader = Status("ERROR_NO_MINIDUMP_HEADER") // not a readable minidump
+	StatusMinidumpNotFound = Status("ERROR_MINIDUMP_NOT_FOUND") // the file could not be opened
+	StatusNoThreadList     = Status("ERROR_NO_THREAD_LIST")     // ErrNoThreadList
+	StatusGettingThread    = Status("ERROR_GETTING_THREAD")     // ErrNoMicrodumpContext
+)
+
+// GPUInfo is a microdump's GPU line (Breakpad's "GPU:" block).
+type GPUInfo struct {
+	Version, Vendor, Renderer string
+}
+
+// Facts are facts of a minidump that only the JSON report shows
+// (rust-minidump's process-level fields). The zero value means unknown.
+type Facts struct {
+	PID    uint32 // MiscInfo's process id, else /proc/self/status's Pid
+	HasPID bool
+	// LSBRelease is the Linux lsb-release (or os-release) stream.
+	LSBRelease *minidump.LSBRelease
+	// MemoryMapCount counts the non-blank lines of the Linux maps stream.
+	MemoryMapCount int
+	HasMemoryMaps  bool
+	MacCrashInfo   []minidump.MacCrashInfoRecord
+	// SoftErrors is Mozilla's soft-errors stream as stored (JSON text,
+	// possibly NUL-padded); nil when absent.
+	SoftErrors []byte
+	// MacBootArgs is Mozilla's macOS kernel boot arguments stream.
+	MacBootArgs    string
+	HasMacBootArgs bool
+	// UnloadedTimeDateStamps holds each unloaded module's time stamp,
+	// parallel to ProcessState.UnloadedModules.
+	UnloadedTimeDateStamps []uint32
+}
+
+// StreamError is a stream of the dump that is present but could not be read.
+type StreamError struct {
+	Stream string // "system info", "module list", ...
+	Err    error
+}
+
+func (e *StreamError) Error() string { return e.Stream + ": " + e.Err.Error() }
+func (e *StreamError) Unwrap() error { return e.Err }
+
+// SourceInfo names the code at an address.
+type SourceInfo struct {
+	Function string
+	File     string // as in the symbol file
+	Line     int
+	LineBase uint64 // absolute start of the line record; 0 when none
 }
 
 // SystemInfo is the system information in Breakpad's words.
@@ -77,10 +166,11 @@ const (
 
 // Thread is one thread and its walked stack.
 type Thread struct {
-	Index  int // position in the dump's thread list
-	ID     uint32
-	Name   string // from the thread name list, "" when none
-	Status ThreadStatus
+	Index   int // position in the dump's thread list
+	ID      uint32
+	Name    string // from the thread name list
+	HasName bool   // the thread name list names the thread (maybe "")
+	Status  ThreadStatus
 	// Frames are innermost first; inlined frames precede their physical frame.
 	Frames    []*walker.Frame
 	Truncated bool // the walk stopped at the frame cap

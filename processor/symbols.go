@@ -19,6 +19,7 @@ type symbolCache struct {
 
 type symEntry struct {
 	once   sync.Once
+	key    symfile.ModuleKey // the module the supplier was asked for
 	file   *symfile.File
 	status walker.SymbolStatus
 }
@@ -42,7 +43,8 @@ func (c *symbolCache) entry(m *walker.Module) *symEntry {
 func (c *symbolCache) Symbols(m *walker.Module) (*symfile.File, walker.SymbolStatus) {
 	e := c.entry(m)
 	e.once.Do(func() {
-		f, err := c.sup.Symbols(m.Key())
+		e.key = m.Key()
+		f, err := c.sup.Symbols(e.key)
 		var ce *symfile.CorruptError
 		switch {
 		case err == nil && f != nil:
@@ -69,4 +71,20 @@ func (c *symbolCache) status(m *walker.Module) (walker.SymbolStatus, string) {
 		return e.status, e.file.Name()
 	}
 	return e.status, ""
+}
+
+// loaded returns the file the supplier gave for m itself (corrupt files
+// included), or nil: the files Breakpad's resolver holds after the walk.
+func (c *symbolCache) loaded(m *walker.Module) *symfile.File {
+	c.mu.Lock()
+	e := c.by[m.CodeFile]
+	c.mu.Unlock()
+	if e == nil {
+		return nil
+	}
+	e.once.Do(func() {}) // wait for a load in progress
+	if e.key != m.Key() {
+		return nil
+	}
+	return e.file
 }

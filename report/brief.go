@@ -1,10 +1,18 @@
 package report
 
-import "io"
+import (
+	"io"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+)
 
 // WriteBrief prints minidump_stackwalk's -b output: the requesting thread's
 // frame lines only.
-func WriteBrief(w io.Writer, p *Process) error {
+func WriteBrief(w io.Writer, st *processor.ProcessState) error {
+	return writeBrief(w, newTextProcess(st))
+}
+
+func writeBrief(w io.Writer, p *textProcess) error {
 	pr := &printer{w: w}
 	req := p.RequestingThread
 	if req < 0 || req >= len(p.Threads) {

@@ -1,15 +1,17 @@
-// Package report prints a processed minidump in the text formats of
-// Breakpad's minidump_stackwalk: the human-readable report (default), the
-// pipe-delimited machine format (-m), the brief requesting-thread summary
-// (-b) and the raw stack dump (-d); and, beside Breakpad's formats, the JSON
-// report in rust-minidump's schema (docs/json-schema.md): BuildJSON makes a
-// JSONReport from a JSONInput (the dump and the walked stacks), WriteJSON
-// prints it compact or pretty.
+// Package report prints a processed dump, a *processor.ProcessState, in the
+// text formats of Breakpad's minidump_stackwalk: the human-readable report
+// (WriteHuman, with the -s, -c, -t and -d variants of HumanOptions), the
+// pipe-delimited machine format (WriteMachine, -m) and the brief
+// requesting-thread summary (WriteBrief, -b); and, beside Breakpad's
+// formats, the JSON report in rust-minidump's schema (docs/json-schema.md):
+// BuildJSON makes a JSONReport from the state, WriteJSON prints it compact
+// or pretty.
 //
-// The printers take a *Process, a plain description of everything those
-// formats show (system info, crash, threads with their frames and stack
-// memory, modules). They make no decisions about the walk: frames, trust and
-// symbols arrive already computed. Byte-for-byte agreement with Breakpad is
-// the goal; the conformance tests in cmd/minidump-stackwalk compare against
-// Breakpad's own outputs in ../shared.
+// Every printer reads only the ProcessState: it makes no decision about the
+// walk and reads nothing from the dump (frames, trust, symbols, module
+// order and the JSON-only facts arrive computed). The text printers see the
+// state through a flattened view (textProcess) numbered as Breakpad numbers
+// threads. Byte-for-byte agreement with Breakpad is the goal; the
+// conformance tests in cmd/minidump-stackwalk compare against Breakpad's
+// own outputs in ../shared.
 package report

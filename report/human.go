@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 )
 
 // HumanOptions select the parts of the human-readable report, mirroring
@@ -27,8 +28,13 @@ type HumanOptions struct {
 // DefaultHumanOptions is the plain minidump_stackwalk report.
 var DefaultHumanOptions = HumanOptions{ExtraThread: -1}
 
-// WriteHuman prints p as minidump_stackwalk's default report.
-func WriteHuman(w io.Writer, p *Process, opts HumanOptions) error {
+// WriteHuman prints st as minidump_stackwalk's default report, with the
+// parts opts selects.
+func WriteHuman(w io.Writer, st *processor.ProcessState, opts HumanOptions) error {
+	return writeHuman(w, newTextProcess(st), opts)
+}
+
+func writeHuman(w io.Writer, p *textProcess, opts HumanOptions) error {
 	pr := &printer{w: w}
 	writeHeader(pr, p)
 
@@ -67,7 +73,7 @@ func WriteHuman(w io.Writer, p *Process, opts HumanOptions) error {
 	return pr.err
 }
 
-func crashedWord(p *Process) string {
+func crashedWord(p *textProcess) string {
 	if p.Crashed {
 		return "crashed"
 	}
@@ -76,13 +82,13 @@ func crashedWord(p *Process) string {
 
 // headerLines returns the report's header block, "Operating system:" through
 // "Process uptime:", one string per line.
-func headerLines(p *Process) []string {
+func headerLines(p *textProcess) []string {
 	var b strings.Builder
 	writeHeader(&printer{w: &b}, p)
 	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 }
 
-func writeHeader(pr *printer, p *Process) {
+func writeHeader(pr *printer, p *textProcess) {
 	pr.printf("Operating system: %s\n", p.OS)
 	pr.printf("                  %s\n", p.OSVersion)
 	pr.printf("CPU: %s\n", p.CPU)
@@ -131,7 +137,7 @@ func writeHeader(pr *printer, p *Process) {
 
 // writeFrameHeader prints " 0  module!function [file : line + 0xoff]"
 // without the newline.
-func writeFrameHeader(pr *printer, f *Frame, index int) {
+func writeFrameHeader(pr *printer, f *textFrame, index int) {
 	pr.printf("%2d  ", index)
 	addr := f.ReturnAddress
 	switch {
@@ -147,7 +153,7 @@ func writeFrameHeader(pr *printer, f *Frame, index int) {
 	}
 }
 
-func writeStack(pr *printer, p *Process, t *Thread, stackContents bool) {
+func writeStack(pr *printer, p *textProcess, t *textThread, stackContents bool) {
 	if len(t.Frames) == 0 {
 		pr.puts(" <no frames>\n")
 	}
@@ -175,7 +181,7 @@ var (
 // maxLineWidth is Breakpad's register-line budget (an 80-column terminal).
 const maxLineWidth = 80
 
-func writeRegisters(pr *printer, cpu string, f *Frame) {
+func writeRegisters(pr *printer, cpu string, f *textFrame) {
 	ctx := &f.Context
 	var arch minidump.Arch
 	var order []int
@@ -233,7 +239,7 @@ func isPrint(b byte) bool { return b >= 0x20 && b < 0x7f }
 // writeStackContents prints the stack words between frame f's stack pointer
 // and its caller's, in hex and as text, then the words that point into code
 // with symbols.
-func writeStackContents(pr *printer, p *Process, t *Thread, f, caller *Frame) {
+func writeStackContents(pr *printer, p *textProcess, t *textThread, f, caller *textFrame) {
 	switch p.CPU {
 	case "x86", "amd64", "arm", "arm64", "riscv", "riscv64":
 	default:
@@ -294,11 +300,11 @@ func writeStackContents(pr *printer, p *Process, t *Thread, f, caller *Frame) {
 }
 
 // symbolize returns the named code at addr, skipping entries without a name.
-func symbolize(p *Process, addr uint64) []SourceInfo {
+func symbolize(p *textProcess, addr uint64) []sourceInfo {
 	if p.Symbolize == nil {
 		return nil
 	}
-	var out []SourceInfo
+	var out []sourceInfo
 	for _, s := range p.Symbolize(addr) {
 		if s.Function != "" {
 			out = append(out, s)
@@ -307,7 +313,7 @@ func symbolize(p *Process, addr uint64) []SourceInfo {
 	return out
 }
 
-func writeModules(pr *printer, p *Process) {
+func writeModules(pr *printer, p *textProcess) {
 	if !p.HaveModules {
 		return
 	}

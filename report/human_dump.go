@@ -6,7 +6,7 @@ package report
 // that points at this one as "part of a chain") and words that symbols name.
 // The layout follows Breakpad's output for -d; see
 // ../shared/corpus/breakpad/expected/flags/*.d.txt.
-func writeStackDump(pr *printer, p *Process, t *Thread) {
+func writeStackDump(pr *printer, p *textProcess, t *textThread) {
 	if t.Stack == nil || !t.SPValid {
 		return
 	}

@@ -22,10 +22,10 @@ func ctxOf(arch minidump.Arch, regs map[string]uint64) minidump.Context {
 	return c
 }
 
-func human(t *testing.T, p *Process, opts HumanOptions) string {
+func human(t *testing.T, p *textProcess, opts HumanOptions) string {
 	t.Helper()
 	var b strings.Builder
-	if err := WriteHuman(&b, p, opts); err != nil {
+	if err := writeHuman(&b, p, opts); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -33,13 +33,13 @@ func human(t *testing.T, p *Process, opts HumanOptions) string {
 
 // breakpad-generated/expected/flags/linux-amd64-threads.t2.txt, thread 4 frames 0-1.
 func TestAMD64Registers(t *testing.T) {
-	mod := Module{CodeFile: "/tmp/threads", Base: 0x55856fd1e000, Size: 0x14000}
+	mod := textModule{CodeFile: "/tmp/threads", Base: 0x55856fd1e000, Size: 0x14000}
 	all := map[string]uint64{"rax": 0, "rdx": 0, "rcx": 0, "rbx": 0x55856fd392a0, "rsi": 0, "rdi": 4,
 		"rbp": 0, "rsp": 0x7fd873739ea8, "r8": 0, "r9": 0, "r10": 0, "r11": 0x293, "r12": 3, "r13": 0,
 		"r14": 0x7ffc5ce0f260, "r15": 0x7fd872f3a000, "rip": 0x55856fd20bf5}
 	cfi := map[string]uint64{"rbx": 0x55856fd392a0, "rbp": 0, "rsp": 0x7fd873739eb0, "r12": 3, "r13": 0,
 		"r14": 0x7ffc5ce0f260, "r15": 0x7fd872f3a000, "rip": 0x55856fd20c60}
-	p := &Process{CPU: "amd64", RequestingThread: 0, Crashed: true, MainModule: -1, Threads: []Thread{{Frames: []Frame{
+	p := &textProcess{CPU: "amd64", RequestingThread: 0, Crashed: true, MainModule: -1, Threads: []textThread{{Frames: []textFrame{
 		{Context: ctxOf(minidump.ArchAMD64, all), AllRegisters: true, ReturnAddress: 0x55856fd20bf5, Module: &mod,
 			Function: "do_crash", FunctionBase: 0x55856fd20be0, Trust: "given as instruction pointer in context"},
 		{Context: ctxOf(minidump.ArchAMD64, cfi), ReturnAddress: 0x55856fd20c60, Module: &mod,
@@ -75,12 +75,12 @@ func TestAMD64Registers(t *testing.T) {
 // breakpad/expected/minidump2.stackwalk.txt, frames 0-1: x86 prints eax, ecx,
 // edx and efl only for the context frame.
 func TestX86Registers(t *testing.T) {
-	mod := Module{CodeFile: `c:\test_app.exe`, Base: 0x400000, Size: 0x2d000}
+	mod := textModule{CodeFile: `c:\test_app.exe`, Base: 0x400000, Size: 0x2d000}
 	all := map[string]uint64{"eip": 0x0040429e, "esp": 0x0012fe84, "ebp": 0x0012fe88, "ebx": 0x7c80abc1,
 		"esi": 2, "edi": 0xa28, "eax": 0x45, "ecx": 0x0012fe94, "edx": 0x0042bc58, "efl": 0x00010246}
 	caller := ctxOf(minidump.ArchX86, map[string]uint64{"eip": 0x00404200, "esp": 0x0012fe90, "ebp": 0x0012ff70})
 	caller.Set("eax", 1) // recovered but not printed: Breakpad needs the full context
-	p := &Process{CPU: "x86", Threads: []Thread{{Frames: []Frame{
+	p := &textProcess{CPU: "x86", Threads: []textThread{{Frames: []textFrame{
 		{Context: ctxOf(minidump.ArchX86, all), AllRegisters: true, ReturnAddress: 0x0040429e, Module: &mod,
 			Function: "`anonymous namespace'::CrashFunction", SourceFile: `c:\test_app.cc`, SourceLine: 58,
 			SourceLineBase: 0x0040429b, Trust: "given as instruction pointer in context"},
@@ -116,14 +116,14 @@ func TestARMRegisters(t *testing.T) {
 	armAll := ctxOf(minidump.ArchARM, map[string]uint64{"r12": 0x12, "fp": 0xea2})
 	for _, tc := range []struct {
 		cpu  string
-		f    Frame
+		f    textFrame
 		want string
 	}{
-		{"arm", Frame{Context: arm}, `
+		{"arm", textFrame{Context: arm}, `
      r4 = 0xaab431dc    r5 = 0xab20d7d0    r6 = 0xab203478    r7 = 0x00000149
      r8 = 0xab203588    r9 = 0xab20d7d0   r10 = 0xffea6f60    fp = 0xab2034d8
      sp = 0xffea6f28    pc = 0xaab0a741`},
-		{"arm64", Frame{Context: arm64}, `
+		{"arm64", textFrame{Context: arm64}, `
     x19 = 0x00000055955022d0   x20 = 0x00000055954ee170
     x21 = 0x00000055954ee170   x22 = 0x00000055954ee390
     x23 = 0x00000149f6d1624a   x24 = 0x000000555f6df000
@@ -132,7 +132,7 @@ func TestARMRegisters(t *testing.T) {
      fp = 0x0000007fe2ba7a50    sp = 0x0000007fe2ba7a50
      pc = 0x000000555f66323c`},
 		// The context frame prints every register, valid bit or not.
-		{"arm", Frame{Context: armAll, AllRegisters: true}, `
+		{"arm", textFrame{Context: armAll, AllRegisters: true}, `
      r0 = 0x00000000    r1 = 0x00000000    r2 = 0x00000000    r3 = 0x00000000
      r4 = 0x00000000    r5 = 0x00000000    r6 = 0x00000000    r7 = 0x00000000
      r8 = 0x00000000    r9 = 0x00000000   r10 = 0x00000000   r12 = 0x00000012
@@ -151,8 +151,8 @@ func TestARMRegisters(t *testing.T) {
 // breakpad/expected/linux_inline.stackwalk.txt: an inline frame prints a
 // line holding one space where registers would be.
 func TestInlineFrame(t *testing.T) {
-	mod := Module{CodeFile: "linux_inline", Base: 0x200000, Size: 0x442d0}
-	p := &Process{CPU: "amd64", Threads: []Thread{{Frames: []Frame{{
+	mod := textModule{CodeFile: "linux_inline", Base: 0x200000, Size: 0x442d0}
+	p := &textProcess{CPU: "amd64", Threads: []textThread{{Frames: []textFrame{{
 		Inline: true, ReturnAddress: 0x2161b6, Module: &mod, Function: "func()", SourceFile: "linux_inline.cpp",
 		SourceLine: 27, SourceLineBase: 0x2161b6, Trust: "inline record"}}}}}
 	var b strings.Builder
@@ -166,13 +166,13 @@ func TestInlineFrame(t *testing.T) {
 func TestHeader(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		p    Process
+		p    textProcess
 		want string
 	}{
-		{"minidump_32bit_crash_addr", Process{OS: "Windows NT", OSVersion: "5.1.2600 Service Pack 2", CPU: "x86",
+		{"minidump_32bit_crash_addr", textProcess{OS: "Windows NT", OSVersion: "5.1.2600 Service Pack 2", CPU: "x86",
 			CPUInfo: "GenuineIntel family 6 model 13 stepping 8", CPUCount: 1, Crashed: true,
 			CrashReason: "EXCEPTION_ACCESS_VIOLATION_WRITE", CrashAddress: 0x45,
-			CrashParameters: []CrashParameter{{Value: 1}, {Value: 0xffffffff00000045}},
+			CrashParameters: []crashParameter{{Value: 1}, {Value: 0xffffffff00000045}},
 			TimeDateStamp:   0x45d35f73, ProcessCreateTime: 0x45d35f73}, `Operating system: Windows NT
                   5.1.2600 Service Pack 2
 CPU: x86
@@ -188,7 +188,7 @@ Crash parameters:
     value: 0xffffffff00000045  description: 
 Process uptime: 0 seconds`},
 		// tiny-exe-with-cet-xsave.stackwalk.txt
-		{"no crash", Process{OS: "Windows NT", OSVersion: "10.0.22000 ", CPU: "amd64",
+		{"no crash", textProcess{OS: "Windows NT", OSVersion: "10.0.22000 ", CPU: "amd64",
 			CPUInfo: "family 6 model 154 stepping 3", CPUCount: 20, TimeDateStamp: 105, ProcessCreateTime: 100}, `Operating system: Windows NT
                   10.0.22000 
 CPU: amd64
@@ -200,7 +200,7 @@ GPU: UNKNOWN
 No crash
 Process uptime: 5 seconds`},
 		// microdump-arm.stackwalk.txt: GPU info, no CPU info, empty crash reason.
-		{"gpu", Process{OS: "Android", OSVersion: "OS VERSION INFO", CPU: "arm", CPUCount: 2,
+		{"gpu", textProcess{OS: "Android", OSVersion: "OS VERSION INFO", CPU: "arm", CPUCount: 2,
 			GLVersion: "OpenGL ES 3.0 V@104.0 AU@  (GIT@Id3510ff6dc)", GLVendor: "Qualcomm", GLRenderer: "Adreno (TM) 330",
 			Crashed: true, TimeDateStamp: 5}, `Operating system: Android
                   OS VERSION INFO
@@ -225,12 +225,11 @@ Process uptime: not available`},
 // breakpad/expected/thread_name_list.stackwalk.txt and
 // minidump2.stackwalk.txt module lines.
 func TestModules(t *testing.T) {
-	p := &Process{HaveModules: true, MainModule: 0, Modules: []Module{
-		{CodeFile: `C:\allocer32.exe`, DebugFile: "", Base: 0x400000, Size: 0x17000},
+	p := &textProcess{HaveModules: true, MainModule: 0, Modules: []textModule{
+		{CodeFile: `C:\allocer32.exe`, DebugFile: "", Base: 0x400000, Size: 0x17000, MissingSymbols: true},
 		{CodeFile: `C:\heob32.exe`, DebugFile: "heob32.pdb", Version: "3.2.0.99", Base: 0x1170000, Size: 0xce000},
-		{CodeFile: "/lib/libc.so", DebugFile: "/lib/libc.so", DebugID: "ABC0", Base: 0x7f0000000000, Size: 0x1000},
+		{CodeFile: "/lib/libc.so", DebugFile: "/lib/libc.so", DebugID: "ABC0", Base: 0x7f0000000000, Size: 0x1000, CorruptSymbols: true},
 	}}
-	p.MarkSymbolProblems([]ModuleID{{"", ""}}, []ModuleID{{"/lib/libc.so", "ABC0"}})
 	var b strings.Builder
 	writeModules(&printer{w: &b}, p)
 	want := `
@@ -262,13 +261,13 @@ func TestStackDump(t *testing.T) {
 			stack[4+4*i+j] = byte(w >> (8 * j))
 		}
 	}
-	p := &Process{CPU: "x86", Symbolize: func(addr uint64) []SourceInfo {
+	p := &textProcess{CPU: "x86", Symbolize: func(addr uint64) []sourceInfo {
 		if addr == 0x00404200 {
-			return []SourceInfo{{Function: "main", File: `c:\test_app.cc`, Line: 66, LineBase: 0x00404200}}
+			return []sourceInfo{{Function: "main", File: `c:\test_app.cc`, Line: 66, LineBase: 0x00404200}}
 		}
 		return nil
 	}}
-	th := &Thread{StackBase: 0x0012fe80, Stack: stack, SP: 0x0012fe84, SPValid: true}
+	th := &textThread{StackBase: 0x0012fe80, Stack: stack, SP: 0x0012fe84, SPValid: true}
 	var b strings.Builder
 	writeStackDump(&printer{w: &b}, p, th)
 	want := `stack begin:    0x000000000012fe80
@@ -292,8 +291,8 @@ Possible instruction pointers:
 }
 
 func TestThreadSelection(t *testing.T) {
-	p := &Process{CPU: "amd64", Crashed: true, RequestingThread: 1, MainModule: -1, HaveModules: true,
-		Threads: make([]Thread, 3)}
+	p := &textProcess{CPU: "amd64", Crashed: true, RequestingThread: 1, MainModule: -1, HaveModules: true,
+		Threads: make([]textThread, 3)}
 	count := func(s string) string {
 		var titles []string
 		for _, l := range strings.Split(s, "\n") {
@@ -326,8 +325,8 @@ func TestThreadSelection(t *testing.T) {
 func TestStackContentsBounded(t *testing.T) {
 	callee := ctxOf(minidump.ArchAMD64, map[string]uint64{"rsp": 0x1000, "rip": 0x10})
 	caller := ctxOf(minidump.ArchAMD64, map[string]uint64{"rsp": 1 << 62, "rip": 0x20})
-	p := &Process{CPU: "amd64", Threads: []Thread{{StackBase: 0x1000, Stack: make([]byte, 64),
-		Frames: []Frame{{Context: callee, Trust: "context"}, {Context: caller, Trust: "scan"}}}}}
+	p := &textProcess{CPU: "amd64", Threads: []textThread{{StackBase: 0x1000, Stack: make([]byte, 64),
+		Frames: []textFrame{{Context: callee, Trust: "context"}, {Context: caller, Trust: "scan"}}}}}
 	out := human(t, p, HumanOptions{StackContents: true, ExtraThread: -1})
 	if rows := strings.Count(out, "\n     0000"); rows > (64+4096)/16+1 {
 		t.Errorf("%d stack rows printed", rows)

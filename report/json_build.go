@@ -5,128 +5,60 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
-	"strconv"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
-// JSONInput is what BuildJSON needs: the dump for its dump-level facts and
-// the walked stacks for the frames. It is filled by the command line from the
-// processor's result, which keeps this package free of processing decisions.
-type JSONInput struct {
-	// Dump is the opened minidump; nil when it could not be read at all.
-	Dump *minidump.File
-
-	// Status is the processing status: "OK" or one of Breakpad's /
-	// Socorro's error names ("ERROR_NO_MINIDUMP_HEADER",
-	// "ERROR_NO_THREAD_LIST", ...). Empty means "OK".
-	Status string
-
-	// Stacks maps a thread's index in Dump.Threads() to its walked frames
-	// (innermost first, inlined frames before their physical frame, as
-	// walker.Stack holds them). Threads without an entry (such as the
-	// thread that wrote the dump, which Breakpad does not walk) are listed
-	// with no frames, as rust-minidump does.
-	Stacks map[int][]*walker.Frame
-
-	// RequestingThread is the index in Dump.Threads() of the crashed (or
-	// dump-requesting) thread, -1 when none.
-	RequestingThread int
-
-	// Symbols gives the symbol status of each module by its index in
-	// Dump.Modules(); missing entries mean "not tried".
-	Symbols map[int]walker.SymbolStatus
-
-	// HaveSymbolPaths tells whether any symbol path was given. Without one,
-	// rust-minidump reports no module as missing symbols; we do the same.
-	HaveSymbolPaths bool
-
-	// Errors are problems met while processing, reported in x_errors.
-	Errors []error
-
+// JSONOptions are the JSON report's inputs beside the processed dump.
+type JSONOptions struct {
 	// CertSubjects maps a module's file name (base name of its code file) to
 	// the subject of the certificate that signed it, from rust-minidump's
-	// --evil-json side channel; nil when none was given.
+	// --evil-json side channel (ParseEvilJSON); nil when none was given.
 	CertSubjects map[string]string
-
-	// Process describes the process when there is no minidump (Dump nil),
-	// as for an Android microdump: the report is then built from it.
-	Process *JSONProcess
-
-	// Raw reads the dump file's bytes; optional. It serves the streams the
-	// minidump package does not decode (Mozilla's soft errors and macOS
-	// boot arguments), located through Dump.Streams().
-	Raw io.ReaderAt
 }
 
-// JSONProcess is what the processor found in a dump that is not a
-// minidump: system, crash, modules and threads, in the processor's words.
-type JSONProcess struct {
-	OS, OSVersion, CPU, CPUInfo string
-	CPUCount                    int
-	Arch                        minidump.Arch
-	Crashed                     bool
-	CrashReason                 string
-	CrashAddress                uint64
-	Modules                     []*walker.Module
-	// Threads are the thread ids, in order; Stacks and RequestingThread
-	// index this list.
-	Threads []uint32
-}
-
-// BuildJSON builds the JSON report. It never fails: whatever part of the dump
-// cannot be read is reported as null (and the reason in x_errors).
-func BuildJSON(in *JSONInput) *JSONReport {
+// BuildJSON builds the JSON report of st. It never fails: whatever part of
+// the dump could not be read is null (and the reason in x_errors).
+func BuildJSON(st *processor.ProcessState, opts JSONOptions) *JSONReport {
 	r := &JSONReport{
-		Status:          in.Status,
+		Status:          string(st.Status),
 		Modules:         []JSONModule{},
 		Threads:         []JSONThread{},
 		UnloadedModules: []JSONUnloadedModule{},
 	}
 	if r.Status == "" {
-		r.Status = "OK"
+		r.Status = string(processor.StatusOK)
 	}
-	r.ModulesContainsCertInfo = len(in.CertSubjects) > 0
-	for _, err := range in.Errors {
-		if isBroken(err) {
+	r.ModulesContainsCertInfo = len(opts.CertSubjects) > 0
+	seen := map[string]bool{}
+	for _, err := range st.Errors {
+		if isBroken(err) && !seen[err.Error()] {
+			seen[err.Error()] = true
 			r.Errors = append(r.Errors, err.Error())
 		}
 	}
-	f := in.Dump
-	if f == nil {
+	b := &jsonBuilder{st: st, opts: opts, r: r, hexWidth: 16}
+	switch st.Status {
+	case processor.StatusNoMinidumpHeader, processor.StatusMinidumpNotFound:
+		// Nothing was read.
 		r.SystemInfo.OS = "unknown"
 		r.SystemInfo.CPUArch = "unknown"
-		if in.Process != nil {
-			b := &jsonBuilder{in: in, r: r, hexWidth: 16}
-			b.buildFromProcess(in.Process)
-		}
 		return r
 	}
-	b := &jsonBuilder{in: in, r: r, f: f}
 	b.build()
 	return r
 }
 
 type jsonBuilder struct {
-	in *JSONInput
-	r  *JSONReport
-	f  *minidump.File
+	st   *processor.ProcessState
+	opts JSONOptions
+	r    *JSONReport
 
-	si       *minidump.SystemInfo
 	hexWidth int // digits of an address: 8 on 32-bit CPUs, 16 otherwise
-	modules  []minidump.Module
-	unloaded []minidump.UnloadedModule
-}
-
-func (b *jsonBuilder) note(err error) {
-	if err != nil {
-		b.r.Errors = append(b.r.Errors, err.Error())
-	}
 }
 
 // hex formats an address or offset as rust-minidump does: zero-padded to the
@@ -149,27 +81,26 @@ func nonEmpty(s string) *string {
 	return &s
 }
 
-func (b *jsonBuilder) build() {
-	var err error
-	b.hexWidth = 16
-	b.si, err = b.f.SystemInfo()
-	if isBroken(err) {
-		b.note(err)
-	}
-	b.buildSystemInfo()
+// jsonStreamErrors are the streams whose read errors x_errors lists after
+// the processor's problems, in this order (rust-minidump's reading order).
+var jsonStreamErrors = []string{
+	"system info", "module list", "unloaded module list", "thread list", "thread names", "exception",
+	processor.StreamSoftErrors, processor.StreamMacBootArgs,
+}
 
-	b.modules, err = b.f.Modules()
-	if isBroken(err) {
-		b.note(err)
-	}
-	b.unloaded, err = b.f.UnloadedModules()
-	if isBroken(err) {
-		b.note(err)
-	}
+func (b *jsonBuilder) build() {
+	b.buildSystemInfo()
 	b.buildModules()
 	b.buildThreads()
 	b.buildCrashInfo()
 	b.buildProcessFacts()
+	for _, name := range jsonStreamErrors {
+		for _, e := range b.st.ReadErrors {
+			if e.Stream == name {
+				b.r.Errors = append(b.r.Errors, e.Err.Error())
+			}
+		}
+	}
 }
 
 // isBroken tells a real read error from "the stream is not present".
@@ -179,20 +110,31 @@ func isBroken(err error) bool {
 
 func (b *jsonBuilder) buildSystemInfo() {
 	s := &b.r.SystemInfo
-	if b.si == nil {
+	sys := b.st.System
+	if sys == nil {
 		s.OS = "unknown"
 		s.CPUArch = "unknown"
 		return
 	}
-	ctx := minidump.NewContext(b.si.Arch)
-	if ctx.WordSize() == 4 {
+	if ctx := minidump.NewContext(sys.Arch); ctx.WordSize() == 4 {
 		b.hexWidth = 8
 	}
-	s.OS = b.si.OS()
-	s.OSVer = strPtr(osVersion(b.si))
-	s.CPUArch = b.si.CPU()
-	s.CPUInfo = nonEmpty(b.si.CPUInfo())
-	s.CPUCount = b.si.CPUCount()
+	s.OS = sys.OS
+	s.CPUArch = sys.CPU
+	s.CPUInfo = nonEmpty(sys.CPUInfo)
+	s.CPUCount = sys.CPUCount
+	if sys.Raw != nil {
+		s.OSVer = strPtr(osVersion(sys.Raw))
+		return
+	}
+	// A microdump: the processor's words as they are.
+	s.OSVer = nonEmpty(sys.OSVersion)
+	if s.OS == "" {
+		s.OS = "unknown"
+	}
+	if s.CPUArch == "" {
+		s.CPUArch = "unknown"
+	}
 }
 
 // osVersion is rust-minidump's os_ver: "major.minor.build CSD" ("5.1.2600
@@ -222,17 +164,17 @@ func osVersion(si *minidump.SystemInfo) string {
 }
 
 func (b *jsonBuilder) platform() minidump.Platform {
-	if b.si == nil {
+	if b.st.System == nil || b.st.System.Raw == nil {
 		return 0xffffffff
 	}
-	return b.si.Platform
+	return b.st.System.Raw.Platform
 }
 
 // codeID is rust-minidump's code_id: Breakpad's code identifier in lower
 // case (Windows "TIMESTAMPsize", ELF build id); for macOS, whose Breakpad
 // code identifier is the placeholder "id", the Mach-O UUID taken from the
 // debug identifier.
-func (b *jsonBuilder) codeID(m *minidump.Module) *string {
+func (b *jsonBuilder) codeID(m *walker.Module) *string {
 	id := m.CodeID
 	switch b.platform() {
 	case minidump.PlatformMacOSX, minidump.PlatformIOS:
@@ -248,37 +190,53 @@ func (b *jsonBuilder) codeID(m *minidump.Module) *string {
 }
 
 func (b *jsonBuilder) buildModules() {
-	for i := range b.modules {
-		m := &b.modules[i]
+	for _, ms := range b.st.Modules {
+		m := ms.Module
 		jm := JSONModule{
 			BaseAddr:  b.hex(m.Base),
 			CodeID:    b.codeID(m),
 			DebugFile: nonEmpty(fileBase(m.DebugFile)),
 			DebugID:   nonEmpty(m.DebugID),
-			EndAddr:   b.hex(m.Base + uint64(m.Size)),
-			Filename:  fileBase(m.Name),
+			EndAddr:   b.hex(m.Base + m.Size),
+			Filename:  fileBase(m.CodeFile),
 			Version:   nonEmpty(m.Version),
 		}
-		b.addModule(i, jm)
+		// Without a supplier no module was tried: none is missing
+		// symbols, as in rust-minidump without symbol paths.
+		switch ms.Symbols {
+		case walker.SymbolsLoaded:
+			jm.LoadedSymbols = true
+		case walker.SymbolsMissing:
+			jm.MissingSymbols = true
+		case walker.SymbolsCorrupt:
+			jm.CorruptSymbols = true
+		}
+		jm.CertSubject = b.certSubject(jm.Filename)
+		b.r.Modules = append(b.r.Modules, jm)
 	}
 	// Breakpad's and rust-minidump's main module is the first listed;
 	// rust-minidump prints 0 even when there are no modules.
 	zero := 0
 	b.r.MainModule = &zero
-	for _, u := range b.unloaded {
+	stamps := b.st.Facts.UnloadedTimeDateStamps
+	for i, u := range b.st.UnloadedModules {
+		var ts uint32
+		if i < len(stamps) {
+			ts = stamps[i]
+		}
 		b.r.UnloadedModules = append(b.r.UnloadedModules, JSONUnloadedModule{
 			BaseAddr:    b.hex(u.Base),
-			CodeID:      fmt.Sprintf("%08x%x", u.TimeDateStamp, u.Size),
-			EndAddr:     b.hex(u.Base + uint64(u.Size)),
-			Filename:    fileBase(u.Name),
-			CertSubject: b.certSubject(fileBase(u.Name)),
+			CodeID:      fmt.Sprintf("%08x%x", ts, u.Size),
+			EndAddr:     b.hex(u.Base + u.Size),
+			Filename:    fileBase(u.CodeFile),
+			CertSubject: b.certSubject(fileBase(u.CodeFile)),
 		})
 	}
 }
 
 // certSubject returns the certificate subject of the module file name.
 func (b *jsonBuilder) certSubject(filename string) *string {
-	if subject, ok := b.in.CertSubjects[filename]; ok {
+	if subject, ok := b.opts.CertSubjects[filename]; ok {
 		return &subject
 	}
 	return nil
@@ -320,61 +278,26 @@ func ParseEvilJSON(data []byte) (map[string]string, error) {
 	return subjects, nil
 }
 
-// addModule appends jm, module i, to "modules" with its symbol status and
-// certificate subject.
-func (b *jsonBuilder) addModule(i int, jm JSONModule) {
-	b.setSymbolFlags(&jm, i)
-	jm.CertSubject = b.certSubject(jm.Filename)
-	b.r.Modules = append(b.r.Modules, jm)
-}
-
-// setSymbolFlags sets the symbol status of module i.
-func (b *jsonBuilder) setSymbolFlags(jm *JSONModule, i int) {
-	switch b.in.Symbols[i] {
-	case walker.SymbolsLoaded:
-		jm.LoadedSymbols = true
-	case walker.SymbolsMissing:
-		jm.MissingSymbols = b.in.HaveSymbolPaths
-	case walker.SymbolsCorrupt:
-		jm.CorruptSymbols = true
-	}
-}
-
-// addThread appends thread i with its frames, and sets crashing_thread when
-// i is the requesting thread.
-func (b *jsonBuilder) addThread(i int, jt JSONThread) {
-	jt.Frames = b.frames(b.in.Stacks[i])
-	jt.FrameCount = len(jt.Frames)
-	b.r.Threads = append(b.r.Threads, jt)
-	if i == b.in.RequestingThread {
-		ct := jt
-		idx := i
-		ct.ThreadsIndex = &idx
-		ct.Frames = b.frames(b.in.Stacks[i])
-		if len(ct.Frames) > 0 {
-			ct.Frames[0].Registers = b.registers(b.in.Stacks[i])
-		}
-		b.r.CrashingThread = &ct
-	}
-}
-
 func (b *jsonBuilder) buildThreads() {
-	threads, err := b.f.Threads()
-	if isBroken(err) {
-		b.note(err)
-	}
-	names, err := b.f.ThreadNames()
-	if isBroken(err) {
-		b.note(err)
-	}
-	b.r.ThreadCount = len(threads)
-	for i := range threads {
-		t := &threads[i]
-		jt := JSONThread{ThreadID: t.ID}
-		if name, ok := names[t.ID]; ok {
-			jt.ThreadName = strPtr(name)
+	b.r.ThreadCount = len(b.st.Threads)
+	for i, th := range b.st.Threads {
+		jt := JSONThread{ThreadID: th.ID}
+		if th.HasName {
+			jt.ThreadName = strPtr(th.Name)
 		}
-		b.addThread(i, jt)
+		jt.Frames = b.frames(th.Frames)
+		jt.FrameCount = len(jt.Frames)
+		b.r.Threads = append(b.r.Threads, jt)
+		if i == b.st.RequestingThread {
+			ct := jt
+			idx := i
+			ct.ThreadsIndex = &idx
+			ct.Frames = b.frames(th.Frames)
+			if len(ct.Frames) > 0 {
+				ct.Frames[0].Registers = b.registers(th.Frames)
+			}
+			b.r.CrashingThread = &ct
+		}
 	}
 }
 
@@ -431,9 +354,9 @@ func (b *jsonBuilder) frames(stack []*walker.Frame) []JSONFrame {
 // reports them for a frame in no loaded module.
 func (b *jsonBuilder) unloadedAt(addr uint64) []JSONFrameUnloadedModule {
 	offsets := map[string]map[uint64]bool{}
-	for _, u := range b.unloaded {
-		if addr >= u.Base && addr-u.Base < uint64(u.Size) {
-			name := fileBase(u.Name)
+	for _, u := range b.st.UnloadedModules {
+		if addr >= u.Base && addr-u.Base < u.Size {
+			name := fileBase(u.CodeFile)
 			if offsets[name] == nil {
 				offsets[name] = map[uint64]bool{}
 			}
@@ -495,22 +418,21 @@ func (b *jsonBuilder) registers(stack []*walker.Frame) map[string]string {
 }
 
 func (b *jsonBuilder) buildCrashInfo() {
+	st := b.st
 	c := &b.r.CrashInfo
-	if a := b.f.Assertion(); a != "" {
-		c.Assertion = strPtr(a)
+	if st.Assertion != "" {
+		c.Assertion = strPtr(st.Assertion)
 	}
-	ex, err := b.f.Exception()
-	if isBroken(err) {
-		b.note(err)
-	}
-	if ex == nil {
+	// A minidump without an exception stream, or a microdump without a
+	// crash record (an empty reason), has no crash info.
+	if !st.Crashed || (st.Exception == nil && st.CrashReason == "") {
 		return
 	}
-	c.Type = strPtr(rustCrashType(minidump.CrashReason(b.si, ex)))
-	c.Address = b.hexPtr(minidump.CrashAddress(b.si, ex))
+	c.Type = strPtr(rustCrashType(st.CrashReason))
+	c.Address = b.hexPtr(st.CrashAddress)
 	c.CrashInconsistencies = []string{}
-	if b.in.RequestingThread >= 0 {
-		idx := b.in.RequestingThread
+	if st.RequestingThread >= 0 {
+		idx := st.RequestingThread
 		c.CrashingThread = &idx
 	}
 }
@@ -532,121 +454,31 @@ func rustCrashType(reason string) string {
 }
 
 func (b *jsonBuilder) buildProcessFacts() {
-	f := b.f
-	if mi, err := f.MiscInfo(); err == nil && mi.Flags1&minidump.MiscInfoProcessID != 0 {
-		pid := mi.ProcessID
+	f := &b.st.Facts
+	if f.HasPID {
+		pid := f.PID
 		b.r.PID = &pid
-	} else if status, err := f.ProcStatus(); err == nil {
-		if pid, ok := procStatusPID(status); ok {
-			b.r.PID = &pid
-		}
 	}
-	if up, ok := f.ProcessUptime(); ok {
+	if b.st.HasUptime {
+		up := b.st.ProcessUptime
 		b.r.ProcessUptime = &up
 	}
-	if lsb, err := f.LSBRelease(); err == nil {
-		b.r.LSBRelease = lsbRelease(lsb)
+	if f.LSBRelease != nil {
+		b.r.LSBRelease = lsbRelease(f.LSBRelease)
 	}
-	if maps, err := f.Maps(); err == nil {
-		n := countLines(maps)
+	if f.HasMemoryMaps {
+		n := f.MemoryMapCount
 		b.r.LinuxMemoryMapCount = &n
 	}
-	if recs, err := f.MacCrashInfo(); err == nil && len(recs) > 0 {
-		b.r.MacCrashInfo = b.macCrashInfo(recs)
+	if len(f.MacCrashInfo) > 0 {
+		b.r.MacCrashInfo = macCrashInfo(f.MacCrashInfo)
 	}
-	if data, ok := b.rawStream(streamMozSoftErrors); ok {
-		b.r.SoftErrors = rawJSON(data)
+	if f.SoftErrors != nil {
+		b.r.SoftErrors = rawJSON(f.SoftErrors)
 	}
-	if data, ok := b.rawStream(streamMozMacBootArgs); ok {
-		if args, ok := b.macBootArgs(data); ok {
-			b.r.MacBootArgs = args
-		}
+	if f.HasMacBootArgs {
+		b.r.MacBootArgs = f.MacBootArgs
 	}
-}
-
-// Mozilla's stream types that the minidump package does not decode.
-const (
-	streamMozMacBootArgs minidump.StreamType = 0x4d7a0002
-	streamMozSoftErrors  minidump.StreamType = 0x4d7a0004
-)
-
-// maxRawStream bounds what we read of one such stream.
-const maxRawStream = 1 << 20
-
-// rawStream returns the bytes of the first stream of type t.
-func (b *jsonBuilder) rawStream(t minidump.StreamType) ([]byte, bool) {
-	if b.in.Raw == nil {
-		return nil, false
-	}
-	for _, s := range b.f.Streams() {
-		if s.Type != t {
-			continue
-		}
-		if s.Size > maxRawStream || s.Off < 0 || s.Off+int64(s.Size) > b.f.Size() {
-			b.note(fmt.Errorf("stream %s at %#x: size %d out of bounds", s.Name, s.Off, s.Size))
-			return nil, false
-		}
-		data := make([]byte, s.Size)
-		if _, err := b.in.Raw.ReadAt(data, s.Off); err != nil {
-			b.note(fmt.Errorf("stream %s at %#x: %w", s.Name, s.Off, err))
-			return nil, false
-		}
-		return data, true
-	}
-	return nil, false
-}
-
-// macBootArgs decodes MDRawMacBootargs: stream_type u32, then the RVA of a
-// MINIDUMP_STRING (UTF-16) holding the kernel boot arguments.
-func (b *jsonBuilder) macBootArgs(data []byte) (string, bool) {
-	if len(data) < 8 {
-		return "", false
-	}
-	rva := int64(le32(data[4:]))
-	var hdr [4]byte
-	if rva+4 > b.f.Size() {
-		return "", false
-	}
-	if _, err := b.in.Raw.ReadAt(hdr[:], rva); err != nil {
-		return "", false
-	}
-	n := int64(le32(hdr[:]))
-	if n%2 != 0 || n > maxRawStream || rva+4+n > b.f.Size() {
-		return "", false
-	}
-	buf := make([]byte, n)
-	if _, err := b.in.Raw.ReadAt(buf, rva+4); err != nil {
-		return "", false
-	}
-	u := make([]uint16, n/2)
-	for i := range u {
-		u[i] = uint16(buf[2*i]) | uint16(buf[2*i+1])<<8
-	}
-	return string(utf16.Decode(u)), true
-}
-
-func le32(b []byte) uint32 {
-	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
-}
-
-func procStatusPID(status []byte) (uint32, bool) {
-	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "Pid:"); ok {
-			n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32)
-			return uint32(n), err == nil
-		}
-	}
-	return 0, false
-}
-
-func countLines(b []byte) int {
-	n := 0
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) > 0 {
-			n++
-		}
-	}
-	return n
 }
 
 // lsbRelease reads lsb-release keys, falling back to os-release ones.
@@ -667,7 +499,7 @@ func lsbRelease(l *minidump.LSBRelease) *JSONLSBRelease {
 	}
 }
 
-func (b *jsonBuilder) macCrashInfo(recs []minidump.MacCrashInfoRecord) any {
+func macCrashInfo(recs []minidump.MacCrashInfoRecord) any {
 	type record struct {
 		AbortCause      string  `json:"abort_cause"`
 		Backtrace       *string `json:"backtrace"`
@@ -704,58 +536,4 @@ func rawJSON(b []byte) json.RawMessage {
 		return nil
 	}
 	return json.RawMessage(b)
-}
-
-// buildFromProcess fills the report from p (no minidump file).
-func (b *jsonBuilder) buildFromProcess(p *JSONProcess) {
-	ctx := minidump.NewContext(p.Arch)
-	if ctx.WordSize() == 4 {
-		b.hexWidth = 8
-	}
-	s := &b.r.SystemInfo
-	s.OS = p.OS
-	s.OSVer = nonEmpty(p.OSVersion)
-	s.CPUArch = p.CPU
-	s.CPUInfo = nonEmpty(p.CPUInfo)
-	s.CPUCount = p.CPUCount
-	if s.OS == "" {
-		s.OS = "unknown"
-	}
-	if s.CPUArch == "" {
-		s.CPUArch = "unknown"
-	}
-
-	for i, m := range p.Modules {
-		if m == nil {
-			continue
-		}
-		jm := JSONModule{
-			BaseAddr:  b.hex(m.Base),
-			CodeID:    nonEmpty(strings.ToLower(m.CodeID)),
-			DebugFile: nonEmpty(fileBase(m.DebugFile)),
-			DebugID:   nonEmpty(m.DebugID),
-			EndAddr:   b.hex(m.Base + m.Size),
-			Filename:  fileBase(m.CodeFile),
-			Version:   nonEmpty(m.Version),
-		}
-		b.addModule(i, jm)
-	}
-	zero := 0
-	b.r.MainModule = &zero
-
-	b.r.ThreadCount = len(p.Threads)
-	for i, id := range p.Threads {
-		b.addThread(i, JSONThread{ThreadID: id})
-	}
-	// A microdump without a crash record has an empty reason: no crash info.
-	if p.Crashed && p.CrashReason != "" {
-		c := &b.r.CrashInfo
-		c.Type = strPtr(rustCrashType(p.CrashReason))
-		c.Address = b.hexPtr(p.CrashAddress)
-		c.CrashInconsistencies = []string{}
-		if b.in.RequestingThread >= 0 {
-			idx := b.in.RequestingThread
-			c.CrashingThread = &idx
-		}
-	}
 }

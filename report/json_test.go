@@ -17,14 +17,13 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
-	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
-// jsonOf builds and writes the report of in and parses it back.
-func jsonOf(t testing.TB, in *report.JSONInput, pretty bool) map[string]any {
+// jsonOf builds and writes the report of st and parses it back.
+func jsonOf(t testing.TB, st *processor.ProcessState, pretty bool) map[string]any {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := report.WriteJSON(&buf, report.BuildJSON(in), pretty); err != nil {
+	if err := report.WriteJSON(&buf, report.BuildJSON(st, report.JSONOptions{}), pretty); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
@@ -35,7 +34,11 @@ func jsonOf(t testing.TB, in *report.JSONInput, pretty bool) map[string]any {
 }
 
 func TestJSONWithoutDump(t *testing.T) {
-	doc := jsonOf(t, &report.JSONInput{Status: "ERROR_NO_MINIDUMP_HEADER", RequestingThread: -1}, false)
+	_, err := minidump.NewFile(bytes.NewReader([]byte("not a minidump, but long enough for a header")), 44)
+	if err == nil {
+		t.Fatal("a text file opened as a minidump")
+	}
+	doc := jsonOf(t, processor.Unreadable(err), false)
 	if doc["status"] != "ERROR_NO_MINIDUMP_HEADER" {
 		t.Errorf("status %v", doc["status"])
 	}
@@ -139,11 +142,7 @@ func TestJSONUnloadedModules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &report.JSONInput{Dump: f, Stacks: map[int][]*walker.Frame{}, RequestingThread: st.RequestingThread}
-	for _, th := range st.Threads {
-		in.Stacks[th.Index] = th.Frames
-	}
-	got := jsonOf(t, in, true)
+	got := jsonOf(t, st, true)
 
 	if !reflect.DeepEqual(got["unloaded_modules"], want["unloaded_modules"]) {
 		t.Errorf("unloaded_modules:\n got  %v\n want %v", got["unloaded_modules"], want["unloaded_modules"])
@@ -187,14 +186,7 @@ func FuzzBuildJSON(f *testing.F) {
 			return
 		}
 		st, _ := processor.Process(file, nil, processor.Options{MaxFrames: 64, Workers: 1})
-		in := &report.JSONInput{Dump: file, RequestingThread: -1, Raw: bytes.NewReader(data), Stacks: map[int][]*walker.Frame{}}
-		if st != nil {
-			in.RequestingThread = st.RequestingThread
-			for _, th := range st.Threads {
-				in.Stacks[th.Index] = th.Frames
-			}
-		}
-		doc := jsonOf(t, in, false)
+		doc := jsonOf(t, st, false)
 		threads, _ := file.Threads()
 		if got, _ := doc["threads"].([]any); len(got) != len(threads) {
 			t.Fatalf("%d threads in the JSON, %d in the dump", len(got), len(threads))
@@ -216,13 +208,9 @@ func BenchmarkJSON(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	in := &report.JSONInput{Dump: f, Stacks: map[int][]*walker.Frame{}, RequestingThread: st.RequestingThread, HaveSymbolPaths: true}
-	for _, th := range st.Threads {
-		in.Stacks[th.Index] = th.Frames
-	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := report.WriteJSON(io.Discard, report.BuildJSON(in), true); err != nil {
+		if err := report.WriteJSON(io.Discard, report.BuildJSON(st, report.JSONOptions{}), true); err != nil {
 			b.Fatal(err)
 		}
 	}

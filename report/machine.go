@@ -3,6 +3,8 @@ package report
 import (
 	"io"
 	"strings"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 )
 
 // stripSeparator removes '|' and '\n', which would break the machine format.
@@ -22,7 +24,11 @@ func stripSeparator(s string) string {
 //	Module|code file|version|debug file|debug id|base|max|main
 //	(blank line)
 //	thread|frame|module|function|source file|line|offset
-func WriteMachine(w io.Writer, p *Process) error {
+func WriteMachine(w io.Writer, st *processor.ProcessState) error {
+	return writeMachine(w, newTextProcess(st))
+}
+
+func writeMachine(w io.Writer, p *textProcess) error {
 	pr := &printer{w: w}
 	for _, line := range machineHeaderLines(p) {
 		pr.puts(line)
@@ -46,7 +52,7 @@ func WriteMachine(w io.Writer, p *Process) error {
 
 // machineHeaderLines returns the -m lines before the blank line: OS, CPU,
 // GPU, Crash and one Module line per module.
-func machineHeaderLines(p *Process) []string {
+func machineHeaderLines(p *textProcess) []string {
 	s := stripSeparator
 	lines := []string{
 		"OS|" + s(p.OS) + "|" + s(p.OSVersion),
@@ -83,7 +89,7 @@ func machineHeaderLines(p *Process) []string {
 	return lines
 }
 
-func writeStackMachine(pr *printer, thread int, t *Thread) {
+func writeStackMachine(pr *printer, thread int, t *textThread) {
 	for i := range t.Frames {
 		f := &t.Frames[i]
 		pr.printf("%d|%d|", thread, i)

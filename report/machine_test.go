@@ -13,20 +13,20 @@ import (
 // breakpad-generated/stress/expected/linux-amd64-docker-live.machine.txt
 // (no module).
 func TestMachineAndBrief(t *testing.T) {
-	p := &Process{
+	p := &textProcess{
 		OS: "Windows NT", OSVersion: "5.1.2600 Service Pack 2", CPU: "x86",
 		CPUInfo: "GenuineIntel family 6 model 13 stepping 8", CPUCount: 1,
 		Crashed: true, CrashReason: "EXCEPTION_ACCESS_VIOLATION_WRITE", CrashAddress: 0x45,
 		RequestingThread: 1, HaveModules: true, MainModule: 0,
-		Modules: []Module{
+		Modules: []textModule{
 			{CodeFile: `C:\test_app.exe`, DebugFile: `C:\test_app.pdb`, DebugID: "5A9832E5287241C1838ED98914E9B7FF1", Base: 0x400000, Size: 0x2d000},
 			{CodeFile: `C:\WINDOWS\system32\kernel32.dll`, Version: "5.1.2600.2945", DebugFile: "kernel32.pdb", DebugID: "BCE8785C57B44245A669896B6A19B9542", Base: 0x7c800000, Size: 0xf4000},
 		},
 	}
 	app, k32 := &p.Modules[0], &p.Modules[1]
-	p.Threads = []Thread{
-		{Frames: []Frame{{ReturnAddress: 0x1007ffe64f79898, Trust: "stack scanning"}}},
-		{Frames: []Frame{
+	p.Threads = []textThread{
+		{Frames: []textFrame{{ReturnAddress: 0x1007ffe64f79898, Trust: "stack scanning"}}},
+		{Frames: []textFrame{
 			{ReturnAddress: 0x0040429e, Module: app, Function: "`anonymous namespace'::CrashFunction",
 				SourceFile: `c:\test_app.cc`, SourceLine: 58, SourceLineBase: 0x0040429b},
 			{ReturnAddress: 0x7c816fd7, Module: k32, Function: "BaseProcessStart", FunctionBase: 0x7c816fb4},
@@ -35,7 +35,7 @@ func TestMachineAndBrief(t *testing.T) {
 		}},
 	}
 	var b strings.Builder
-	if err := WriteMachine(&b, p); err != nil {
+	if err := writeMachine(&b, p); err != nil {
 		t.Fatal(err)
 	}
 	want := `OS|Windows NT|5.1.2600 Service Pack 2
@@ -56,7 +56,7 @@ Module|kernel32.dll|5.1.2600.2945|kernel32.pdb|BCE8785C57B44245A669896B6A19B9542
 	}
 
 	b.Reset()
-	if err := WriteBrief(&b, p); err != nil {
+	if err := writeBrief(&b, p); err != nil {
 		t.Fatal(err)
 	}
 	wantBrief := "Thread 1 (crashed)\n" +
@@ -73,13 +73,13 @@ Module|kernel32.dll|5.1.2600.2945|kernel32.pdb|BCE8785C57B44245A669896B6A19B9542
 // "No crash"; the thread field stays empty without a requesting thread.
 func TestMachineCrashLine(t *testing.T) {
 	for _, tc := range []struct {
-		p    Process
+		p    textProcess
 		want string
 	}{
-		{Process{RequestingThread: -1}, "Crash|No crash||"},
-		{Process{RequestingThread: 0, Threads: make([]Thread, 1)}, "Crash|No crash||0"},
-		{Process{RequestingThread: -1, Assertion: "Pure virtual function called"}, "Crash|Pure virtual function called||"},
-		{Process{RequestingThread: -1, Crashed: true, CrashReason: "SIGSEGV /SEGV_MAPERR"}, "Crash|SIGSEGV /SEGV_MAPERR|0x0|"},
+		{textProcess{RequestingThread: -1}, "Crash|No crash||"},
+		{textProcess{RequestingThread: 0, Threads: make([]textThread, 1)}, "Crash|No crash||0"},
+		{textProcess{RequestingThread: -1, Assertion: "Pure virtual function called"}, "Crash|Pure virtual function called||"},
+		{textProcess{RequestingThread: -1, Crashed: true, CrashReason: "SIGSEGV /SEGV_MAPERR"}, "Crash|SIGSEGV /SEGV_MAPERR|0x0|"},
 	} {
 		lines := machineHeaderLines(&tc.p)
 		if got := lines[3]; got != tc.want {
@@ -87,7 +87,7 @@ func TestMachineCrashLine(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	if err := WriteBrief(&b, &Process{RequestingThread: -1}); err != nil {
+	if err := writeBrief(&b, &textProcess{RequestingThread: -1}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := b.String(), " <no crashing or requesting dump thread identified>\n"; got != want {

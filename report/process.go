@@ -1,9 +1,18 @@
 package report
 
-import "github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+import (
+	"slices"
 
-// Process is what the Breakpad printers show of one processed dump.
-type Process struct {
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+)
+
+// textProcess is the processed dump as Breakpad's text printers walk it:
+// the threads Breakpad prints, numbered as it numbers them, modules in its
+// print order and frames pointing at them. newTextProcess makes it from the
+// one model, processor.ProcessState; it holds no fact of its own.
+type textProcess struct {
 	OS        string // "Windows NT", "Linux", ...
 	OSVersion string // "5.1.2600 Service Pack 2"
 	CPU       string // "x86", "amd64", "arm", "arm64", ...
@@ -15,7 +24,7 @@ type Process struct {
 	Crashed         bool
 	CrashReason     string
 	CrashAddress    uint64 // already truncated to the word size, as Breakpad does
-	CrashParameters []CrashParameter
+	CrashParameters []crashParameter
 	Assertion       string
 
 	// TimeDateStamp is the dump header's time and ProcessCreateTime the
@@ -27,12 +36,12 @@ type Process struct {
 	// RequestingThread indexes Threads: the crashed thread, or the thread
 	// that requested the dump; -1 when unknown.
 	RequestingThread int
-	Threads          []Thread
+	Threads          []textThread
 
 	// HaveModules is false when the dump has no module list; Breakpad then
 	// prints no "Loaded modules:" section and no Module| lines.
 	HaveModules bool
-	Modules     []Module
+	Modules     []textModule
 	// MainModule indexes Modules, -1 when there is none.
 	MainModule int
 
@@ -41,18 +50,18 @@ type Process struct {
 	// the function first, then its inlined calls, deepest first. It serves
 	// the "Possible instruction pointers" lists of -s and -d. Nil means no
 	// symbols.
-	Symbolize func(addr uint64) []SourceInfo
+	Symbolize func(addr uint64) []sourceInfo
 }
 
-// CrashParameter is one exception information word.
-type CrashParameter struct {
+// crashParameter is one exception information word.
+type crashParameter struct {
 	Value       uint64
 	Description string
 }
 
-// Thread is one thread's walked stack and its stack memory.
-type Thread struct {
-	Frames []Frame
+// textThread is one thread's walked stack and its stack memory.
+type textThread struct {
+	Frames []textFrame
 	// StackBase is the address of Stack[0]. Stack is nil when the dump holds
 	// no stack memory for the thread.
 	StackBase uint64
@@ -62,8 +71,8 @@ type Thread struct {
 	SPValid bool
 }
 
-// Frame is one stack frame as Breakpad prints it.
-type Frame struct {
+// textFrame is one stack frame as Breakpad prints it.
+type textFrame struct {
 	// Context holds the registers the walker recovered for this frame.
 	Context minidump.Context
 	// AllRegisters marks the thread's own context frame: Breakpad treats
@@ -74,7 +83,7 @@ type Frame struct {
 	// ReturnAddress is the address Breakpad prints and offsets from: the
 	// instruction pointer of the frame's context (not decremented).
 	ReturnAddress uint64
-	Module        *Module // nil when the address is in no module
+	Module        *textModule // nil when the address is in no module
 
 	Function       string // empty when no symbol covers the address
 	FunctionBase   uint64 // absolute
@@ -86,8 +95,8 @@ type Frame struct {
 	Inline bool   // an inlined call: printed without registers
 }
 
-// Module is one entry of the module list.
-type Module struct {
+// textModule is one entry of the module list.
+type textModule struct {
 	CodeFile  string
 	Version   string // "5.1.2600.2180"; empty prints as "???"
 	DebugFile string
@@ -96,45 +105,89 @@ type Module struct {
 	Size      uint64
 
 	// MissingSymbols and CorruptSymbols mark modules whose symbols the walk
-	// tried and failed to load (see MarkSymbolProblems).
+	// tried and failed to load (processor.ModuleState's warnings).
 	MissingSymbols bool
 	CorruptSymbols bool
 }
 
-// SourceInfo names the code at an address.
-type SourceInfo struct {
-	Function string
-	File     string
-	Line     int
-	LineBase uint64 // absolute; 0 when there is no line record
-}
+// sourceInfo names the code at an address.
+type sourceInfo = processor.SourceInfo
 
-// ModuleID is the (debug file, debug identifier) pair Breakpad uses to match
-// modules against its lists of modules without (or with corrupt) symbols.
-type ModuleID struct{ DebugFile, DebugID string }
-
-// MarkSymbolProblems sets MissingSymbols and CorruptSymbols on every module
-// whose debug file and identifier match an entry of missing or corrupt, the
-// way Breakpad's printer matches: by value, so modules sharing an identity
-// share the warning, and a missing entry wins over a corrupt one.
-func (p *Process) MarkSymbolProblems(missing, corrupt []ModuleID) {
-	in := func(list []ModuleID, m *Module) bool {
-		for _, id := range list {
-			if id.DebugFile == m.DebugFile && id.DebugID == m.DebugID {
-				return true
-			}
+// newTextProcess gives the text printers' view of st.
+func newTextProcess(st *processor.ProcessState) *textProcess {
+	p := &textProcess{RequestingThread: -1, MainModule: -1}
+	if s := st.System; s != nil {
+		p.OS, p.OSVersion, p.CPU, p.CPUInfo, p.CPUCount = s.OS, s.OSVersion, s.CPU, s.CPUInfo, s.CPUCount
+	}
+	p.GLVersion, p.GLVendor, p.GLRenderer = st.GPU.Version, st.GPU.Vendor, st.GPU.Renderer
+	p.Crashed, p.CrashReason, p.CrashAddress, p.Assertion = st.Crashed, st.CrashReason, st.CrashAddress, st.Assertion
+	if st.Exception != nil {
+		for _, v := range st.Exception.Parameters {
+			p.CrashParameters = append(p.CrashParameters, crashParameter{Value: v})
 		}
-		return false
 	}
-	for i := range p.Modules {
-		m := &p.Modules[i]
-		m.MissingSymbols = in(missing, m)
-		m.CorruptSymbols = !m.MissingSymbols && in(corrupt, m)
+	p.TimeDateStamp = st.TimeDateStamp
+	if st.HasCreateTime {
+		p.ProcessCreateTime = st.ProcessCreateTime
 	}
+
+	// Breakpad lists the modules of its range map by address
+	// (processor.ProcessState.ModuleOrder: exact duplicates and modules it
+	// could not store are left out); the main module is the first of the
+	// file, found again by its base address.
+	p.HaveModules = st.HaveModules
+	byWalker := map[*walker.Module]int{}
+	for _, i := range st.ModuleOrder {
+		ms := st.Modules[i]
+		m := ms.Module
+		byWalker[m] = len(p.Modules)
+		p.Modules = append(p.Modules, textModule{
+			CodeFile: m.CodeFile, Version: m.Version, DebugFile: m.DebugFile, DebugID: m.DebugID,
+			Base: m.Base, Size: m.Size,
+			MissingSymbols: ms.NoSymbolsWarning, CorruptSymbols: ms.CorruptSymbolsWarning,
+		})
+	}
+	if st.MainModule >= 0 && st.MainModule < len(st.Modules) {
+		base := st.Modules[st.MainModule].Module.Base
+		p.MainModule = slices.IndexFunc(p.Modules, func(m textModule) bool { return m.Base == base })
+	}
+	moduleOf := func(m *walker.Module) *textModule {
+		if i, ok := byWalker[m]; ok {
+			return &p.Modules[i]
+		}
+		return nil // unloaded modules are not Breakpad frame modules
+	}
+
+	threads, requesting := st.BreakpadThreads()
+	p.RequestingThread = requesting
+	for _, th := range threads {
+		t := textThread{StackBase: th.StackBase, Stack: th.Stack}
+		if th.Context != nil {
+			t.SP, t.SPValid = th.Context.SP()
+		}
+		for _, f := range th.Frames {
+			t.Frames = append(t.Frames, textFrame{
+				Context:        f.Context,
+				AllRegisters:   f.Trust == walker.TrustContext,
+				ReturnAddress:  f.ReturnAddress(),
+				Module:         moduleOf(f.Module),
+				Function:       f.Function,
+				FunctionBase:   f.FunctionBase,
+				SourceFile:     f.SourceFile,
+				SourceLine:     f.SourceLine,
+				SourceLineBase: f.SourceLineBase,
+				Trust:          f.Trust.String(),
+				Inline:         f.Trust == walker.TrustInline,
+			})
+		}
+		p.Threads = append(p.Threads, t)
+	}
+	p.Symbolize = st.Symbolize
+	return p
 }
 
 // mainBase returns the base address of the main module, or 0.
-func (p *Process) mainBase() (uint64, bool) {
+func (p *textProcess) mainBase() (uint64, bool) {
 	if p.MainModule < 0 || p.MainModule >= len(p.Modules) {
 		return 0, false
 	}

@@ -12,14 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/demangle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
 )
@@ -185,8 +183,8 @@ func (r *rustFlags) Write(w io.Writer, in *input) error {
 	if r.json {
 		return report.WriteJSON(out, jsonReport, r.pretty)
 	}
-	if in.Report != nil {
-		if err := writeText(out, r.o, in); err != nil {
+	if !in.NoText {
+		if err := writeText(out, r.o, in.State); err != nil {
 			return err
 		}
 	}
@@ -208,51 +206,18 @@ func (r *rustFlags) Write(w io.Writer, in *input) error {
 
 // buildJSON builds the JSON report of the processed dump.
 func (r *rustFlags) buildJSON(in *input, log *slog.Logger) *report.JSONReport {
-	if in.State == nil {
-		status := "ERROR_NO_MINIDUMP_HEADER"
-		for _, err := range in.Errs {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-				status = "ERROR_MINIDUMP_NOT_FOUND"
-			}
-		}
-		return report.BuildJSON(&report.JSONInput{Status: status, RequestingThread: -1, Errors: in.Errs})
-	}
 	for _, m := range in.State.Modules {
 		log.Debug("module symbols", "file", m.Module.CodeFile, "status", m.Symbols.String())
 	}
-	ji := jsonInputFromState(in.State, len(in.SymbolPaths) > 0)
-	ji.Errors = nil
-	seen := map[string]bool{}
-	for _, err := range append(append([]error(nil), in.Warnings...), in.Errs...) {
-		if errors.Is(err, processor.ErrNoThreadList) {
-			ji.Status = "ERROR_NO_THREAD_LIST"
-			continue
-		}
-		if errors.Is(err, processor.ErrNoMicrodumpContext) {
-			ji.Status = "ERROR_GETTING_THREAD"
-			continue
-		}
-		if !seen[err.Error()] {
-			seen[err.Error()] = true
-			ji.Errors = append(ji.Errors, err)
-		}
-	}
+	var opts report.JSONOptions
 	if r.evilJSON != "" {
 		subjects, err := readEvilJSON(r.evilJSON)
 		if err != nil {
 			log.Error("--evil-json ignored", "err", err)
 		}
-		ji.CertSubjects = subjects
+		opts.CertSubjects = subjects
 	}
-	// The streams the minidump package does not decode are read from the file.
-	ji.Raw = in.Raw
-	if ji.Raw == nil {
-		if f, err := os.Open(in.Path); err == nil {
-			defer f.Close()
-			ji.Raw = f
-		}
-	}
-	return report.BuildJSON(ji)
+	return report.BuildJSON(in.State, opts)
 }
 
 // writeOpenFailure gives --json and --cyborg a JSON document whose status
@@ -260,17 +225,17 @@ func (r *rustFlags) buildJSON(in *input, log *slog.Logger) *report.JSONReport {
 // then; Socorro's stackwalker printed such a status). Other outputs print
 // nothing. Called by process() before it exits with status 1.
 func writeOpenFailure(group flagGroup, stdout io.Writer, path string, err error) {
-	writeFailure(group, stdout, &input{Path: path, Errs: []error{err}})
+	writeFailure(group, stdout, &input{Path: path, State: processor.Unreadable(err), NoText: true})
 }
 
 // writeFailure is writeOpenFailure for a dump that was read but could not be
-// processed (in.State may hold what was found, in.Errs says why).
+// processed (in.State holds what was found and why it failed).
 func writeFailure(group flagGroup, stdout io.Writer, in *input) {
 	r, ok := group.(*rustFlags)
 	if !ok || (!r.json && r.cyborg == "") {
 		return
 	}
-	in.Report = nil // no human report for a failed dump
+	in.NoText = true // no human report for a failed dump
 	if werr := r.Write(stdout, in); werr != nil {
 		fmt.Fprintf(os.Stderr, "minidump-stackwalk: writing output: %v\n", werr)
 	}
@@ -293,20 +258,4 @@ func readEvilJSON(path string) (map[string]string, error) {
 		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxEvilJSON)
 	}
 	return report.ParseEvilJSON(data)
-}
-
-// demangleSymbolize wraps a report's Symbolize function (the names of -s's
-// possible instruction pointers) so that its names are demangled like the
-// frames' (unless --no-demangle).
-func demangleSymbolize(o *options, symbolize func(uint64) []report.SourceInfo) func(uint64) []report.SourceInfo {
-	if o.noDemangle || symbolize == nil {
-		return symbolize
-	}
-	return func(addr uint64) []report.SourceInfo {
-		infos := symbolize(addr)
-		for i := range infos {
-			infos[i].Function = demangle.Name(infos[i].Function)
-		}
-		return infos
-	}
 }

@@ -97,8 +97,8 @@ func splitSymbolPaths(paths []string) (local, urls []string) {
 // symbolSupplier returns the supplier over o's symbol paths: the local ones
 // first, then the symbol servers. Download failures other than "not found"
 // are printed on stderr as warnings (the module is then walked without
-// symbols). Both results are nil when there are no symbol paths.
-func (o *options) symbolSupplier(stderr io.Writer) (*recordingSupplier, symfile.Supplier) {
+// symbols). It is nil when there are no symbol paths.
+func (o *options) symbolSupplier(stderr io.Writer) symfile.Supplier {
 	local, urls := splitSymbolPaths(o.symbolPaths)
 	var chain symfile.ChainSupplier
 	if len(local) > 0 {
@@ -114,7 +114,7 @@ func (o *options) symbolSupplier(stderr io.Writer) (*recordingSupplier, symfile.
 		}
 	}
 	if len(chain) == 0 {
-		return nil, nil
+		return nil
 	}
 	var sup symfile.Supplier = chain
 	if len(chain) == 1 {
@@ -123,8 +123,7 @@ func (o *options) symbolSupplier(stderr io.Writer) (*recordingSupplier, symfile.
 	if len(urls) > 0 {
 		sup = &warningSupplier{sup: sup, w: stderr, warned: map[symfile.ModuleKey]bool{}}
 	}
-	syms := newRecordingSupplier(sup)
-	return syms, syms
+	return sup
 }
 
 // warningSupplier prints, once per module, the errors of a supplier that

@@ -1,0 +1,16 @@
+// Package stackwalk is the library behind the minidump-stackwalk command:
+// open a minidump, an Android microdump or a Linux ELF core (Open), walk
+// and symbolize its threads into one processed model
+// (Dump.Process, giving a *processor.ProcessState), and print that model in
+// any of the command's formats with package report: Breakpad's human
+// report (report.WriteHuman), its machine format (report.WriteMachine), the
+// brief summary (report.WriteBrief) and rust-minidump's JSON
+// (report.BuildJSON, report.WriteJSON).
+//
+// Symbols come from any symfile.Supplier: symfile.NewDirSupplier over
+// Breakpad symbol stores, symfile.NewHTTPSupplier for symbol servers, or a
+// supplier of your own. A single stream of a minidump is read with the
+// accessors of package minidump (Dump.Minidump).
+//
+// docs/architecture.md describes the flow from bytes to report.
+package stackwalk
