@@ -1,5 +1,6 @@
 // Package stackwalk is the library behind the minidump-stackwalk command:
-// open a minidump, an Android microdump or a Linux ELF core (Open), walk
+// open a minidump, an Android microdump or a Linux ELF core, plain or
+// gzip-, zstd- or xz-compressed, from a file or a reader (Open, OpenWith), walk
 // and symbolize its threads into one processed model
 // (Dump.Process, giving a *processor.ProcessState), and print that model in
 // any of the command's formats with package report: Breakpad's human

@@ -2,14 +2,13 @@ package stackwalk
 
 import (
 	"bytes"
-	"debug/elf"
-	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/coredump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/coreconv"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/input"
 	"github.com/minidump-stackwalk/minidump-stackwalk/microdump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
@@ -55,37 +54,51 @@ type Options struct {
 	// "" reads none: a core is untrusted input, and its paths must not
 	// decide which local files are opened.
 	Sysroot string
+	// Stdin is read when the path is "-".
+	Stdin io.Reader
+	// MaxBytes bounds an input that must be held in memory: standard
+	// input, the decompression of a gzip-, zstd- or xz-compressed file, a
+	// microdump. 0 means 1 GiB. A plain minidump or core is memory-mapped
+	// instead.
+	MaxBytes int64
 }
 
 // Open reads the file at path as whatever kind of dump it is, with the
 // zero Options: see OpenWith.
 func Open(path string) (*Dump, error) { return OpenWith(path, Options{}) }
 
-// OpenWith reads the file at path as whatever kind of dump it is: a
-// microdump (text holding a microdump), an ELF core file (ELF header of
-// type ET_CORE, converted to a minidump as cmd/core2md converts it), else a
-// minidump. The error is the reader's, naming the offset or line where the
-// file is malformed. Close the Dump when done.
+// OpenWith reads the input at path ("-": opts.Stdin) as whatever kind of
+// dump it is, told by its content: a minidump, a microdump (text holding
+// one), an ELF core file (converted to a minidump as cmd/core2md converts
+// it), each also gzip-, zstd- or xz-compressed. The error is the reader's,
+// naming the offset or line where the input is malformed; for an input of
+// another kind, it says what the input looks like. Close the Dump when
+// done.
 func OpenWith(path string, opts Options) (*Dump, error) {
-	head, err := readHead(path)
-	if err != nil {
-		// Let the minidump reader say what is wrong with the file.
-		return openMinidump(path)
-	}
+	in, err := input.Open(path, opts.Stdin, input.Options{MaxBytes: opts.MaxBytes})
+	var notDump *input.NotADumpError
 	switch {
-	case isELFCore(head):
-		return openCore(path, opts.Sysroot)
-	case bytes.HasPrefix(head, []byte("MDMP")) || bytes.HasPrefix(head, []byte(elf.ELFMAG)):
-		return openMinidump(path)
+	case errors.As(err, &notDump) && notDump.Compression == input.Unknown:
+		// The minidump reader's error says where the header is wrong;
+		// the kind says what the file is instead.
+		if _, mdErr := openMinidump(in); mdErr != nil {
+			return nil, fmt.Errorf("%w (it looks like %s)", mdErr, notDump.Kind)
+		}
+		return nil, err
+	case err != nil:
+		return nil, err
 	}
-	if data, ok := readMicrodump(path); ok {
-		d, err := microdump.Parse(data)
+	switch in.Kind {
+	case input.Microdump:
+		d, err := microdump.Parse(in.Data)
 		if err != nil {
 			return nil, err
 		}
 		return &Dump{Kind: KindMicrodump, Microdump: d}, nil
+	case input.ELFCore:
+		return openCore(in, opts.Sysroot)
 	}
-	return openMinidump(path)
+	return openMinidump(in)
 }
 
 // NewMinidump makes a Dump of an opened minidump.
@@ -111,27 +124,28 @@ func (d *Dump) Close() error {
 	return nil
 }
 
-func openMinidump(path string) (*Dump, error) {
-	f, err := minidump.Open(path)
+// openMinidump opens the minidump in: memory-mapped from its file, or
+// from the bytes already read.
+func openMinidump(in *input.Input) (*Dump, error) {
+	var f *minidump.File
+	var err error
+	if in.Data != nil {
+		f, err = minidump.NewFile(bytes.NewReader(in.Data), int64(len(in.Data)))
+	} else {
+		f, err = minidump.Open(in.Name)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return NewMinidump(f), nil
 }
 
-// openCore converts the core at path as cmd/core2md does with its
-// defaults, except that module files are read only under sysroot.
-func openCore(path, sysroot string) (*Dump, error) {
-	core, err := coredump.Open(path)
+// openCore converts the core in as cmd/core2md does with its defaults,
+// except that module files are read only under sysroot.
+func openCore(in *input.Input, sysroot string) (*Dump, error) {
+	data, err := convertCore(in, coreOptions(sysroot))
 	if err != nil {
-		return nil, fmt.Errorf("core file: %w", err)
-	}
-	defer core.Close()
-	opt := coreconv.DefaultOptions()
-	opt.Sysroot, opt.NoDisk = sysroot, sysroot == ""
-	data, err := coreconv.Convert(core, opt)
-	if err != nil {
-		return nil, fmt.Errorf("converting the core: %w", err)
+		return nil, err
 	}
 	f, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
@@ -140,47 +154,30 @@ func openCore(path, sysroot string) (*Dump, error) {
 	return &Dump{Kind: KindCore, Minidump: f}, nil
 }
 
-// headSize is what Open reads to tell the kinds apart: an ELF header's
-// e_type ends at byte 18.
-const headSize = 18
-
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// convertCore returns the minidump of the core in.
+func convertCore(in *input.Input, opt coreconv.Options) ([]byte, error) {
+	var core *coredump.File
+	var err error
+	if in.Data != nil {
+		core, err = coredump.NewFile(bytes.NewReader(in.Data), int64(len(in.Data)))
+	} else {
+		core, err = coredump.Open(in.Name)
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("core file: %w", err)
 	}
-	defer f.Close()
-	head := make([]byte, headSize)
-	n, err := io.ReadFull(f, head)
-	if n == 0 && err != nil {
-		return nil, err
+	defer core.Close()
+	data, err := coreconv.Convert(core, opt)
+	if err != nil {
+		return nil, fmt.Errorf("converting the core: %w", err)
 	}
-	return head[:n], nil
+	return data, nil
 }
 
-// isELFCore reports whether head starts an ELF core file (ELF magic and
-// e_type ET_CORE, in the file's byte order).
-func isELFCore(head []byte) bool {
-	if len(head) < headSize || string(head[:4]) != elf.ELFMAG {
-		return false
-	}
-	var order binary.ByteOrder = binary.LittleEndian
-	if elf.Data(head[elf.EI_DATA]) == elf.ELFDATA2MSB {
-		order = binary.BigEndian
-	}
-	return elf.Type(order.Uint16(head[16:])) == elf.ET_CORE
-}
-
-// readMicrodump returns the file's content when it is a microdump.
-func readMicrodump(path string) ([]byte, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, microdump.MaxSize+1))
-	if err != nil || len(data) > microdump.MaxSize || !microdump.IsMicrodump(data) {
-		return nil, false
-	}
-	return data, true
+// coreOptions are core2md's conversion defaults, except that module files
+// are read from disk only under sysroot, and not at all when it is "".
+func coreOptions(sysroot string) coreconv.Options {
+	opt := coreconv.DefaultOptions()
+	opt.Sysroot, opt.NoDisk = sysroot, sysroot == ""
+	return opt
 }

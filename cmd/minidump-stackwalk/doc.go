@@ -6,7 +6,9 @@
 //	minidump-stackwalk [flags] <minidump|microdump|core> [symbol-path|symbol-URL ...]
 //
 // The input may be a minidump, an Android microdump (text) or a Linux ELF
-// core file (converted in memory as core2md does). Symbol paths are
+// core file (converted in memory as core2md does), each also gzip-, zstd-
+// or xz-compressed, told by content; "-" reads it from standard input.
+// core2md itself is the subcommand `minidump-stackwalk core2md`. Symbol paths are
 // directories in Breakpad's layout or single .sym files; http(s) URLs (or
 // --symbols-url) name symbol servers, cached in --symbols-cache.
 //

@@ -40,8 +40,9 @@ type options struct {
 	noDemangle bool
 
 	dumpPath    string
-	symbolPaths []string // local paths and symbol server URLs
-	sysroot     string   // --sysroot: where a core's module files are read (core.go)
+	symbolPaths []string  // local paths and symbol server URLs
+	sysroot     string    // --sysroot: where a core's module files are read (stackwalk.Options)
+	stdin       io.Reader // the dump when dumpPath is "-"
 
 	// symbolServer holds --symbols-url, --symbols-cache, --symbols-total-timeout and
 	// --symbol-download-timeout (symbolserver.go).
@@ -80,7 +81,9 @@ Breakpad, Crashpad or Windows) and prints them with the symbols found under the
 symbol paths, which are laid out as Breakpad's symbol store:
 <debug file>/<debug id>/<debug file without .pdb>.sym (or .sym.gz, .sym.zst).
 A symbol path may be an http(s) symbol server URL (see --symbols-url). The
-input may also be a Linux ELF core file, converted as core2md does.
+input may also be an Android microdump or a Linux ELF core file (converted as
+core2md does), each also gzip-, zstd- or xz-compressed, told by content; "-"
+reads it from standard input.
 
 Shell completion: minidump-stackwalk completion bash|zsh|fish|powershell --help
 says how to load it. The manual page is docs/man/minidump-stackwalk.1.
@@ -168,7 +171,12 @@ func (o *options) check() error {
 
 // run executes the command line args and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	o := &options{}
+	return runWithStdin(args, os.Stdin, stdout, stderr)
+}
+
+// runWithStdin is run with the input that "-" names.
+func runWithStdin(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{stdin: stdin}
 	status := exitOK
 	cmd := newCommand(o, flagGroups(), stdout, stderr, &status)
 	cmd.SetArgs(args)

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	stackwalk "github.com/minidump-stackwalk/minidump-stackwalk"
-	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
 )
@@ -36,10 +35,7 @@ func (o *options) processorOptions() processor.Options {
 // process reads and processes the dump named in o, prints it and returns the
 // exit status.
 func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
-	if status, ok := processCore(o, group, stdout, stderr); ok { // ELF core input (core.go)
-		return status
-	}
-	d, err := stackwalk.Open(o.dumpPath)
+	d, err := stackwalk.OpenWith(o.dumpPath, stackwalk.Options{Sysroot: o.sysroot, Stdin: o.stdin})
 	if err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
 		writeOpenFailure(group, stdout, o.dumpPath, err) // --json prints a status document
@@ -47,13 +43,6 @@ func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
 	}
 	defer d.Close()
 	return processInput(o, group, d, stdout, stderr)
-}
-
-// processDump processes the minidump read from the file named in o, prints
-// it and returns the exit status. raw is not needed (the minidump reads its
-// own bytes); core.go passes it.
-func processDump(o *options, group flagGroup, dump *minidump.File, raw io.ReaderAt, stdout, stderr io.Writer) int {
-	return processInput(o, group, stackwalk.NewMinidump(dump), stdout, stderr)
 }
 
 // processInput processes d, prints it and returns the exit status: 1 when
