@@ -120,11 +120,8 @@ func (d *dump) readContext(size uint32) *context {
 	var want uint32
 	switch cpu {
 	case ctxX86:
-		// Breakpad's XSTATE test also matches the CPU bit, so any size up
-		// to an XSAVE area past the context passes, smaller ones too.
-		if int64(size)-sizeX86 > maxXSaveArea {
-			return nil
-		}
+		// minidump_dump 0.26.0, the oracle, wants exactly the x86 context;
+		// later Breakpad also accepts an XSAVE area after it.
 		want = sizeX86
 	case ctxARM:
 		want = sizeARM
@@ -133,7 +130,7 @@ func (d *dump) readContext(size uint32) *context {
 	default:
 		return nil // unknown, or a CPU whose contexts are not printed
 	}
-	if cpu != ctxX86 && size != want {
+	if size != want {
 		return nil
 	}
 	rest, ok := d.c.read(int64(want) - 4)

@@ -15,7 +15,9 @@
 // record's end) Write prints what the dump holds and stops; the tests list
 // those cases.
 //
-// Contexts are printed for x86, amd64, arm, arm64 and Breakpad's old arm64
+// The oracle is minidump_dump of the npm package minidump@0.26.0: like it,
+// Write takes an x86 context only at exactly 716 bytes (later Breakpad also
+// reads one followed by an XSAVE area). Contexts are printed for x86, amd64, arm, arm64 and Breakpad's old arm64
 // layout; contexts of other CPUs (ppc, sparc, mips, riscv) print as
 // "(no context)".
 package dumptext

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,26 +13,6 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
-
-// excuse is a known difference from minidump_dump: why, and how to turn our
-// output into minidump_dump's, which must then match exactly.
-type excuse struct {
-	why      string
-	toOracle func(string) string
-}
-
-// excused lists the dumps whose output differs from minidump_dump's on
-// purpose, keyed by path relative to the corpus root.
-var excused = map[string]excuse{
-	"breakpad/dumps/tiny-exe-with-cet-xsave-x86.dmp": {
-		"x86 contexts followed by an XSAVE area (1147 bytes here): minidump_dump 0.26.0 predates " +
-			"Breakpad's support for them and prints \"(no context)\"; we print the context as " +
-			"current Breakpad (minidump.cc at 418aacd) does",
-		func(s string) string { return x86Context.ReplaceAllString(s, "  (no context)\n\n") },
-	},
-}
-
-var x86Context = regexp.MustCompile(`\nMDRawContextX86\n(  [^\n]*\n)*\n`)
 
 // oracleDumps are the minidumps the oracle test compares on: every
 // minidump of the shared corpus and of testdata.
@@ -85,13 +64,6 @@ func TestOracle(t *testing.T) {
 			}
 			if bytes.Equal(got.Bytes(), want.Bytes()) {
 				same++
-				return
-			}
-			if e, ok := excused[name]; ok {
-				if norm := e.toOracle(got.String()); norm != want.String() {
-					t.Fatalf("differs from minidump_dump beyond the excuse (%s): %s", e.why, firstDiff(norm, want.String()))
-				}
-				t.Logf("differs from minidump_dump, excused: %s", e.why)
 				return
 			}
 			t.Errorf("differs from minidump_dump: %s", firstDiff(got.String(), want.String()))

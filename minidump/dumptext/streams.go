@@ -108,10 +108,10 @@ func (d *dump) printException() {
 	p("  exception_record.exception_record          = 0x%x\n", le.Uint64(e[16:]))
 	p("  exception_record.exception_address         = 0x%x\n", le.Uint64(e[24:]))
 	p("  exception_record.number_parameters         = %d\n", int32(nparams))
-	// Breakpad prints number_parameters entries of a 15-entry array: the
-	// 16th is the context location that follows it, and later ones are
-	// memory past the stream, which is not printed here.
-	for i := uint32(0); i < nparams && i < 16; i++ {
+	// Breakpad prints number_parameters entries of the 15-entry array,
+	// running on into the context location and past the structure into its
+	// heap; only the array is printed here.
+	for i := uint32(0); i < nparams && i < 15; i++ {
 		p("  exception_record.exception_information[%2d] = 0x%x\n", i, le.Uint64(e[40+8*i:]))
 	}
 	ctxSize, ctxRVA := le.Uint32(e[160:]), le.Uint32(e[164:])
