@@ -65,6 +65,9 @@ func brokenEssentials(dump *minidump.File) []error {
 // process reads and processes the dump named in o, prints it and returns the
 // exit status.
 func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
+	if status, ok := processRawDump(o, group, stdout, stderr); ok { // --dump (dumpflag.go)
+		return status
+	}
 	if status, ok := processMicrodump(o, group, stdout, stderr); ok { // microdump input
 		return status
 	}
