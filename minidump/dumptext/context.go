@@ -10,6 +10,12 @@ const (
 	ctxARM64    = 0x00400000
 	ctxARM64Old = 0x80000000
 	ctxPPC64    = 0x01000000
+	ctxPPC      = 0x20000000
+	ctxSPARC    = 0x10000000
+	ctxMIPS     = 0x00040000
+	ctxMIPS64   = 0x00080000
+	ctxRISCV    = 0x00800000
+	ctxRISCV64  = 0x08000000
 
 	sizeX86      = 716
 	sizeAMD64    = 1232
@@ -17,6 +23,11 @@ const (
 	sizeARM64    = 912
 	sizeARM64Old = 796
 	sizePPC64    = 1160
+	sizePPC      = 1004
+	sizeSPARC    = 584
+	sizeMIPS     = 600
+	sizeRISCV    = 268
+	sizeRISCV64  = 528
 
 	maxXSaveArea = 16384
 )
@@ -45,6 +56,18 @@ var sysContextCPU = map[uint16]uint32{
 	archPPC: 0x20000000, archPPC64: ctxPPC64, 4: 0x000000c0, archARM: ctxARM,
 	archARM64: ctxARM64, archARM64Old: ctxARM64Old, 6: 0x00080000, archAMD64: ctxAMD64,
 	archSPARC: 0x10000000, archRISCV: 0x00800000, archRISCV64: 0x08000000,
+}
+
+// sysArchOf is the one architecture each other CPU's context matches.
+var sysArchOf = map[uint32]uint16{
+	ctxPPC: archPPC, ctxSPARC: archSPARC, ctxMIPS: archMIPS, ctxMIPS64: archMIPS64,
+	ctxRISCV: archRISCV, ctxRISCV64: archRISCV64,
+}
+
+// contextSizes are the exact sizes of the layouts read after their flags.
+var contextSizes = map[uint32]uint32{
+	ctxX86: sizeX86, ctxARM: sizeARM, ctxARM64: sizeARM64, ctxPPC: sizePPC, ctxSPARC: sizeSPARC,
+	ctxMIPS: sizeMIPS, ctxMIPS64: sizeMIPS, ctxRISCV: sizeRISCV, ctxRISCV64: sizeRISCV64,
 }
 
 // context is a CPU context as Breakpad keeps it: its layout and raw bytes
@@ -87,8 +110,10 @@ func (d *dump) matchesSystemInfo(cpu uint32) bool {
 		return si.arch == archARM64
 	case ctxARM64Old:
 		return si.arch == archARM64Old
+	case ctxPPC64:
+		return si.arch == archPPC64
 	}
-	return false
+	return si.arch == sysArchOf[cpu]
 }
 
 // readContext reads a context of size bytes at the cursor, as
@@ -99,7 +124,7 @@ func (d *dump) readContext(size uint32) *context {
 	case size == sizeAMD64 || (sysCPU == ctxAMD64 && size >= sizeAMD64):
 		return d.readAMD64(size, sysCPU)
 	case size == sizePPC64:
-		return nil // ppc64 contexts are not printed
+		return d.readPPC64(sysCPU)
 	case size == sizeARM64Old:
 		return d.readARM64Old(sysCPU)
 	}
@@ -117,20 +142,11 @@ func (d *dump) readContext(size uint32) *context {
 		cpu = sysCPU
 		flags |= cpu
 	}
-	var want uint32
-	switch cpu {
-	case ctxX86:
-		// minidump_dump 0.26.0, the oracle, wants exactly the x86 context;
-		// later Breakpad also accepts an XSAVE area after it.
-		want = sizeX86
-	case ctxARM:
-		want = sizeARM
-	case ctxARM64:
-		want = sizeARM64
-	default:
-		return nil // unknown, or a CPU whose contexts are not printed
-	}
-	if size != want {
+	// Every layout must have its exact size: minidump_dump 0.26.0, the
+	// oracle, takes no XSAVE area after an x86 context, as later Breakpad
+	// does.
+	want, ok := contextSizes[cpu]
+	if !ok || size != want {
 		return nil
 	}
 	rest, ok := d.c.read(int64(want) - 4)
@@ -163,6 +179,23 @@ func (d *dump) readAMD64(size, sysCPU uint32) *context {
 		return nil
 	}
 	return &context{cpu: ctxAMD64, raw: raw}
+}
+
+// readPPC64 reads a ppc64 context, whose flags are 64 bits wide.
+func (d *dump) readPPC64(sysCPU uint32) *context {
+	raw, ok := d.c.read(sizePPC64)
+	if !ok {
+		return nil
+	}
+	flags := le.Uint64(raw)
+	cpu := uint32(flags) & cpuMask
+	if cpu == 0 {
+		cpu = sysCPU
+	}
+	if cpu != ctxPPC64 || !d.matchesSystemInfo(cpu) || flags>>32 != 0 {
+		return nil
+	}
+	return &context{cpu: ctxPPC64, raw: raw}
 }
 
 // readARM64Old reads Breakpad's first arm64 layout and converts it to
@@ -257,5 +290,7 @@ func (d *dump) printContext(c *context) {
 			// them only when byte-swapping.
 			p("  float_save.regs[%2d]            = 0x%x%x\n", i, u64(272+16*i), u64(280+16*i))
 		}
+	default:
+		d.printOtherContext(c)
 	}
 }

@@ -15,9 +15,10 @@
 // record's end) Write prints what the dump holds and stops; the tests list
 // those cases.
 //
-// The oracle is minidump_dump of the npm package minidump@0.26.0: like it,
-// Write takes an x86 context only at exactly 716 bytes (later Breakpad also
-// reads one followed by an XSAVE area). Contexts are printed for x86, amd64, arm, arm64 and Breakpad's old arm64
-// layout; contexts of other CPUs (ppc, sparc, mips, riscv) print as
-// "(no context)".
+// The oracle is minidump_dump of the npm package minidump@0.26.0 (an x86-64
+// Linux build): like it, Write takes an x86 context only at exactly 716
+// bytes (later Breakpad also reads one followed by an XSAVE area) and leaves
+// out RISC-V floating point registers. Contexts of every CPU Breakpad reads
+// are printed: x86, amd64, arm, arm64 (and Breakpad's old arm64 layout),
+// ppc, ppc64, sparc, mips, mips64, riscv and riscv64.
 package dumptext

@@ -17,11 +17,12 @@ import (
 )
 
 // matchOracle writes data to a temporary file, runs minidump_dump on it and
-// compares its stdout with Write's output, allowing one difference:
+// compares its stdout with Write's output, which it returns, allowing one
+// difference:
 // minidump_dump prints
 // number_parameters exception parameters from a 15-entry array, running on
 // into memory past it (and may crash there); only the array is compared.
-func matchOracle(t *testing.T, bin string, data []byte) {
+func matchOracle(t *testing.T, bin string, data []byte) (got string) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "d.dmp")
 	if err := os.WriteFile(p, data, 0o644); err != nil {
@@ -46,7 +47,7 @@ func matchOracle(t *testing.T, bin string, data []byte) {
 			if !strings.HasPrefix(got, want[:i]) {
 				t.Errorf("differs from what minidump_dump printed before crashing: %s", firstDiff(got[:min(i, len(got))], want[:i]))
 			}
-			return
+			return got
 		}
 		want = pastParameters.ReplaceAllString(want, "")
 	}
@@ -56,6 +57,7 @@ func matchOracle(t *testing.T, bin string, data []byte) {
 	if got != want {
 		t.Errorf("differs from minidump_dump: %s", firstDiff(got, want))
 	}
+	return got
 }
 
 // pastArray begins the first line minidump_dump prints past the exception
