@@ -144,8 +144,10 @@ func (d *dump) readModules() ([]*module, bool) {
 	if !ok {
 		return nil, false
 	}
-	mods := make([]*module, count)
-	for i := range mods {
+	// Grown as entries are read, so that a count the file cannot hold
+	// allocates nothing.
+	var mods []*module
+	for i := uint32(0); i < count; i++ {
 		b, ok := d.c.read(moduleSize)
 		if !ok {
 			return nil, false
@@ -154,7 +156,7 @@ func (d *dump) readModules() ([]*module, bool) {
 		if m.size() == 0 || uint64(m.size()) > ^uint64(0)-m.base() {
 			return nil, false
 		}
-		mods[i] = m
+		mods = append(mods, m)
 	}
 	linux := havePlatform && (platform == platformLinux || platform == platformAndroid)
 	android := havePlatform && platform == platformAndroid

@@ -304,9 +304,9 @@ func (d *dump) printMemoryInfoList() {
 	if count > uint64(^uint32(0)/48) || uint64(n) != 16+count*48 {
 		return
 	}
-	infos := make([][]byte, count)
+	var infos [][]byte // grown as read: a count the file cannot hold allocates nothing
 	var ranges rangeMap
-	for i := range infos {
+	for i := 0; uint64(i) < count; i++ {
 		b, ok := d.c.read(48)
 		if !ok {
 			return
@@ -315,7 +315,7 @@ func (d *dump) printMemoryInfoList() {
 		if size == 0 || size > ^uint64(0)-base || !ranges.store(base, size, i) {
 			return
 		}
-		infos[i] = b
+		infos = append(infos, b)
 	}
 	p := d.printf
 	p("MinidumpMemoryInfoList\n  info_count = %d\n\n", int32(count))
