@@ -2,6 +2,7 @@ package dumptext
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -47,12 +48,15 @@ type dump struct {
 
 // Write prints the minidump f as Breakpad's minidump_dump prints it to
 // stdout. It returns an error, having printed nothing, when Breakpad's reader
-// would reject the file as a whole, and reports write errors.
+// would reject the file as a whole; an error after printing when the dump's
+// structures asked to read far more than the file holds (ErrReadBudget:
+// the rest was printed as Breakpad prints unreadable data); and write errors.
 func Write(w io.Writer, f *minidump.File) error {
 	if n := f.Header.NumStreams; n > maxStreams {
 		return fmt.Errorf("dumptext: %d streams, more than the %d Breakpad's minidump_dump reads", n, maxStreams)
 	}
-	d := &dump{w: bufio.NewWriter(w), c: cursor{r: f, size: f.Size()}, f: f, dir: f.Streams(), index: map[uint32]int{}}
+	d := &dump{w: bufio.NewWriter(w), c: cursor{r: f, size: f.Size(), budget: readBudget(f.Size())},
+		f: f, dir: f.Streams(), index: map[uint32]int{}}
 	for i, s := range d.dir {
 		d.index[uint32(s.Type)] = i
 	}
@@ -71,8 +75,18 @@ func Write(w io.Writer, f *minidump.File) error {
 	for _, t := range rawTextStreams {
 		d.printRawText(t)
 	}
-	return d.w.Flush()
+	if err := d.w.Flush(); err != nil {
+		return err
+	}
+	if d.c.overBudget {
+		return fmt.Errorf("dumptext: %w (%d bytes for a %d-byte file)", ErrReadBudget, readBudget(f.Size()), f.Size())
+	}
+	return nil
 }
+
+// ErrReadBudget reports a dump whose structures point at the same bytes so
+// many times that printing them all would read without bound.
+var ErrReadBudget = errors.New("the dump's structures ask to read more than the read budget")
 
 func (d *dump) printf(format string, args ...any) {
 	fmt.Fprintf(d.w, format, args...)

@@ -2,6 +2,8 @@ package dumptext
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"io"
 	"math/rand"
 	"os"
@@ -33,10 +35,10 @@ func FuzzWrite(f *testing.F) {
 			return
 		}
 		var out bytes.Buffer
-		if err := Write(&out, file); err != nil && out.Len() != 0 {
+		if err := Write(&out, file); err != nil && out.Len() != 0 && !errors.Is(err, ErrReadBudget) {
 			t.Fatalf("Write failed (%v) after printing %d bytes", err, out.Len())
 		}
-		if err := Write(io.Discard, file); err != nil && file.Header.NumStreams <= maxStreams {
+		if err := Write(io.Discard, file); err != nil && file.Header.NumStreams <= maxStreams && !errors.Is(err, ErrReadBudget) {
 			t.Fatalf("Write failed on a dump of %d streams: %v", file.Header.NumStreams, err)
 		}
 	})
@@ -57,7 +59,7 @@ func TestRandomMutations(t *testing.T) {
 				continue
 			}
 			var out bytes.Buffer
-			if err := Write(&out, file); err != nil && out.Len() != 0 {
+			if err := Write(&out, file); err != nil && out.Len() != 0 && !errors.Is(err, ErrReadBudget) {
 				t.Fatalf("%s: Write failed (%v) after printing", p, err)
 			}
 			if !bytes.HasPrefix(out.Bytes(), []byte("MDRawHeader\n")) {
@@ -66,3 +68,43 @@ func TestRandomMutations(t *testing.T) {
 		}
 	}
 }
+
+// TestReadBudget: 4096 threads all pointing at one 1 MiB stack would make
+// Breakpad read 4 GiB; Write stops at its budget, prints the rest as
+// unreadable, and says so.
+func TestReadBudget(t *testing.T) {
+	const threads, stack = 4096, 1 << 20
+	var dir, list []byte
+	le32 := func(b []byte, vs ...uint32) []byte {
+		for _, v := range vs {
+			b = binary.LittleEndian.AppendUint32(b, v)
+		}
+		return b
+	}
+	listOff := uint32(32 + 12)
+	stackOff := listOff + 4 + threads*48
+	list = le32(list, threads)
+	for i := uint32(0); i < threads; i++ {
+		// id, suspend, class, priority, teb, stack {start, size, rva}, context {size, rva}
+		list = le32(list, i+1, 0, 0, 0, 0, 0, 0x10000, 0, stack, stackOff, 0, 0)
+	}
+	dir = le32(dir, 3, uint32(len(list)), listOff)
+	head := le32(nil, 0x504d444d, 0xa793, 1, 32, 0, 0, 0, 0)
+	data := append(append(append(head, dir...), list...), make([]byte, stack)...)
+	f, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out countWriter
+	err = Write(&out, f)
+	if !errors.Is(err, ErrReadBudget) {
+		t.Fatalf("Write: %v, want ErrReadBudget", err)
+	}
+	if limit := 3 * readBudget(int64(len(data))); out.n > limit {
+		t.Errorf("printed %d bytes, more than %d", out.n, limit)
+	}
+}
+
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }

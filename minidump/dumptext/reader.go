@@ -10,12 +10,25 @@ var le = binary.LittleEndian
 // cursor reads a dump the way Breakpad's Minidump reads its ifstream: a
 // position moved by seek and read, where a short read sets a fail state that
 // makes every later seek and read fail, as the stream's fail bit does.
+//
+// budget bounds the bytes read in all: structures may point many times at
+// the same bytes (every thread at one large stack, every Crashpad module at
+// one big dictionary), which Breakpad reads again each time, without limit.
+// Past the budget reads fail as at the end of the file, and overBudget says
+// so.
 type cursor struct {
-	r      io.ReaderAt
-	size   int64
-	pos    int64
-	failed bool
+	r          io.ReaderAt
+	size       int64
+	pos        int64
+	failed     bool
+	budget     int64
+	overBudget bool
 }
+
+// readBudget is the budget for a file of size bytes: far more than an
+// honest dump needs (its streams, stacks printed twice, a few records
+// shared), far less than a hostile one could ask for.
+func readBudget(size int64) int64 { return 16*size + 64<<20 }
 
 func (c *cursor) seek(off int64) bool {
 	if c.failed || off < 0 {
@@ -41,6 +54,10 @@ func (c *cursor) read(n int64) ([]byte, bool) {
 	}
 	if n > c.size-c.pos || c.pos > c.size {
 		c.failed = true
+		return nil, false
+	}
+	if c.budget -= n; c.budget < 0 {
+		c.failed, c.overBudget = true, true
 		return nil, false
 	}
 	b := make([]byte, n)
