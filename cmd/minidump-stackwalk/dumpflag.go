@@ -3,16 +3,19 @@ package main
 // rust-minidump's --dump: print every stream of the minidump as Breakpad's
 // minidump_dump does (package dumptext) instead of walking its stacks. The
 // dump is not processed, so symbol paths are accepted and unused; the
-// output goes to stdout or --output-file.
+// output goes to stdout or --output-file. The dump may come from standard
+// input ("-") and be gzip-, zstd- or xz-compressed.
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/pflag"
 
+	dumpinput "github.com/minidump-stackwalk/minidump-stackwalk/internal/input" // package main has its own input
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump/dumptext"
 )
@@ -61,7 +64,7 @@ func processRawDump(o *options, group flagGroup, stdout, stderr io.Writer) (int,
 	if _, ok := group.(*dumpFlag); !ok {
 		return 0, false
 	}
-	dump, err := minidump.Open(o.dumpPath)
+	dump, err := openRawDump(o.dumpPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
 		return exitDump, true
@@ -91,4 +94,20 @@ func processRawDump(o *options, group flagGroup, stdout, stderr io.Writer) (int,
 		return exitDump, true
 	}
 	return exitOK, true
+}
+
+// openRawDump opens the minidump at path, "-" for standard input, gzip-,
+// zstd- or xz-compressed or not (internal/input tells them by content).
+func openRawDump(path string) (*minidump.File, error) {
+	in, err := dumpinput.Open(path, os.Stdin, dumpinput.Options{})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case in.Kind != dumpinput.Minidump:
+		return nil, fmt.Errorf("--dump reads minidumps; this is %v", in.Kind)
+	case in.Data != nil:
+		return minidump.NewFile(bytes.NewReader(in.Data), int64(len(in.Data)))
+	}
+	return minidump.Open(path)
 }

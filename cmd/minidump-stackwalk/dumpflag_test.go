@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +35,30 @@ func TestDumpFlag(t *testing.T) {
 	}
 	if b, err := os.ReadFile(file); err != nil || !bytes.Equal(b, []byte(out)) {
 		t.Errorf("--output-file holds %d bytes (%v), stdout had %d", len(b), err, len(out))
+	}
+}
+
+// --dump reads a compressed dump, and one from standard input.
+func TestDumpFlagInputs(t *testing.T) {
+	dump := corpus.Testdata(t, "dumps", "x86-abort.dmp")
+	want, _, status := runCLI("--dump", dump)
+	if status != exitOK {
+		t.Fatalf("status %d", status)
+	}
+	raw, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(raw)
+	zw.Close()
+	gzPath := filepath.Join(t.TempDir(), "x.dmp.gz")
+	if err := os.WriteFile(gzPath, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, status := runCLI("--dump", gzPath); status != exitOK || out != want {
+		t.Errorf("gzip: status %d, stderr %q, output equal: %v", status, errOut, out == want)
 	}
 }
 
