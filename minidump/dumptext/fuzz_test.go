@@ -108,3 +108,46 @@ func TestReadBudget(t *testing.T) {
 type countWriter struct{ n int64 }
 
 func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// TestReadBudgetCrashpad: 20000 Crashpad module links sharing one module
+// whose dictionary has 1000 entries would make Breakpad decode 20 million
+// annotations; Write stops at its budget and leaves the stream out.
+func TestReadBudgetCrashpad(t *testing.T) {
+	const links, entries = 20000, 1000
+	le32 := func(b []byte, vs ...uint32) []byte {
+		for _, v := range vs {
+			b = binary.LittleEndian.AppendUint32(b, v)
+		}
+		return b
+	}
+	const streamOff = 32 + 12
+	body := make([]byte, 64) // MDRawCrashpadInfo, filled in below
+	str := uint32(streamOff + len(body))
+	body = le32(body, 1, 'x')
+	dict := uint32(streamOff + len(body))
+	body = le32(body, entries)
+	for i := 0; i < entries; i++ {
+		body = le32(body, str, str)
+	}
+	modInfo := uint32(streamOff + len(body))
+	body = le32(body, 1, 0, 0, 8, dict, 0, 0)
+	linkList := uint32(streamOff + len(body))
+	body = le32(body, links)
+	for i := 0; i < links; i++ {
+		body = le32(body, 0, 28, modInfo)
+	}
+	copy(body[44:], le32(nil, 8, linkList))
+	data := le32(nil, 0x504d444d, 0xa793, 1, 32, 0, 0, 0, 0, 0x43500001, uint32(len(body)), streamOff)
+	data = append(data, body...)
+	f, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Write(&out, f); !errors.Is(err, ErrReadBudget) {
+		t.Fatalf("Write: %v, want ErrReadBudget", err)
+	}
+	if bytes.Contains(out.Bytes(), []byte("MDRawCrashpadInfo")) {
+		t.Error("the Crashpad stream was printed")
+	}
+}

@@ -149,7 +149,7 @@ func (d *dump) readModules() ([]*module, bool) {
 	var mods []*module
 	for i := uint32(0); i < count; i++ {
 		b, ok := d.c.read(moduleSize)
-		if !ok {
+		if !ok || !d.c.charge(entryCost) {
 			return nil, false
 		}
 		m := &module{raw: b}

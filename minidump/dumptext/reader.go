@@ -78,3 +78,22 @@ func (c *cursor) u32() (uint32, bool) {
 	}
 	return le.Uint32(b), true
 }
+
+// entryCost is what one decoded entry (a string pair, an annotation, a
+// module, a range) is charged against the budget beyond its bytes: its
+// headers and map nodes, so that the memory kept stays within a small
+// multiple of the budget however small the entries.
+const entryCost = 64
+
+// charge takes n bytes of the budget for memory kept; false past it, and
+// the cursor fails as at the end of the file.
+func (c *cursor) charge(n int64) bool {
+	if c.failed {
+		return false
+	}
+	if c.budget -= n; c.budget < 0 {
+		c.failed, c.overBudget = true, true
+		return false
+	}
+	return true
+}

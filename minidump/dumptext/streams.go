@@ -308,7 +308,7 @@ func (d *dump) printMemoryInfoList() {
 	var ranges rangeMap
 	for i := 0; uint64(i) < count; i++ {
 		b, ok := d.c.read(48)
-		if !ok {
+		if !ok || !d.c.charge(entryCost) {
 			return
 		}
 		base, size := le.Uint64(b), le.Uint64(b[24:])
@@ -443,7 +443,7 @@ func (d *dump) readDictionary(off int64) ([]keyValue, bool) {
 			return nil, false
 		}
 		v, ok := d.readUTF8String(int64(le.Uint32(b[8*i+4:])))
-		if !ok {
+		if !ok || !d.c.charge(entryCost) {
 			return nil, false
 		}
 		if !seen[k] {
@@ -462,7 +462,7 @@ func (d *dump) readStringList(off int64) ([]string, bool) {
 	}
 	list := make([]string, count)
 	for i := range list {
-		if list[i], ok = d.readUTF8String(int64(le.Uint32(b[4*i:]))); !ok {
+		if list[i], ok = d.readUTF8String(int64(le.Uint32(b[4*i:]))); !ok || !d.c.charge(entryCost) {
 			return nil, false
 		}
 	}
@@ -478,7 +478,7 @@ func (d *dump) readAnnotations(off int64) ([]annotation, bool) {
 	for i := range list {
 		e := b[12*i:]
 		name, ok := d.readUTF8String(int64(le.Uint32(e)))
-		if !ok || !d.c.seek(int64(le.Uint32(e[8:]))) {
+		if !ok || !d.c.charge(entryCost) || !d.c.seek(int64(le.Uint32(e[8:]))) {
 			return nil, false
 		}
 		n, ok := d.c.u32()
@@ -506,7 +506,7 @@ func (d *dump) readCrashpadModules(off int64) ([]crashpadModule, bool) {
 			return nil, false
 		}
 		info, ok := d.c.read(28)
-		if !ok {
+		if !ok || !d.c.charge(entryCost) {
 			return nil, false
 		}
 		m := crashpadModule{index: le.Uint32(l), version: le.Uint32(info)}
