@@ -185,16 +185,6 @@ func (f *File) Streams() []StreamInfo {
 	return append([]StreamInfo(nil), f.dir...)
 }
 
-// ReadAt reads the dump's bytes at file offset off, for streams this
-// package does not decode. It implements io.ReaderAt; a read past the end
-// of the file is a *FormatError.
-func (f *File) ReadAt(p []byte, off int64) (int, error) {
-	if err := f.readAt(p, off, "file"); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
 var le = binary.LittleEndian
 
 type byteReaderAt []byte

@@ -4,5 +4,5 @@ package main
 // their flags are listed. A group lives in its own file (for example the
 // JSON output flags); adding one is a one-line change here.
 func flagGroups() []flagGroup {
-	return []flagGroup{&rustFlags{}} // rust-minidump flags
+	return []flagGroup{&rustFlags{}, &dumpFlag{}} // rust-minidump flags; --dump (dumpflag.go)
 }

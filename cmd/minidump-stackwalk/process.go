@@ -35,6 +35,9 @@ func (o *options) processorOptions() processor.Options {
 // process reads and processes the dump named in o, prints it and returns the
 // exit status.
 func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
+	if status, ok := processRawDump(o, group, stdout, stderr); ok { // --dump (dumpflag.go)
+		return status
+	}
 	d, err := stackwalk.OpenWith(o.dumpPath, stackwalk.Options{Sysroot: o.sysroot, Stdin: o.stdin})
 	if err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)

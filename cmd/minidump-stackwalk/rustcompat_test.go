@@ -14,7 +14,6 @@ import (
 // notYetAccepted lists rust-minidump flags we do not take yet, each with
 // the reason; the test fails when one is accepted and still listed.
 var notYetAccepted = map[string]string{
-	"--dump":                "the raw stream printer is not merged yet (issue 15)",
 	"--use-local-debuginfo": "ELF debug information as a symbol source is not merged yet (issue 18)",
 }
 

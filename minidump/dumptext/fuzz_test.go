@@ -1,0 +1,153 @@
+package dumptext
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+)
+
+// FuzzWrite prints arbitrary bytes opened as a minidump: Write must not
+// panic, and must print nothing when it reports the file unreadable. Seeds:
+// the small dumps of testdata and the shared corpus.
+func FuzzWrite(f *testing.F) {
+	if root, err := corpus.RepoRoot(); err == nil {
+		for _, pat := range []string{"testdata/dumps/*.dmp", "../shared/corpus/*/dumps/*.dmp", "../shared/corpus/rust-minidump/testdata/*.dmp"} {
+			m, _ := filepath.Glob(filepath.Join(root, pat))
+			for _, p := range m {
+				if b, err := os.ReadFile(p); err == nil && len(b) <= 16<<10 {
+					f.Add(b)
+				}
+			}
+		}
+	}
+	f.Add([]byte("MDMP\x93\xa7\x00\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return
+		}
+		var out bytes.Buffer
+		if err := Write(&out, file); err != nil && out.Len() != 0 && !errors.Is(err, ErrReadBudget) {
+			t.Fatalf("Write failed (%v) after printing %d bytes", err, out.Len())
+		}
+		if err := Write(io.Discard, file); err != nil && file.Header.NumStreams <= maxStreams && !errors.Is(err, ErrReadBudget) {
+			t.Fatalf("Write failed on a dump of %d streams: %v", file.Header.NumStreams, err)
+		}
+	})
+}
+
+// TestRandomMutations runs Write on corpus dumps with random bytes
+// overwritten anywhere (seeded): no panic, and the header always printed.
+func TestRandomMutations(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for p, data := range smallDumps(t) {
+		for i := 0; i < 20; i++ {
+			m := append([]byte(nil), data...)
+			for j := 0; j < 1+rng.Intn(16); j++ {
+				m[rng.Intn(len(m))] = byte(rng.Intn(256))
+			}
+			file, err := minidump.NewFile(bytes.NewReader(m), int64(len(m)))
+			if err != nil {
+				continue
+			}
+			var out bytes.Buffer
+			if err := Write(&out, file); err != nil && out.Len() != 0 && !errors.Is(err, ErrReadBudget) {
+				t.Fatalf("%s: Write failed (%v) after printing", p, err)
+			}
+			if !bytes.HasPrefix(out.Bytes(), []byte("MDRawHeader\n")) {
+				t.Fatalf("%s: output does not start with the header", p)
+			}
+		}
+	}
+}
+
+// TestReadBudget: 4096 threads all pointing at one 1 MiB stack would make
+// Breakpad read 4 GiB; Write stops at its budget, prints the rest as
+// unreadable, and says so.
+func TestReadBudget(t *testing.T) {
+	const threads, stack = 4096, 1 << 20
+	var dir, list []byte
+	le32 := func(b []byte, vs ...uint32) []byte {
+		for _, v := range vs {
+			b = binary.LittleEndian.AppendUint32(b, v)
+		}
+		return b
+	}
+	listOff := uint32(32 + 12)
+	stackOff := listOff + 4 + threads*48
+	list = le32(list, threads)
+	for i := uint32(0); i < threads; i++ {
+		// id, suspend, class, priority, teb, stack {start, size, rva}, context {size, rva}
+		list = le32(list, i+1, 0, 0, 0, 0, 0, 0x10000, 0, stack, stackOff, 0, 0)
+	}
+	dir = le32(dir, 3, uint32(len(list)), listOff)
+	head := le32(nil, 0x504d444d, 0xa793, 1, 32, 0, 0, 0, 0)
+	data := append(append(append(head, dir...), list...), make([]byte, stack)...)
+	f, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out countWriter
+	err = Write(&out, f)
+	if !errors.Is(err, ErrReadBudget) {
+		t.Fatalf("Write: %v, want ErrReadBudget", err)
+	}
+	if limit := 3 * readBudget(int64(len(data))); out.n > limit {
+		t.Errorf("printed %d bytes, more than %d", out.n, limit)
+	}
+}
+
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// TestReadBudgetCrashpad: 20000 Crashpad module links sharing one module
+// whose dictionary has 1000 entries would make Breakpad decode 20 million
+// annotations; Write stops at its budget and leaves the stream out.
+func TestReadBudgetCrashpad(t *testing.T) {
+	const links, entries = 20000, 1000
+	le32 := func(b []byte, vs ...uint32) []byte {
+		for _, v := range vs {
+			b = binary.LittleEndian.AppendUint32(b, v)
+		}
+		return b
+	}
+	const streamOff = 32 + 12
+	body := make([]byte, 64) // MDRawCrashpadInfo, filled in below
+	str := uint32(streamOff + len(body))
+	body = le32(body, 1, 'x')
+	dict := uint32(streamOff + len(body))
+	body = le32(body, entries)
+	for i := 0; i < entries; i++ {
+		body = le32(body, str, str)
+	}
+	modInfo := uint32(streamOff + len(body))
+	body = le32(body, 1, 0, 0, 8, dict, 0, 0)
+	linkList := uint32(streamOff + len(body))
+	body = le32(body, links)
+	for i := 0; i < links; i++ {
+		body = le32(body, 0, 28, modInfo)
+	}
+	copy(body[44:], le32(nil, 8, linkList))
+	data := le32(nil, 0x504d444d, 0xa793, 1, 32, 0, 0, 0, 0, 0x43500001, uint32(len(body)), streamOff)
+	data = append(data, body...)
+	f, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Write(&out, f); !errors.Is(err, ErrReadBudget) {
+		t.Fatalf("Write: %v, want ErrReadBudget", err)
+	}
+	if bytes.Contains(out.Bytes(), []byte("MDRawCrashpadInfo")) {
+		t.Error("the Crashpad stream was printed")
+	}
+}
