@@ -59,3 +59,16 @@ func TestConflictingFlags(t *testing.T) {
 		}
 	}
 }
+
+// -t N past the dump's last thread is a usage error naming the range
+// (Breakpad 0.26.0 has no -t; a later Breakpad prints nothing for it).
+func TestThreadOutOfRange(t *testing.T) {
+	dump := corpus.Testdata(t, "dumps", "amd64-threads.dmp")
+	if _, errOut, status := runCLI("-t", "3", dump); status != exitOK {
+		t.Fatalf("-t 3 of 4 threads: status %d, %s", status, errOut)
+	}
+	out, errOut, status := runCLI("-t", "4", dump)
+	if status != exitUsage || out != "" || !strings.Contains(errOut, "has 4 threads (0 to 3)") {
+		t.Errorf("-t 4: status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+}
