@@ -152,6 +152,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	o := &options{}
 	status := exitOK
 	cmd := newCommand(o, flagGroups(), stdout, stderr, &status)
+	cmd.AddCommand(newBatchCommand(os.Stdin, stdout, stderr, &status)) // batch triage (batch.go)
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %v\n", err)

@@ -1,0 +1,257 @@
+package main
+
+// The one place where batch triage calls the processor, the report
+// builders and the symbol loaders: processInput turns one input path into
+// the plain triage.Result the rest of batch*.go reads, and newSymbolLoader
+// builds the uncached symbol loader under the run's shared cache.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/microdump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/report"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage/symcache"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+)
+
+// processInput reads and processes the dump, microdump or ELF core at path
+// with the symbols of sup (nil: none) and returns its result, without
+// signature and stack id. When jsonOut is not nil, the full JSON report
+// (rust-minidump's schema) is written to it.
+func processInput(o *options, path string, sup symfile.Supplier, jsonOut io.Writer) triage.Result {
+	in := &input{Path: path, SymbolPaths: o.symbolPaths}
+	res, closeDump := readAndProcess(o, in, sup)
+	defer closeDump() // after the JSON report, which reads the dump
+	if jsonOut != nil {
+		rf := &rustFlags{o: o}
+		if err := report.WriteJSON(jsonOut, rf.buildJSON(in, slog.New(slog.DiscardHandler)), false); err != nil && res.Error == "" {
+			res.Error = fmt.Sprintf("writing the JSON report: %v", err)
+		}
+	}
+	return res
+}
+
+// readAndProcess fills in as processDump and processMicrodump do, and
+// returns the result and the function that closes the dump.
+func readAndProcess(o *options, in *input, sup symfile.Supplier) (triage.Result, func()) {
+	res := triage.Result{Path: in.Path, Status: triage.StatusOK}
+	closeDump := func() {}
+	fail := func(status string, err error) (triage.Result, func()) {
+		in.Errs = append(in.Errs, err)
+		res.Status, res.Error = status, err.Error()
+		return res, closeDump
+	}
+	if data, ok := readMicrodump(in.Path); ok {
+		d, err := microdump.Parse(data)
+		if err != nil {
+			return fail(triage.StatusInvalid, err)
+		}
+		in.State, err = processor.ProcessMicrodump(d, sup, processor.MicrodumpOptions())
+		if err != nil {
+			in.Errs = append(in.Errs, err)
+		}
+	} else {
+		dump, raw, err := openInput(o, in.Path)
+		if err != nil {
+			status := triage.StatusInvalid
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.As(err, new(*fs.PathError)) {
+				status = triage.StatusUnreadable
+			}
+			return fail(status, err)
+		}
+		closeDump = func() { dump.Close() }
+		in.Dump, in.Raw = dump, raw
+		in.State, err = processor.Process(dump, sup, o.processorOptions())
+		if in.State == nil {
+			return fail(triage.StatusInvalid, err)
+		}
+		for _, e := range in.State.Errors {
+			if !errors.Is(e, minidump.ErrNoStream) {
+				in.Warnings = append(in.Warnings, e)
+			}
+		}
+		in.Errs = brokenEssentials(dump)
+		if err != nil {
+			in.Errs = append(in.Errs, err)
+		}
+	}
+	if in.State == nil {
+		return fail(triage.StatusInvalid, errors.Join(in.Errs...))
+	}
+	if !o.noDemangle {
+		in.State.DemangleNames()
+	}
+	fillResult(&res, in.State)
+	if len(in.Errs) > 0 {
+		res.Status, res.Error = triage.StatusPartial, errors.Join(in.Errs...).Error()
+	}
+	return res, closeDump
+}
+
+// openInput opens a minidump, or converts an ELF core to one in memory
+// (raw then reads its bytes).
+func openInput(o *options, path string) (*minidump.File, io.ReaderAt, error) {
+	if !isELFCore(path) {
+		d, err := minidump.Open(path)
+		return d, nil, err
+	}
+	data, err := convertCoreFile(path, coreOptions(o.sysroot))
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, nil, fmt.Errorf("converted dump: %w", err)
+	}
+	return d, bytes.NewReader(data), nil
+}
+
+// fillResult copies the crash, the crashing thread's frames and the
+// modules without symbols from st.
+func fillResult(res *triage.Result, st *processor.ProcessState) {
+	if st.System != nil {
+		res.OS, res.CPU = st.System.OS, st.System.CPU
+	}
+	res.Crashed = st.Crashed
+	if st.Crashed {
+		res.CrashReason = st.CrashReason
+		res.CrashAddress = fmt.Sprintf("0x%x", st.CrashAddress)
+	}
+	threads, requesting := st.BreakpadThreads()
+	if requesting >= 0 {
+		n := requesting
+		res.CrashingThread = &n
+		seen := map[triage.Module]bool{}
+		for _, f := range threads[requesting].Frames {
+			tf := triage.Frame{Function: f.Function, File: f.SourceFile, Line: f.SourceLine, Trust: f.Trust.ShortName(),
+				Offset: fmt.Sprintf("0x%x", f.Instruction)}
+			if m := f.Module; m != nil && !m.Unloaded {
+				tf.Module = filepath.Base(strings.ReplaceAll(m.CodeFile, `\`, "/"))
+				tf.Offset = fmt.Sprintf("0x%x", f.Instruction-m.Base)
+				tm := triage.Module{Name: tf.Module, Version: m.Version, DebugID: m.DebugID}
+				if !seen[tm] {
+					seen[tm] = true
+					res.Modules = append(res.Modules, tm)
+				}
+			}
+			res.Frames = append(res.Frames, tf)
+		}
+	}
+	for _, ms := range st.Modules {
+		if ms != nil && ms.Symbols == walker.SymbolsMissing {
+			m := ms.Module
+			res.MissingSymbols = append(res.MissingSymbols, filepath.Base(strings.ReplaceAll(m.DebugFile, `\`, "/"))+" "+m.DebugID)
+		}
+	}
+}
+
+// newSymbolLoader returns the uncached loader of o's symbol paths: the local
+// ones, then the symbol servers' disk cache, then the servers. A server that
+// gave no answer at all is not asked again in the run; --symbols-total-timeout
+// bounds the downloads of the whole run. Download failures are printed on
+// stderr, once per module (the cache asks once per module). Nil when there
+// are no symbol paths.
+func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
+	local, urls := splitSymbolPaths(o.symbolPaths)
+	if len(local) == 0 && len(urls) == 0 {
+		return nil
+	}
+	roots := local
+	if len(urls) > 0 {
+		roots = append(append([]string(nil), local...), o.symbolServer.cache)
+	}
+	srv := &serverState{urls: urls, down: map[string]bool{}}
+	if o.symbolServer.total > 0 {
+		srv.deadline = time.Now().Add(o.symbolServer.total)
+	}
+	var mu sync.Mutex // serialises warnings
+	return func(m symfile.ModuleKey) (*symfile.File, error) {
+		// A fresh DirSupplier holds on to nothing: the shared cache decides
+		// how long a file lives.
+		f, err := symfile.NewDirSupplier(roots...).Symbols(m)
+		if f != nil || !errors.Is(err, symfile.ErrNotFound) || len(urls) == 0 {
+			return f, err
+		}
+		up, budget := srv.available()
+		if len(up) == 0 {
+			return f, err
+		}
+		opts := []symfile.HTTPOption{symfile.WithTimeout(o.symbolServer.timeout)}
+		if budget > 0 {
+			opts = append(opts, symfile.WithTotalTimeout(budget))
+		}
+		hs, herr := symfile.NewHTTPSupplier(up, o.symbolServer.cache, opts...)
+		if herr != nil {
+			return nil, herr
+		}
+		f, err = hs.Symbols(m)
+		if err != nil && !errors.Is(err, symfile.ErrNotFound) && !errors.As(err, new(*symfile.CorruptError)) {
+			srv.noteFailures(err)
+			mu.Lock()
+			for _, e := range joined(err) {
+				fmt.Fprintf(stderr, "minidump-stackwalk: warning: symbols of %s: %v\n", moduleName(m), e)
+			}
+			mu.Unlock()
+		}
+		return f, err
+	}
+}
+
+// serverState is the run-wide state of the symbol servers.
+type serverState struct {
+	urls     []string
+	deadline time.Time // zero: no bound
+
+	mu   sync.Mutex
+	down map[string]bool
+}
+
+// available returns the servers still worth asking and the time left of
+// the run's download budget (0: unbounded).
+func (s *serverState) available() ([]string, time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var budget time.Duration
+	if !s.deadline.IsZero() {
+		if budget = time.Until(s.deadline); budget <= 0 {
+			return nil, 0
+		}
+	}
+	var up []string
+	for _, u := range s.urls {
+		if !s.down[u] {
+			up = append(up, u)
+		}
+	}
+	return up, budget
+}
+
+// noteFailures marks down the servers that gave no response at all.
+func (s *serverState) noteFailures(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range joined(err) {
+		var de *symfile.DownloadError
+		if !errors.As(e, &de) || de.Status != 0 || errors.Is(e, symfile.ErrDownloadBudget) {
+			continue
+		}
+		for _, u := range s.urls {
+			if strings.HasPrefix(de.URL, strings.TrimRight(u, "/")+"/") {
+				s.down[u] = true
+			}
+		}
+	}
+}
