@@ -148,13 +148,17 @@ func (c *Cache) acquire(m symfile.ModuleKey) *entry {
 	c.mu.Lock()
 	e.file, e.err = f, err
 	if f != nil {
-		e.size = int64(f.Size())
+		e.size = fileBytes(f)
 		c.bytes += e.size
 	}
 	close(e.ready)
 	c.mu.Unlock()
 	return e
 }
+
+// fileBytes is the memory a file holds: its data and its index, with the
+// functions parsed so far.
+func fileBytes(f *symfile.File) int64 { return int64(f.Size()) + f.HeapBytes() }
 
 // safeLoad calls the loader, turning a panic into an error so that waiters
 // are not left blocked.
@@ -173,6 +177,10 @@ func (c *Cache) release(e *entry) {
 	defer c.mu.Unlock()
 	e.pins--
 	if e.pins == 0 && e.file != nil {
+		// Lookups made while it was pinned parsed more of the file.
+		size := fileBytes(e.file)
+		c.bytes += size - e.size
+		e.size = size
 		e.elem = c.lru.PushBack(e)
 	}
 	// A negative answer (no file) stays for the whole run: it costs a map

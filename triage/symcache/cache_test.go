@@ -44,7 +44,9 @@ func key(name string) symfile.ModuleKey { return symfile.ModuleKey{DebugFile: na
 
 func TestLRUEvictionAndBound(t *testing.T) {
 	l := &fakeLoader{}
-	c := New(l.load, 2500)
+	probe, _ := (&fakeLoader{}).load(key("p:1000"))
+	unit := fileBytes(probe)
+	c := New(l.load, unit*5/2)
 	use := func(names ...string) {
 		s := c.Session()
 		for _, n := range names {
@@ -59,8 +61,8 @@ func TestLRUEvictionAndBound(t *testing.T) {
 	use("b:1000")
 	use("a:1000") // a is now the most recent
 	use("c:1000") // over 2500: b, the least recent, goes
-	if st := c.Stats(); st.Evictions != 1 || st.Bytes > 2500 || st.Files != 2 {
-		t.Errorf("stats %+v: want 1 eviction, 2 files, at most 2500 bytes", st)
+	if st := c.Stats(); st.Evictions != 1 || st.Bytes > unit*5/2 || st.Files != 2 {
+		t.Errorf("stats %+v: want 1 eviction, 2 files, at most %d bytes", st, unit*5/2)
 	}
 	use("a:1000")
 	use("b:1000")
@@ -123,5 +125,28 @@ func TestLoaderPanicIsAnError(t *testing.T) {
 	defer s.Close()
 	if _, err := s.Symbols(key("p")); err == nil {
 		t.Error("a panicking loader gave no error")
+	}
+}
+
+// The functions parsed by lookups count towards the bound.
+func TestParsedFunctionsCount(t *testing.T) {
+	text := "MODULE Linux x86_64 0123 grow\n"
+	for i := range 200 {
+		text += fmt.Sprintf("FUNC %x 10 0 function_number_%d\n%x 10 %d 0\n", 0x1000+i*0x10, i, 0x1000+i*0x10, i+1)
+	}
+	text += "FILE 0 a.c\n"
+	load := func(symfile.ModuleKey) (*symfile.File, error) { return symfile.NewFile([]byte(text), "grow") }
+	f0, _ := load(symfile.ModuleKey{})
+	c := New(load, fileBytes(f0)+100) // room for the file as loaded, not for its parsed functions
+	s := c.Session()
+	f, _ := s.Symbols(key("grow"))
+	for i := range 200 {
+		if sym, ok := f.Lookup(uint64(0x1000 + i*0x10)); !ok || sym.Line != i+1 {
+			t.Fatalf("lookup %d: %+v", i, sym)
+		}
+	}
+	s.Close()
+	if st := c.Stats(); st.Evictions != 1 || st.Files != 0 {
+		t.Errorf("after parsing 200 functions: %+v, want the file evicted (parsed %d bytes more)", st, f.HeapBytes()-f0.HeapBytes())
 	}
 }

@@ -6,7 +6,9 @@
 // A Cache loads through a Loader that does no caching of its own. Each dump
 // processed takes a Session, the symfile.Supplier handed to the processor:
 // the files a session obtained stay pinned (never closed) until the
-// session is closed, so a file is never unmapped under a walk. The bound
-// applies to unpinned files: the cache may exceed it by the files pinned
+// session is closed, so a file is never unmapped under a walk. A file's
+// size is its data and its index, with the functions its lookups parsed
+// (symfile.File.HeapBytes), measured again whenever the last session using
+// it closes. The bound applies to unpinned files: the cache may exceed it by the files pinned
 // by the dumps in progress (the per-worker working set).
 package symcache
