@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -445,5 +448,89 @@ func TestProgressLine(t *testing.T) {
 	q.finish()
 	if buf.Len() != 0 {
 		t.Errorf("auto progress on a non-terminal wrote %q", buf.String())
+	}
+}
+
+// With a symbol server, each file is asked for once per run, however many
+// dumps need it, found or not (the run-wide negative cache); the frames
+// equal those walked with the same files on disk.
+func TestBatchSymbolServerAskedOncePerRun(t *testing.T) {
+	symbols := corpus.Testdata(t, "symbols")
+	dump, err := os.ReadFile(corpus.Testdata(t, "dumps", "amd64-libc.dmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i := range 6 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("copy%d.dmp", i)), dump, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	asked := map[string]int{}
+	files := http.FileServer(http.Dir(symbols))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked[r.URL.Path]++
+		mu.Unlock()
+		http.StripPrefix("/symbols", files).ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+
+	local, stderr, status := runBatchCLI("", "--symbols-path", symbols, dir)
+	if status != exitOK {
+		t.Fatalf("local symbols: status %d\n%s", status, stderr)
+	}
+	remote, stderr, status := runBatchCLI("", "-j", "3", "--symbols-url", srv.URL+"/symbols", "--symbols-cache", t.TempDir(), dir)
+	if status != exitOK {
+		t.Fatalf("symbol server: status %d\n%s", status, stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) == 0 {
+		t.Fatal("the symbol server was not asked")
+	}
+	found := 0
+	for path, n := range asked {
+		if n != 1 {
+			t.Errorf("%s asked %d times in one run, want once", path, n)
+		}
+		if strings.HasSuffix(path, ".sym") {
+			found++
+		}
+	}
+	if found == 0 {
+		t.Errorf("no .sym file asked for: %v", asked)
+	}
+	l, r := byPath(local), byPath(remote)
+	for p, want := range l {
+		if diff := cmp.Diff(want.Frames, r[p].Frames); diff != "" {
+			t.Errorf("%s: frames with the symbol server differ from local symbols:\n%s", p, diff)
+		}
+		if len(want.Frames) == 0 || want.Frames[0].Function == "" {
+			t.Errorf("%s: no symbolised frames: %+v", p, want.Frames)
+		}
+	}
+}
+
+// Microdumps in a directory are found by content and give the frames of
+// the single-dump mode.
+func TestBatchMicrodumps(t *testing.T) {
+	dir := corpus.Shared(t, "corpus", "breakpad")
+	syms := filepath.Join(dir, "symbols", "microdump")
+	results, stderr, _ := runBatchCLI("", "--symbols-path", syms, filepath.Join(dir, "microdumps"))
+	ok := 0
+	for _, r := range results {
+		if r.Status != triage.StatusOK {
+			continue // MIPS: no walker, as in the single-dump mode
+		}
+		ok++
+		out, _, _ := runCLI("--json", r.Path, syms)
+		if diff := cmp.Diff(jsonFrames(t, out), r.Frames); diff != "" {
+			t.Errorf("%s: batch frames differ from the single-dump mode's:\n%s", r.Path, diff)
+		}
+	}
+	if len(results) != 7 || ok < 5 {
+		t.Errorf("%d results, %d ok; want 7 and at least 5 (arm, arm64, x86)\n%s", len(results), ok, stderr)
 	}
 }
