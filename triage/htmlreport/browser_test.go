@@ -48,12 +48,15 @@ func TestReportInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin),
-		chromedp.NoSandbox, chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.WindowSize(1200, 900))
+		chromedp.NoSandbox, chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.WindowSize(1200, 900),
+		// A loaded machine (go test ./... runs packages in parallel) can
+		// take Chromium well past chromedp's 20 s to start.
+		chromedp.WSURLReadTimeout(2*time.Minute))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 4*time.Minute)
 	defer cancelTimeout()
 
 	var mu sync.Mutex
