@@ -237,6 +237,9 @@ func (r *batchRun) run(paths []string) int {
 				r.builder.Add(&res)
 				r.emit(&res)
 				prog.done(res.OK())
+				if !res.OK() {
+					prog.println(fmt.Sprintf("minidump-stackwalk: %s: %s: %s", p, res.Status, firstLine(res.Error)))
+				}
 			}
 		}()
 	}
@@ -351,9 +354,6 @@ func (r *batchRun) processOne(path string) triage.Result {
 		res.Frames = []triage.Frame{}
 	}
 	res.Milliseconds = time.Since(start).Milliseconds()
-	if !res.OK() {
-		fmt.Fprintf(r.stderr, "minidump-stackwalk: %s: %s: %s\n", path, res.Status, firstLine(res.Error))
-	}
 	return res
 }
 

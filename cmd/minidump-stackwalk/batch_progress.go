@@ -63,6 +63,18 @@ func (p *progress) done(ok bool) {
 	}
 }
 
+// println prints a line of its own on the progress's writer, above the
+// progress line when it is shown.
+func (p *progress) println(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.shown {
+		fmt.Fprintln(p.w, line)
+		return
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s\n%s", line, p.line(time.Now()))
+}
+
 // line renders the progress line at time now.
 func (p *progress) line(now time.Time) string {
 	elapsed := now.Sub(p.start).Seconds()

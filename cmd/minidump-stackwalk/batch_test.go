@@ -438,15 +438,19 @@ func TestProgressLine(t *testing.T) {
 	p.every = 0
 	p.done(true)
 	p.done(false)
+	p.println("an error line")
 	p.finish()
-	if !strings.Contains(buf.String(), "2/4 dumps") || !strings.Contains(buf.String(), "1 failed") {
-		t.Errorf("progress output %q", buf.String())
+	want := "\r\x1b[K1/4 dumps"
+	if out := buf.String(); !strings.HasPrefix(out, want) || !strings.Contains(out, "\r\x1b[Kan error line\n2/4 dumps") ||
+		!strings.Contains(out, "1 failed") || !strings.HasSuffix(out, "\r\x1b[K") {
+		t.Errorf("progress output %q", out)
 	}
 	buf.Reset()
 	q := newProgress(&buf, 4, "auto") // a buffer is not a terminal
 	q.done(true)
+	q.println("an error line")
 	q.finish()
-	if buf.Len() != 0 {
+	if buf.String() != "an error line\n" {
 		t.Errorf("auto progress on a non-terminal wrote %q", buf.String())
 	}
 }
