@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage/summary"
@@ -15,9 +16,11 @@ import (
 //go:embed report.html.tmpl
 var pageTemplate string
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"where": where,
-}).Parse(pageTemplate))
+// page is the parsed template, parsed on first use (a parse error is a
+// build mistake that the tests catch).
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{"where": where}).Parse(pageTemplate))
+})
 
 // view is what the template reads.
 type view struct {
@@ -62,7 +65,7 @@ func Write(w io.Writer, s *summary.Summary) error {
 	for _, k := range slices.Sorted(maps.Keys(s.Statuses)) {
 		v.Statuses = append(v.Statuses, statusView{k, s.Statuses[k]})
 	}
-	return page.Execute(w, v)
+	return page().Execute(w, v)
 }
 
 // where is a frame's source position or module offset.

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
 )
@@ -97,35 +98,43 @@ func pathBase(p string) string {
 	return p
 }
 
-var (
-	rustHash         = regexp.MustCompile(`::h[0-9a-fA-F]{16}$`)
-	spaceBefore      = regexp.MustCompile(` +([*&,])`)
-	commaNoSp        = regexp.MustCompile(`,(\S)`)
-	lambdaNum        = regexp.MustCompile(`::\$_\d+::`)
-	qualsAfterParams = regexp.MustCompile(`\)(?:\s*(?:const|volatile|&&|&))+$`)
-	gccSuffix        = regexp.MustCompile(`\.(?:cold|isra|constprop|part|lto_priv|localalias)(?:\.\d+)*`)
-)
+// patterns are the normalisation's regular expressions, compiled on first use.
+var patterns = sync.OnceValue(func() *normPatterns {
+	return &normPatterns{
+		rustHash:         regexp.MustCompile(`::h[0-9a-fA-F]{16}$`),
+		spaceBefore:      regexp.MustCompile(` +([*&,])`),
+		commaNoSp:        regexp.MustCompile(`,(\S)`),
+		lambdaNum:        regexp.MustCompile(`::\$_\d+::`),
+		qualsAfterParams: regexp.MustCompile(`\)(?:\s*(?:const|volatile|&&|&))+$`),
+		gccSuffix:        regexp.MustCompile(`\.(?:cold|isra|constprop|part|lto_priv|localalias)(?:\.\d+)*`),
+	}
+})
+
+type normPatterns struct {
+	rustHash, spaceBefore, commaNoSp, lambdaNum, qualsAfterParams, gccSuffix *regexp.Regexp
+}
 
 // NormalizeFunction normalises a (demangled) function name as a frame of a
 // signature: no parameters, <T> for template arguments, no clone suffixes,
 // cv and ref qualifiers or Rust hashes, canonical spaces around * & and
 // commas. rust adds Rust's rule: the ::h<hash> suffix goes.
 func NormalizeFunction(fn string, rust bool) string {
+	re := patterns()
 	fn = strings.TrimSpace(fn)
 	fn = dropClone(fn)
-	fn = qualsAfterParams.ReplaceAllString(fn, ")")
+	fn = re.qualsAfterParams.ReplaceAllString(fn, ")")
 	fn = strings.ReplaceAll(fn, "`anonymous namespace'", "(anonymous namespace)")
-	fn = lambdaNum.ReplaceAllString(fn, "::$$::")
+	fn = re.lambdaNum.ReplaceAllString(fn, "::$$::")
 	fn = collapse(fn, '<', '>', "<T>")
 	fn = collapse(fn, '(', ')', "")
 	fn = dropQualifiers(fn)
 	fn = dropReturnType(fn)
-	fn = gccSuffix.ReplaceAllString(fn, "")
+	fn = re.gccSuffix.ReplaceAllString(fn, "")
 	if rust {
-		fn = rustHash.ReplaceAllString(fn, "")
+		fn = re.rustHash.ReplaceAllString(fn, "")
 	}
-	fn = spaceBefore.ReplaceAllString(fn, "$1")
-	fn = commaNoSp.ReplaceAllString(fn, ", $1")
+	fn = re.spaceBefore.ReplaceAllString(fn, "$1")
+	fn = re.commaNoSp.ReplaceAllString(fn, ", $1")
 	return fn
 }
 
