@@ -202,7 +202,9 @@ func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
 			srv.noteFailures(err)
 			mu.Lock()
 			for _, e := range joined(err) {
-				fmt.Fprintf(stderr, "minidump-stackwalk: warning: symbols of %s: %v\n", moduleName(m), e)
+				if !errors.Is(e, symfile.ErrServerDown) { // named in the first failure's warning
+					fmt.Fprintf(stderr, "minidump-stackwalk: warning: symbols of %s: %v\n", moduleName(m), e)
+				}
 			}
 			mu.Unlock()
 		}

@@ -538,3 +538,26 @@ func TestBatchMicrodumps(t *testing.T) {
 		t.Errorf("%d results, %d ok; want 7 and at least 5 (arm, arm64, x86)\n%s", len(results), ok, stderr)
 	}
 }
+
+// A symbol server that does not answer is asked once in the run, not
+// once per module or per dump: one module's warning, and the run goes on.
+func TestBatchDeadSymbolServerAskedOnce(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close() // nothing listens there now
+	dumps := corpus.Testdata(t, "dumps") // many modules
+	results, stderr, status := runBatchCLI("", "-j", "1", "--symbols-url", url, "--symbols-cache", t.TempDir(), dumps)
+	if status != exitOK || len(results) < 30 {
+		t.Fatalf("status %d, %d results\n%s", status, len(results), stderr)
+	}
+	modules := map[string]bool{}
+	for _, line := range strings.Split(stderr, "\n") {
+		if rest, ok := strings.CutPrefix(line, "minidump-stackwalk: warning: symbols of "); ok {
+			name, _, _ := strings.Cut(rest, ":")
+			modules[name] = true
+		}
+	}
+	if len(modules) != 1 {
+		t.Errorf("warnings about %d modules, want 1 (the server asked once):\n%s", len(modules), stderr)
+	}
+}
