@@ -544,7 +544,7 @@ func TestBatchMicrodumps(t *testing.T) {
 func TestBatchDeadSymbolServerAskedOnce(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
-	srv.Close() // nothing listens there now
+	srv.Close()                          // nothing listens there now
 	dumps := corpus.Testdata(t, "dumps") // many modules
 	results, stderr, status := runBatchCLI("", "-j", "1", "--symbols-url", url, "--symbols-cache", t.TempDir(), dumps)
 	if status != exitOK || len(results) < 30 {
