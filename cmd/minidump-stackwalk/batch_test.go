@@ -403,6 +403,11 @@ func TestBatchOutputDir(t *testing.T) {
 	if len(files) != 2 {
 		t.Fatalf("output dir holds %v, want 2 reports", files)
 	}
+	want, _, _ := runCLI("--json", d)
+	report, err := os.ReadFile(filepath.Join(out, reportName(d)))
+	if err != nil || string(report) != want {
+		t.Errorf("%s: the --output-dir report differs from the single-dump --json (%v)", d, err)
+	}
 	for _, f := range files {
 		data, _ := os.ReadFile(f)
 		var doc struct {
