@@ -196,7 +196,7 @@ type batchRun struct {
 	cache   *symcache.Cache // nil without symbol paths
 	builder *summary.Builder
 	stderr  io.Writer
-	// process is processInput; tests replace it.
+	// process is processBatchInput; tests replace it.
 	process func(o *options, path string, sup symfile.Supplier, jsonOut io.Writer) triage.Result
 
 	outMu sync.Mutex
@@ -205,7 +205,7 @@ type batchRun struct {
 }
 
 func runBatch(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	r := &batchRun{flags: b, builder: summary.NewBuilder(b.examples), stderr: stderr, out: stdout, process: processInput}
+	r := &batchRun{flags: b, builder: summary.NewBuilder(b.examples), stderr: stderr, out: stdout, process: processBatchInput}
 	if load := newSymbolLoader(&b.o, stderr); load != nil {
 		r.cache = symcache.New(load, b.cacheBytes)
 	}

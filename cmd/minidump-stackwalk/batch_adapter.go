@@ -1,7 +1,7 @@
 package main
 
 // The one place where batch triage calls the processor, the report
-// builders and the symbol loaders: processInput turns one input path into
+// builders and the symbol loaders: processBatchInput turns one input path into
 // the plain triage.Result the rest of batch*.go reads, and newSymbolLoader
 // builds the uncached symbol loader under the run's shared cache.
 
@@ -27,11 +27,11 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
-// processInput reads and processes the dump, microdump or ELF core at path
+// processBatchInput reads and processes the dump, microdump or ELF core at path
 // with the symbols of sup (nil: none) and returns its result, without
 // signature and stack id. When jsonOut is not nil, the full JSON report
 // (rust-minidump's schema) is written to it.
-func processInput(o *options, path string, sup symfile.Supplier, jsonOut io.Writer) triage.Result {
+func processBatchInput(o *options, path string, sup symfile.Supplier, jsonOut io.Writer) triage.Result {
 	in := &input{Path: path, SymbolPaths: o.symbolPaths}
 	res, closeDump := readAndProcess(o, in, sup)
 	defer closeDump() // after the JSON report, which reads the dump
