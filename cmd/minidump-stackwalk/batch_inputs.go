@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"io/fs"
@@ -104,7 +105,20 @@ func looksLikeDump(path string) bool {
 	case bytes.HasPrefix(head, []byte("MDMP")):
 		return true
 	case bytes.HasPrefix(head, []byte(elf.ELFMAG)):
-		return isELFCore(path)
+		return elfCoreHead(head)
 	}
 	return microdump.IsMicrodump(head)
+}
+
+// elfCoreHead reports whether an ELF header has e_type ET_CORE, in the
+// file's byte order.
+func elfCoreHead(head []byte) bool {
+	if len(head) < 18 {
+		return false
+	}
+	var order binary.ByteOrder = binary.LittleEndian
+	if elf.Data(head[elf.EI_DATA]) == elf.ELFDATA2MSB {
+		order = binary.BigEndian
+	}
+	return elf.Type(order.Uint16(head[16:])) == elf.ET_CORE
 }
