@@ -38,8 +38,9 @@ type File struct {
 	winOnce sync.Once
 	winMaps [5]containedMap // per STACK WIN type
 
-	mu     sync.RWMutex
-	parsed map[int]*function // by index into funcs
+	mu          sync.RWMutex
+	parsed      map[int]*function // by index into funcs
+	parsedBytes int64             // memory of parsed, estimated (HeapBytes)
 }
 
 // Open reads the symbol file at path: memory-mapped when plain, decompressed

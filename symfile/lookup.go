@@ -33,6 +33,7 @@ func (f *File) function(i int) *function {
 		fn = prev
 	} else {
 		f.parsed[i] = fn
+		f.parsedBytes += functionBytes(fn) // HeapBytes
 	}
 	f.mu.Unlock()
 	return fn

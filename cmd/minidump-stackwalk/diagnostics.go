@@ -42,24 +42,10 @@ func (o *options) checkSymbolPaths(stderr io.Writer) error {
 		if !st.Mode().IsRegular() {
 			continue // a symbol store directory
 		}
-		// Only the head is read: a compressed file here is far more
-		// likely a .sym.gz than a compressed dump.
-		if kind := sniffFile(p); kind == dumpinput.Minidump || kind == dumpinput.ELFCore {
+		if kind, _, err := dumpinput.SniffFile(p); err == nil && kind.Processable() {
 			return fmt.Errorf("%s is %s, not a symbol path: one dump is walked at a time; "+
 				"to walk several, run `minidump-stackwalk batch %s %s ...`", p, kind, o.dumpPath, p)
 		}
 	}
 	return nil
-}
-
-// sniffFile tells the kind of the file at path from its first bytes.
-func sniffFile(path string) dumpinput.Kind {
-	f, err := os.Open(path)
-	if err != nil {
-		return dumpinput.Unknown
-	}
-	defer f.Close()
-	head := make([]byte, 512)
-	n, _ := io.ReadFull(f, head)
-	return dumpinput.Sniff(head[:n])
 }

@@ -60,8 +60,9 @@ func TestConflictingFlags(t *testing.T) {
 	}
 }
 
-// -t N past the dump's last thread is a usage error naming the range
-// (Breakpad 0.26.0 has no -t; a later Breakpad prints nothing for it).
+// -t N past the dump's last thread is a usage error naming the range;
+// Breakpad prints the crashed thread alone and exits 0 (the conformance
+// corpus's flags/*.t1.txt), which --breakpad-compat keeps.
 func TestThreadOutOfRange(t *testing.T) {
 	dump := corpus.Testdata(t, "dumps", "amd64-threads.dmp")
 	if _, errOut, status := runCLI("-t", "3", dump); status != exitOK {
@@ -70,5 +71,9 @@ func TestThreadOutOfRange(t *testing.T) {
 	out, errOut, status := runCLI("-t", "4", dump)
 	if status != exitUsage || out != "" || !strings.Contains(errOut, "has 4 threads (0 to 3)") {
 		t.Errorf("-t 4: status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+	// --breakpad-compat prints what Breakpad prints: the crashed thread.
+	if out, errOut, status := runCLI("--breakpad-compat", "-t", "4", dump); status != exitOK || !strings.Contains(out, "(crashed)") {
+		t.Errorf("--breakpad-compat -t 4: status %d, stderr %q", status, errOut)
 	}
 }

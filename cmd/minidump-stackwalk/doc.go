@@ -18,6 +18,11 @@
 // JSON to PATH). -c and -t N choose threads; --breakpad-compat reproduces
 // Breakpad's output exactly. minidump-stackwalk --help lists every flag.
 //
+// "minidump-stackwalk batch PATH..." processes many inputs in one process
+// (JSON Lines, crash signatures, summaries, an HTML report, shards and
+// "batch merge": docs/batch.md, batch*.go; batch_adapter.go is its one
+// link to the processor).
+//
 // Exit status: 0 when the dump was processed, 1 when it could not be read or
 // processed (what could be read is still printed), 2 on a usage error.
 package main

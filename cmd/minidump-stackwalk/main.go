@@ -179,6 +179,7 @@ func runWithStdin(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	o := &options{stdin: stdin}
 	status := exitOK
 	cmd := newCommand(o, flagGroups(), stdout, stderr, &status)
+	cmd.AddCommand(newBatchCommand(os.Stdin, stdout, stderr, &status)) // batch triage (batch.go)
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %v\n", err)

@@ -65,8 +65,9 @@ func processInput(o *options, group flagGroup, d *stackwalk.Dump, stdout, stderr
 		writeFailure(group, stdout, in) // --json status document
 		return exitDump
 	}
-	if o.extraThread >= len(st.Threads) && len(st.Threads) > 0 {
-		// Known only now: -t names a thread the dump does not have.
+	if !o.breakpadCompat && o.extraThread >= len(st.Threads) && len(st.Threads) > 0 {
+		// Known only now: -t names a thread the dump does not have
+		// (Breakpad prints the crashed thread alone and exits 0).
 		fmt.Fprintf(stderr, "minidump-stackwalk: -t %d: %s has %d threads (0 to %d)\nRun 'minidump-stackwalk --help' for usage.\n",
 			o.extraThread, o.dumpPath, len(st.Threads), len(st.Threads)-1)
 		return exitUsage

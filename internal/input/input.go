@@ -266,33 +266,94 @@ func readAtMost(r io.Reader, limit int64) ([]byte, error) {
 	return data, nil
 }
 
+// SniffFile tells the kind of the file at path from its first bytes,
+// decompressed when it is compressed (one level), without reading it
+// whole: for scanning directories for dumps, and for telling a dump given
+// where another file is expected. A text file is a Microdump when its
+// first bytes hold a microdump's start. compression is Gzip, Zstd, Xz or
+// Unknown.
+func SniffFile(path string) (kind, compression Kind, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Unknown, Unknown, err
+	}
+	defer f.Close()
+	head, err := readHead(f)
+	if err != nil {
+		return Unknown, Unknown, &Error{Name: path, Offset: int64(len(head)), Err: err}
+	}
+	kind = Sniff(head)
+	if kind.Compressed() {
+		compression = kind
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return Unknown, compression, err
+		}
+		r, closeReader, err := decompressor(kind, f)
+		if err != nil {
+			return Unknown, compression, &Error{Name: path, Err: fmt.Errorf("%s: %w", kind, err)}
+		}
+		defer closeReader()
+		if head, err = readHead(r); err != nil && len(head) == 0 {
+			return Unknown, compression, &Error{Name: path, Err: fmt.Errorf("%s: %w", kind, err)}
+		}
+		kind = Sniff(head)
+	}
+	if kind == Text && microdump.IsMicrodump(head) {
+		kind = Microdump
+	}
+	return kind, compression, nil
+}
+
+// sniffHeadSize is what SniffFile reads: enough for every kind's magic and
+// the logcat lines before a microdump's start.
+const sniffHeadSize = 64 << 10
+
+// readHead reads up to sniffHeadSize bytes of r.
+func readHead(r io.Reader) ([]byte, error) {
+	head := make([]byte, sniffHeadSize)
+	n, err := io.ReadFull(r, head)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return head[:n], err
+}
+
+// decompressor returns a reader of the decompressed src and a function
+// releasing it.
+func decompressor(kind Kind, src io.Reader) (io.Reader, func(), error) {
+	switch kind {
+	case Gzip:
+		g, err := gzip.NewReader(src)
+		if err != nil {
+			return nil, nil, err
+		}
+		return g, func() { g.Close() }, nil
+	case Zstd:
+		// The window bound keeps a hostile frame header from asking for
+		// gigabytes of decoder memory up front.
+		z, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(256<<20))
+		if err != nil {
+			return nil, nil, err
+		}
+		return z, z.Close, nil
+	case Xz:
+		x, err := xz.NewReader(bufio.NewReader(src))
+		if err != nil {
+			return nil, nil, err
+		}
+		return x, func() {}, nil
+	}
+	return nil, nil, fmt.Errorf("%s is no compression format", kind)
+}
+
 // decompress replaces in.Data (the compressed content, read from in.Name
 // or stdin) with its decompression, bounded by limit.
 func decompress(in *Input, limit int64) error {
 	src := &countingReader{r: bytes.NewReader(in.Data)}
 	in.Compression = in.Kind
-	var r io.Reader
-	var err error
-	switch in.Kind {
-	case Gzip:
-		var g *gzip.Reader
-		if g, err = gzip.NewReader(src); err == nil {
-			r = g
-		}
-	case Zstd:
-		var z *zstd.Decoder
-		// The window bound keeps a hostile frame header from asking for
-		// gigabytes of decoder memory up front.
-		if z, err = zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(256<<20),
-			zstd.WithDecoderMaxMemory(uint64(limit))); err == nil {
-			defer z.Close()
-			r = z
-		}
-	case Xz:
-		var x *xz.Reader
-		if x, err = xz.NewReader(bufio.NewReader(src)); err == nil {
-			r = x
-		}
+	r, closeReader, err := decompressor(in.Kind, src)
+	if err == nil {
+		defer closeReader()
 	}
 	var data []byte
 	if err == nil {

@@ -218,3 +218,25 @@ func TestSniffText(t *testing.T) {
 		}
 	}
 }
+
+// SniffFile tells a file's kind from its first bytes, decompressed when it
+// is compressed, as directory scans need it.
+func TestSniffFile(t *testing.T) {
+	dump := readFile(t, corpus.Testdata(t, "dumps", "amd64-fp.dmp"))
+	for _, tc := range []struct {
+		data              []byte
+		kind, compression Kind
+	}{
+		{dump, Minidump, Unknown},
+		{xzed(t, dump), Minidump, Xz},
+		{zstded(t, corpus.TestdataCore(t, "amd64-fp")), ELFCore, Zstd},
+		{gzipped(t, []byte("MODULE Linux x86_64 ABC crashdemo\n")), Text, Gzip},
+		{[]byte("I/google-breakpad(1): -----BEGIN BREAKPAD MICRODUMP-----\n"), Microdump, Unknown},
+		{[]byte{0x1f, 0x8b, 8, 0}, Unknown, Gzip}, // a cut gzip header
+	} {
+		kind, compression, err := SniffFile(write(t, "f", tc.data))
+		if kind != tc.kind || compression != tc.compression || (err != nil) != (tc.kind == Unknown) {
+			t.Errorf("%q...: %v, %v, %v; want %v, %v", tc.data[:min(len(tc.data), 8)], kind, compression, err, tc.kind, tc.compression)
+		}
+	}
+}

@@ -1,0 +1,418 @@
+package main
+
+// The batch subcommand: many dumps in one process (docs/batch.md).
+// batch_inputs.go finds the inputs, batch_adapter.go processes one,
+// batch_progress.go shows progress; triage/... holds the signatures, the
+// stack depot, the summary, the HTML report and the symbol cache.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage/depot"
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage/htmlreport"
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage/signature"
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage/summary"
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage/symcache"
+)
+
+// batchFlags are the batch subcommand's own flags; the symbol flags are
+// the single-dump mode's, in o.
+type batchFlags struct {
+	o            options
+	symbolsPaths []string
+	jobs         int
+	cacheBytes   int64
+	timeout      time.Duration
+	nul          bool
+	outputDir    string
+	summaryFile  string
+	htmlFile     string
+	rulesFile    string
+	shard        string
+	examples     int
+	top          int
+	progress     string
+
+	shardIndex, shardCount int
+	rules                  *signature.Rules
+}
+
+// defaultSymbolCacheBytes bounds the shared symbol cache: enough for the
+// symbol files of a large program's main libraries.
+const defaultSymbolCacheBytes = 2 << 30
+
+func (b *batchFlags) addFlags(fs *pflag.FlagSet) {
+	fs.SortFlags = false
+	fs.IntVarP(&b.jobs, "jobs", "j", runtime.NumCPU(), "dumps processed at once")
+	fs.StringArrayVar(&b.symbolsPaths, "symbols-path", nil, "a symbol directory or .sym file (repeatable); http(s) URLs name symbol servers")
+	fs.Int64Var(&b.cacheBytes, "symbol-cache-bytes", defaultSymbolCacheBytes,
+		"bound on the symbol files kept in memory between dumps (least recently used evicted first)")
+	fs.DurationVar(&b.timeout, "timeout", time.Minute, "time limit per dump, for example 30s; 0: none")
+	fs.BoolVarP(&b.nul, "null", "0", false, "paths read from - are NUL-separated, not one per line")
+	fs.StringVar(&b.outputDir, "output-dir", "", "also write each dump's full JSON report (rust-minidump schema) into `DIR`")
+	fs.StringVar(&b.summaryFile, "summary", "", "write the JSON summary (groups by signature) to `FILE`")
+	fs.StringVar(&b.htmlFile, "html", "", "write a self-contained HTML report to `FILE`")
+	fs.StringVar(&b.rulesFile, "signature-rules", "", "read the signature rules from `FILE` instead of the built-in ones\n(--print-signature-rules prints those)")
+	fs.StringVar(&b.shard, "shard", "", "process only shard `I/N` of the inputs (I from 0 to N-1, by a hash of the path)")
+	fs.IntVar(&b.examples, "examples", summary.DefaultExamples, "example dumps kept per signature in the summary")
+	fs.IntVar(&b.top, "top", 20, "signatures in the table printed on stderr at the end")
+	fs.StringVar(&b.progress, "progress", "auto", "progress on stderr: auto (when stderr is a terminal), always, never")
+	fs.StringVar(&b.o.sysroot, "sysroot", "", "for ELF cores: read the module files they name under `DIR`")
+	fs.BoolVar(&b.o.breakpadCompat, "breakpad-compat", false, "walk as Breakpad does, including its known mistakes")
+	fs.BoolVar(&b.o.noDemangle, "no-demangle", false, "keep mangled C++ and Rust names")
+	b.o.symbolServer.addFlags(fs)
+}
+
+// check validates the flags; an error is a usage error.
+func (b *batchFlags) check(stderr io.Writer) error {
+	b.o.symbolPaths = append([]string(nil), b.symbolsPaths...)
+	if err := b.o.check(); err != nil {
+		return err
+	}
+	if b.jobs < 1 {
+		return fmt.Errorf("-j %d: want at least 1", b.jobs)
+	}
+	if b.timeout < 0 {
+		return fmt.Errorf("--timeout %v: want a positive duration, or 0 for none", b.timeout)
+	}
+	if b.examples < 1 {
+		return fmt.Errorf("--examples %d: want at least 1", b.examples)
+	}
+	switch b.progress {
+	case "auto", "always", "never":
+	default:
+		return fmt.Errorf("--progress %q: want auto, always or never", b.progress)
+	}
+	b.shardIndex, b.shardCount = 0, 1
+	if b.shard != "" {
+		i, n, ok := parseShard(b.shard)
+		if !ok {
+			return fmt.Errorf("--shard %q: want I/N with 0 <= I < N", b.shard)
+		}
+		b.shardIndex, b.shardCount = i, n
+	}
+	b.rules = signature.DefaultRules()
+	if b.rulesFile != "" {
+		r, err := signature.ReadRules(b.rulesFile)
+		if err != nil {
+			return fmt.Errorf("--signature-rules: %w", err)
+		}
+		b.rules = r
+	}
+	if b.outputDir != "" {
+		if err := os.MkdirAll(b.outputDir, 0o755); err != nil {
+			return fmt.Errorf("--output-dir: %w", err)
+		}
+	}
+	return nil
+}
+
+func parseShard(s string) (i, n int, ok bool) {
+	a, c, found := strings.Cut(s, "/")
+	if !found {
+		return 0, 0, false
+	}
+	if _, err := fmt.Sscanf(a+" "+c, "%d %d", &i, &n); err != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, false
+	}
+	return i, n, true
+}
+
+// inShard reports whether path belongs to shard i of n: FNV-1a of the path,
+// so every process agrees without talking to the others.
+func inShard(path string, i, n int) bool {
+	if n <= 1 {
+		return true
+	}
+	h := fnv.New64a()
+	h.Write([]byte(path))
+	return h.Sum64()%uint64(n) == uint64(i)
+}
+
+// newBatchCommand builds the batch subcommand; *status receives the exit
+// status.
+func newBatchCommand(stdin io.Reader, stdout, stderr io.Writer, status *int) *cobra.Command {
+	b := &batchFlags{}
+	var printRules bool
+	cmd := &cobra.Command{
+		Use:   "batch [flags] PATH...",
+		Short: "Process many dumps in one process: JSON Lines, crash signatures, summaries",
+		Long: `batch processes many dumps, ELF cores and microdumps in one process and writes one
+JSON object per input on stdout as each finishes (docs/batch.md). A PATH may be a
+file, a directory (searched recursively; dumps are recognised by their content),
+or - to read paths from stdin, one per line (NUL-separated with -0).
+
+Each crash gets a signature, as crash-report servers make them, and its stack a
+stack_id; --summary and --html group the crashes by signature, and a table of the
+top signatures is printed on stderr at the end. --shard I/N and "batch merge"
+split a run across processes or machines (docs/scaling.md).
+
+Exit status: 0 when every input was processed, 1 when some could not be, 2 on a
+usage error.`,
+		Args:          cobra.ArbitraryArgs, // PATHs; "merge" is the subcommand
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if printRules {
+				_, err := stdout.Write(signature.DefaultRulesText())
+				return err
+			}
+			if len(args) == 0 {
+				return usageError{errors.New("batch: no PATH given")}
+			}
+			if err := b.check(stderr); err != nil {
+				return usageError{err}
+			}
+			*status = runBatch(b, args, stdin, stdout, stderr)
+			return nil
+		},
+	}
+	b.addFlags(cmd.Flags())
+	cmd.Flags().BoolVar(&printRules, "print-signature-rules", false, "print the built-in signature rules and exit")
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	cmd.AddCommand(newMergeCommand(stdout, stderr, status))
+	return cmd
+}
+
+// batchRun is the state of one run.
+type batchRun struct {
+	flags   *batchFlags
+	cache   *symcache.Cache // nil without symbol paths
+	builder *summary.Builder
+	stderr  io.Writer
+	// process is processBatchInput; tests replace it.
+	process func(o *options, path string, sup symfile.Supplier, jsonOut io.Writer) triage.Result
+
+	outMu sync.Mutex
+	out   io.Writer
+	err   error // first error writing out
+}
+
+func runBatch(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	r := &batchRun{flags: b, builder: summary.NewBuilder(b.examples), stderr: stderr, out: stdout, process: processBatchInput}
+	if load := newSymbolLoader(&b.o, stderr); load != nil {
+		r.cache = symcache.New(load, b.cacheBytes)
+	}
+	paths, err := findInputs(args, stdin, b.nul, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "minidump-stackwalk: batch: %v\n", err)
+		return exitDump
+	}
+	var mine []string
+	for _, p := range paths {
+		if inShard(p, b.shardIndex, b.shardCount) {
+			mine = append(mine, p)
+		}
+	}
+	return r.run(mine)
+}
+
+// run processes paths with the run's workers and writes the outputs.
+func (r *batchRun) run(paths []string) int {
+	prog := newProgress(r.stderr, len(paths), r.flags.progress)
+	work := make(chan string)
+	var wg sync.WaitGroup
+	for range min(r.flags.jobs, max(len(paths), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				res := r.processOne(p)
+				r.builder.Add(&res)
+				r.emit(&res)
+				prog.done(res.OK())
+				if !res.OK() {
+					prog.println(fmt.Sprintf("minidump-stackwalk: %s: %s: %s", p, res.Status, firstLine(res.Error)))
+				}
+			}
+		}()
+	}
+	for _, p := range paths {
+		work <- p
+	}
+	close(work)
+	wg.Wait()
+	prog.finish()
+
+	status := exitOK
+	s := r.builder.Summary()
+	if s.OK != s.Inputs {
+		status = exitDump
+	}
+	if r.err != nil {
+		fmt.Fprintf(r.stderr, "minidump-stackwalk: batch: writing output: %v\n", r.err)
+		status = exitDump
+	}
+	if err := r.writeReports(s); err != nil {
+		fmt.Fprintf(r.stderr, "minidump-stackwalk: batch: %v\n", err)
+		status = exitDump
+	}
+	summary.WriteTable(r.stderr, s, r.flags.top)
+	return status
+}
+
+// writeReports writes --summary and --html.
+func (r *batchRun) writeReports(s *summary.Summary) error {
+	return writeSummaryFiles(s, r.flags.summaryFile, r.flags.htmlFile)
+}
+
+// writeSummaryFiles writes s as JSON to summaryFile and as HTML to
+// htmlFile, each skipped when "".
+func writeSummaryFiles(s *summary.Summary, summaryFile, htmlFile string) error {
+	if summaryFile != "" {
+		if err := writeFileAtomic(summaryFile, func(w io.Writer) error { return summary.Write(w, s) }); err != nil {
+			return fmt.Errorf("--summary: %w", err)
+		}
+	}
+	if htmlFile != "" {
+		if err := writeFileAtomic(htmlFile, func(w io.Writer) error { return htmlreport.Write(w, s) }); err != nil {
+			return fmt.Errorf("--html: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeFileAtomic writes a file through a temporary file renamed into
+// place, so that a reader never sees half of it.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// processOne processes one input within the time limit, turning a panic
+// into an internal_error result, and adds its signature and stack id.
+func (r *batchRun) processOne(path string) triage.Result {
+	start := time.Now()
+	done := make(chan triage.Result, 1)
+	var sess *symcache.Session
+	var sup symfile.Supplier
+	if r.cache != nil {
+		sess = r.cache.Session()
+		sup = sess
+	}
+	go func() {
+		// The session ends with the walk, not at the time limit: a walk
+		// that goes on must keep its symbol files mapped.
+		if sess != nil {
+			defer sess.Close()
+		}
+		defer func() {
+			if v := recover(); v != nil {
+				done <- triage.Result{Path: path, Status: triage.StatusInternalError,
+					Error: fmt.Sprintf("panic: %v\n%s", v, firstFrames(debug.Stack()))}
+			}
+		}()
+		done <- r.processWithReport(path, sup)
+	}()
+	var res triage.Result
+	if r.flags.timeout > 0 {
+		t := time.NewTimer(r.flags.timeout)
+		defer t.Stop()
+		select {
+		case res = <-done:
+		case <-t.C:
+			res = triage.Result{Path: path, Status: triage.StatusTimeout,
+				Error: fmt.Sprintf("not processed within --timeout %v", r.flags.timeout)}
+		}
+	} else {
+		res = <-done
+	}
+	if res.Status == triage.StatusOK || res.Status == triage.StatusPartial {
+		res.Signature = r.flags.rules.Generate(res.Frames, res.CrashingThread != nil)
+		res.StackID = depot.ID(res.Frames)
+	}
+	if res.Frames == nil {
+		res.Frames = []triage.Frame{}
+	}
+	res.Milliseconds = time.Since(start).Milliseconds()
+	return res
+}
+
+// processWithReport processes path, writing its JSON report under
+// --output-dir when given.
+func (r *batchRun) processWithReport(path string, sup symfile.Supplier) triage.Result {
+	if r.flags.outputDir == "" {
+		return r.process(&r.flags.o, path, sup, nil)
+	}
+	var res triage.Result
+	err := writeFileAtomic(filepath.Join(r.flags.outputDir, reportName(path)), func(w io.Writer) error {
+		res = r.process(&r.flags.o, path, sup, w)
+		return nil
+	})
+	if err != nil && res.Error == "" {
+		res.Error = fmt.Sprintf("--output-dir: %v", err)
+	}
+	return res
+}
+
+// reportName is the file name of a dump's JSON report: its base name and a
+// hash of its whole path, so that equal base names do not collide and no
+// name leaves the output directory.
+func reportName(path string) string {
+	h := fnv.New32a()
+	h.Write([]byte(path))
+	base := strings.Map(func(c rune) rune {
+		if c == '/' || c == '\\' || c == 0 {
+			return '_'
+		}
+		return c
+	}, filepath.Base(path))
+	if len(base) > 100 {
+		base = base[:100]
+	}
+	return fmt.Sprintf("%s-%08x.json", strings.TrimLeft(base, "."), h.Sum32())
+}
+
+// emit writes res as one JSON line.
+func (r *batchRun) emit(res *triage.Result) {
+	line, err := json.Marshal(res)
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
+	if err == nil {
+		_, err = r.out.Write(append(line, '\n'))
+	}
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// firstFrames keeps the top of a goroutine stack trace for an
+// internal_error's text.
+func firstFrames(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	return strings.Join(lines[:min(len(lines), 16)], "\n")
+}

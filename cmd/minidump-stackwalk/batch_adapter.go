@@ -1,0 +1,207 @@
+package main
+
+// The one place where batch triage calls the processor, the report
+// builders and the symbol loaders: processBatchInput turns one input path into
+// the plain triage.Result the rest of batch*.go reads, and newSymbolLoader
+// builds the uncached symbol loader under the run's shared cache.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	stackwalk "github.com/minidump-stackwalk/minidump-stackwalk"
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/report"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage/symcache"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+)
+
+// processBatchInput reads and processes the dump, microdump or ELF core at
+// path with the symbols of sup (nil: none) and returns its result, without
+// signature and stack id. When jsonOut is not nil, the full JSON report
+// (rust-minidump's schema) is written to it.
+func processBatchInput(o *options, path string, sup symfile.Supplier, jsonOut io.Writer) triage.Result {
+	res := triage.Result{Path: path, Status: triage.StatusOK}
+	writeJSON := func(st *processor.ProcessState) {
+		if jsonOut == nil {
+			return
+		}
+		rf := &rustFlags{o: o}
+		in := &input{Path: path, SymbolPaths: o.symbolPaths, State: st}
+		if err := report.WriteJSON(jsonOut, rf.buildJSON(in, slog.New(slog.DiscardHandler)), false); err != nil && res.Error == "" {
+			res.Error = fmt.Sprintf("writing the JSON report: %v", err)
+		}
+	}
+	d, err := stackwalk.OpenWith(path, stackwalk.Options{Sysroot: o.sysroot})
+	if err != nil {
+		res.Status, res.Error = triage.StatusInvalid, err.Error()
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.As(err, new(*fs.PathError)) {
+			res.Status = triage.StatusUnreadable
+		}
+		writeJSON(processor.Unreadable(err))
+		return res
+	}
+	defer d.Close() // after the JSON report, which reads the dump
+	st, err := d.Process(sup, o.processorOptions())
+	if !o.noDemangle {
+		st.DemangleNames()
+	}
+	fillResult(&res, st)
+	failures := st.Failures()
+	if err != nil && len(failures) == 0 {
+		failures = []error{err}
+	}
+	if len(failures) > 0 {
+		res.Status, res.Error = triage.StatusPartial, errors.Join(failures...).Error()
+	}
+	writeJSON(st)
+	return res
+}
+
+// fillResult copies the crash, the crashing thread's frames and the
+// modules without symbols from st.
+func fillResult(res *triage.Result, st *processor.ProcessState) {
+	if st.System != nil {
+		res.OS, res.CPU = st.System.OS, st.System.CPU
+	}
+	res.Crashed = st.Crashed
+	if st.Crashed {
+		res.CrashReason = st.CrashReason
+		res.CrashAddress = fmt.Sprintf("0x%x", st.CrashAddress)
+	}
+	threads, requesting := st.BreakpadThreads()
+	if requesting >= 0 {
+		n := requesting
+		res.CrashingThread = &n
+		seen := map[triage.Module]bool{}
+		for _, f := range threads[requesting].Frames {
+			tf := triage.Frame{Function: f.Function, File: f.SourceFile, Line: f.SourceLine, Trust: f.Trust.ShortName(),
+				Offset: fmt.Sprintf("0x%x", f.Instruction)}
+			if m := f.Module; m != nil && !m.Unloaded {
+				tf.Module = filepath.Base(strings.ReplaceAll(m.CodeFile, `\`, "/"))
+				tf.Offset = fmt.Sprintf("0x%x", f.Instruction-m.Base)
+				tm := triage.Module{Name: tf.Module, Version: m.Version, DebugID: m.DebugID}
+				if !seen[tm] {
+					seen[tm] = true
+					res.Modules = append(res.Modules, tm)
+				}
+			}
+			res.Frames = append(res.Frames, tf)
+		}
+	}
+	for _, ms := range st.Modules {
+		if ms != nil && ms.Symbols == walker.SymbolsMissing {
+			m := ms.Module
+			res.MissingSymbols = append(res.MissingSymbols, filepath.Base(strings.ReplaceAll(m.DebugFile, `\`, "/"))+" "+m.DebugID)
+		}
+	}
+}
+
+// newSymbolLoader returns the uncached loader of o's symbol paths: the local
+// ones, then the symbol servers' disk cache, then the servers. A server that
+// gave no answer at all is not asked again in the run; --symbols-total-timeout
+// bounds the downloads of the whole run. Download failures are printed on
+// stderr, once per module (the cache asks once per module). Nil when there
+// are no symbol paths.
+func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
+	local, urls := splitSymbolPaths(o.symbolPaths)
+	if len(local) == 0 && len(urls) == 0 {
+		return nil
+	}
+	roots := local
+	if len(urls) > 0 {
+		roots = append(append([]string(nil), local...), o.symbolServer.cache)
+	}
+	srv := &serverState{urls: urls, down: map[string]bool{}}
+	if o.symbolServer.total > 0 {
+		srv.deadline = time.Now().Add(o.symbolServer.total)
+	}
+	var mu sync.Mutex // serialises warnings
+	return func(m symfile.ModuleKey) (*symfile.File, error) {
+		// A fresh DirSupplier holds on to nothing: the shared cache decides
+		// how long a file lives.
+		f, err := symfile.NewDirSupplier(roots...).Symbols(m)
+		if f != nil || !errors.Is(err, symfile.ErrNotFound) || len(urls) == 0 {
+			return f, err
+		}
+		up, budget := srv.available()
+		if len(up) == 0 {
+			return f, err
+		}
+		opts := []symfile.HTTPOption{symfile.WithTimeout(o.symbolServer.timeout)}
+		if budget > 0 {
+			opts = append(opts, symfile.WithTotalTimeout(budget))
+		}
+		hs, herr := symfile.NewHTTPSupplier(up, o.symbolServer.cache, opts...)
+		if herr != nil {
+			return nil, herr
+		}
+		f, err = hs.Symbols(m)
+		if err != nil && !errors.Is(err, symfile.ErrNotFound) && !errors.As(err, new(*symfile.CorruptError)) {
+			srv.noteFailures(err)
+			mu.Lock()
+			for _, e := range joined(err) {
+				if !errors.Is(e, symfile.ErrServerDown) { // named in the first failure's warning
+					fmt.Fprintf(stderr, "minidump-stackwalk: warning: symbols of %s: %v\n", moduleName(m), e)
+				}
+			}
+			mu.Unlock()
+		}
+		return f, err
+	}
+}
+
+// serverState is the run-wide state of the symbol servers.
+type serverState struct {
+	urls     []string
+	deadline time.Time // zero: no bound
+
+	mu   sync.Mutex
+	down map[string]bool
+}
+
+// available returns the servers still worth asking and the time left of
+// the run's download budget (0: unbounded).
+func (s *serverState) available() ([]string, time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var budget time.Duration
+	if !s.deadline.IsZero() {
+		if budget = time.Until(s.deadline); budget <= 0 {
+			return nil, 0
+		}
+	}
+	var up []string
+	for _, u := range s.urls {
+		if !s.down[u] {
+			up = append(up, u)
+		}
+	}
+	return up, budget
+}
+
+// noteFailures marks down the servers that gave no response at all.
+func (s *serverState) noteFailures(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range joined(err) {
+		var de *symfile.DownloadError
+		if !errors.As(e, &de) || de.Status != 0 || errors.Is(e, symfile.ErrDownloadBudget) {
+			continue
+		}
+		for _, u := range s.urls {
+			if strings.HasPrefix(de.URL, strings.TrimRight(u, "/")+"/") {
+				s.down[u] = true
+			}
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage/summary"
+)
+
+// newMergeCommand builds "batch merge SUMMARY...": the summary (and HTML
+// report) of the union of shard runs.
+func newMergeCommand(stdout, stderr io.Writer, status *int) *cobra.Command {
+	var out, html string
+	var examples, top int
+	cmd := &cobra.Command{
+		Use:   "merge [flags] SUMMARY...",
+		Short: "Combine the --summary files of shard runs into one summary and HTML report",
+		Long: `merge reads the JSON summaries written by batch --summary (for example one per
+--shard) and writes the summary one batch run over all their inputs would have
+written (counts added, the smallest example paths kept), to --summary FILE or
+stdout, and its HTML report to --html FILE. The table of top signatures is
+printed on stderr.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("batch merge: no SUMMARY given")}
+			}
+			if examples < 1 {
+				return usageError{fmt.Errorf("--examples %d: want at least 1", examples)}
+			}
+			*status = runMerge(args, out, html, examples, top, stdout, stderr)
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&out, "summary", "", "write the merged summary to `FILE` instead of stdout")
+	fs.StringVar(&html, "html", "", "write the merged HTML report to `FILE`")
+	fs.IntVar(&examples, "examples", summary.DefaultExamples, "example dumps kept per signature")
+	fs.IntVar(&top, "top", 20, "signatures in the table printed on stderr")
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	return cmd
+}
+
+func runMerge(paths []string, out, html string, examples, top int, stdout, stderr io.Writer) int {
+	var parts []*summary.Summary
+	for _, p := range paths {
+		s, err := readSummaryFile(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "minidump-stackwalk: batch merge: %s: %v\n", p, err)
+			return exitDump
+		}
+		parts = append(parts, s)
+	}
+	merged, err := summary.Merge(examples, parts...)
+	if err != nil {
+		fmt.Fprintf(stderr, "minidump-stackwalk: batch merge: %v\n", err)
+		return exitDump
+	}
+	if out == "" {
+		if err := summary.Write(stdout, merged); err != nil {
+			fmt.Fprintf(stderr, "minidump-stackwalk: batch merge: %v\n", err)
+			return exitDump
+		}
+	}
+	if err := writeSummaryFiles(merged, out, html); err != nil {
+		fmt.Fprintf(stderr, "minidump-stackwalk: batch merge: %v\n", err)
+		return exitDump
+	}
+	summary.WriteTable(stderr, merged, top)
+	return exitOK
+}
+
+// maxSummaryBytes bounds a summary file read by merge.
+const maxSummaryBytes = 1 << 30
+
+func readSummaryFile(path string) (*summary.Summary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return summary.Read(io.LimitReader(f, maxSummaryBytes))
+}

@@ -1,0 +1,149 @@
+package signature
+
+import (
+	"bufio"
+	"bytes"
+	_ "embed"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+//go:embed rules.txt
+var defaultRules []byte
+
+// Rules are the lists a Generator applies.
+type Rules struct {
+	MaxFrames  int // frames of the stack read at most
+	MaxLength  int // bytes of a signature at most
+	sentinel   *regexp.Regexp
+	irrelevant *regexp.Regexp
+	prefix     *regexp.Regexp
+	trimModule *regexp.Regexp
+}
+
+// RuleError names the line of a rules file that does not parse.
+type RuleError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *RuleError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
+func (e *RuleError) Unwrap() error { return e.Err }
+
+// DefaultRules returns the embedded rules (rules.txt).
+func DefaultRules() *Rules {
+	r, err := Parse(defaultRules, "rules.txt")
+	if err != nil {
+		panic("signature: embedded rules.txt: " + err.Error()) // a build error, tested
+	}
+	return r
+}
+
+// DefaultRulesText returns the text of the embedded rules, a starting point
+// for a replacement file.
+func DefaultRulesText() []byte { return bytes.Clone(defaultRules) }
+
+// ReadRules reads a rules file.
+func ReadRules(path string) (*Rules, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("signature rules: %w", err)
+	}
+	return Parse(data, path)
+}
+
+// maxRuleLines bounds a rules file, which is read whole into regexps.
+const maxRuleLines = 100000
+
+// Parse reads rules in the format of rules.txt; name is used in errors.
+func Parse(data []byte, name string) (*Rules, error) {
+	r := &Rules{MaxFrames: 40, MaxLength: 255}
+	lists := map[string]*[]string{"sentinel": nil, "irrelevant": nil, "prefix": nil, "trim_module": nil}
+	for k := range lists {
+		lists[k] = new([]string)
+	}
+	section := ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		if n > maxRuleLines {
+			return nil, &RuleError{name, n, fmt.Errorf("more than %d lines", maxRuleLines)}
+		}
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
+			section = line[1 : len(line)-1]
+			if _, ok := lists[section]; !ok {
+				return nil, &RuleError{name, n, fmt.Errorf("unknown section [%s]", section)}
+			}
+			continue
+		}
+		if section == "" {
+			if err := r.setting(line); err != nil {
+				return nil, &RuleError{name, n, err}
+			}
+			continue
+		}
+		if _, err := regexp.Compile(line); err != nil {
+			return nil, &RuleError{name, n, err}
+		}
+		*lists[section] = append(*lists[section], line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &RuleError{name, n + 1, err}
+	}
+	var err error
+	r.sentinel, err = anchored(*lists["sentinel"])
+	if err == nil {
+		r.irrelevant, err = anchored(*lists["irrelevant"])
+	}
+	if err == nil {
+		r.prefix, err = anchored(*lists["prefix"])
+	}
+	if err == nil {
+		r.trimModule, err = anchored(*lists["trim_module"])
+	}
+	if err != nil {
+		return nil, &RuleError{name, 0, err}
+	}
+	return r, nil
+}
+
+func (r *Rules) setting(line string) error {
+	key, val, _ := strings.Cut(line, " ")
+	n, err := strconv.Atoi(strings.TrimSpace(val))
+	if err != nil || n <= 0 || n > 1<<20 {
+		return fmt.Errorf("%s: want a positive number, got %q", key, strings.TrimSpace(val))
+	}
+	switch key {
+	case "max_frames":
+		r.MaxFrames = n
+	case "max_length":
+		if n < 4 {
+			return fmt.Errorf("max_length %d: want at least 4", n)
+		}
+		r.MaxLength = n
+	default:
+		return fmt.Errorf("unknown setting %q", key)
+	}
+	return nil
+}
+
+// anchored joins patterns into one regexp matched at the start of a name;
+// nil when there are none.
+func anchored(patterns []string) (*regexp.Regexp, error) {
+	if len(patterns) == 0 {
+		return nil, nil
+	}
+	return regexp.Compile(`^(?:` + strings.Join(patterns, `|`) + `)`)
+}
+
+func matches(re *regexp.Regexp, s string) bool { return re != nil && re.MatchString(s) }

@@ -1,0 +1,322 @@
+package summary
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage/depot"
+)
+
+// FormatVersion is the version of the summary's JSON format.
+const FormatVersion = 1
+
+// Default bounds of the example lists.
+const (
+	DefaultExamples = 10  // example dumps per group
+	DefaultFailures = 100 // failed inputs listed
+)
+
+// Summary is the JSON summary of a run (--summary FILE).
+type Summary struct {
+	Format int `json:"format"`
+	Inputs int `json:"inputs"` // results added
+	OK     int `json:"ok"`     // results with status ok
+	// Statuses counts the results by status.
+	Statuses map[string]int `json:"statuses"`
+	// Failures lists failed inputs, the smallest paths first, at most
+	// DefaultFailures of them.
+	Failures []Failure `json:"failures"`
+	// Groups are the signatures, the most frequent first.
+	Groups []Group `json:"groups"`
+	// Stacks holds the frames of every stack_id the groups name.
+	Stacks map[string][]triage.Frame `json:"stacks"`
+}
+
+// Failure is one input that was not processed in full.
+type Failure struct {
+	Path   string `json:"path"`
+	Status string `json:"status"`
+	Error  string `json:"error"`
+}
+
+// Group is the results sharing one signature.
+type Group struct {
+	Signature string `json:"signature"`
+	Count     int    `json:"count"`
+	// Stacks are the group's distinct stacks, the most frequent first; the
+	// first is the group's representative stack.
+	Stacks []StackCount `json:"stacks"`
+	// Examples are paths of dumps of the group, the smallest first.
+	Examples     []string      `json:"examples"`
+	CrashReasons []NameCount   `json:"crash_reasons"`
+	Modules      []ModuleCount `json:"modules"`
+}
+
+// StackCount is a stack of a group and how many of its dumps have it.
+type StackCount struct {
+	ID    string `json:"stack_id"`
+	Count int    `json:"count"`
+}
+
+// NameCount is a value and its count.
+type NameCount struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+}
+
+// ModuleCount is a module version and how many dumps of a group have it in
+// their crashing stack.
+type ModuleCount struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+	Count   int    `json:"count"`
+}
+
+// Builder accumulates results. It is safe for concurrent use.
+type Builder struct {
+	mu          sync.Mutex
+	examples    int
+	maxFailures int
+	depot       *depot.Depot
+	inputs, ok  int
+	statuses    map[string]int
+	failures    []Failure // sorted by path
+	groups      map[string]*group
+}
+
+type moduleKey struct{ name, version string }
+
+type group struct {
+	count    int
+	stacks   map[string]int
+	examples []string // sorted
+	reasons  map[string]int
+	modules  map[moduleKey]int
+}
+
+// NewBuilder returns a builder keeping up to examples example dumps per group
+// (DefaultExamples when <= 0).
+func NewBuilder(examples int) *Builder {
+	if examples <= 0 {
+		examples = DefaultExamples
+	}
+	return &Builder{examples: examples, maxFailures: DefaultFailures, depot: depot.New(),
+		statuses: map[string]int{}, groups: map[string]*group{}}
+}
+
+// Depot is the builder's stack depot.
+func (b *Builder) Depot() *depot.Depot { return b.depot }
+
+// Add counts one result. Results with a signature join its group, whatever
+// their status (a partial dump may have a stack); the stack is stored in
+// the depot under r.StackID (computed when empty).
+func (b *Builder) Add(r *triage.Result) {
+	var id string
+	if r.Signature != "" {
+		id = b.depot.Put(r.Frames)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.inputs++
+	b.statuses[r.Status]++
+	if r.OK() {
+		b.ok++
+	} else {
+		b.failures = insertBounded(b.failures, Failure{r.Path, r.Status, r.Error}, b.maxFailures,
+			func(a, c Failure) int { return cmp.Compare(a.Path, c.Path) })
+	}
+	if r.Signature == "" {
+		return
+	}
+	g := b.group(r.Signature)
+	g.count++
+	g.stacks[id]++
+	g.examples = insertBounded(g.examples, r.Path, b.examples, cmp.Compare[string])
+	if r.CrashReason != "" {
+		g.reasons[r.CrashReason]++
+	}
+	seen := map[moduleKey]bool{}
+	for _, m := range r.Modules {
+		k := moduleKey{m.Name, m.Version}
+		if !seen[k] {
+			seen[k] = true
+			g.modules[k]++
+		}
+	}
+}
+
+func (b *Builder) group(sig string) *group {
+	g := b.groups[sig]
+	if g == nil {
+		g = &group{stacks: map[string]int{}, reasons: map[string]int{}, modules: map[moduleKey]int{}}
+		b.groups[sig] = g
+	}
+	return g
+}
+
+// insertBounded inserts v into the sorted list s, keeping its n smallest.
+func insertBounded[T any](s []T, v T, n int, compare func(a, b T) int) []T {
+	i, _ := slices.BinarySearchFunc(s, v, compare)
+	if i >= n {
+		return s
+	}
+	s = slices.Insert(s, i, v)
+	if len(s) > n {
+		s = s[:n]
+	}
+	return s
+}
+
+// Summary returns the summary of everything added so far.
+func (b *Builder) Summary() *Summary {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := &Summary{Format: FormatVersion, Inputs: b.inputs, OK: b.ok, Statuses: map[string]int{},
+		Failures: slices.Clone(b.failures), Stacks: map[string][]triage.Frame{}}
+	for k, v := range b.statuses {
+		s.Statuses[k] = v
+	}
+	if s.Failures == nil {
+		s.Failures = []Failure{}
+	}
+	for sig, g := range b.groups {
+		out := Group{Signature: sig, Count: g.count, Examples: slices.Clone(g.examples)}
+		for id, n := range g.stacks {
+			out.Stacks = append(out.Stacks, StackCount{id, n})
+			if f, ok := b.depot.Get(id); ok {
+				s.Stacks[id] = f
+			}
+		}
+		slices.SortFunc(out.Stacks, func(a, c StackCount) int {
+			return cmp.Or(cmp.Compare(c.Count, a.Count), cmp.Compare(a.ID, c.ID))
+		})
+		out.CrashReasons = nameCounts(g.reasons)
+		for k, n := range g.modules {
+			out.Modules = append(out.Modules, ModuleCount{k.name, k.version, n})
+		}
+		slices.SortFunc(out.Modules, func(a, c ModuleCount) int {
+			return cmp.Or(cmp.Compare(c.Count, a.Count), cmp.Compare(a.Name, c.Name), cmp.Compare(a.Version, c.Version))
+		})
+		if out.Modules == nil {
+			out.Modules = []ModuleCount{}
+		}
+		s.Groups = append(s.Groups, out)
+	}
+	slices.SortFunc(s.Groups, func(a, c Group) int {
+		return cmp.Or(cmp.Compare(c.Count, a.Count), cmp.Compare(a.Signature, c.Signature))
+	})
+	if s.Groups == nil {
+		s.Groups = []Group{}
+	}
+	return s
+}
+
+func nameCounts(m map[string]int) []NameCount {
+	out := []NameCount{}
+	for k, n := range m {
+		out = append(out, NameCount{k, n})
+	}
+	slices.SortFunc(out, func(a, c NameCount) int {
+		return cmp.Or(cmp.Compare(c.Count, a.Count), cmp.Compare(a.Name, c.Name))
+	})
+	return out
+}
+
+// Merge returns the summary of the union of the runs summarised by parts,
+// with up to examples example dumps per group.
+func Merge(examples int, parts ...*Summary) (*Summary, error) {
+	b := NewBuilder(examples)
+	for i, p := range parts {
+		if p.Format != FormatVersion {
+			return nil, fmt.Errorf("summary %d: format %d, want %d", i+1, p.Format, FormatVersion)
+		}
+		b.inputs += p.Inputs
+		b.ok += p.OK
+		for k, v := range p.Statuses {
+			b.statuses[k] += v
+		}
+		for _, f := range p.Failures {
+			b.failures = insertBounded(b.failures, f, b.maxFailures, func(a, c Failure) int { return cmp.Compare(a.Path, c.Path) })
+		}
+		for _, pg := range p.Groups {
+			g := b.group(pg.Signature)
+			g.count += pg.Count
+			for _, st := range pg.Stacks {
+				frames, ok := p.Stacks[st.ID]
+				if !ok {
+					return nil, fmt.Errorf("summary %d: group %q names stack %s, which it does not hold", i+1, pg.Signature, st.ID)
+				}
+				b.depot.PutWithID(st.ID, frames)
+				g.stacks[st.ID] += st.Count
+			}
+			for _, e := range pg.Examples {
+				g.examples = insertBounded(g.examples, e, b.examples, cmp.Compare[string])
+			}
+			for _, r := range pg.CrashReasons {
+				g.reasons[r.Name] += r.Count
+			}
+			for _, m := range pg.Modules {
+				g.modules[moduleKey{m.Name, m.Version}] += m.Count
+			}
+		}
+	}
+	return b.Summary(), nil
+}
+
+// Read decodes a summary.
+func Read(r io.Reader) (*Summary, error) {
+	var s Summary
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("summary: %w", err)
+	}
+	if s.Format != FormatVersion {
+		return nil, fmt.Errorf("summary: format %d, want %d", s.Format, FormatVersion)
+	}
+	return &s, nil
+}
+
+// Write encodes s as indented JSON.
+func Write(w io.Writer, s *Summary) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
+
+// WriteTable prints the top signatures of s with their counts and shares,
+// and a line of totals.
+func WriteTable(w io.Writer, s *Summary, top int) error {
+	grouped := 0
+	for _, g := range s.Groups {
+		grouped += g.Count
+	}
+	if len(s.Groups) > 0 {
+		fmt.Fprintf(w, "%7s %6s  %s\n", "count", "share", "signature")
+	}
+	for i, g := range s.Groups {
+		if i == top {
+			fmt.Fprintf(w, "%7s %6s  (%d more signatures)\n", "", "", len(s.Groups)-top)
+			break
+		}
+		fmt.Fprintf(w, "%7d %5.1f%%  %s\n", g.Count, 100*float64(g.Count)/float64(max(grouped, 1)), g.Signature)
+	}
+	var failed []string
+	for _, k := range slices.Sorted(maps.Keys(s.Statuses)) {
+		if k != triage.StatusOK {
+			failed = append(failed, fmt.Sprintf("%s %d", k, s.Statuses[k]))
+		}
+	}
+	fmt.Fprintf(w, "%d inputs: %d ok, %d not processed in full", s.Inputs, s.OK, s.Inputs-s.OK)
+	if len(failed) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(failed, ", "))
+	}
+	_, err := fmt.Fprintf(w, "; %d signatures, %d distinct stacks\n", len(s.Groups), len(s.Stacks))
+	return err
+}
