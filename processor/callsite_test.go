@@ -26,7 +26,7 @@ import (
 // independent disassembler. The default walk reads the code a dump holds
 // before a stack-scan candidate (walker/internal/retaddr): a candidate no
 // call instruction precedes is dropped, and a direct call to the callee's
-// own function is preferred. Options.BreakpadScan walks without it, as
+// own function is preferred. Options.NoCode walks without it, as
 // Breakpad and rust-minidump do. For every dump of Breakpad's corpus, the
 // generated corpus, rust-minidump's test data and testdata/ (x86, amd64,
 // arm, arm64) where the two walks differ, each thread's first differing
@@ -190,10 +190,10 @@ func checkCallSites(t *testing.T, c callSiteCase, rows *[]string, tally map[stri
 		sup = symfile.NewDirSupplier(c.roots...)
 	}
 	ours, errOurs := Process(d, sup, Options{})
-	scan, errScan := Process(d, sup, Options{BreakpadScan: true})
+	scan, errScan := Process(d, sup, Options{NoCode: true})
 	if errOurs != nil || errScan != nil {
 		if errOurs == nil || errScan == nil || errOurs.Error() != errScan.Error() {
-			t.Errorf("%s: default walk: %v, BreakpadScan walk: %v", c.dump, errOurs, errScan)
+			t.Errorf("%s: default walk: %v, NoCode walk: %v", c.dump, errOurs, errScan)
 		}
 		return 0 // no thread list: nothing walked either way
 	}
@@ -210,7 +210,7 @@ func checkCallSites(t *testing.T, c callSiteCase, rows *[]string, tally map[stri
 	oursThreads, _ := ours.BreakpadThreads()
 	scanThreads, _ := scan.BreakpadThreads()
 	if len(oursThreads) != len(scanThreads) {
-		t.Fatalf("%s: %d threads, with BreakpadScan %d", c.dump, len(oursThreads), len(scanThreads))
+		t.Fatalf("%s: %d threads, with NoCode %d", c.dump, len(oursThreads), len(scanThreads))
 	}
 	var gdb map[uint32][]uint64
 	differing := 0
@@ -303,7 +303,7 @@ func checkCallSites(t *testing.T, c callSiteCase, rows *[]string, tally map[stri
 		}
 		// Where no gdb backtrace exists, Breakpad's own frames are the
 		// oracle for the rest of the walk: ours must be Breakpad's (the
-		// BreakpadScan walk, which TestConformanceFrames holds to
+		// NoCode walk, which TestConformanceFrames holds to
 		// Breakpad's output) with exactly the scanned words removed that
 		// objdump shows no call before.
 		var kept []*walker.Frame

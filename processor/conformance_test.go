@@ -345,7 +345,7 @@ func TestConformanceFrames(t *testing.T) {
 			threads, _ := st.BreakpadThreads()
 			// The same walk with Breakpad's scans (no code read): where the
 			// call-site check made ours differ, that walk must be Breakpad's.
-			stScan, err := Process(d, sup, Options{BreakpadScan: true})
+			stScan, err := Process(d, sup, Options{NoCode: true})
 			if err != nil {
 				t.Fatalf("Process: %v", err)
 			}
@@ -444,7 +444,7 @@ func TestConformanceFrames(t *testing.T) {
 }
 
 // callSiteDivergence returns the first frame of thread th where the default
-// walk differs from the walk with Options.BreakpadScan, or -1. Such a
+// walk differs from the walk with Options.NoCode, or -1. Such a
 // difference is deliberate: when the dump holds the code before a scanned
 // word, our scans skip words no call instruction precedes (function
 // pointers, stale values) and prefer a direct call to the callee's own

@@ -264,7 +264,7 @@ func commonLines(a, b []string) int {
 // line, apart from the documented deliberate differences:
 //
 //   - past _start: Breakpad walks on past the program's entry function into
-//     junk frames; we stop there (see processor.Options.BreakpadPastEntry and
+//     junk frames; we stop there (see processor.Options.Mode and
 //     the evidence in processor/conformance_test.go). Such an expected file
 //     must equal ours once the frames after each thread's "!_start" frame are
 //     removed from it.
@@ -348,7 +348,7 @@ var knownDifferences = map[string]string{
 
 // shareOnlySets are compared by share of identical lines only: by default
 // our arm and arm64 walkers add recovery methods Breakpad lacks (packages
-// walker/arm and walker/arm64, processor.Options.BreakpadARM), so their
+// walker/arm and walker/arm64, processor.Options.Mode), so their
 // frames differ from Breakpad's by design; TestConformanceBreakpadCompat
 // holds them to Breakpad's output exactly.
 var shareOnlySets = map[string]bool{"testdata-arm": true, "testdata-arm64": true}

@@ -26,7 +26,7 @@ var realDumps = []string{
 
 // TestRealDumps walks every arm and arm64 dump of testdata twice:
 //
-//   - with Options.BreakpadARM, which must reproduce Breakpad's -m frames
+//   - with Options.Mode walker.Breakpad, which must reproduce Breakpad's -m frames
 //     (module, function and offset of every frame of every thread);
 //   - in the default (extended) mode, which must equal gdb's backtrace of
 //     the same core: the same physical frames in the same order, nothing
@@ -57,13 +57,13 @@ func TestRealDumps(t *testing.T) {
 			bpWant := readMachine(t, filepath.Join(root, "oracle", name+".breakpad.machine.txt"))
 			ext := walk(t, filepath.Join(root, "dumps", name+".dmp"), syms, processor.Options{})
 			bp := walk(t, filepath.Join(root, "dumps", name+".dmp"), syms,
-				processor.Options{BreakpadARM: true, BreakpadPastEntry: true, BreakpadModuleBases: true})
+				processor.Options{Mode: walker.Breakpad})
 			// The same walk without the code windows, as for a dump whose
 			// writer kept no code (Breakpad's client keeps only 256 bytes
 			// around the crash address): it need not equal gdb's, but must
 			// still be at least as right as Breakpad's; the table shows what
 			// the call-site check adds.
-			noCode := walk(t, filepath.Join(root, "dumps", name+".dmp"), syms, processor.Options{BreakpadScan: true})
+			noCode := walk(t, filepath.Join(root, "dumps", name+".dmp"), syms, processor.Options{NoCode: true})
 
 			for i, th := range bp {
 				if i >= len(bpWant) {

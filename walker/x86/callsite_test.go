@@ -83,5 +83,6 @@ func walkWithCode(t *testing.T, breakpad bool, code walker.Memory, syms string, 
 		Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", csMod, 0x10000)}),
 		Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
 	}
-	return walker.Walk(env, x86.New(x86.Options{Breakpad: breakpad}), ctx).Frames
+	env.Mode = walkertest.Mode(breakpad)
+	return walker.Walk(env, x86.New(), ctx).Frames
 }

@@ -42,6 +42,7 @@ func byEntry(w *walker.Walker, last *walker.Frame) *walker.Frame {
 		}
 		slot = esp + 4
 	default:
+		w.Reject(walker.RulePrologue, "%#x is neither a function's first instruction nor after its push of the frame pointer", eip)
 		return nil
 	}
 	ra, ok := w.ReadUint32(uint64(slot))
@@ -56,7 +57,7 @@ func byEntry(w *walker.Walker, last *walker.Frame) *walker.Frame {
 			ctx.SetIndex(i, v)
 		}
 	}
-	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf}
+	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RulePrologue}
 }
 
 // codeIs reports whether the dump's code at addr starts with want.

@@ -38,20 +38,15 @@ type state struct {
 	info *frameInfo // set when the frame was the callee of a STACK WIN attempt
 }
 
-// Options selects the walking rules.
-type Options struct {
-	// Breakpad reproduces Breakpad's choice of .cbCalleeParams (see
-	// byWindowsFrameInfo) instead of the callee's parameter size, and its
-	// stack scans, which never read the dump's code (walker.Env.Code)
-	// to check the call before a candidate return address.
-	Breakpad bool
-}
-
-// Walker is the x86 walker.Arch.
-type Walker struct{ opts Options }
+// Walker is the x86 walker.Arch. In Breakpad mode (walker.Env.Mode) it
+// reproduces Breakpad's choice of .cbCalleeParams (see byWindowsFrameInfo)
+// instead of the callee's parameter size, and its stack scans, which never
+// read the dump's code to check the call before a candidate return
+// address.
+type Walker struct{}
 
 // New returns the x86 walker.
-func New(opts Options) walker.Arch { return Walker{opts: opts} }
+func New() walker.Arch { return Walker{} }
 
 func reg(f *walker.Frame, i int) uint32 {
 	v, _ := f.Context.Index(i)
@@ -74,25 +69,30 @@ func findFrameInfo(w *walker.Walker, f *walker.Frame) *frameInfo {
 }
 
 // Caller implements walker.Arch.
-func (x Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
+func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	last := w.Last()
 	if last == nil || w.Env.Memory == nil {
 		return nil
 	}
+	breakpad := w.Breakpad()
 	var f *walker.Frame
 	if info := findFrameInfo(w, last); info != nil {
-		f = byWindowsFrameInfo(w, last, info, scanAllowed, x.opts.Breakpad)
+		f = w.Tried(walker.RuleStackWin, byWindowsFrameInfo(w, last, info, scanAllowed, breakpad))
+	} else {
+		w.Reject(walker.RuleStackWin, "no STACK WIN or FUNC record at %#x", last.Instruction)
 	}
 	if f == nil {
 		if rules, ok := w.CFIRules(last); ok {
-			f = byCFI(w, last, rules)
+			f = w.Tried(walker.RuleCFI, byCFI(w, last, rules))
+		} else {
+			w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
 		}
 	}
-	if f == nil && !x.opts.Breakpad {
-		f = byEntry(w, last)
+	if f == nil && !breakpad && last.Trust == walker.TrustContext {
+		f = w.Tried(walker.RulePrologue, byEntry(w, last))
 	}
 	if f == nil {
-		f = byEBP(w, last, scanAllowed, x.opts.Breakpad, !x.opts.Breakpad && framelessByCode(w, last))
+		f = w.Tried(walker.RuleFrameRecord, byEBP(w, last, scanAllowed, breakpad, !breakpad && framelessByCode(w, last)))
 	}
 	if f == nil {
 		return nil
@@ -101,7 +101,7 @@ func (x Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	sp, _ := f.Context.SP()
 	lastSP, _ := last.Context.SP()
 	if walker.Terminate(ip, sp, lastSP, last.Trust == walker.TrustContext) {
-		return nil
+		return w.Stopped(f, "pc below 4096 or sp not above the callee's")
 	}
 	f.Instruction = uint64(uint32(ip - 1))
 	return f
@@ -148,18 +148,24 @@ func scan(w *walker.Walker, start uint32, words int) (loc, ip uint32, ok bool) {
 
 // scanCaller scans for the return address of callee's caller: Breakpad's
 // scan, or outside Breakpad mode the same candidates chosen by their call
-// sites when the dump holds code (retaddr.ScanByCallSite).
-func scanCaller(w *walker.Walker, callee *walker.Frame, start uint32, words int, breakpad bool) (loc, ip uint32, ok bool) {
+// sites when the dump holds code (retaddr.ScanByCallSite). rule says how
+// the word was chosen.
+func scanCaller(w *walker.Walker, callee *walker.Frame, start uint32, words int, breakpad bool) (loc, ip uint32, rule walker.Rule, ok bool) {
 	if breakpad {
-		return scan(w, start, words)
+		loc, ip, ok = scan(w, start, words)
+		return loc, ip, walker.RuleScan, ok
 	}
 	l, v, ok := retaddr.ScanByCallSite(w, callee, uint64(start), words, 4)
-	return uint32(l), uint32(v), ok
+	if !ok {
+		return 0, 0, walker.RuleNone, false
+	}
+	return uint32(l), uint32(v), retaddr.ScanRule(w, callee, v, false), true
 }
 
 func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, scanAllowed, breakpad bool) *walker.Frame {
 	setState(last, info)
 	if info.win == nil {
+		w.Reject(walker.RuleStackWin, "no STACK WIN record at %#x, only a parameter size", last.Instruction)
 		return nil // only a parameter size: not enough to unwind
 	}
 	win := info.win
@@ -234,18 +240,20 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 	vars[".raSearchStart"] = uint64(raSearchStart)
 	vars[".raSearch"] = uint64(raSearchStart)
 
+	rule := walker.RuleStackWin
 	assigned, ok := evaluate(program, vars, w.SymbolMemory())
 	if !ok || !assigned["$eip"] || !assigned["$esp"] {
+		w.Reject(walker.RuleStackWin, "program %q does not set $eip and $esp", program)
 		if !scanAllowed {
 			return nil
 		}
-		loc, ip, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad)
+		loc, ip, scanRule, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad)
 		if !ok {
 			return nil
 		}
 		vars["$eip"] = uint64(ip)
 		vars["$esp"] = uint64(loc + 4)
-		trust = walker.TrustScan
+		trust, rule = walker.TrustScan, scanRule
 	}
 
 	newEIP := uint32(vars["$eip"])
@@ -256,12 +264,13 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 		// slot: look further up the stack for a return address.
 		if w.ModuleAt(uint64(newEIP)) == nil {
 			start := uint32(vars[".raSearchStart"]) + 4
+			w.Reject(rule, "$eip %#x lies in no module: scanning from %#x", newEIP, start)
 			if scanAllowed {
-				if loc, ip, ok := scanCaller(w, last, start, walker.ScanWords(last), breakpad); ok {
+				if loc, ip, _, ok := scanCaller(w, last, start, walker.ScanWords(last), breakpad); ok {
 					vars["$eip"] = uint64(ip)
 					vars["$esp"] = uint64(loc + 4)
 					offset = loc - start
-					trust = walker.TrustCFIScan
+					trust, rule = walker.TrustCFIScan, walker.RuleStackWinScan
 				}
 			}
 		}
@@ -301,7 +310,7 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 			ctx.SetIndex(r.idx, vars[r.name])
 		}
 	}
-	return &walker.Frame{Context: ctx, Trust: trust}
+	return &walker.Frame{Context: ctx, Trust: trust, Rule: rule}
 }
 
 // evaluate runs a STACK WIN program one assignment at a time, as Breakpad's
@@ -346,28 +355,35 @@ func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad, frameles
 	esp := reg(last, minidump.X86ESP)
 	ebp := reg(last, minidump.X86EBP)
 	var callerEIP, callerESP, callerEBP uint32
-	trust := walker.TrustFramePointer
+	trust, rule := walker.TrustFramePointer, walker.RuleFrameRecord
 	ip, ok1 := w.ReadUint32(uint64(ebp + 4))
 	savedEBP, ok2 := w.ReadUint32(uint64(ebp))
 	if frameless && ok1 && ok2 && scanAllowed {
 		// The record is a caller's: take the scan's word instead when
 		// its call site calls this function directly; otherwise the
 		// record is still the better guess than an unconfirmed word.
-		if _, sip, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad); !ok || retaddr.Judge(w, last, uint64(sip)) != retaddr.Confirmed {
+		if _, sip, _, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad); !ok || retaddr.Judge(w, last, uint64(sip)) != retaddr.Confirmed {
 			frameless = false
 		}
 	}
 	if ok1 && ok2 && !frameless {
 		callerEIP, callerEBP, callerESP = ip, savedEBP, ebp+8
 	} else {
+		if frameless {
+			w.Reject(walker.RuleFrameRecord, "the code shows %s keeps no frame pointer: the record at ebp %#x is a caller's", last.Function, ebp)
+		} else {
+			w.Reject(walker.RuleFrameRecord, "no frame record at ebp %#x in the stack", ebp)
+		}
 		if !scanAllowed {
 			return nil
 		}
-		loc, ip, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad)
+		loc, ip, scanRule, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad)
 		if !ok {
+			w.Reject(walker.RuleScan, "no candidate from %#x", esp)
 			return nil
 		}
 		callerEIP, callerESP = ip, loc+4
+		w.Found("word at %#x = %#x", loc, ip)
 		// If the function pushed EBP right below its return address, the
 		// saved value is the caller's EBP; otherwise keep the callee's.
 		chain := callerESP - 8
@@ -376,11 +392,11 @@ func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad, frameles
 			v = ebp
 		}
 		callerEBP = v
-		trust = walker.TrustScan
+		trust, rule = walker.TrustScan, scanRule
 	}
 	ctx := minidump.NewContext(last.Context.Arch)
 	ctx.SetIndex(minidump.X86EIP, uint64(callerEIP))
 	ctx.SetIndex(minidump.X86ESP, uint64(callerESP))
 	ctx.SetIndex(minidump.X86EBP, uint64(callerEBP))
-	return &walker.Frame{Context: ctx, Trust: trust}
+	return &walker.Frame{Context: ctx, Trust: trust, Rule: rule}
 }

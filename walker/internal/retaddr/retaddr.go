@@ -51,7 +51,7 @@ func Plausible(w *walker.Walker, ra uint64, callOffset uint64, mask uint64) bool
 // on arm64 it also clears pointer-authentication signatures, which Apple's
 // arm64e code puts on every return address it saves.
 func scanMasked(w *walker.Walker, callee *walker.Frame, start uint64, words, size int, mask uint64, accept func(loc, ra uint64) bool) (loc, ra uint64, ok bool) {
-	p := pick{useCode: callee != nil && w.Env.Code != nil}
+	p := pick{useCode: callee != nil && w.HasCode()}
 	for i := 0; i <= words; i++ {
 		l := start + uint64(i*size)
 		if l < start || l > mask {
@@ -92,14 +92,34 @@ type pick struct {
 func (p *pick) offer(w *walker.Walker, callee *walker.Frame, loc, ra uint64, accept func(loc, ra uint64) bool) (done bool) {
 	if !p.useCode {
 		if accept != nil && !accept(loc, ra) {
+			if w.Tracing() {
+				w.Reject(walker.RuleScanChecked, "word at %#x = %#x: fails the symbol or CFI checks", loc, ra)
+			}
 			return false
 		}
 		p.loc, p.ra, p.ok = loc, ra, true
 		return true
 	}
 	v := Judge(w, callee, ra)
-	if v == NoCall || (p.ok && v != Confirmed) || (accept != nil && !accept(loc, ra)) {
+	switch {
+	case v == NoCall:
+		if w.Tracing() {
+			w.Reject(walker.RuleScanAfterCall, "word at %#x = %#x: no call instruction precedes it", loc, ra)
+		}
 		return false
+	case p.ok && v != Confirmed:
+		if w.Tracing() {
+			w.Reject(walker.RuleScanCallSite, "word at %#x = %#x: call site %s, the earlier candidate at %#x stays", loc, ra, v, p.loc)
+		}
+		return false
+	case accept != nil && !accept(loc, ra):
+		if w.Tracing() {
+			w.Reject(walker.RuleScanChecked, "word at %#x = %#x: fails the symbol or CFI checks", loc, ra)
+		}
+		return false
+	}
+	if p.ok && w.Tracing() {
+		w.Reject(walker.RuleScanAfterCall, "word at %#x = %#x: call site not confirmed, a later confirmed one replaces it", p.loc, p.ra)
 	}
 	p.loc, p.ra = loc, ra
 	p.ok = true
@@ -119,7 +139,7 @@ func (p *pick) offer(w *walker.Walker, callee *walker.Frame, loc, ra uint64, acc
 // between them (callee is active again deeper, and the confirmed word is
 // that deeper call's). Without code it is exactly Breakpad's scan.
 func ScanByCallSite(w *walker.Walker, callee *walker.Frame, start uint64, words, size int) (loc, ra uint64, ok bool) {
-	if w.Env.Code == nil || callee == nil {
+	if !w.HasCode() || callee == nil {
 		return w.ScanForReturnAddress(start, words, size)
 	}
 	mask := ^uint64(0)
@@ -131,6 +151,23 @@ func ScanByCallSite(w *walker.Walker, callee *walker.Frame, start uint64, words,
 		return loc, ra, ok
 	}
 	return chainedCandidate(w, callee, start&mask, loc, ra, size)
+}
+
+// ScanRule names the rule by which a scan chose ra as callee's return
+// address: Breakpad's scan (the first word that points into a function),
+// a word whose call site calls callee's function, one that passed the
+// extended scan's symbol and CFI checks (checked), or one whose call site
+// does not rule it out.
+func ScanRule(w *walker.Walker, callee *walker.Frame, ra uint64, checked bool) walker.Rule {
+	switch {
+	case w.Breakpad() || !checked && !w.HasCode():
+		return walker.RuleScan
+	case w.HasCode() && Judge(w, callee, ra) == Confirmed:
+		return walker.RuleScanCallSite
+	case checked:
+		return walker.RuleScanChecked
+	}
+	return walker.RuleScanAfterCall
 }
 
 // ScanWords is the scan length from frame f: like rust-minidump, four times
@@ -264,7 +301,7 @@ func wordBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uint64, 
 // scan candidate whose call site is confirmed for callee (Judge: a direct
 // call to the start of callee's function). False without code in the dump.
 func confirmedBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uint64, a Arch) bool {
-	if w.Env.Code == nil || callee == nil || callee.Function == "" {
+	if !w.HasCode() || callee == nil || callee.Function == "" {
 		return false
 	}
 	return wordBelow(w, callee, start, end, mask, a, func(v uint64) bool { return Judge(w, callee, v) == Confirmed })

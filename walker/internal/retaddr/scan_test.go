@@ -128,7 +128,7 @@ type archCase struct {
 
 var archCases = []archCase{
 	{
-		name: "arm", arch: arm.New(arm.Options{}), cpu: minidump.ArchARM, word: 4,
+		name: "arm", arch: arm.New(), cpu: minidump.ArchARM, word: 4,
 		pc: minidump.ARMPC, sp: minidump.ARMSP, thumb: 1,
 		syms: "MODULE Linux arm ID1 module1\n" +
 			fmt.Sprintf("PUBLIC %x 0 callee\nFUNC %x 100 0 stale\nFUNC %x 100 0 caller\nPUBLIC %x 0 other\n", calleeOff+1, staleOff, callerOff, otherOff+1),
@@ -136,7 +136,7 @@ var archCases = []archCase{
 		junkRegs: []int{minidump.ARMLR, minidump.ARMR7, minidump.ARMFP},
 	},
 	{
-		name: "arm64", arch: arm64.New(arm64.Options{}), cpu: minidump.ArchARM64, word: 8,
+		name: "arm64", arch: arm64.New(), cpu: minidump.ArchARM64, word: 8,
 		pc: minidump.ARM64PC, sp: minidump.ARM64SP,
 		syms: "MODULE Linux arm64 ID1 module1\n" +
 			fmt.Sprintf("PUBLIC %x 0 callee\nFUNC %x 100 0 stale\nFUNC %x 100 0 caller\nPUBLIC %x 0 other\n", calleeOff, staleOff, callerOff, otherOff),
