@@ -315,11 +315,13 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 
 // evaluate runs a STACK WIN program one assignment at a time, as Breakpad's
 // evaluator does, and reports which variables were assigned before any
-// failure, and whether the whole program ran.
+// failure, and whether the whole program ran. It splits the program as
+// the evaluator does (symfile.ProgramTokens): MSVC glues "=" to the next
+// token ("=$eip"), and Breakpad marks $eip assigned there too.
 func evaluate(program string, vars map[string]uint64, mem symfile.Memory) (map[string]bool, bool) {
 	assigned := map[string]bool{}
 	var stmt []string
-	for _, tok := range strings.Fields(program) {
+	for tok := range symfile.ProgramTokens(program) {
 		stmt = append(stmt, tok)
 		if tok != "=" {
 			continue
