@@ -76,9 +76,11 @@ func (w *Walker) Reject(rule Rule, format string, args ...any) {
 }
 
 // Found records, when tracing, what the method that produces the next
-// frame found (the step Walk marks Taken).
+// frame found (the step Walk marks Taken). The first note stands: the
+// innermost code that found the evidence says it best. A method that
+// then gives no frame drops its note (Tried).
 func (w *Walker) Found(format string, args ...any) {
-	if !w.Env.Trace {
+	if !w.Env.Trace || w.found != "" {
 		return
 	}
 	w.found = fmt.Sprintf(format, args...)
@@ -94,6 +96,7 @@ func (w *Walker) Tried(rule Rule, f *Frame) *Frame {
 		}
 		return f
 	}
+	w.found = ""
 	if w.Env.Trace && (len(w.steps) == 0 || w.steps[len(w.steps)-1].Rule != rule) {
 		w.steps = append(w.steps, Step{Rule: rule, Note: "no caller"})
 	}

@@ -147,7 +147,10 @@ func ScanByCallSite(w *walker.Walker, callee *walker.Frame, start uint64, words,
 		mask = 0xffffffff
 	}
 	loc, ra, ok = scanMasked(w, callee, start&mask, words, size, mask, nil)
-	if !ok || Judge(w, callee, ra) != Confirmed {
+	if !ok {
+		return confirmedBeyond(w, callee, start&mask, words, size, mask, nil)
+	}
+	if Judge(w, callee, ra) != Confirmed {
 		return loc, ra, ok
 	}
 	return chainedCandidate(w, callee, start&mask, loc, ra, size)
@@ -254,7 +257,44 @@ func ScanCaller(w *walker.Walker, last *walker.Frame, sp uint64, validated bool,
 	if a.WordSize == 4 {
 		mask &= 0xffffffff
 	}
-	return scanMasked(w, last, sp, ScanWords(last), a.WordSize, mask, scanAccept(w, last, mask, a))
+	accept := scanAccept(w, last, mask, a)
+	if loc, ra, ok = scanMasked(w, last, sp, ScanWords(last), a.WordSize, mask, accept); ok {
+		return loc, ra, ok
+	}
+	return confirmedBeyond(w, last, sp, ScanWords(last), a.WordSize, mask, accept)
+}
+
+// confirmedBeyond continues a scan of words words from start that found
+// no candidate, up to the window of a trustworthy frame (ScanWords of a
+// CFI frame), taking only a word whose call site is a direct call to
+// callee's function (Judge: Confirmed) and that passes accept (nil: every
+// one). A function with a large frame (alloca, variable-length arrays,
+// big local buffers; glibc's __libc_start_call_main keeps a jmp_buf) keeps
+// its return address beyond the window of a scanned frame; a call to the
+// callee's own function is the evidence that lets the search go on. Only
+// with the dump's code and callee's function known.
+func confirmedBeyond(w *walker.Walker, callee *walker.Frame, start uint64, words, size int, mask uint64, accept func(loc, ra uint64) bool) (loc, ra uint64, ok bool) {
+	limit := walker.RASearchWords * 4
+	if !w.HasCode() || callee == nil || callee.Function == "" || words >= limit {
+		return 0, 0, false
+	}
+	for i := words + 1; i <= limit; i++ {
+		l := start + uint64(i*size)
+		if l < start || l > mask {
+			break
+		}
+		v, ok := w.ReadWord(l, size)
+		if !ok {
+			break
+		}
+		v &= mask
+		if !w.InstructionSeemsValid((v-1)&mask) || Judge(w, callee, v) != Confirmed || accept != nil && !accept(l, v) {
+			continue
+		}
+		w.Found("word at %#x = %#x, past the %d-word window: a direct call to %s precedes it", l, v, words, callee.Function)
+		return l, v, true
+	}
+	return 0, 0, false
 }
 
 // scanAccept is the extended scan's test of a candidate beyond its call

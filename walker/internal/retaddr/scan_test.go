@@ -271,3 +271,40 @@ func TestCallSiteContradicts(t *testing.T) {
 		})
 	}
 }
+
+// TestScanPastWindow: the caller of a scanned frame keeps its return
+// address 45 words up, past the 40-word window of a scanned frame (a large
+// frame without CFI). A word there that follows a direct call to the
+// scanned frame's function is taken (retaddr.confirmedBeyond); one that
+// follows a call to another function is not, nor any without code.
+func TestScanPastWindow(t *testing.T) {
+	for _, ac := range archCases {
+		t.Run(ac.name, func(t *testing.T) {
+			a, b, c, d := ac.cands()
+			bl := thumbBL
+			if ac.word == 8 {
+				bl = a64BL
+			}
+			// E: in the stale function, after `bl caller`; F: after `bl other`.
+			e := codeAt{staleOff + 0x40, bl(mod+staleOff+0x3c, mod+callerOff)}
+			f := codeAt{staleOff + 0x60, bl(mod+staleOff+0x5c, mod+otherOff)}
+			code := codeMemory(a, b, c, d, e, f)
+			ra := func(x codeAt) uint64 { return mod + x.off + ac.thumb }
+			stackWith := func(far codeAt) []uint64 {
+				words := make([]uint64, 47)
+				words[0] = ra(d) // the callee's caller, after an indirect call
+				words[46] = ra(far)
+				return words
+			}
+			if pcs := ac.walk(t, code, stackWith(e)...); len(pcs) < 3 || pcs[1] != ra(d) || pcs[2] != ra(e) {
+				t.Errorf("confirmed past the window: frames %x, want %#x then %#x", pcs, ra(d), ra(e))
+			}
+			if pcs := ac.walk(t, code, stackWith(f)...); len(pcs) != 2 {
+				t.Errorf("a call to another function past the window: frames %x, want 2", pcs)
+			}
+			if pcs := ac.walk(t, nil, stackWith(e)...); len(pcs) != 2 {
+				t.Errorf("without code: frames %x, want 2", pcs)
+			}
+		})
+	}
+}
