@@ -77,7 +77,9 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	} else if f == nil {
 		// The record also bounds a leaf's search for its pushed LR.
 		rec := byFramePointer(w, last, ios)
-		if last.Trust == walker.TrustContext {
+		if rec != nil && ownAPCSRecord(w, last) {
+			w.Reject(walker.RuleLeafReturn, "the APCS record at r11 is this function's: it has saved lr")
+		} else if last.Trust == walker.TrustContext {
 			f = w.Tried(walker.RuleLeafReturn, byLeafReturn(w, last, rec))
 		}
 		if f == nil {
@@ -258,7 +260,7 @@ func byFramePointer(w *walker.Walker, last *walker.Frame, ios bool) *walker.Fram
 func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walker.Frame {
 	sp, _ := last.Context.Index(regSP) // recordsAt checked it
 	for _, rec := range recordsAt(w, last, reg) {
-		if rec.savedFP != 0 && rec.savedFP <= rec.fp {
+		if !rec.apcs && rec.savedFP != 0 && rec.savedFP <= rec.fp {
 			w.Reject(walker.RuleFrameRecord, "record at %s %#x: saved frame pointer %#x does not lie above it", regName(reg), rec.fp, rec.savedFP)
 			continue
 		}
@@ -278,7 +280,10 @@ func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walke
 			// another function, with nothing confirmed below it.)
 			continue
 		}
-		callerSP := rec.lrSlot + 4
+		callerSP := rec.callerSP
+		if rec.apcs {
+			w.Found("APCS record at r11 %#x: lr %#x, sp %#x, fp %#x", rec.fp, rec.savedLR, rec.callerSP, rec.savedFP)
+		}
 		ctx := minidump.NewContext(last.Context.Arch)
 		ctx.SetIndex(regPC, rec.savedLR)
 		ctx.SetIndex(regSP, callerSP)
@@ -296,6 +301,17 @@ func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walke
 		return f
 	}
 	return nil
+}
+
+// ownAPCSRecord reports whether r11 points at last's own APCS record.
+func ownAPCSRecord(w *walker.Walker, last *walker.Frame) bool {
+	fp, ok1 := last.Context.Index(regFP)
+	sp, ok2 := last.Context.Index(regSP)
+	if !ok1 || !ok2 {
+		return false
+	}
+	_, ok := apcsRecord(w, last, fp, sp)
+	return ok
 }
 
 // keepsNoRecord reports whether the dump's code shows that f's function
@@ -353,8 +369,10 @@ func keepsNoRecord(w *walker.Walker, f *walker.Frame) bool {
 // savedRecord is a frame record read at a frame-pointer register's value.
 type savedRecord struct {
 	fp               uint64 // the register's value
-	lrSlot           uint64 // where the record holds LR; the caller's SP is just above it
+	lrSlot           uint64 // where the record holds LR
 	savedFP, savedLR uint64 // the record's contents
+	callerSP         uint64 // just above lrSlot, or an APCS record's saved SP
+	apcs             bool   // an APCS record shown to be its function's own (apcsRecord)
 }
 
 // recordsAt returns the frame records that last's register reg may point
@@ -372,15 +390,67 @@ func recordsAt(w *walker.Walker, last *walker.Frame, reg int) []savedRecord {
 	if reg == regFP && fp >= sp+4 {
 		lrSlots = append(lrSlots, fp) // GCC ARM mode
 	}
+	if reg == regFP {
+		if rec, ok := apcsRecord(w, last, fp, sp); ok {
+			return []savedRecord{rec} // the other layouts would misread it
+		}
+	}
 	var out []savedRecord
 	for _, lrSlot := range lrSlots {
 		savedFP, ok1 := w.ReadUint32(lrSlot - 4)
 		savedLR, ok2 := w.ReadUint32(lrSlot)
 		if ok1 && ok2 {
-			out = append(out, savedRecord{fp, lrSlot, uint64(savedFP), uint64(savedLR)})
+			out = append(out, savedRecord{fp: fp, lrSlot: lrSlot, savedFP: uint64(savedFP), savedLR: uint64(savedLR), callerSP: lrSlot + 4})
 		}
 	}
 	return out
+}
+
+// apcsRecord reads the APCS frame record at fp (r11), when the evidence
+// shows it is last's own. GCC's -mapcs-frame prologue is `mov ip, sp;
+// [push {r0-r3};] push {..., fp, ip, lr, pc}; sub fp, ip, #4 (+16)`: fp
+// points at the saved PC, the return address is at fp-4, the caller's SP
+// (ip) at fp-8, the caller's fp at fp-12. It is last's own record when the
+// saved PC, which the push stores as its own address + 8 (or + 12), points
+// at that push in the dump's code, or without the code into last's function
+// (its symbols); the saved SP lies 4 to 20 bytes above fp (the pushed
+// argument registers between). ARM code only.
+func apcsRecord(w *walker.Walker, last *walker.Frame, fp, sp uint64) (savedRecord, bool) {
+	if thumb(last) || fp < sp+12 {
+		return savedRecord{}, false
+	}
+	savedPC, ok1 := w.ReadUint32(fp)
+	savedLR, ok2 := w.ReadUint32(fp - 4)
+	savedSP, ok3 := w.ReadUint32(fp - 8)
+	savedFP, ok4 := w.ReadUint32(fp - 12)
+	if !ok1 || !ok2 || !ok3 || !ok4 || savedPC&3 != 0 || savedPC < 12 {
+		return savedRecord{}, false
+	}
+	rec := savedRecord{fp: fp, lrSlot: fp - 4, savedFP: uint64(savedFP), savedLR: uint64(savedLR), callerSP: uint64(savedSP), apcs: true}
+	// (The saved fp need not be a frame pointer: a caller built without
+	// APCS frames keeps anything in r11.)
+	if gap := rec.callerSP - fp; rec.callerSP <= fp || gap > 20 || gap%4 != 0 {
+		return savedRecord{}, false
+	}
+	pushAt := func(addr uint64) bool {
+		var b [4]byte
+		if !w.ReadCode(addr, b[:]) {
+			return false
+		}
+		// STMDB sp!, {..., fp, ip, lr, pc} (PUSH, A1), any condition.
+		ins := binary.LittleEndian.Uint32(b[:])
+		return ins&0x0fff0000 == 0x092d0000 && ins&0xd800 == 0xd800
+	}
+	var code [4]byte
+	switch {
+	case w.ReadCode(uint64(savedPC)-8, code[:]):
+		if !pushAt(uint64(savedPC)-8) && !pushAt(uint64(savedPC)-12) {
+			return savedRecord{}, false
+		}
+	case !retaddr.SameFunction(w, uint64(savedPC)-8, last.Instruction):
+		return savedRecord{}, false
+	}
+	return rec, true
 }
 
 // framelessCaller looks for the caller of last when r7/r11 may point at its
@@ -451,7 +521,7 @@ func ownerBelow(w *walker.Walker, last *walker.Frame, sp uint64, rec savedRecord
 		}
 		cpc, pcOK := caller.Index(regPC)
 		csp, spOK := caller.Index(regSP)
-		if !pcOK || !spOK || cpc != rec.savedLR || csp != rec.lrSlot+4 || !restores(caller, rec.savedFP) {
+		if !pcOK || !spOK || cpc != rec.savedLR || csp != rec.callerSP || !restores(caller, rec.savedFP) {
 			continue
 		}
 		r := *raw(last)
@@ -548,7 +618,7 @@ func byScan(w *walker.Walker, last *walker.Frame, validated, ios bool) *walker.F
 func recordWithSlot(w *walker.Walker, last *walker.Frame, ios bool, loc uint64) (savedRecord, bool) {
 	for _, reg := range fpOrder(last, ios) {
 		for _, rec := range recordsAt(w, last, reg) {
-			if rec.lrSlot == loc && (rec.savedFP == 0 || rec.savedFP > rec.fp) {
+			if rec.lrSlot == loc && !rec.apcs && (rec.savedFP == 0 || rec.savedFP > rec.fp) {
 				return rec, true
 			}
 		}
