@@ -192,7 +192,7 @@ dynamic_case() {
 
 # Extra cases: programs of their own (src/extra/CASE.c, built as CASEdemo),
 # for code whose flags must not change crashdemo and so the existing dumps.
-EXTRA_CASES=${EXTRA_CASES:-"arm-apcs"}
+EXTRA_CASES=${EXTRA_CASES:-"arm-apcs amd64-leaf x86-leaf"}
 
 # extra_build ARCH CASE: compiles src/extra/CASE.c in the current directory.
 extra_build() {
@@ -204,6 +204,14 @@ extra_build() {
 		# CFI for these functions and gdb reads their prologues.
 		$CC $common -marm -mapcs-frame -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls -c "$HERE/src/extra/apcs.c"
 		"${CC%gcc}objcopy" --remove-section .debug_frame --remove-section .rel.debug_frame apcs.o
+		;;
+	amd64-leaf | x86-leaf)
+		# Frame pointers except in leaves, no CFI for these functions
+		# (no .eh_frame; .debug_frame removed): frame 0 is a frameless
+		# leaf whose frame-pointer register holds its caller's record.
+		$CC $common -O2 -fno-omit-frame-pointer -momit-leaf-frame-pointer -fno-optimize-sibling-calls \
+			-fno-asynchronous-unwind-tables -fno-unwind-tables -c "$HERE/src/extra/leaf.c"
+		objcopy --remove-section .debug_frame --remove-section .rela.debug_frame --remove-section .rel.debug_frame leaf.o
 		;;
 	*) log "unknown extra case $1-$2"; return 1 ;;
 	esac

@@ -66,6 +66,9 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	}
 	if f == nil && w.HasCode() && last.Trust == walker.TrustContext {
 		f = w.Tried(walker.RulePrologue, byEntry(w, last))
+		if f == nil {
+			f = w.Tried(walker.RuleLeafReturn, byFramelessLeaf(w, last))
+		}
 	}
 	windows := w.Env.OS == "windows"
 	if f == nil && windows && last.Trust == walker.TrustContext {
@@ -163,6 +166,30 @@ func byFramePointer(w *walker.Walker, last *walker.Frame, proven bool) *walker.F
 	ctx.SetIndex(minidump.AMD64RBP, callerRBP)
 	return &walker.Frame{Context: ctx, Trust: walker.TrustFramePointer, ArchState: &state{rawRBP: callerRBP}}
 }
+
+// byFramelessLeaf returns from a frameless context frame through the
+// word at rsp when the evidence says so (retaddr.FramelessLeaf); every
+// other register is still the caller's.
+func byFramelessLeaf(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	rsp, ok1 := last.Context.SP()
+	rbp, ok2 := last.Context.Index(minidump.AMD64RBP)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	ra, ok := retaddr.FramelessLeaf(w, last, rsp, rbp, scanArch)
+	if !ok {
+		w.Reject(walker.RuleLeafReturn, "the word at rsp %#x is no return address the code confirms over the record at rbp %#x", rsp, rbp)
+		return nil
+	}
+	ctx := last.Context
+	ctx.SetIndex(minidump.AMD64RIP, ra)
+	ctx.SetIndex(minidump.AMD64RSP, rsp+8)
+	w.Found("frameless: the word at rsp %#x = %#x returns, the record at rbp %#x is the caller's", rsp, ra, rbp)
+	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RuleLeafReturn, ArchState: &state{rawRBP: rawRBP(last)}}
+}
+
+// scanArch describes amd64 to the shared checks.
+var scanArch = retaddr.Arch{WordSize: 8, CallOffset: 1, PC: minidump.AMD64RIP, SP: minidump.AMD64RSP, CFIRegs: cfiRegs}
 
 func bySimulatingReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	sp, _ := last.Context.SP()

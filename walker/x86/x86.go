@@ -90,6 +90,9 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	}
 	if f == nil && !breakpad && last.Trust == walker.TrustContext {
 		f = w.Tried(walker.RulePrologue, byEntry(w, last))
+		if f == nil && w.HasCode() {
+			f = w.Tried(walker.RuleLeafReturn, byFramelessLeaf(w, last))
+		}
 	}
 	if f == nil {
 		f = w.Tried(walker.RuleFrameRecord, byEBP(w, last, scanAllowed, breakpad, !breakpad && framelessByCode(w, last)))

@@ -401,3 +401,41 @@ func ownerReturnBelow(w *walker.Walker, callee *walker.Frame, target, start, end
 			Judge(w, callee, v) != NoCall
 	})
 }
+
+// FramelessLeaf decides, for a context frame last without CFI that is not
+// at its function's entry, between the word at sp and the frame record at
+// fp: a frameless function (a leaf built with frame pointers elsewhere, a
+// syscall wrapper, hand-written assembly) leaves the frame-pointer register
+// holding its caller's record, and following it skips the caller. The word
+// at sp is taken as the return address when it could be one (it points
+// into a function other than last's, a call precedes it) and the dump's
+// code shows either that a direct call to last's function precedes it, or
+// that the record's return address follows a direct call to the function
+// it returns into (the record is that function's, the next frame's). A
+// record whose return address follows a direct call to last's function is
+// last's own: then not. ra is the word's value.
+func FramelessLeaf(w *walker.Walker, last *walker.Frame, sp, fp uint64, a Arch) (ra uint64, ok bool) {
+	if !w.HasCode() || last.Trust != walker.TrustContext || last.Function == "" || fp < sp {
+		return 0, false
+	}
+	mask := ^uint64(0)
+	if a.WordSize == 4 {
+		mask = 0xffffffff
+	}
+	ra, ok1 := w.ReadWord(sp, a.WordSize)
+	recRA, ok2 := w.ReadWord(fp+uint64(a.WordSize), a.WordSize)
+	if !ok1 || !ok2 || ra < walker.MinCallerIP || !w.InstructionSeemsValid((ra-1)&mask) || !Plausible(w, ra, 1, mask) ||
+		SameFunction(w, (ra-1)&mask, last.Instruction) {
+		return 0, false
+	}
+	v := Judge(w, last, ra)
+	if v == NoCall || Judge(w, last, recRA) == Confirmed {
+		return 0, false
+	}
+	if v == Confirmed {
+		return ra, true
+	}
+	caller := &walker.Frame{Instruction: (ra - 1) & mask, Context: minidump.NewContext(last.Context.Arch)}
+	w.Symbolize(caller, false)
+	return ra, caller.Function != "" && Judge(w, caller, recRA) == Confirmed
+}
