@@ -55,6 +55,13 @@ const (
 	// differently from there on. Evidence: checked by the test against
 	// node.sym (see TestNodeImageBaseEvidence).
 	imageBase
+	// realigned: a frame whose function realigned its stack (GCC's DRAP:
+	// i386 main) has CFI dump_syms cannot express; Breakpad follows its
+	// frame record with the realigned stack pointer and walks junk from
+	// its caller on, we take the saved pre-alignment stack pointer
+	// (walker.RuleRealigned). Evidence: from that frame on our frames
+	// equal gdb's backtrace of the core (oracleRealigned checks it).
+	realigned
 )
 
 func conformanceCases(t *testing.T) []conformanceCase {
@@ -378,6 +385,9 @@ func TestConformanceFrames(t *testing.T) {
 				n := max(len(exp), len(got))
 				auto := autoPastEntry(t, c, threads, th, got, len(exp))
 				entry := oraclePastEntry(t, c, threads, th, got)
+				if r := oracleRealigned(t, c, threads, th, got); r != nil && (entry == nil || r.fromFrame < entry.fromFrame) {
+					entry = r
+				}
 				for fr := 0; fr < n; fr++ {
 					if auto >= 0 && fr >= auto {
 						tl.known++
@@ -576,6 +586,54 @@ func oraclePastEntry(t *testing.T, c conformanceCase, threads []*Thread, th int,
 			return &knownDifference{set: c.set, dump: name, thread: th, fromFrame: len(got), kind: pastEntry}
 		}
 	}
+	return nil
+}
+
+// oracleRealigned is the realigned difference of a testdata/ thread: from
+// the first frame our walk recovered by a realigned frame's saved stack
+// pointer (walker.RuleRealigned) on, Breakpad's frames are not compared;
+// ours must equal gdb's listing of the core from there to the end.
+func oracleRealigned(t *testing.T, c conformanceCase, threads []*Thread, th int, got []*walker.Frame) *knownDifference {
+	t.Helper()
+	if c.set != "testdata" || th >= len(threads) {
+		return nil
+	}
+	var phys []*walker.Frame
+	from := -1
+	for i, f := range got {
+		if f.Trust == walker.TrustInline {
+			continue
+		}
+		if f.Rule == walker.RuleRealigned && from < 0 {
+			from = i
+		}
+		phys = append(phys, f)
+	}
+	if from < 0 {
+		return nil
+	}
+	name := strings.TrimSuffix(filepath.Base(c.dump), ".dmp")
+	for _, g := range oracle.ReadGDBFrames(t, filepath.Join(filepath.Dir(filepath.Dir(c.dump)), "oracle", name+".frames.txt")) {
+		if g.LWP != threads[th].ID {
+			continue
+		}
+		var want []string
+		for _, f := range g.Frames {
+			if f.Type == "normal" {
+				want = append(want, fmt.Sprintf("%#x", f.PC))
+			}
+		}
+		var ours []string
+		for _, f := range phys {
+			ours = append(ours, fmt.Sprintf("%#x", f.ReturnAddress()))
+		}
+		if strings.Join(ours, " ") != strings.Join(want, " ") {
+			t.Errorf("evidence: thread %d walks through a realigned frame to %v, gdb %v", th, ours, want)
+			return nil
+		}
+		return &knownDifference{set: c.set, dump: name, thread: th, fromFrame: from, kind: realigned}
+	}
+	t.Errorf("evidence: thread %d not in gdb's listing of %s", th, name)
 	return nil
 }
 

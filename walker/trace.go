@@ -24,6 +24,7 @@ const (
 	RuleScanChecked         // a stack scan: the first word that passes the symbol and CFI checks
 	RuleScanAfterCall       // a stack scan: a word that follows a call instruction in the dump's code
 	RuleScanCallSite        // a stack scan: a word that follows a direct call to the callee's function
+	RuleRealigned           // a realigned frame (GCC's DRAP): its frame record and the saved pre-alignment stack pointer
 	RuleStop                // not a frame: the stop rule ended the walk
 )
 
@@ -42,6 +43,7 @@ var ruleNames = [...]string{
 	RuleScanChecked:    "scan_checked",
 	RuleScanAfterCall:  "scan_after_call",
 	RuleScanCallSite:   "scan_call_site",
+	RuleRealigned:      "realigned_frame",
 	RuleStop:           "stop",
 }
 

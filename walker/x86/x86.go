@@ -84,6 +84,19 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	if f == nil {
 		if rules, ok := w.CFIRules(last); ok {
 			f = w.Tried(walker.RuleCFI, byCFI(w, last, rules))
+			if !breakpad && (f == nil || cannotBeCaller(w, f, last)) {
+				// A realigned frame's CFA is a DWARF expression
+				// dump_syms cannot write: its rows name a register
+				// the caller does not know, or (past the epilogue,
+				// where GCC puts main's calls) describe another
+				// state of the frame.
+				if d := w.Tried(walker.RuleRealigned, byDRAP(w, last)); d != nil {
+					if f != nil {
+						w.Reject(walker.RuleCFI, "CFI's caller (pc %#x) cannot be one", reg(f, minidump.X86EIP))
+					}
+					f = d
+				}
+			}
 		} else {
 			w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
 		}
@@ -108,6 +121,60 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	}
 	f.Instruction = uint64(uint32(ip - 1))
 	return f
+}
+
+// cannotBeCaller reports whether f, recovered for last's caller, is
+// refused by the stop rule or returns into no module.
+func cannotBeCaller(w *walker.Walker, f, last *walker.Frame) bool {
+	ip, _ := f.Context.IP()
+	sp, _ := f.Context.SP()
+	lastSP, _ := last.Context.SP()
+	return walker.Terminate(ip, sp, lastSP, last.Trust == walker.TrustContext) || w.ModuleAt(ip) == nil
+}
+
+// maxRealign bounds how far a realigning prologue may have moved the stack
+// pointer down (its alignment, and the callee-saved registers pushed
+// between the frame record and the saved DRAP register).
+const maxRealign = 4096
+
+// byDRAP recovers the caller of a frame whose function realigned its stack
+// (GCC's dynamic realignment: i386 main, functions with over-aligned
+// locals). Its prologue is `lea 4(%esp), %ecx; and $-N, %esp; push
+// -4(%ecx); push %ebp; mov %esp, %ebp; [push callee-saved registers;]
+// push %ecx`: the frame record at ebp holds a copy of the return address,
+// and a word just below it (the saved DRAP register, ecx, edx or edi) the
+// caller's stack pointer, with the original return address right below
+// that. The caller's stack pointer is the saved word whose preceding word
+// equals the record's return address, at least 12 bytes above ebp (the
+// copy and the original lie between). Following the frame record alone
+// gives the right return address but the realigned stack pointer.
+func byDRAP(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	if !valid(last, minidump.X86EBP) {
+		return nil
+	}
+	ebp := reg(last, minidump.X86EBP)
+	ra, ok1 := w.ReadUint32(uint64(ebp) + 4)
+	savedEBP, ok2 := w.ReadUint32(uint64(ebp))
+	if !ok1 || !ok2 || ra < walker.MinCallerIP || w.ModuleAt(uint64(ra)) == nil || ebp < 32 {
+		return nil
+	}
+	for k := uint32(1); k <= 8; k++ {
+		cfa, ok := w.ReadUint32(uint64(ebp - 4*k))
+		if !ok || cfa < ebp+12 || cfa-ebp > maxRealign || cfa%4 != 0 {
+			continue
+		}
+		if orig, ok := w.ReadUint32(uint64(cfa - 4)); !ok || orig != ra {
+			continue
+		}
+		ctx := minidump.NewContext(last.Context.Arch)
+		ctx.SetIndex(minidump.X86EIP, uint64(ra))
+		ctx.SetIndex(minidump.X86ESP, uint64(cfa))
+		ctx.SetIndex(minidump.X86EBP, uint64(savedEBP))
+		w.Found("frame record at ebp %#x, saved stack pointer %#x at ebp-%d with the return address %#x below it", ebp, cfa, 4*k, ra)
+		return &walker.Frame{Context: ctx, Trust: walker.TrustFramePointer, Rule: walker.RuleRealigned}
+	}
+	w.Reject(walker.RuleRealigned, "no saved stack pointer below ebp %#x with the return address %#x below it", ebp, ra)
+	return nil
 }
 
 // calleeParamSize is the parameter size of callee, the frame whose
