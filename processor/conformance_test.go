@@ -59,8 +59,11 @@ const (
 	// i386 main) has CFI dump_syms cannot express; Breakpad follows its
 	// frame record with the realigned stack pointer and walks junk from
 	// its caller on, we take the saved pre-alignment stack pointer
-	// (walker.RuleRealigned). Evidence: from that frame on our frames
-	// equal gdb's backtrace of the core (oracleRealigned checks it).
+	// (walker.RuleRealigned). Likewise a signal handler's frame: Breakpad
+	// reads junk above the sigreturn trampoline (no usable CFI), we read
+	// the kernel's signal frame (walker.RuleSignal). Evidence: from that
+	// frame on our frames equal gdb's backtrace of the core, its sigtramp
+	// frame included (oracleRealigned checks it).
 	realigned
 )
 
@@ -604,8 +607,12 @@ func oracleRealigned(t *testing.T, c conformanceCase, threads []*Thread, th int,
 		if f.Trust == walker.TrustInline {
 			continue
 		}
-		if f.Rule == walker.RuleRealigned && from < 0 {
+		switch {
+		case from >= 0:
+		case f.Rule == walker.RuleRealigned:
 			from = i
+		case i+1 < len(got) && got[i+1].Rule == walker.RuleSignal:
+			from = i // the signal trampoline, looked up at its first byte
 		}
 		phys = append(phys, f)
 	}
@@ -619,7 +626,7 @@ func oracleRealigned(t *testing.T, c conformanceCase, threads []*Thread, th int,
 		}
 		var want []string
 		for _, f := range g.Frames {
-			if f.Type == "normal" {
+			if f.Type == "normal" || f.Type == "sigtramp" {
 				want = append(want, fmt.Sprintf("%#x", f.PC))
 			}
 		}

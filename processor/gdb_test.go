@@ -13,13 +13,15 @@ import (
 )
 
 // gdbFrames reads testdata/oracle/NAME.frames.txt (gdb_frames.py): thread
-// id -> physical ("normal") frame addresses, outermost last.
+// id -> physical frame addresses ("normal", and "sigtramp": the signal
+// trampoline a handler returns into, which our walk shows too), outermost
+// last.
 func gdbFrames(t *testing.T, path string) map[uint32][]uint64 {
 	out := map[uint32][]uint64{}
 	for _, th := range oracle.ReadGDBFrames(t, path) {
 		out[th.LWP] = nil
 		for _, f := range th.Frames {
-			if f.Type == "normal" {
+			if f.Type == "normal" || f.Type == "sigtramp" {
 				out[th.LWP] = append(out[th.LWP], f.PC)
 			}
 		}

@@ -25,6 +25,7 @@ const (
 	RuleScanAfterCall       // a stack scan: a word that follows a call instruction in the dump's code
 	RuleScanCallSite        // a stack scan: a word that follows a direct call to the callee's function
 	RuleRealigned           // a realigned frame (GCC's DRAP): its frame record and the saved pre-alignment stack pointer
+	RuleSignal              // the interrupted frame of a signal handler: the registers the kernel's signal frame saved
 	RuleStop                // not a frame: the stop rule ended the walk
 )
 
@@ -44,6 +45,7 @@ var ruleNames = [...]string{
 	RuleScanAfterCall:  "scan_after_call",
 	RuleScanCallSite:   "scan_call_site",
 	RuleRealigned:      "realigned_frame",
+	RuleSignal:         "signal_frame",
 	RuleStop:           "stop",
 }
 

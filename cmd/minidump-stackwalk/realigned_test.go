@@ -14,7 +14,8 @@ import (
 // realignedChecked reports whether the golden run args differs from
 // Breakpad's output only from the frames our walk recovered through a
 // realigned frame's saved stack pointer (walker.RuleRealigned, i386 main:
-// GCC's DRAP) on, per thread, and past _start. From there Breakpad walks
+// GCC's DRAP) or a signal frame (from its trampoline, walker.RuleSignal)
+// on, per thread, and past _start. From there Breakpad walks
 // junk; processor's TestConformanceFrames (oracleRealigned) and
 // TestTestdataAgainstGDB hold our frames to gdb's backtrace of the core.
 func realignedChecked(t *testing.T, args []string) bool {
@@ -53,6 +54,10 @@ func realignedChecked(t *testing.T, args []string) bool {
 		for j, f := range th.Frames {
 			if f.Rule == walker.RuleRealigned {
 				cuts[i] = j
+				break
+			}
+			if j+1 < len(th.Frames) && th.Frames[j+1].Rule == walker.RuleSignal {
+				cuts[i] = j // the signal trampoline, looked up at its first byte
 				break
 			}
 		}

@@ -192,7 +192,7 @@ dynamic_case() {
 
 # Extra cases: programs of their own (src/extra/CASE.c, built as CASEdemo),
 # for code whose flags must not change crashdemo and so the existing dumps.
-EXTRA_CASES=${EXTRA_CASES:-"arm-apcs amd64-leaf x86-leaf"}
+EXTRA_CASES=${EXTRA_CASES:-"arm-apcs amd64-leaf x86-leaf amd64-signal"}
 
 # extra_build ARCH CASE: compiles src/extra/CASE.c in the current directory.
 extra_build() {
@@ -212,6 +212,9 @@ extra_build() {
 		$CC $common -O2 -fno-omit-frame-pointer -momit-leaf-frame-pointer -fno-optimize-sibling-calls \
 			-fno-asynchronous-unwind-tables -fno-unwind-tables -c "$HERE/src/extra/leaf.c"
 		objcopy --remove-section .debug_frame --remove-section .rela.debug_frame --remove-section .rel.debug_frame leaf.o
+		;;
+	amd64-signal)
+		$CC $common -O2 -c "$HERE/src/extra/signal.c"
 		;;
 	*) log "unknown extra case $1-$2"; return 1 ;;
 	esac

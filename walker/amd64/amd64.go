@@ -58,6 +58,9 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	if last == nil || w.Env.Memory == nil {
 		return nil
 	}
+	if f := bySignalFrame(w, last); f != nil {
+		return f // its Instruction is the interrupted one
+	}
 	var f *walker.Frame
 	if rules, ok := w.CFIRules(last); ok {
 		f = w.Tried(walker.RuleCFI, byCFI(w, last, rules))
@@ -104,6 +107,11 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		return w.Stopped(f, "pc below 4096 or sp not above the callee's")
 	}
 	f.Instruction = ip - 1
+	if isSigreturn(w, ip) {
+		// The kernel made the trampoline's first byte the handler's
+		// return address: nothing called it, the lookup is at ip.
+		f.Instruction = ip
+	}
 	return f
 }
 
