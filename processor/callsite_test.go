@@ -49,7 +49,10 @@ import (
 // One change is no scan's: a frameless frame 0 returns through the word at
 // its stack pointer when a direct call to its function precedes that word
 // (retaddr.FramelessLeaf), where the frame pointer gives the record of its
-// caller; it is held to gdb.
+// caller; it is held to gdb. Another: a sigreturn trampoline known only by
+// its code (i386's vDSO __kernel_sigreturn) is looked up at its first byte
+// and the frame above it is read from the kernel's signal frame; also held
+// to gdb.
 //
 // Beyond the changed frames, every scanned caller frame of every default
 // walk must follow a call per objdump where the dump holds the code, and
@@ -296,6 +299,12 @@ func checkCallSites(t *testing.T, c callSiteCase, rows *[]string, tally map[stri
 				// its function, so the frame record the frame pointer
 				// gives is the caller's; gdb must agree (below).
 				whyCol = "the record is the caller's: " + bp.describe(start, startOK)
+			case !fs[j].Trust.Scanned() && j+1 < len(fo) && fo[j+1].Rule == walker.RuleSignal && frameIP(fo[j]) == bpWord:
+				// A sigreturn trampoline known by its code in the
+				// dump (a vDSO without symbols): looked up at its
+				// first byte, and the frame above it read from the
+				// kernel's signal frame; gdb must agree (below).
+				whyCol = "signal trampoline by its code"
 			case !fs[j].Trust.Scanned():
 				t.Errorf("%s: Breakpad's frame %#x was not found by a scan (%s): not a call-site change", label, bpWord, fs[j].Trust)
 			case !bp.held:

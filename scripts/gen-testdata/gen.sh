@@ -192,7 +192,7 @@ dynamic_case() {
 
 # Extra cases: programs of their own (src/extra/CASE.c, built as CASEdemo),
 # for code whose flags must not change crashdemo and so the existing dumps.
-EXTRA_CASES=${EXTRA_CASES:-"arm-apcs amd64-leaf x86-leaf amd64-signal"}
+EXTRA_CASES=${EXTRA_CASES:-"arm-apcs amd64-leaf x86-leaf amd64-signal x86-signal"}
 
 # extra_build ARCH CASE: compiles src/extra/CASE.c in the current directory.
 extra_build() {
@@ -213,7 +213,7 @@ extra_build() {
 			-fno-asynchronous-unwind-tables -fno-unwind-tables -c "$HERE/src/extra/leaf.c"
 		objcopy --remove-section .debug_frame --remove-section .rela.debug_frame --remove-section .rel.debug_frame leaf.o
 		;;
-	amd64-signal)
+	amd64-signal | x86-signal)
 		$CC $common -O2 -c "$HERE/src/extra/signal.c"
 		;;
 	*) log "unknown extra case $1-$2"; return 1 ;;

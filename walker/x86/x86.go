@@ -75,6 +75,9 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		return nil
 	}
 	breakpad := w.Breakpad()
+	if f := bySignalFrame(w, last); f != nil {
+		return f // its Instruction is the interrupted one
+	}
 	var f *walker.Frame
 	if info := findFrameInfo(w, last); info != nil {
 		f = w.Tried(walker.RuleStackWin, byWindowsFrameInfo(w, last, info, scanAllowed, breakpad))
@@ -120,6 +123,11 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		return w.Stopped(f, "pc below 4096 or sp not above the callee's")
 	}
 	f.Instruction = uint64(uint32(ip - 1))
+	if tramp, _ := sigreturnKind(w, uint32(ip)); tramp {
+		// The kernel made the trampoline's first byte the handler's
+		// return address: nothing called it, the lookup is at ip.
+		f.Instruction = ip
+	}
 	return f
 }
 
