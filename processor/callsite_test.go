@@ -26,7 +26,7 @@ import (
 // independent disassembler. The default walk reads the code a dump holds
 // before a stack-scan candidate (walker/internal/retaddr): a candidate no
 // call instruction precedes is dropped, and a direct call to the callee's
-// own function is preferred. Options.BreakpadScan walks without it, as
+// own function is preferred. Options.NoCode walks without it, as
 // Breakpad and rust-minidump do. For every dump of Breakpad's corpus, the
 // generated corpus, rust-minidump's test data and testdata/ (x86, amd64,
 // arm, arm64) where the two walks differ, each thread's first differing
@@ -45,6 +45,14 @@ import (
 //     exists, our frames from the difference on are Breakpad's with
 //     exactly the scanned words removed that objdump shows no call before
 //     (linux_null_dereference: 0x401edd after a jmp, 0x401f2e after a ret).
+//
+// One change is no scan's: a frameless frame 0 returns through the word at
+// its stack pointer when a direct call to its function precedes that word
+// (retaddr.FramelessLeaf), where the frame pointer gives the record of its
+// caller; it is held to gdb. Another: a sigreturn trampoline known only by
+// its code (i386's vDSO __kernel_sigreturn) is looked up at its first byte
+// and the frame above it is read from the kernel's signal frame; also held
+// to gdb.
 //
 // Beyond the changed frames, every scanned caller frame of every default
 // walk must follow a call per objdump where the dump holds the code, and
@@ -190,10 +198,10 @@ func checkCallSites(t *testing.T, c callSiteCase, rows *[]string, tally map[stri
 		sup = symfile.NewDirSupplier(c.roots...)
 	}
 	ours, errOurs := Process(d, sup, Options{})
-	scan, errScan := Process(d, sup, Options{BreakpadScan: true})
+	scan, errScan := Process(d, sup, Options{NoCode: true})
 	if errOurs != nil || errScan != nil {
 		if errOurs == nil || errScan == nil || errOurs.Error() != errScan.Error() {
-			t.Errorf("%s: default walk: %v, BreakpadScan walk: %v", c.dump, errOurs, errScan)
+			t.Errorf("%s: default walk: %v, NoCode walk: %v", c.dump, errOurs, errScan)
 		}
 		return 0 // no thread list: nothing walked either way
 	}
@@ -210,7 +218,7 @@ func checkCallSites(t *testing.T, c callSiteCase, rows *[]string, tally map[stri
 	oursThreads, _ := ours.BreakpadThreads()
 	scanThreads, _ := scan.BreakpadThreads()
 	if len(oursThreads) != len(scanThreads) {
-		t.Fatalf("%s: %d threads, with BreakpadScan %d", c.dump, len(oursThreads), len(scanThreads))
+		t.Fatalf("%s: %d threads, with NoCode %d", c.dump, len(oursThreads), len(scanThreads))
 	}
 	var gdb map[uint32][]uint64
 	differing := 0
@@ -285,6 +293,18 @@ func checkCallSites(t *testing.T, c callSiteCase, rows *[]string, tally map[stri
 		}
 		if j < len(fs) {
 			switch {
+			case !fs[j].Trust.Scanned() && j == 1 && j < len(fo) && fo[j].Rule == walker.RuleLeafReturn && our.call != nil && ourConfirmed:
+				// A frameless frame 0 (retaddr.FramelessLeaf): the
+				// word at its stack pointer follows a direct call to
+				// its function, so the frame record the frame pointer
+				// gives is the caller's; gdb must agree (below).
+				whyCol = "the record is the caller's: " + bp.describe(start, startOK)
+			case !fs[j].Trust.Scanned() && j+1 < len(fo) && fo[j+1].Rule == walker.RuleSignal && frameIP(fo[j]) == bpWord:
+				// A sigreturn trampoline known by its code in the
+				// dump (a vDSO without symbols): looked up at its
+				// first byte, and the frame above it read from the
+				// kernel's signal frame; gdb must agree (below).
+				whyCol = "signal trampoline by its code"
 			case !fs[j].Trust.Scanned():
 				t.Errorf("%s: Breakpad's frame %#x was not found by a scan (%s): not a call-site change", label, bpWord, fs[j].Trust)
 			case !bp.held:
@@ -303,7 +323,7 @@ func checkCallSites(t *testing.T, c callSiteCase, rows *[]string, tally map[stri
 		}
 		// Where no gdb backtrace exists, Breakpad's own frames are the
 		// oracle for the rest of the walk: ours must be Breakpad's (the
-		// BreakpadScan walk, which TestConformanceFrames holds to
+		// NoCode walk, which TestConformanceFrames holds to
 		// Breakpad's output) with exactly the scanned words removed that
 		// objdump shows no call before.
 		var kept []*walker.Frame

@@ -55,6 +55,16 @@ const (
 	// differently from there on. Evidence: checked by the test against
 	// node.sym (see TestNodeImageBaseEvidence).
 	imageBase
+	// realigned: a frame whose function realigned its stack (GCC's DRAP:
+	// i386 main) has CFI dump_syms cannot express; Breakpad follows its
+	// frame record with the realigned stack pointer and walks junk from
+	// its caller on, we take the saved pre-alignment stack pointer
+	// (walker.RuleRealigned). Likewise a signal handler's frame: Breakpad
+	// reads junk above the sigreturn trampoline (no usable CFI), we read
+	// the kernel's signal frame (walker.RuleSignal). Evidence: from that
+	// frame on our frames equal gdb's backtrace of the core, its sigtramp
+	// frame included (oracleRealigned checks it).
+	realigned
 )
 
 func conformanceCases(t *testing.T) []conformanceCase {
@@ -340,7 +350,7 @@ func TestConformanceFrames(t *testing.T) {
 			threads, _ := st.BreakpadThreads()
 			// The same walk with Breakpad's scans (no code read): where the
 			// call-site check made ours differ, that walk must be Breakpad's.
-			stScan, err := Process(d, sup, Options{BreakpadScan: true})
+			stScan, err := Process(d, sup, Options{NoCode: true})
 			if err != nil {
 				t.Fatalf("Process: %v", err)
 			}
@@ -373,6 +383,9 @@ func TestConformanceFrames(t *testing.T) {
 				n := max(len(exp), len(got))
 				auto := autoPastEntry(t, c, threads, th, got, len(exp))
 				entry := oraclePastEntry(t, c, threads, th, got)
+				if r := oracleRealigned(t, c, threads, th, got); r != nil && (entry == nil || r.fromFrame < entry.fromFrame) {
+					entry = r
+				}
 				for fr := 0; fr < n; fr++ {
 					if auto >= 0 && fr >= auto {
 						tl.known++
@@ -439,7 +452,7 @@ func TestConformanceFrames(t *testing.T) {
 }
 
 // callSiteDivergence returns the first frame of thread th where the default
-// walk differs from the walk with Options.BreakpadScan, or -1. Such a
+// walk differs from the walk with Options.NoCode, or -1. Such a
 // difference is deliberate: when the dump holds the code before a scanned
 // word, our scans skip words no call instruction precedes (function
 // pointers, stale values) and prefer a direct call to the callee's own
@@ -571,6 +584,58 @@ func oraclePastEntry(t *testing.T, c conformanceCase, threads []*Thread, th int,
 			return &knownDifference{set: c.set, dump: name, thread: th, fromFrame: len(got), kind: pastEntry}
 		}
 	}
+	return nil
+}
+
+// oracleRealigned is the realigned difference of a testdata/ thread: from
+// the first frame our walk recovered by a realigned frame's saved stack
+// pointer (walker.RuleRealigned) on, Breakpad's frames are not compared;
+// ours must equal gdb's listing of the core from there to the end.
+func oracleRealigned(t *testing.T, c conformanceCase, threads []*Thread, th int, got []*walker.Frame) *knownDifference {
+	t.Helper()
+	if c.set != "testdata" || th >= len(threads) {
+		return nil
+	}
+	var phys []*walker.Frame
+	from := -1
+	for i, f := range got {
+		if f.Trust == walker.TrustInline {
+			continue
+		}
+		switch {
+		case from >= 0:
+		case f.Rule == walker.RuleRealigned:
+			from = i
+		case i+1 < len(got) && got[i+1].Rule == walker.RuleSignal:
+			from = i // the signal trampoline, looked up at its first byte
+		}
+		phys = append(phys, f)
+	}
+	if from < 0 {
+		return nil
+	}
+	name := strings.TrimSuffix(filepath.Base(c.dump), ".dmp")
+	for _, g := range oracle.ReadGDBFrames(t, filepath.Join(filepath.Dir(filepath.Dir(c.dump)), "oracle", name+".frames.txt")) {
+		if g.LWP != threads[th].ID {
+			continue
+		}
+		var want []string
+		for _, f := range g.Frames {
+			if f.Type == "normal" || f.Type == "sigtramp" {
+				want = append(want, fmt.Sprintf("%#x", f.PC))
+			}
+		}
+		var ours []string
+		for _, f := range phys {
+			ours = append(ours, fmt.Sprintf("%#x", f.ReturnAddress()))
+		}
+		if strings.Join(ours, " ") != strings.Join(want, " ") {
+			t.Errorf("evidence: thread %d walks through a realigned frame to %v, gdb %v", th, ours, want)
+			return nil
+		}
+		return &knownDifference{set: c.set, dump: name, thread: th, fromFrame: from, kind: realigned}
+	}
+	t.Errorf("evidence: thread %d not in gdb's listing of %s", th, name)
 	return nil
 }
 

@@ -22,8 +22,8 @@
 // it after the walk).
 //
 // Deliberate differences from Breakpad, each with its evidence in the tests
-// (conformance_test.go, gdb_test.go, perf_test.go); Options brings back
-// Breakpad's behaviour:
+// (conformance_test.go, gdb_test.go, perf_test.go); Options.Mode
+// walker.Breakpad brings back Breakpad's behaviour, all of it at once:
 //
 //   - Entry function. On Linux and Android the walk ends at the program's
 //     entry function: the frame whose function starts at AT_ENTRY (auxv), or
@@ -31,7 +31,7 @@
 //     _start with no return address; Breakpad walks on and prints one or two
 //     junk frames (a stack address as IP, a scanned vDSO hit). gdb's
 //     backtraces of the same crashes end at _start.
-//     Options.BreakpadPastEntry restores Breakpad's walk.
+//     Breakpad mode restores Breakpad's walk.
 //   - Split images. When one image is mapped as several module entries with
 //     the same code file and debug identifier, adjacent within ELF segment
 //     alignment (node: 0x400000, 0xb72000, 0x2600000), symbols and CFI are
@@ -39,14 +39,14 @@
 //     addresses start. Breakpad uses the entry containing the address and
 //     misnames every frame in the later entries (node.sym proves which name
 //     is right). Printed module offsets stay relative to the containing
-//     entry, as Breakpad prints them. Options.BreakpadModuleBases restores
+//     entry, as Breakpad prints them. Breakpad mode restores
 //     Breakpad's lookups.
 //   - x86 .cbCalleeParams. A STACK WIN program's .cbCalleeParams (and the
 //     .raSearchStart derived from it) uses the parameter size of the frame's
 //     callee. Breakpad's loop over earlier frames has no break and uses
 //     frame 0's instead, which misplaces the search below a deep stack
 //     (walker/x86 TestCalleeParameterSize). No corpus dump is affected.
-//     Options.BreakpadX86 restores Breakpad's choice.
+//     Breakpad mode restores Breakpad's choice.
 //   - Stack memory. When a thread's stack descriptor does not hold the
 //     bytes, Breakpad looks the descriptor's start up in the
 //     MemoryListStream only: Windows full-memory dumps (descriptors with RVA
@@ -55,7 +55,7 @@
 //     Memory64ListStream and, failing the descriptor, take the region
 //     holding the stack pointer (TestStackMemoryFallbacks; internal/difftest
 //     flavors windows-amd64-fullmem and linux-arm64-nostackdesc).
-//     Options.BreakpadMemory restores Breakpad's rule.
+//     Breakpad mode restores Breakpad's rule.
 //   - Overlapping modules. On Linux and Android Breakpad truncates the
 //     lower of two overlapping modules (relocated shared-library mappings
 //     do overlap) and leaves out a module starting where a stored one
@@ -64,7 +64,7 @@
 //     symbols. We apply the truncation on every platform and never reject
 //     the list, which gives what the oracle prints for the same layout in
 //     an Android dump (TestOverlappingModules).
-//     Options.BreakpadModules restores the rejection.
+//     Breakpad mode restores the rejection.
 //   - Call sites. The walkers get all of the dump's memory as code
 //     (walker.Env.Code: Linux dumps hold code around the crash address,
 //     full-memory and Crashpad dumps more, converted cores every stack
@@ -78,6 +78,6 @@
 //     (TestCallSiteEvidence disassembles every changed frame of the corpora
 //     with objdump and compares the rest with gdb's backtrace where one
 //     exists; the conformance test compares those frames with
-//     Options.BreakpadScan). Options.BreakpadScan, and
-//     Options.BreakpadMemory, restore Breakpad's scans.
+//     Options.NoCode). Options.NoCode, and Breakpad mode, restore
+//     Breakpad's scans.
 package processor

@@ -14,6 +14,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // flagsDump is a Linux dump whose crashed thread has a two-frame
@@ -61,7 +62,7 @@ func flagsDump(t *testing.T, arch minidump.Arch, groups uint32) []byte {
 var (
 	frameLine  = regexp.MustCompile(`^ ?\d+  (.*)$`)
 	regAssign  = regexp.MustCompile(`(\w+) = 0x([0-9a-f]+)`)
-	compatOpts = Options{BreakpadModuleBases: true, BreakpadPastEntry: true, BreakpadX86: true, BreakpadARM: true, BreakpadMemory: true}
+	compatOpts = Options{Mode: walker.Breakpad}
 )
 
 // walkText renders the crashed thread as Breakpad's human report does: per

@@ -13,13 +13,15 @@ import (
 )
 
 // gdbFrames reads testdata/oracle/NAME.frames.txt (gdb_frames.py): thread
-// id -> physical ("normal") frame addresses, outermost last.
+// id -> physical frame addresses ("normal", and "sigtramp": the signal
+// trampoline a handler returns into, which our walk shows too), outermost
+// last.
 func gdbFrames(t *testing.T, path string) map[uint32][]uint64 {
 	out := map[uint32][]uint64{}
 	for _, th := range oracle.ReadGDBFrames(t, path) {
 		out[th.LWP] = nil
 		for _, f := range th.Frames {
-			if f.Type == "normal" {
+			if f.Type == "normal" || f.Type == "sigtramp" {
 				out[th.LWP] = append(out[th.LWP], f.PC)
 			}
 		}
@@ -27,30 +29,13 @@ func gdbFrames(t *testing.T, path string) map[uint32][]uint64 {
 	return out
 }
 
-// gdbKnown lists threads of testdata/ where we, like Breakpad (the frame
-// conformance test shows the walks identical), differ from gdb, by "dump
-// thread-id" -> first differing frame. All are i386 static binaries whose
-// main realigns its stack (and esp, -16): gcc describes that frame with a
-// DWARF expression CFA that dump_syms cannot convert, and the return
-// address of main's call into the test case lies after main's epilogue,
-// where the .sym's CFI row is the epilogue's (.cfa: $esp 4 +). So the
-// caller of main comes out as junk the stop rules reject (x86-O0: the RA
-// read at .cfa-4 is 0x2, below 4096) and the walk ends
-// at main (gdb, evaluating the real DWARF, goes on to
-// __libc_start_call_main, __libc_start_main_impl, _start). In x86-fp main
-// has no CFI row there; the EBP chain finds __libc_start_call_main but with
-// main's realigned ESP, and the next two frames are junk before
-// __libc_start_main_impl and _start are found again.
-var gdbKnown = map[string]int{
-	"x86-O0 27125":        4,
-	"x86-abort 27254":     7,
-	"x86-cpp 27500":       4,
-	"x86-libc 27191":      10,
-	"x86-nofp 27098":      5,
-	"x86-recursion 27152": 205,
-	"x86-threads 27324":   7,
-	"x86-fp 27063":        5,
-}
+// gdbKnown lists threads of testdata/ where we differ from gdb, by "dump
+// thread-id" -> first differing frame. None is left: the i386 threads that
+// walk through main, whose prologue realigns the stack (GCC's DRAP; its CFA
+// is a DWARF expression dump_syms cannot convert), used to end at main or
+// go on with main's realigned esp into junk, as Breakpad's do; the walker
+// now takes the saved pre-alignment stack pointer (x86 byDRAP).
+var gdbKnown = map[string]int{}
 
 // TestTestdataAgainstGDB compares the walks of testdata/'s x86 and amd64
 // dumps (converted from cores by core2md) with gdb's backtraces of the

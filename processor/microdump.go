@@ -14,11 +14,11 @@ import (
 )
 
 // armWalker returns the walker for an arm or arm64 context.
-func armWalker(a minidump.Arch, opts Options) walker.Arch {
+func armWalker(a minidump.Arch) walker.Arch {
 	if a == minidump.ArchARM {
-		return arm.New(arm.Options{Breakpad: opts.BreakpadARM})
+		return arm.New()
 	}
-	return arm64.New(arm64.Options{Breakpad: opts.BreakpadARM})
+	return arm64.New()
 }
 
 // ErrNoMicrodumpContext is returned when a microdump has no usable CPU
@@ -29,7 +29,7 @@ var ErrNoMicrodumpContext = errors.New("processor: microdump has no usable CPU c
 // MicrodumpOptions gives the options under which ProcessMicrodump
 // reproduces Breakpad's microdump_stackwalk: its walkers and module bases.
 func MicrodumpOptions() Options {
-	return Options{BreakpadModuleBases: true, BreakpadPastEntry: true, BreakpadARM: true}
+	return Options{Mode: walker.Breakpad}
 }
 
 // ProcessMicrodump walks the one thread of an Android microdump. The state
@@ -60,12 +60,12 @@ func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*
 		st.ModuleOrder = append(st.ModuleOrder, i) // d.Modules is in Breakpad's order (by lookup range)
 	}
 	st.ModuleMap = walker.NewModuleMapRanges(loaded, ranges)
-	if !opts.BreakpadModuleBases {
+	if !opts.breakpad() {
 		setImageBases(loaded)
 	}
 	var arch walker.Arch
 	if d.Context != nil {
-		arch = archWalker(d.Context.Arch, opts)
+		arch = archWalker(d.Context.Arch)
 	}
 	if arch == nil {
 		st.Status, st.fatal = StatusGettingThread, ErrNoMicrodumpContext
@@ -85,6 +85,8 @@ func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*
 		Modules:    st.ModuleMap,
 		MaxFrames:  opts.MaxFrames,
 		MaxScanned: opts.MaxScanned,
+		Mode:       opts.Mode,
+		Trace:      opts.Trace,
 	}
 	if source != nil {
 		env.Symbols = source
@@ -94,6 +96,7 @@ func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*
 	stack := walker.Walk(&env, arch, ctx)
 	th.Frames = stack.Frames
 	th.Truncated = stack.Truncated
+	th.WalkEnd = stack.End
 	st.Threads = []*Thread{th}
 	st.RequestingThread = 0
 

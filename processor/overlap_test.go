@@ -13,6 +13,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // overlapDump lays out modules that overlap in every way (partly, one inside
@@ -122,7 +123,7 @@ func TestOverlappingModules(t *testing.T) {
 		name := fmt.Sprint(osv)
 		data := overlapDump(t, osv, probes)
 		bpMods, bpFrames := oracleRun(name, data)
-		gotMods, gotFrames := moduleLines(t, data, Options{BreakpadModules: true})
+		gotMods, gotFrames := moduleLines(t, data, Options{Mode: walker.Breakpad})
 		if !slices.Equal(gotMods, bpMods) || !slices.Equal(gotFrames, bpFrames) {
 			t.Errorf("%s compat:\n got %q %q\nwant %q %q (Breakpad)", name, gotMods, gotFrames, bpMods, bpFrames)
 		}

@@ -13,44 +13,37 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker/x86"
 )
 
-// Options tune processing. The zero value gives Breakpad's behaviour.
+// Options tune processing. The zero value gives our walk; Mode
+// walker.Breakpad gives Breakpad's.
 type Options struct {
 	MaxFrames  int // frames per thread; 0 means walker.DefaultMaxFrames
 	MaxScanned int // scanned frames per thread before scanning stops; 0 means walker.DefaultMaxScanned
 	Workers    int // threads walked at once; 0 means GOMAXPROCS
-	// BreakpadModuleBases makes symbol lookups relative to the module entry
-	// containing the address even when an image spans several entries, as
-	// Breakpad does (and misnames frames). By default the image's first entry is used.
-	BreakpadModuleBases bool
-	// BreakpadPastEntry keeps walking past the program's entry function
-	// (_start), as Breakpad does, instead of stopping there.
-	BreakpadPastEntry bool
-	// BreakpadX86 takes .cbCalleeParams of x86 STACK WIN programs from the
-	// innermost frame with a known parameter size, as Breakpad's loop does,
-	// instead of from the callee.
-	BreakpadX86 bool
-	// BreakpadARM walks arm and arm64 stacks with Breakpad's methods only
-	// (see packages walker/arm and walker/arm64).
-	BreakpadARM bool
-	// BreakpadMemory finds a thread's stack memory only where Breakpad
-	// does: from its descriptor or the MemoryListStream region holding the
-	// descriptor's start, never the Memory64ListStream of full-memory dumps
-	// (Breakpad's processor does not read it), nor the region holding the
-	// stack pointer when the descriptor leads nowhere. It implies
-	// BreakpadScan: Breakpad reads no memory but thread stacks.
-	BreakpadMemory bool
-	// BreakpadScan withholds the dump's memory from the walkers as code
-	// (walker.Env.Code): stack scans then take the first plausible word, as
-	// Breakpad's do, instead of skipping words no call instruction
-	// precedes and preferring a call to the callee's own function.
-	BreakpadScan bool
-	// BreakpadModules rejects a module list with overlapping modules on
-	// platforms other than Linux and Android, as Breakpad does: no module is
-	// listed and no frame gets a module or symbols. By default overlaps are
-	// resolved everywhere as Breakpad resolves them on Linux (the lower
-	// module is truncated) and every storable module is kept.
-	BreakpadModules bool
+	// Mode is the one switch to Breakpad's behaviour (walker.Breakpad):
+	// the walkers' rules (walker.Mode, read by every architecture alike)
+	// and the processor's (see the package doc): symbol lookups relative
+	// to the module entry holding an address even when an image spans
+	// several entries; walking past the program's entry function; thread
+	// stacks only where Breakpad finds them (no Memory64ListStream, no
+	// region found by the stack pointer); no code for the walkers; a
+	// module list with overlapping modules rejected outside Linux and
+	// Android.
+	Mode walker.Mode
+	// NoCode withholds the dump's memory from the walkers as code
+	// (walker.Env.Code), as for a dump that holds none: stack scans then
+	// take the first plausible word, as Breakpad's do, instead of
+	// skipping words no call instruction precedes and preferring a call
+	// to the callee's own function. For measuring what the call sites
+	// add; Mode walker.Breakpad implies it.
+	NoCode bool
+	// Trace records every step of every walk: which rule found each frame
+	// and what was rejected before it (walker.Frame.Steps), and why the
+	// walk ended (Thread.WalkEnd).
+	Trace bool
 }
+
+// breakpad reports whether the options select Breakpad's behaviour.
+func (o Options) breakpad() bool { return o.Mode == walker.Breakpad }
 
 // atEntry is the auxiliary vector tag of the program entry point.
 const atEntry = 9
@@ -111,7 +104,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		st.Modules = append(st.Modules, &ModuleState{Module: loaded[i]})
 	}
 	st.MainModule = minidump.MainModule(mods)
-	if !opts.BreakpadModuleBases {
+	if !opts.breakpad() {
 		setImageBases(loaded)
 	}
 
@@ -142,11 +135,13 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		Unloaded:   walker.NewModuleMap(st.UnloadedModules),
 		MaxFrames:  opts.MaxFrames,
 		MaxScanned: opts.MaxScanned,
+		Mode:       opts.Mode,
+		Trace:      opts.Trace,
 	}
 	if source != nil {
 		env.Symbols = source
 	}
-	if !opts.BreakpadPastEntry && (osShort == "linux" || osShort == "android") {
+	if !opts.breakpad() && (osShort == "linux" || osShort == "android") {
 		if auxv, err := dump.Auxv(); err == nil {
 			for _, a := range auxv {
 				if a.Type == atEntry {
@@ -182,7 +177,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	roles := dump.ThreadRoles()
 	// The walkers read instructions before candidate return addresses from
 	// all of the dump's memory; Breakpad reads only thread stacks.
-	if !opts.BreakpadMemory && !opts.BreakpadScan && memList != nil {
+	if !opts.breakpad() && !opts.NoCode && memList != nil {
 		env.Code = memList
 	}
 
@@ -222,7 +217,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 			ctx = &all
 		}
 		th.Context = ctx
-		th.StackBase, th.Stack = threadStack(dump, t, memList, ctx, opts.BreakpadMemory)
+		th.StackBase, th.Stack = threadStack(dump, t, memList, ctx, opts.breakpad())
 		if ctx == nil {
 			th.Status = ThreadNoContext
 			continue
@@ -250,7 +245,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				arch := archWalker(jobs[j].ctx.Arch, opts)
+				arch := archWalker(jobs[j].ctx.Arch)
 				if arch == nil {
 					jobs[j].thread.Status = ThreadNoWalker
 					continue
@@ -274,6 +269,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		}
 		jobs[j].thread.Frames = r.Frames
 		jobs[j].thread.Truncated = r.Truncated
+		jobs[j].thread.WalkEnd = r.End
 		noSyms = append(noSyms, r.NoSymbols...)
 		corrupt = append(corrupt, r.CorruptSymbols...)
 	}
@@ -315,12 +311,12 @@ func sameIdentity(list []*walker.Module, m *walker.Module) bool {
 }
 
 // archWalker returns the walker for a context's CPU, or nil.
-func archWalker(a minidump.Arch, opts Options) walker.Arch {
+func archWalker(a minidump.Arch) walker.Arch {
 	switch a {
 	case minidump.ArchARM, minidump.ArchARM64, minidump.ArchARM64Old:
-		return armWalker(a, opts)
+		return armWalker(a)
 	case minidump.ArchX86:
-		return x86.New(x86.Options{Breakpad: opts.BreakpadX86})
+		return x86.New()
 	case minidump.ArchAMD64:
 		return amd64.New()
 	}
@@ -392,11 +388,11 @@ func (r *region) ReadMemory(addr uint64, p []byte) error {
 // where relocated shared-library mappings do overlap; on other platforms it
 // rejects the whole list, so every frame loses its module and symbols
 // (TestOverlappingModules). We truncate on every platform unless
-// opts.BreakpadModules. st.ModuleOrder gets the modules that have a range,
+// Breakpad mode. st.ModuleOrder gets the modules that have a range,
 // in Breakpad's print order.
 func moduleMap(st *ProcessState, mods []minidump.Module, loaded []*walker.Module, opts Options) *walker.ModuleMap {
 	var ranges []minidump.ModuleRange
-	if opts.BreakpadModules {
+	if opts.breakpad() {
 		var platform minidump.Platform
 		if st.System != nil && st.System.Raw != nil {
 			platform = st.System.Raw.Platform

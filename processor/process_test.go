@@ -187,7 +187,7 @@ func TestSymbolStatus(t *testing.T) {
 }
 
 // An image mapped as several module entries (same code file and debug id)
-// is symbolized relative to its first entry; Options.BreakpadModuleBases
+// is symbolized relative to its first entry; Breakpad mode (Options.Mode)
 // gives Breakpad's per-entry offsets.
 func TestSplitImageSymbolBase(t *testing.T) {
 	id := []byte{9, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
@@ -208,7 +208,7 @@ func TestSplitImageSymbolBase(t *testing.T) {
 	for _, c := range []struct {
 		opts Options
 		want string
-	}{{Options{}, "right_base"}, {Options{BreakpadModuleBases: true}, "wrong_base"}} {
+	}{{Options{}, "right_base"}, {Options{Mode: walker.Breakpad}, "wrong_base"}} {
 		st, err := Process(d, sup, c.opts)
 		if err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // fpChainBase is where fpChain's stack starts.
@@ -67,7 +68,7 @@ func stackDump(t *testing.T, memory64 bool, patch func(desc []byte)) *minidump.F
 // frame when the bytes are in a Memory64ListStream (Windows full-memory
 // dumps write RVA 0 descriptors) or the descriptor is all zeros. By default
 // we also use the Memory64ListStream and, failing the descriptor, the region
-// holding the stack pointer; Options.BreakpadMemory restores Breakpad's rule.
+// holding the stack pointer; Breakpad mode restores Breakpad's rule.
 func TestStackMemoryFallbacks(t *testing.T) {
 	rva0 := func(d []byte) { binary.LittleEndian.PutUint32(d[12:], 0) }
 	empty := func(d []byte) { clear(d) }
@@ -85,7 +86,7 @@ func TestStackMemoryFallbacks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, compat := range []bool{true, false} {
 				d := stackDump(t, tc.memory64, tc.patch)
-				st, err := Process(d, nil, Options{BreakpadMemory: compat})
+				st, err := Process(d, nil, Options{Mode: modeOf(compat)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -94,9 +95,17 @@ func TestStackMemoryFallbacks(t *testing.T) {
 					want = tc.breakpad
 				}
 				if got := len(st.Threads[0].Frames); got != want {
-					t.Errorf("BreakpadMemory=%v: %d frames, want %d", compat, got, want)
+					t.Errorf("Breakpad mode %v: %d frames, want %d", compat, got, want)
 				}
 			}
 		})
 	}
+}
+
+// modeOf returns walker.Breakpad when breakpad is set, else walker.Extended.
+func modeOf(breakpad bool) walker.Mode {
+	if breakpad {
+		return walker.Breakpad
+	}
+	return walker.Extended
 }

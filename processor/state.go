@@ -50,7 +50,7 @@ type ProcessState struct {
 	// ModuleOrder indexes Modules in Breakpad's print order (by address):
 	// the modules addresses can be found in, each once. Modules left out of
 	// the lookup (an exact duplicate, one sharing another's base, every
-	// module of a list Options.BreakpadModules rejects) are not in it.
+	// module of a list Breakpad mode rejects) are not in it.
 	ModuleOrder []int
 	// ModuleMap finds the module of an address as the walk did.
 	ModuleMap *walker.ModuleMap
@@ -174,6 +174,9 @@ type Thread struct {
 	// Frames are innermost first; inlined frames precede their physical frame.
 	Frames    []*walker.Frame
 	Truncated bool // the walk stopped at the frame cap
+	// WalkEnd holds, with Options.Trace, the steps tried after the last
+	// frame: why the walk ended.
+	WalkEnd []walker.Step
 
 	// Context is the context the walk started from (the exception's for
 	// the crashed thread); nil when none.

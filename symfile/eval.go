@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 )
@@ -91,17 +92,32 @@ func EvaluateValue(expr string, vars map[string]uint64, mem Memory, wordSize int
 	return e.pop()
 }
 
+// ProgramTokens yields the tokens of a STACK WIN program or postfix
+// expression: the words between white space, with an assignment glued to
+// the next token split off ("=$eip" is "=" then "$eip"), as MSVC's LTO
+// builds write STACK WIN programs and as Breakpad's evaluator reads them.
+// The evaluator and the x86 walker's statement splitter both use it.
+func ProgramTokens(program string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for tok := range strings.FieldsSeq(program) {
+			if len(tok) > 1 && tok[0] == '=' {
+				if !yield("=") {
+					return
+				}
+				tok = tok[1:]
+			}
+			if !yield(tok) {
+				return
+			}
+		}
+	}
+}
+
 func (e *evaluator) run(program string) error {
 	n := 0
-	for tok := range strings.FieldsSeq(program) {
+	for tok := range ProgramTokens(program) {
 		if n++; n > maxEvalTokens {
 			return e.errf(ErrSyntax, "more than %d tokens", maxEvalTokens)
-		}
-		if len(tok) > 1 && tok[0] == '=' { // "=$eip" is "=" then "$eip"
-			if err := e.token("="); err != nil {
-				return err
-			}
-			tok = tok[1:]
 		}
 		if err := e.token(tok); err != nil {
 			return err

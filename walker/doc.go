@@ -15,4 +15,10 @@
 // the context frame's IP, and for a caller the return address minus one
 // (arch-specific), so that a call at the end of a function is attributed to
 // it. Printed addresses are Frame.ReturnAddress().
+//
+// Env.Mode is the one switch between Breakpad's rules (Breakpad) and ours
+// (Extended, the zero value); every architecture reads it the same way.
+// Each frame records the Rule that found it; with Env.Trace it also
+// records the Steps tried and rejected before it, and the Stack records
+// why the walk ended (End).
 package walker

@@ -14,7 +14,13 @@ type Frame struct {
 	// ones are known. Inlined frames carry no registers (Arch set, none valid).
 	Context minidump.Context
 
-	Trust  Trust
+	Trust Trust
+	// Rule is the method that recovered the frame, finer than Trust.
+	Rule Rule
+	// Steps are, when the walk is traced (Env.Trace), the methods tried
+	// for this frame and the candidates rejected, in order, and last the
+	// step that produced it (Taken).
+	Steps  []Step
 	Module *Module // the module containing Instruction, nil when none
 
 	// Symbol information, filled after the frame is recovered.

@@ -61,6 +61,7 @@ func (w *Walker) symbolize(f *Frame, wantInlines bool) ([]*Frame, SymbolStatus) 
 			Instruction:    f.Instruction,
 			Context:        inlineContext(f),
 			Trust:          TrustInline,
+			Rule:           RuleInline,
 			Module:         m,
 			Function:       name,
 			FunctionBase:   m.SymbolBase + in.Base,

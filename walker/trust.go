@@ -15,6 +15,7 @@ const (
 	TrustContext                   // the thread's context (frame 0)
 	TrustInline                    // an inlined call expanded from INLINE records
 	TrustLeaf                      // amd64 Windows: simulated return from a leaf function
+	TrustSignal                    // the registers a signal handler's frame saved (Linux rt_sigframe)
 )
 
 // String returns Breakpad's description, as printed after "Found by: ".
@@ -36,6 +37,8 @@ func (t Trust) String() string {
 		return "inline record"
 	case TrustLeaf:
 		return "simulating a return from leaf function"
+	case TrustSignal:
+		return "signal context saved on the stack"
 	}
 	return "unknown"
 }
@@ -61,6 +64,8 @@ func (t Trust) ShortName() string {
 		return "inline"
 	case TrustLeaf:
 		return "leaf"
+	case TrustSignal:
+		return "signal"
 	}
 	return "none"
 }

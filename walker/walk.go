@@ -32,9 +32,8 @@ type Env struct {
 	// Code is all the memory the dump holds (every memory-list region),
 	// read for the instructions before a candidate return address: a
 	// scanned word no call instruction precedes is no return address
-	// (walker/internal/retaddr). Nil when the dump holds none or the
-	// processor runs Breakpad's scans; the walkers' Breakpad modes never
-	// read it.
+	// (walker/internal/retaddr). Nil when the dump holds none; never read
+	// in Breakpad mode (Walker.HasCode).
 	Code     Memory
 	Modules  *ModuleMap   // loaded modules
 	Unloaded *ModuleMap   // unloaded modules, for naming frames only
@@ -54,6 +53,12 @@ type Env struct {
 
 	MaxFrames  int // 0 means DefaultMaxFrames
 	MaxScanned int // 0 means DefaultMaxScanned
+
+	// Mode selects Breakpad's rules or ours (the zero value, Extended).
+	Mode Mode
+	// Trace records, in each frame's Steps and the stack's End, every
+	// method tried and every candidate rejected (see Step).
+	Trace bool
 }
 
 // Arch recovers caller frames for one CPU architecture.
@@ -74,12 +79,17 @@ type Stack struct {
 	NoSymbols      []*Module
 	CorruptSymbols []*Module
 	Truncated      bool // stopped at the frame cap
+	// End holds, when Env.Trace is set, the steps tried after the last
+	// frame: why the walk ended there.
+	End []Step
 }
 
 // Walker is the state of one walk, handed to the Arch for each caller.
 type Walker struct {
 	Env      *Env
 	physical []*Frame
+	steps    []Step // traced steps for the next frame (Env.Trace)
+	found    string // traced note of the method that produces it
 }
 
 // NewWalker returns a Walker over env with no frames; tests use it to drive
@@ -106,7 +116,7 @@ func (w *Walker) Push(f *Frame) {
 // ContextFrame returns frame 0 for a thread's context.
 func ContextFrame(ctx minidump.Context) *Frame {
 	ip, _ := ctx.IP()
-	return &Frame{Instruction: ip, Context: ctx, Trust: TrustContext}
+	return &Frame{Instruction: ip, Context: ctx, Trust: TrustContext, Rule: RuleContext}
 }
 
 // Walk walks the stack of one thread from ctx.
@@ -123,6 +133,10 @@ func Walk(env *Env, arch Arch, ctx minidump.Context) *Stack {
 	w := &Walker{Env: env}
 	scanned := 0
 	frame := ContextFrame(ctx)
+	if env.Trace {
+		w.Found("the thread's registers")
+		frame.Steps = w.takeSteps(frame)
+	}
 	for frame != nil {
 		inlines, status := w.symbolize(frame, true)
 		switch status {
@@ -139,12 +153,29 @@ func Walk(env *Env, arch Arch, ctx minidump.Context) *Stack {
 		w.physical = append(w.physical, frame)
 		if len(st.Frames) > maxFrames {
 			st.Truncated = true
+			w.Reject(RuleStop, "frame cap %d reached", maxFrames)
 			break
 		}
-		if env.Memory == nil || env.isEntry(frame) {
+		if env.Memory == nil {
+			w.Reject(RuleStop, "no stack memory")
+			break
+		}
+		if env.isEntry(frame) {
+			w.Reject(RuleStop, "%s is the program's entry: nothing above it returns", frame.Function)
 			break
 		}
 		frame = arch.Caller(w, scanned < maxScanned)
+		if env.Trace {
+			if frame == nil {
+				w.Reject(RuleStop, "no method found a caller")
+				st.End = w.takeSteps(nil)
+			} else {
+				frame.Steps = w.takeSteps(frame)
+			}
+		}
+	}
+	if env.Trace && st.End == nil {
+		st.End = w.takeSteps(nil)
 	}
 	return st
 }
@@ -223,9 +254,9 @@ func (w *Walker) ReadWord(addr uint64, size int) (uint64, bool) {
 }
 
 // ReadCode fills p with the dump's memory at addr from Env.Code; false
-// when there is no such memory.
+// when there is no such memory or the mode is Breakpad's.
 func (w *Walker) ReadCode(addr uint64, p []byte) bool {
-	if w.Env.Code == nil || addr+uint64(len(p)) < addr {
+	if !w.HasCode() || addr+uint64(len(p)) < addr {
 		return false
 	}
 	return w.Env.Code.ReadMemory(addr, p) == nil

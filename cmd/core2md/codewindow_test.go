@@ -322,18 +322,30 @@ func writeFile(t *testing.T, path string, data []byte) {
 // keeps them; on arm and arm64 they equal the program file's bytes (the
 // kept stripped program, read with debug/elf). No two regions overlap.
 func TestCorpusCodeWindows(t *testing.T) {
-	progs := map[string]progCode{}
-	for _, arch := range []string{"arm", "arm64"} {
-		progs[arch] = openProgCode(t, unpackProgram(t, arch))
-	}
+	progs := map[string]progCode{} // by arch and program name (crashdemo or an extra case's)
+	outer := t                     // the programs stay open for every case
 	for _, c := range readCases(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			data := readFile(t, filepath.Join(testdataDir, "dumps", c.Name+".dmp"))
 			mem := readDumpMemory(t, data)
 			mem.checkDisjoint(t)
-			ths, err := openDump(t, data).Threads()
+			dump := openDump(t, data)
+			ths, err := dump.Threads()
 			if err != nil {
 				t.Fatal(err)
+			}
+			var prog progCode
+			isArm := c.Arch == "arm" || c.Arch == "arm64"
+			if isArm {
+				mods, err := dump.Modules()
+				if err != nil || len(mods) == 0 {
+					t.Fatalf("modules: %v", err)
+				}
+				name := filepath.Base(mods[0].Name)
+				if _, ok := progs[c.Arch+"-"+name]; !ok {
+					progs[c.Arch+"-"+name] = openProgCode(outer, unpackNamedProgram(outer, c.Arch, name))
+				}
+				prog = progs[c.Arch+"-"+name]
 			}
 			checked, absent := 0, 0
 			for _, g := range oracle.ReadGDBFrames(t, filepath.Join(testdataDir, "oracle", c.Name+".frames.txt")) {
@@ -352,7 +364,6 @@ func TestCorpusCodeWindows(t *testing.T) {
 						continue
 					}
 					lo, hi := f.PC-64, f.PC+64
-					prog, isArm := progs[c.Arch]
 					if isArm {
 						s := prog.segment(f.PC)
 						if s == nil {

@@ -21,8 +21,15 @@ import (
 // directory and returns its path.
 func unpackProgram(t *testing.T, arch string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "crashdemo")
-	if err := os.WriteFile(path, corpus.ReadZstd(t, filepath.Join(testdataDir, "cores", arch+"-crashdemo.zst")), 0o644); err != nil {
+	return unpackNamedProgram(t, arch, "crashdemo")
+}
+
+// unpackNamedProgram is unpackProgram for the program name of an extra
+// case (cores/<arch>-<name>.zst).
+func unpackNamedProgram(t *testing.T, arch, name string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, corpus.ReadZstd(t, filepath.Join(testdataDir, "cores", arch+"-"+name+".zst")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -6,7 +6,7 @@ package main
 // address and is skipped. Breakpad and rust-minidump print such words as
 // frames (function pointers: the Linux dumps' `driver+0x1edd` follows a
 // jmp, linux-mini's `crash+0x1dc0` is _start after padding). processor's
-// TestConformanceFrames holds the walk with Options.BreakpadScan to
+// TestConformanceFrames holds the walk with Options.NoCode to
 // Breakpad's frames, processor's TestCallSiteEvidence checks every frame
 // the check changes in the four corpora against objdump (and gdb where it
 // backtraced the crash), and TestConformanceBreakpadCompat holds
@@ -39,7 +39,7 @@ import (
 //     on the dump's bytes (and gdb where it backtraced the crash); a dump
 //     from anywhere else (the perf corpus) gets no excuse;
 //   - the default walk differs from the walk with
-//     processor.Options.BreakpadScan, the only option that differs;
+//     processor.Options.NoCode, the only option that differs;
 //   - for a Breakpad output of the conformance goldens: ours equals
 //     Breakpad's once, in each thread the check changes, the frames from
 //     the first changed one on are removed from both (with Breakpad's
@@ -136,9 +136,9 @@ func callSiteCuts(t *testing.T, dump string, roots []string) map[int]int {
 		th, _ := st.BreakpadThreads()
 		return th
 	}
-	ours, scan := walk(processor.Options{}), walk(processor.Options{BreakpadScan: true})
+	ours, scan := walk(processor.Options{}), walk(processor.Options{NoCode: true})
 	if len(ours) != len(scan) {
-		t.Errorf("%s: %d threads, with BreakpadScan %d", dump, len(ours), len(scan))
+		t.Errorf("%s: %d threads, with NoCode %d", dump, len(ours), len(scan))
 		return nil
 	}
 	cuts := map[int]int{}

@@ -33,8 +33,11 @@ type options struct {
 	stackDump     bool   // -d
 	format        string // -f machine|human
 	// breakpadCompat reproduces Breakpad's output exactly, including the
-	// mistakes we otherwise deliberately avoid (processor.Options.Breakpad*).
+	// mistakes we otherwise deliberately avoid (processor.Options.Mode).
 	breakpadCompat bool
+	// trace records every step of every walk for --verbose=trace
+	// (rustflags.go sets it; trace.go prints it).
+	trace bool
 	// noDemangle keeps mangled function names (--no-demangle;
 	// rustflags.go sets it).
 	noDemangle bool

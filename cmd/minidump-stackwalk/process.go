@@ -8,6 +8,7 @@ import (
 	stackwalk "github.com/minidump-stackwalk/minidump-stackwalk"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // input is a processed dump, handed to the printers.
@@ -22,14 +23,11 @@ type input struct {
 
 // processorOptions returns the processing options the flags select.
 func (o *options) processorOptions() processor.Options {
-	return processor.Options{
-		BreakpadModuleBases: o.breakpadCompat,
-		BreakpadPastEntry:   o.breakpadCompat,
-		BreakpadARM:         o.breakpadCompat,
-		BreakpadX86:         o.breakpadCompat,
-		BreakpadMemory:      o.breakpadCompat, // contexts and stacks only where Breakpad finds them
-		BreakpadModules:     o.breakpadCompat, // an overlapping module list outside Linux/Android is rejected
+	opts := processor.Options{Trace: o.trace}
+	if o.breakpadCompat {
+		opts.Mode = walker.Breakpad
 	}
+	return opts
 }
 
 // process reads and processes the dump named in o, prints it and returns the

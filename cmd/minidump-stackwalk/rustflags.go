@@ -131,6 +131,7 @@ func (r *rustFlags) Check(o *options) error {
 	}
 	o.symbolPaths = append(o.symbolPaths, r.symbolsPaths...)
 	o.noDemangle = r.noDemangle
+	o.trace = r.verbose == "trace" // record the walks' steps (trace.go)
 	return nil
 }
 
@@ -166,6 +167,7 @@ func (r *rustFlags) Write(w io.Writer, in *input) error {
 	}
 	log := r.logger(logOut)
 	log.Info("processing", "dump", in.Path, "symbol_paths", strings.Join(in.SymbolPaths, ","))
+	logWalks(log, in.State) // --verbose=trace: each step of each walk (trace.go)
 
 	out := w
 	if r.outputFile != "" {

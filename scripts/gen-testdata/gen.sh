@@ -4,6 +4,7 @@
 #   scripts/gen-testdata/gen.sh            # all architectures
 #   ARCHES="arm64 arm" scripts/gen-testdata/gen.sh
 #   CONVERT_ONLY=1 scripts/gen-testdata/gen.sh   # only reconvert the cores of the last run
+#   EXTRA_ONLY=1 EXTRA_CASES=arm-apcs scripts/gen-testdata/gen.sh   # only the extra programs
 #
 # Needs Debian (bookworm) and root for the package install; CI does not run
 # it. It compiles src/ for each architecture, crashes every case natively
@@ -189,7 +190,101 @@ dynamic_case() {
 	log "$name: kernel core"
 }
 
+# Extra cases: programs of their own (src/extra/CASE.c, built as CASEdemo),
+# for code whose flags must not change crashdemo and so the existing dumps.
+EXTRA_CASES=${EXTRA_CASES:-"arm-apcs amd64-leaf x86-leaf amd64-signal x86-signal"}
+
+# extra_build ARCH CASE: compiles src/extra/CASE.c in the current directory.
+extra_build() {
+	local common="-g -fdebug-prefix-map=$HERE/src=src"
+	case $1-$2 in
+	arm-apcs)
+		# APCS frames ({fp, ip, lr, pc}, fp = ip - 4) without CFI: the
+		# object's .debug_frame is removed, so dump_syms writes no STACK
+		# CFI for these functions and gdb reads their prologues.
+		$CC $common -marm -mapcs-frame -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls -c "$HERE/src/extra/apcs.c"
+		"${CC%gcc}objcopy" --remove-section .debug_frame --remove-section .rel.debug_frame apcs.o
+		;;
+	amd64-leaf | x86-leaf)
+		# Frame pointers except in leaves, no CFI for these functions
+		# (no .eh_frame; .debug_frame removed): frame 0 is a frameless
+		# leaf whose frame-pointer register holds its caller's record.
+		$CC $common -O2 -fno-omit-frame-pointer -momit-leaf-frame-pointer -fno-optimize-sibling-calls \
+			-fno-asynchronous-unwind-tables -fno-unwind-tables -c "$HERE/src/extra/leaf.c"
+		objcopy --remove-section .debug_frame --remove-section .rela.debug_frame --remove-section .rel.debug_frame leaf.o
+		;;
+	amd64-signal | x86-signal)
+		$CC $common -O2 -c "$HERE/src/extra/signal.c"
+		;;
+	*) log "unknown extra case $1-$2"; return 1 ;;
+	esac
+}
+
+# extra_case ARCH CASE: builds CASEdemo, crashes it, and writes its dump,
+# symbols and oracles as for crashdemo's cases, and its cases.txt line.
+extra_case() {
+	local arch=$1 c=$2 name=$1-$2 dir=$WORK/$1/$2 prog=$2demo producer
+	rm -rf "$dir" && mkdir -p "$dir"
+	toolchain "$arch"
+	(
+		cd "$dir"
+		extra_build "$arch" "$c"
+		$CC -static -Wl,--build-id -o "$prog" ./*.o
+		ulimit -c unlimited
+		$RUN "./$prog" >run.log 2>&1 || true
+		if [ -n "$RUN" ]; then
+			rm -f core
+			mv qemu_"$prog"_*.core core
+		fi
+	)
+	[ -s "$dir/core" ] || { log "no core for $name"; return 1; }
+	producer=kernel
+	[ -n "$RUN" ] && producer=qemu
+	"$BREAKPAD/dump_syms" "$dir/$prog" >"$dir/$prog.sym" 2>/dev/null
+	local id
+	id=$(head -1 "$dir/$prog.sym" | awk '{print $4}')
+	mkdir -p "$OUT/symbols/$prog/$id"
+	cp "$dir/$prog.sym" "$OUT/symbols/$prog/$id/$prog.sym"
+	local modarg=()
+	if [ "$producer" = qemu ]; then
+		modarg=(-module "$dir/$prog")
+		# As for crashdemo: the converter tests need the program (stripped).
+		mkdir -p "$OUT/cores"
+		"${CC%gcc}strip" -o "$dir/$prog.stripped" "$dir/$prog"
+		zstd -q -f -19 -T1 "$dir/$prog.stripped" -o "$OUT/cores/$arch-$prog.zst"
+		chmod 644 "$OUT/cores/$arch-$prog.zst"
+	fi
+	"$WORK/core2md" -stack-limit "$STACK_LIMIT" "${modarg[@]}" "$dir/core" "$OUT/dumps/$name.dmp"
+	local gdbargs=(-batch -nx -iex "set debuginfod enabled off" "$dir/$prog" "$dir/core")
+	gdb-multiarch "${gdbargs[@]}" -ex "thread apply all bt" 2>/dev/null | sed "s|$WORK|WORK|g" >"$OUT/oracle/$name.gdb.txt"
+	gdb-multiarch "${gdbargs[@]}" -x "$HERE/gdb_frames.py" 2>/dev/null | grep -E '^(#|thread|reg|frame|library) ' >"$OUT/oracle/$name.frames.txt"
+	breakpad_oracles "$name"
+	local threads manifest=$OUT/cases.txt
+	threads=$(grep -c '^thread ' "$OUT/oracle/$name.frames.txt")
+	sed -i "/^$name /d" "$manifest"
+	echo "$name $arch $c $producer $threads" >>"$manifest"
+	sort -o "$manifest" "$manifest"
+	log "$name: $producer core, $threads threads"
+}
+
+# extra_cases: EXTRA_CASES (arch-case), for the architectures of ARCHES.
+extra_cases() {
+	local ac
+	for ac in $EXTRA_CASES; do
+		[[ " $ARCHES " == *" ${ac%%-*} "* ]] && extra_case "${ac%%-*}" "${ac#*-}"
+	done
+	return 0
+}
+
 main() {
+	if [ -n "${EXTRA_ONLY:-}" ]; then
+		# EXTRA_ONLY=1 makes only the extra cases: crashdemo's dumps stay.
+		setup
+		(cd "$ROOT" && go build -o "$WORK/core2md" ./cmd/core2md)
+		mkdir -p "$OUT/dumps" "$OUT/symbols" "$OUT/oracle"
+		extra_cases
+		return
+	fi
 	if [ -n "${CONVERT_ONLY:-}" ]; then
 		convert_only
 		return
@@ -228,6 +323,7 @@ main() {
 		done
 	done
 	sort -o "$manifest" "$manifest"
+	[ -n "${DYNAMIC_ONLY:-}" ] || extra_cases
 	if [[ " $ARCHES " == *" amd64 "* || -n "${DYNAMIC_ONLY:-}" ]]; then dynamic_case; fi
 }
 

@@ -50,30 +50,45 @@ func rawRBP(f *walker.Frame) uint64 {
 	return v
 }
 
-// Caller implements walker.Arch.
+// Caller implements walker.Arch. In Breakpad mode (walker.Env.Mode) the
+// rules that read the dump's code (prologues, frameless functions, scan
+// candidates' call sites) are off, as in a dump without code.
 func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	last := w.Last()
 	if last == nil || w.Env.Memory == nil {
 		return nil
 	}
+	if f := bySignalFrame(w, last); f != nil {
+		return f // its Instruction is the interrupted one
+	}
 	var f *walker.Frame
 	if rules, ok := w.CFIRules(last); ok {
-		f = byCFI(w, last, rules)
+		f = w.Tried(walker.RuleCFI, byCFI(w, last, rules))
+	} else {
+		w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
 	}
-	if f == nil {
-		f = byEntry(w, last)
+	if f == nil && w.HasCode() && last.Trust == walker.TrustContext {
+		f = w.Tried(walker.RulePrologue, byEntry(w, last))
+		if f == nil {
+			f = w.Tried(walker.RuleLeafReturn, byFramelessLeaf(w, last))
+		}
 	}
 	windows := w.Env.OS == "windows"
 	if f == nil && windows && last.Trust == walker.TrustContext {
-		f = bySimulatingReturn(w, last)
+		f = w.Tried(walker.RuleLeafReturn, bySimulatingReturn(w, last))
 	}
-	if f == nil && !framelessByCode(w, last) {
-		if proven := keepsFramePointerByCode(w, last); !windows || proven {
-			f = byFramePointer(w, last, proven)
+	if f == nil {
+		switch proven := keepsFramePointerByCode(w, last); {
+		case framelessByCode(w, last):
+			w.Reject(walker.RuleFrameRecord, "the code shows %s keeps no frame pointer", last.Function)
+		case windows && !proven:
+			w.Reject(walker.RuleFrameRecord, "Windows: rbp is no frame pointer unless the code shows the prologue")
+		default:
+			f = w.Tried(walker.RuleFrameRecord, byFramePointer(w, last, proven))
 		}
 	}
 	if f == nil && scanAllowed {
-		f = byScan(w, last)
+		f = w.Tried(walker.RuleScan, byScan(w, last))
 	}
 	if f == nil {
 		return nil
@@ -89,9 +104,14 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	sp, _ := f.Context.SP()
 	lastSP, _ := last.Context.SP()
 	if walker.Terminate(ip, sp, lastSP, last.Trust == walker.TrustContext) {
-		return nil
+		return w.Stopped(f, "pc below 4096 or sp not above the callee's")
 	}
 	f.Instruction = ip - 1
+	if isSigreturn(w, ip) {
+		// The kernel made the trampoline's first byte the handler's
+		// return address: nothing called it, the lookup is at ip.
+		f.Instruction = ip
+	}
 	return f
 }
 
@@ -130,17 +150,21 @@ func byFramePointer(w *walker.Walker, last *walker.Frame, proven bool) *walker.F
 	callerIP, ok1 := w.ReadUint64(rbp + 8)
 	callerRBP, ok2 := w.ReadUint64(rbp)
 	if !ok1 || !ok2 {
+		w.Reject(walker.RuleFrameRecord, "no frame record at rbp %#x in the stack", rbp)
 		return nil
 	}
 	callerSP := rbp + 16
 	if nonCanonical(callerIP) || callerSP <= rbp {
+		w.Reject(walker.RuleFrameRecord, "record at rbp %#x: return address %#x is no user address", rbp, callerIP)
 		return nil
 	}
 	if !proven {
 		if callerRBP < callerSP {
+			w.Reject(walker.RuleFrameRecord, "record at rbp %#x: saved rbp %#x below the caller's rsp", rbp, callerRBP)
 			return nil
 		}
 		if _, ok := w.ReadUint64(callerRBP); !ok {
+			w.Reject(walker.RuleFrameRecord, "record at rbp %#x: saved rbp %#x outside the stack", rbp, callerRBP)
 			return nil
 		}
 	}
@@ -151,6 +175,30 @@ func byFramePointer(w *walker.Walker, last *walker.Frame, proven bool) *walker.F
 	return &walker.Frame{Context: ctx, Trust: walker.TrustFramePointer, ArchState: &state{rawRBP: callerRBP}}
 }
 
+// byFramelessLeaf returns from a frameless context frame through the
+// word at rsp when the evidence says so (retaddr.FramelessLeaf); every
+// other register is still the caller's.
+func byFramelessLeaf(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	rsp, ok1 := last.Context.SP()
+	rbp, ok2 := last.Context.Index(minidump.AMD64RBP)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	ra, ok := retaddr.FramelessLeaf(w, last, rsp, rbp, scanArch)
+	if !ok {
+		w.Reject(walker.RuleLeafReturn, "the word at rsp %#x is no return address the code confirms over the record at rbp %#x", rsp, rbp)
+		return nil
+	}
+	ctx := last.Context
+	ctx.SetIndex(minidump.AMD64RIP, ra)
+	ctx.SetIndex(minidump.AMD64RSP, rsp+8)
+	w.Found("frameless: the word at rsp %#x = %#x returns, the record at rbp %#x is the caller's", rsp, ra, rbp)
+	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RuleLeafReturn, ArchState: &state{rawRBP: rawRBP(last)}}
+}
+
+// scanArch describes amd64 to the shared checks.
+var scanArch = retaddr.Arch{WordSize: 8, CallOffset: 1, PC: minidump.AMD64RIP, SP: minidump.AMD64RSP, CFIRegs: cfiRegs}
+
 func bySimulatingReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	sp, _ := last.Context.SP()
 	loc, ip, ok := w.ScanForReturnAddress(sp, 1, 8)
@@ -160,7 +208,8 @@ func bySimulatingReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	ctx := last.Context // every register as the leaf left it
 	ctx.SetIndex(minidump.AMD64RIP, ip)
 	ctx.SetIndex(minidump.AMD64RSP, loc+8)
-	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, ArchState: &state{rawRBP: rawRBP(last)}}
+	w.Found("word at rsp %#x = %#x", loc, ip)
+	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RuleLeafReturn, ArchState: &state{rawRBP: rawRBP(last)}}
 }
 
 func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
@@ -169,8 +218,10 @@ func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	// modes), the candidates are chosen by their call sites.
 	loc, ip, ok := retaddr.ScanByCallSite(w, last, sp, walker.ScanWords(last), 8)
 	if !ok {
+		w.Reject(walker.RuleScan, "no candidate from %#x", sp)
 		return nil
 	}
+	w.Found("word at %#x = %#x", loc, ip)
 	ctx := minidump.NewContext(last.Context.Arch)
 	ctx.SetIndex(minidump.AMD64RIP, ip)
 	ctx.SetIndex(minidump.AMD64RSP, loc+8)
@@ -190,5 +241,5 @@ func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	if v, ok := ctx.Index(minidump.AMD64RBP); ok {
 		st.rawRBP = v
 	}
-	return &walker.Frame{Context: ctx, Trust: walker.TrustScan, ArchState: st}
+	return &walker.Frame{Context: ctx, Trust: walker.TrustScan, Rule: retaddr.ScanRule(w, last, ip, false), ArchState: st}
 }

@@ -27,7 +27,7 @@ var (
 // there could be a return address (in a module, after a call instruction
 // when the dump holds the code before it).
 func byEntry(w *walker.Walker, last *walker.Frame) *walker.Frame {
-	if w.Env.Code == nil || last.Trust != walker.TrustContext {
+	if !w.HasCode() || last.Trust != walker.TrustContext {
 		return nil
 	}
 	rip, ok1 := last.Context.IP()
@@ -47,6 +47,7 @@ func byEntry(w *walker.Walker, last *walker.Frame) *walker.Frame {
 		}
 		slot = rsp + 8
 	default:
+		w.Reject(walker.RulePrologue, "%#x is neither a function's first instruction nor after its push of the frame pointer", rip)
 		return nil
 	}
 	ra, ok := w.ReadUint64(slot)
@@ -56,7 +57,8 @@ func byEntry(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	ctx := last.Context
 	ctx.SetIndex(minidump.AMD64RIP, ra)
 	ctx.SetIndex(minidump.AMD64RSP, slot+8)
-	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, ArchState: &state{rawRBP: rawRBP(last)}}
+	w.Found("at %#x the return address is still at %#x: %#x", rip, slot, ra)
+	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RulePrologue, ArchState: &state{rawRBP: rawRBP(last)}}
 }
 
 // codeIs reports whether the dump's code at addr starts with want.
@@ -75,7 +77,7 @@ func codeIs(w *walker.Walker, addr uint64, want []byte) bool {
 // caller: the walk scans instead. Only where the walker has the dump's
 // memory (never in Breakpad's modes).
 func framelessByCode(w *walker.Walker, f *walker.Frame) bool {
-	if w.Env.Code == nil || f.Function == "" || f.IsPublic || f.Trust == walker.TrustContext {
+	if !w.HasCode() || f.Function == "" || f.IsPublic || f.Trust == walker.TrustContext {
 		return false
 	}
 	b := make([]byte, 5)
@@ -97,7 +99,7 @@ func framelessByCode(w *walker.Walker, f *walker.Frame) bool {
 // do not start this way). Only where the walker has the dump's memory,
 // and only with an rbp known for f at or above its stack pointer.
 func keepsFramePointerByCode(w *walker.Walker, f *walker.Frame) bool {
-	if w.Env.Code == nil || f.Function == "" || f.IsPublic {
+	if !w.HasCode() || f.Function == "" || f.IsPublic {
 		return false
 	}
 	// The record must be this frame's: rbp known for it (not a value a

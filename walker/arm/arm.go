@@ -10,17 +10,12 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/retaddr"
 )
 
-// Options selects the walking rules.
-type Options struct {
-	// Breakpad restricts the walker to Breakpad's methods and rules.
-	Breakpad bool
-}
-
-// Walker is the ARM walker.Arch.
-type Walker struct{ opts Options }
+// Walker is the ARM walker.Arch. In Breakpad mode (walker.Env.Mode) it
+// is restricted to Breakpad's methods and rules.
+type Walker struct{}
 
 // New returns an ARM walker.
-func New(opts Options) walker.Arch { return &Walker{opts: opts} }
+func New() walker.Arch { return &Walker{} }
 
 const (
 	regR7 = minidump.ARMR7
@@ -65,36 +60,46 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		return nil
 	}
 	ios := w.Env.OS == "ios"
+	breakpad := w.Breakpad()
 	var f *walker.Frame
 	// Breakpad ignores iOS CFI, which its tools did not collect correctly.
-	if !ios {
-		if rules, ok := w.CFIRules(last); ok {
-			f = byCFI(w, last, rules)
-		}
+	if ios {
+		w.Reject(walker.RuleCFI, "iOS CFI is not used")
+	} else if rules, ok := w.CFIRules(last); ok {
+		f = w.Tried(walker.RuleCFI, byCFI(w, last, rules))
+	} else {
+		w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
 	}
-	if a.opts.Breakpad {
+	if breakpad {
 		if f == nil && ios {
-			f = byFramePointerBreakpad(w, last, regR7)
+			f = w.Tried(walker.RuleFrameRecord, byFramePointerBreakpad(w, last, regR7))
 		}
 	} else if f == nil {
 		// The record also bounds a leaf's search for its pushed LR.
 		rec := byFramePointer(w, last, ios)
-		if last.Trust == walker.TrustContext {
-			f = byLeafReturn(w, last, rec)
+		if rec != nil && ownAPCSRecord(w, last) {
+			w.Reject(walker.RuleLeafReturn, "the APCS record at r11 is this function's: it has saved lr")
+		} else if last.Trust == walker.TrustContext {
+			f = w.Tried(walker.RuleLeafReturn, byLeafReturn(w, last, rec))
 		}
 		if f == nil {
-			f = rec
+			f = w.Tried(walker.RuleFrameRecord, rec)
+		} else if rec != nil {
+			w.Reject(walker.RuleFrameRecord, "a frame record gives pc %#x, but LR returns first", raw(rec)[regPC])
 		}
 		// Also on iOS: CFI that lands exactly on the record is evidence
 		// even where it is too unreliable to unwind by.
-		if f == nil || f.Trust == walker.TrustFramePointer {
+		if f == nil || f.Rule == walker.RuleFrameRecord {
 			if s := framelessCaller(w, last, ios); s != nil {
+				if f != nil {
+					w.Reject(walker.RuleFrameRecord, "the record at pc %#x is the caller's caller's: a word below it unwinds to it by CFI", raw(f)[regPC])
+				}
 				f = s
 			}
 		}
 	}
 	if f == nil && scanAllowed {
-		f = byScan(w, last, !a.opts.Breakpad, ios)
+		f = w.Tried(walker.RuleScan, byScan(w, last, !breakpad, ios))
 	}
 	if f == nil {
 		return nil
@@ -102,10 +107,10 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	pc, sp := raw(f)[regPC], raw(f)[regSP]
 	lastSP := raw(last)[regSP]
 	if walker.Terminate(pc, sp, lastSP, last.Trust == walker.TrustContext) {
-		return nil
+		return w.Stopped(f, "pc below 4096 or sp not above the callee's")
 	}
-	if !a.opts.Breakpad && sp == lastSP && f.Trust != walker.TrustCFI && f.Trust != walker.TrustLeaf {
-		return nil // only a leaf return or a CFI entry row may keep SP
+	if !breakpad && sp == lastSP && f.Trust != walker.TrustCFI && f.Trust != walker.TrustLeaf {
+		return w.Stopped(f, "sp unchanged: only a leaf return or a CFI entry row may keep it")
 	}
 	f.Instruction = (pc - 2) & 0xffffffff
 	return f
@@ -150,9 +155,11 @@ func byLeafReturn(w *walker.Walker, last, rec *walker.Frame) *walker.Frame {
 	sp, spOK := last.Context.Index(regSP)
 	pc, _ := last.Context.Index(regPC)
 	if !lrOK || !spOK || lr&^1 == pc&^1 || !callInModule(w, lr) {
+		w.Reject(walker.RuleLeafReturn, "lr %#x is no return address into a module", lr)
 		return nil
 	}
 	if retaddr.SameFunction(w, pc, (lr&^1)-2) {
+		w.Reject(walker.RuleLeafReturn, "lr %#x returns into this function: it has made calls", lr)
 		return nil // LR points back into this function: it has made calls since entry
 	}
 	below := ^uint64(0) // where a confirmed return address may lie: under the record
@@ -160,6 +167,7 @@ func byLeafReturn(w *walker.Walker, last, rec *walker.Frame) *walker.Frame {
 		below = raw(rec)[regSP] - 8
 	}
 	if retaddr.ReturnRejected(w, last, lr, sp, below, ^uint64(0), scanArch) {
+		w.Reject(walker.RuleLeafReturn, "the call site before lr %#x shows it is no return from this function", lr)
 		return nil // the dump's code shows LR is no return from this function
 	}
 	ctx := minidump.NewContext(last.Context.Arch)
@@ -188,6 +196,7 @@ func byLeafReturn(w *walker.Walker, last, rec *walker.Frame) *walker.Frame {
 		// be told from a caller in the same module: leave it to scanning.
 		// (When a symbol names LR's function but none this one's, the two
 		// differ.)
+		w.Reject(walker.RuleLeafReturn, "without symbols lr %#x may point back into this function", lr)
 		return nil
 	}
 	if !pushed {
@@ -202,7 +211,17 @@ func byLeafReturn(w *walker.Walker, last, rec *walker.Frame) *walker.Frame {
 	ctx.SetIndex(regPC, lr)
 	r := *raw(last)
 	r[regSP], r[regPC] = callerSP, lr
-	return newFrame(ctx, walker.TrustLeaf, r)
+	f := newFrame(ctx, walker.TrustLeaf, r)
+	f.Rule = walker.RuleLeafReturn
+	return f
+}
+
+// regName names a frame-pointer register in trace notes.
+func regName(reg int) string {
+	if reg == regR7 {
+		return "r7"
+	}
+	return "r11"
 }
 
 // thumb reports whether f's code is Thumb, as far as its PC says.
@@ -229,6 +248,10 @@ func byFramePointer(w *walker.Walker, last *walker.Frame, ios bool) *walker.Fram
 		if f := frameRecord(w, last, reg, ios); f != nil {
 			return f
 		}
+		if w.Tracing() && len(recordsAt(w, last, reg)) == 0 {
+			v, _ := last.Context.Index(reg)
+			w.Reject(walker.RuleFrameRecord, "%s %#x points at no frame record in the stack", regName(reg), v)
+		}
 	}
 	return nil
 }
@@ -237,11 +260,17 @@ func byFramePointer(w *walker.Walker, last *walker.Frame, ios bool) *walker.Fram
 func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walker.Frame {
 	sp, _ := last.Context.Index(regSP) // recordsAt checked it
 	for _, rec := range recordsAt(w, last, reg) {
-		if rec.savedFP != 0 && rec.savedFP <= rec.fp {
+		if !rec.apcs && rec.savedFP != 0 && rec.savedFP <= rec.fp {
+			w.Reject(walker.RuleFrameRecord, "record at %s %#x: saved frame pointer %#x does not lie above it", regName(reg), rec.fp, rec.savedFP)
 			continue
 		}
-		if !callInModule(w, rec.savedLR) || retaddr.ReturnRejected(w, last, rec.savedLR, sp, rec.lrSlot-4, ^uint64(0), scanArch) ||
+		if !callInModule(w, rec.savedLR) {
+			w.Reject(walker.RuleFrameRecord, "record at %s %#x: return address %#x follows no call in a module", regName(reg), rec.fp, rec.savedLR)
+			continue
+		}
+		if retaddr.ReturnRejected(w, last, rec.savedLR, sp, rec.lrSlot-4, ^uint64(0), scanArch) ||
 			keepsNoRecord(w, last) && retaddr.CallSiteContradicts(w, last, rec.savedLR, scanArch) {
+			w.Reject(walker.RuleFrameRecord, "record at %s %#x: the call site before return address %#x shows it is not this function's", regName(reg), rec.fp, rec.savedLR)
 			// (The dump's code, when it holds some, shows whether the
 			// record's return address follows a call to this function;
 			// the record of a frameless function's caller follows a call
@@ -251,7 +280,10 @@ func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walke
 			// another function, with nothing confirmed below it.)
 			continue
 		}
-		callerSP := rec.lrSlot + 4
+		callerSP := rec.callerSP
+		if rec.apcs {
+			w.Found("APCS record at r11 %#x: lr %#x, sp %#x, fp %#x", rec.fp, rec.savedLR, rec.callerSP, rec.savedFP)
+		}
 		ctx := minidump.NewContext(last.Context.Arch)
 		ctx.SetIndex(regPC, rec.savedLR)
 		ctx.SetIndex(regSP, callerSP)
@@ -264,9 +296,22 @@ func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walke
 		ctx.SetIndex(callerReg, rec.savedFP)
 		var r regs
 		r[regPC], r[regSP], r[callerReg] = rec.savedLR, callerSP, rec.savedFP
-		return newFrame(ctx, walker.TrustFramePointer, r)
+		f := newFrame(ctx, walker.TrustFramePointer, r)
+		f.Rule = walker.RuleFrameRecord
+		return f
 	}
 	return nil
+}
+
+// ownAPCSRecord reports whether r11 points at last's own APCS record.
+func ownAPCSRecord(w *walker.Walker, last *walker.Frame) bool {
+	fp, ok1 := last.Context.Index(regFP)
+	sp, ok2 := last.Context.Index(regSP)
+	if !ok1 || !ok2 {
+		return false
+	}
+	_, ok := apcsRecord(w, last, fp, sp)
+	return ok
 }
 
 // keepsNoRecord reports whether the dump's code shows that f's function
@@ -278,7 +323,7 @@ func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walke
 // below it is confirmed (a tail call into a function that keeps a record
 // leaves the same call site). False when unknown.
 func keepsNoRecord(w *walker.Walker, f *walker.Frame) bool {
-	if w.Env.Code == nil || f.Function == "" {
+	if !w.HasCode() || f.Function == "" {
 		return false
 	}
 	start := f.FunctionBase &^ 1 & 0xffffffff
@@ -324,8 +369,10 @@ func keepsNoRecord(w *walker.Walker, f *walker.Frame) bool {
 // savedRecord is a frame record read at a frame-pointer register's value.
 type savedRecord struct {
 	fp               uint64 // the register's value
-	lrSlot           uint64 // where the record holds LR; the caller's SP is just above it
+	lrSlot           uint64 // where the record holds LR
 	savedFP, savedLR uint64 // the record's contents
+	callerSP         uint64 // just above lrSlot, or an APCS record's saved SP
+	apcs             bool   // an APCS record shown to be its function's own (apcsRecord)
 }
 
 // recordsAt returns the frame records that last's register reg may point
@@ -343,15 +390,67 @@ func recordsAt(w *walker.Walker, last *walker.Frame, reg int) []savedRecord {
 	if reg == regFP && fp >= sp+4 {
 		lrSlots = append(lrSlots, fp) // GCC ARM mode
 	}
+	if reg == regFP {
+		if rec, ok := apcsRecord(w, last, fp, sp); ok {
+			return []savedRecord{rec} // the other layouts would misread it
+		}
+	}
 	var out []savedRecord
 	for _, lrSlot := range lrSlots {
 		savedFP, ok1 := w.ReadUint32(lrSlot - 4)
 		savedLR, ok2 := w.ReadUint32(lrSlot)
 		if ok1 && ok2 {
-			out = append(out, savedRecord{fp, lrSlot, uint64(savedFP), uint64(savedLR)})
+			out = append(out, savedRecord{fp: fp, lrSlot: lrSlot, savedFP: uint64(savedFP), savedLR: uint64(savedLR), callerSP: lrSlot + 4})
 		}
 	}
 	return out
+}
+
+// apcsRecord reads the APCS frame record at fp (r11), when the evidence
+// shows it is last's own. GCC's -mapcs-frame prologue is `mov ip, sp;
+// [push {r0-r3};] push {..., fp, ip, lr, pc}; sub fp, ip, #4 (+16)`: fp
+// points at the saved PC, the return address is at fp-4, the caller's SP
+// (ip) at fp-8, the caller's fp at fp-12. It is last's own record when the
+// saved PC, which the push stores as its own address + 8 (or + 12), points
+// at that push in the dump's code, or without the code into last's function
+// (its symbols); the saved SP lies 4 to 20 bytes above fp (the pushed
+// argument registers between). ARM code only.
+func apcsRecord(w *walker.Walker, last *walker.Frame, fp, sp uint64) (savedRecord, bool) {
+	if thumb(last) || fp < sp+12 {
+		return savedRecord{}, false
+	}
+	savedPC, ok1 := w.ReadUint32(fp)
+	savedLR, ok2 := w.ReadUint32(fp - 4)
+	savedSP, ok3 := w.ReadUint32(fp - 8)
+	savedFP, ok4 := w.ReadUint32(fp - 12)
+	if !ok1 || !ok2 || !ok3 || !ok4 || savedPC&3 != 0 || savedPC < 12 {
+		return savedRecord{}, false
+	}
+	rec := savedRecord{fp: fp, lrSlot: fp - 4, savedFP: uint64(savedFP), savedLR: uint64(savedLR), callerSP: uint64(savedSP), apcs: true}
+	// (The saved fp need not be a frame pointer: a caller built without
+	// APCS frames keeps anything in r11.)
+	if gap := rec.callerSP - fp; rec.callerSP <= fp || gap > 20 || gap%4 != 0 {
+		return savedRecord{}, false
+	}
+	pushAt := func(addr uint64) bool {
+		var b [4]byte
+		if !w.ReadCode(addr, b[:]) {
+			return false
+		}
+		// STMDB sp!, {..., fp, ip, lr, pc} (PUSH, A1), any condition.
+		ins := binary.LittleEndian.Uint32(b[:])
+		return ins&0x0fff0000 == 0x092d0000 && ins&0xd800 == 0xd800
+	}
+	var code [4]byte
+	switch {
+	case w.ReadCode(uint64(savedPC)-8, code[:]):
+		if !pushAt(uint64(savedPC)-8) && !pushAt(uint64(savedPC)-12) {
+			return savedRecord{}, false
+		}
+	case !retaddr.SameFunction(w, uint64(savedPC)-8, last.Instruction):
+		return savedRecord{}, false
+	}
+	return rec, true
 }
 
 // framelessCaller looks for the caller of last when r7/r11 may point at its
@@ -422,12 +521,15 @@ func ownerBelow(w *walker.Walker, last *walker.Frame, sp uint64, rec savedRecord
 		}
 		cpc, pcOK := caller.Index(regPC)
 		csp, spOK := caller.Index(regSP)
-		if !pcOK || !spOK || cpc != rec.savedLR || csp != rec.lrSlot+4 || !restores(caller, rec.savedFP) {
+		if !pcOK || !spOK || cpc != rec.savedLR || csp != rec.callerSP || !restores(caller, rec.savedFP) {
 			continue
 		}
 		r := *raw(last)
 		r[regPC], r[regSP] = ra, loc+4
-		return newFrame(ctx, walker.TrustScan, r)
+		w.Found("word at %#x = %#x unwinds by CFI to the record at %#x", loc, ra, rec.fp)
+		f := newFrame(ctx, walker.TrustScan, r)
+		f.Rule = walker.RuleRecordOwnerCFI
+		return f
 	}
 	return nil
 }
@@ -485,8 +587,10 @@ var scanArch = retaddr.Arch{WordSize: 4, CallOffset: 2, PC: regPC, SP: regSP, CF
 func byScan(w *walker.Walker, last *walker.Frame, validated, ios bool) *walker.Frame {
 	loc, pc, ok := retaddr.ScanCaller(w, last, raw(last)[regSP], validated, ^uint64(0), scanArch)
 	if !ok {
+		w.Reject(walker.RuleScan, "no candidate from %#x", raw(last)[regSP])
 		return nil
 	}
+	w.Found("word at %#x = %#x", loc, pc)
 	ctx := minidump.NewContext(last.Context.Arch)
 	ctx.SetIndex(regPC, pc)
 	ctx.SetIndex(regSP, loc+4)
@@ -503,7 +607,9 @@ func byScan(w *walker.Walker, last *walker.Frame, validated, ios bool) *walker.F
 			r[callerReg] = rec.savedFP
 		}
 	}
-	return newFrame(ctx, walker.TrustScan, r)
+	f := newFrame(ctx, walker.TrustScan, r)
+	f.Rule = retaddr.ScanRule(w, last, pc, validated)
+	return f
 }
 
 // recordWithSlot returns the frame record at r7 or r11 (byFramePointer's
@@ -512,7 +618,7 @@ func byScan(w *walker.Walker, last *walker.Frame, validated, ios bool) *walker.F
 func recordWithSlot(w *walker.Walker, last *walker.Frame, ios bool, loc uint64) (savedRecord, bool) {
 	for _, reg := range fpOrder(last, ios) {
 		for _, rec := range recordsAt(w, last, reg) {
-			if rec.lrSlot == loc && (rec.savedFP == 0 || rec.savedFP > rec.fp) {
+			if rec.lrSlot == loc && !rec.apcs && (rec.savedFP == 0 || rec.savedFP > rec.fp) {
 				return rec, true
 			}
 		}

@@ -59,7 +59,8 @@ func (f *fixture) walk(t *testing.T, breakpad bool) *walker.Stack {
 	if f.code != nil && !breakpad {
 		env.Code = f.code
 	}
-	return walker.Walk(env, arm.New(arm.Options{Breakpad: breakpad}), f.ctx)
+	env.Mode = walkertest.Mode(breakpad)
+	return walker.Walk(env, arm.New(), f.ctx)
 }
 
 type want struct {

@@ -1,7 +1,7 @@
 // Package arm recovers caller frames on 32-bit ARM: STACK CFI, then the
 // frame pointer, then stack scanning.
 //
-// With Options.Breakpad the walker follows Breakpad's StackwalkerARM exactly
+// In Breakpad mode (walker.Env.Mode) the walker follows Breakpad's StackwalkerARM exactly
 // (the frame pointer, r7, is used only on iOS), so that output matches
 // minidump_stackwalk and microdump_stackwalk. Without it (the default) the
 // walker also recovers frames Breakpad loses when a function has no CFI, as

@@ -63,11 +63,13 @@ func FuzzWalk(f *testing.F) {
 		if mode&0x80 != 0 && !breakpad {
 			env.Code = env.Memory
 		}
+		env.Mode = walkertest.Mode(breakpad)
+		env.Trace = mode&0x04 != 0 // tracing must not change the walk
 		var w walker.Arch
 		if is64 {
-			w = arm64.New(arm64.Options{Breakpad: breakpad})
+			w = arm64.New()
 		} else {
-			w = arm.New(arm.Options{Breakpad: breakpad})
+			w = arm.New()
 		}
 		st := walker.Walk(env, w, ctx)
 		if len(st.Frames) > 1001 {

@@ -10,17 +10,12 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/retaddr"
 )
 
-// Options selects the walking rules.
-type Options struct {
-	// Breakpad restricts the walker to Breakpad's methods and rules.
-	Breakpad bool
-}
-
-// Walker is the arm64 walker.Arch.
-type Walker struct{ opts Options }
+// Walker is the arm64 walker.Arch. In Breakpad mode (walker.Env.Mode) it
+// is restricted to Breakpad's methods and rules.
+type Walker struct{}
 
 // New returns an arm64 walker.
-func New(opts Options) walker.Arch { return &Walker{opts: opts} }
+func New() walker.Arch { return &Walker{} }
 
 const (
 	regFP = minidump.ARM64FP
@@ -75,25 +70,28 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 			raw(last)[regLR] = s
 		}
 	}
+	breakpad := w.Breakpad()
 	var f *walker.Frame
 	if rules, ok := w.CFIRules(last); ok {
-		f = a.byCFI(w, last, rules)
+		f = w.Tried(walker.RuleCFI, a.byCFI(w, last, rules))
+	} else {
+		w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
 	}
-	if f == nil && !a.opts.Breakpad && last.Trust == walker.TrustContext {
-		f = a.byLeafReturn(w, last)
+	if f == nil && !breakpad && last.Trust == walker.TrustContext {
+		f = w.Tried(walker.RuleLeafReturn, a.byLeafReturn(w, last))
 	}
 	if f == nil {
-		if a.opts.Breakpad {
-			f = a.byFramePointerBreakpad(w, last)
+		if breakpad {
+			f = w.Tried(walker.RuleFrameRecord, a.byFramePointerBreakpad(w, last))
 		} else {
-			f = a.byFramePointer(w, last)
+			f = w.Tried(walker.RuleFrameRecord, a.byFramePointer(w, last))
 		}
 	}
-	if !a.opts.Breakpad && f == nil {
-		f = a.framelessCaller(w, last)
+	if !breakpad && f == nil {
+		f = w.Tried(walker.RuleRecordOwnerCFI, a.framelessCaller(w, last))
 	}
 	if f == nil && scanAllowed {
-		f = a.byScan(w, last, !a.opts.Breakpad)
+		f = w.Tried(walker.RuleScan, a.byScan(w, last, !breakpad))
 	}
 	if f == nil {
 		return nil
@@ -101,12 +99,12 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	pc := raw(f)[regPC]
 	sp := raw(f)[regSP]
 	lastSP := raw(last)[regSP]
-	if a.opts.Breakpad {
+	if breakpad {
 		if walker.Terminate(pc, sp, lastSP, last.Trust == walker.TrustContext) {
-			return nil
+			return w.Stopped(f, "pc below 4096 or sp not above the callee's")
 		}
 	} else if terminate(pc, sp, lastSP, last, f) {
-		return nil
+		return w.Stopped(f, "pc below 4096, sp below the callee's, or sp unchanged where only a leaf return or a CFI entry row may keep it")
 	}
 	f.Instruction = pc - 4 // arm64 instructions are 4 bytes: the call itself
 	return f
@@ -134,7 +132,7 @@ func terminate(pc, sp, lastSP uint64, last, f *walker.Frame) bool {
 // mask returns the pointer-authentication mask and whether it applies.
 func (a *Walker) mask(w *walker.Walker) uint64 {
 	mods := w.Env.Modules.Sorted()
-	if a.opts.Breakpad {
+	if w.Breakpad() {
 		if len(mods) == 0 {
 			return ^uint64(0)
 		}
@@ -166,7 +164,7 @@ func smear(v uint64) uint64 {
 // Breakpad keeps the original value unless the stripped one is in a module.
 func (a *Walker) strip(w *walker.Walker, p uint64) uint64 {
 	s := p & a.mask(w)
-	if a.opts.Breakpad && w.ModuleAt(s) == nil {
+	if w.Breakpad() && w.ModuleAt(s) == nil {
 		return p
 	}
 	return s
@@ -185,7 +183,7 @@ func (a *Walker) byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRu
 	}
 	pc, _ := ctx.Index(regPC)
 	ctx.SetIndex(regPC, a.strip(w, pc))
-	if !a.opts.Breakpad {
+	if !w.Breakpad() {
 		for _, r := range []int{regLR, regFP} {
 			if v, ok := ctx.Index(r); ok {
 				ctx.SetIndex(r, a.strip(w, v))
@@ -205,15 +203,14 @@ func (a *Walker) byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Fram
 	lr, lrOK := last.Context.Index(regLR)
 	sp, spOK := last.Context.Index(regSP)
 	pc, _ := last.Context.Index(regPC)
-	if !lrOK || !spOK || lr < walker.MinCallerIP || lr == pc {
-		return nil
-	}
-	if w.ModuleAt(lr-4) == nil {
+	if !lrOK || !spOK || lr < walker.MinCallerIP || lr == pc || w.ModuleAt(lr-4) == nil {
 		// (LR need not lie in a function of the symbol file: functions it
 		// leaves out return there too.)
+		w.Reject(walker.RuleLeafReturn, "lr %#x is no return address into a module", lr)
 		return nil
 	}
 	if retaddr.SameFunction(w, pc, lr-4) {
+		w.Reject(walker.RuleLeafReturn, "lr %#x returns into this function: it has made calls", lr)
 		return nil // LR is a return address inside this function: it has made calls
 	}
 	below := ^uint64(0) // where a confirmed return address may lie: under the record
@@ -221,6 +218,7 @@ func (a *Walker) byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Fram
 		below = fp
 	}
 	if retaddr.ReturnRejected(w, last, lr, sp, below, a.mask(w), scanArch) {
+		w.Reject(walker.RuleLeafReturn, "the call site before lr %#x shows it is no return from this function", lr)
 		return nil // the dump's code shows LR is no return from this function
 	}
 	if w.ModuleAt(pc) == w.ModuleAt(lr-4) && !retaddr.FunctionKnown(w, pc) && !retaddr.FunctionKnown(w, lr-4) {
@@ -228,10 +226,12 @@ func (a *Walker) byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Fram
 		// be told from a caller in the same module: leave it to the record.
 		// (When a symbol names LR's function but none this one's, the two
 		// differ.)
+		w.Reject(walker.RuleLeafReturn, "without symbols lr %#x may point back into this function", lr)
 		return nil
 	}
 	if fp, ok := last.Context.Index(regFP); ok && fp >= sp {
 		if saved, ok := w.ReadUint64(fp + 8); ok && a.strip(w, saved) == lr {
+			w.Reject(walker.RuleLeafReturn, "the record at x29 %#x holds lr: it is this function's", fp)
 			return nil // the record at x29 holds this LR: it is this function's
 		}
 	}
@@ -254,12 +254,15 @@ func (a *Walker) byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Fram
 func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	fp, callerFP, callerPC, ok := a.recordAt(w, last)
 	if !ok {
+		w.Reject(walker.RuleFrameRecord, "no frame record at x29 in the stack")
 		return nil
 	}
 	if callerFP != 0 && callerFP <= fp {
+		w.Reject(walker.RuleFrameRecord, "record at x29 %#x: saved x29 %#x does not lie above it", fp, callerFP)
 		return nil
 	}
 	if callerPC < walker.MinCallerIP || callerPC > 0x000fffffffffffff {
+		w.Reject(walker.RuleFrameRecord, "record at x29 %#x: return address %#x is no code address", fp, callerPC)
 		return nil
 	}
 	sp, _ := last.Context.Index(regSP) // recordAt checked it
@@ -271,6 +274,7 @@ func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Fr
 		// caller's (a function that has not pushed its own), or junk. (A
 		// tail call also leaves a return address after a call to another
 		// function, with nothing confirmed below it.)
+		w.Reject(walker.RuleFrameRecord, "record at x29 %#x: the call site before return address %#x shows it is not this function's", fp, callerPC)
 		return nil
 	}
 	if w.ModuleAt(callerPC-4) == nil {
@@ -291,6 +295,7 @@ func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Fr
 	ctx.SetIndex(regFP, callerFP)
 	var r regs
 	r[regPC], r[regSP], r[regFP] = callerPC, fp+16, callerFP
+	w.Found("record at x29 %#x", fp)
 	// The caller's LR is what its own record saved (as rust-minidump), so
 	// that a CFI row reading x30 can be evaluated for it.
 	if callerFP != 0 && callerFP <= ^uint64(0)-16 {
@@ -312,7 +317,7 @@ func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Fr
 // function that keeps a record leaves the same call site). False when
 // unknown.
 func keepsNoRecord(w *walker.Walker, f *walker.Frame) bool {
-	if w.Env.Code == nil || f.Function == "" {
+	if !w.HasCode() || f.Function == "" {
 		return false
 	}
 	for i := uint64(0); i < 5; i++ {
@@ -415,6 +420,7 @@ func (a *Walker) framelessCaller(w *walker.Walker, last *walker.Frame) *walker.F
 		}
 		var r regs
 		r[regPC], r[regSP], r[regFP] = ra, loc+8, fp
+		w.Found("word at %#x = %#x unwinds by CFI to the record at %#x", loc, ra, fp)
 		return newFrame(ctx, walker.TrustScan, r)
 	}
 	return nil
@@ -502,8 +508,10 @@ func (a *Walker) byScan(w *walker.Walker, last *walker.Frame, validated bool) *w
 	}
 	loc, pc, ok := retaddr.ScanCaller(w, last, raw(last)[regSP], validated, mask, scanArch)
 	if !ok {
+		w.Reject(walker.RuleScan, "no candidate from %#x", raw(last)[regSP])
 		return nil
 	}
+	w.Found("word at %#x = %#x", loc, pc)
 	ctx := minidump.NewContext(last.Context.Arch)
 	ctx.SetIndex(regPC, pc)
 	ctx.SetIndex(regSP, loc+8)
@@ -515,5 +523,7 @@ func (a *Walker) byScan(w *walker.Walker, last *walker.Frame, validated bool) *w
 			r[regFP] = savedFP
 		}
 	}
-	return newFrame(ctx, walker.TrustScan, r)
+	f := newFrame(ctx, walker.TrustScan, r)
+	f.Rule = retaddr.ScanRule(w, last, pc, validated)
+	return f
 }

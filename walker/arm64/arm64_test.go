@@ -60,7 +60,8 @@ func (f *fixture) walk(t *testing.T, breakpad bool) *walker.Stack {
 	if f.code != nil && !breakpad {
 		env.Code = f.code
 	}
-	return walker.Walk(env, arm64.New(arm64.Options{Breakpad: breakpad}), f.ctx)
+	env.Mode = walkertest.Mode(breakpad)
+	return walker.Walk(env, arm64.New(), f.ctx)
 }
 
 type want struct {
@@ -89,7 +90,7 @@ const sym2 = "MODULE Linux arm64 ID2 module2\nFUNC 2000 100 0 b_func\nFUNC 2100 
 func TestContextOnlyWithoutMemory(t *testing.T) {
 	ctx := minidump.NewContext(minidump.ArchARM64)
 	ctx.SetIndex(minidump.ARM64PC, mod1+0x200)
-	st := walker.Walk(&walker.Env{}, arm64.New(arm64.Options{}), ctx)
+	st := walker.Walk(&walker.Env{}, arm64.New(), ctx)
 	if len(st.Frames) != 1 || st.Frames[0].Trust != walker.TrustContext {
 		t.Fatalf("got %d frames", len(st.Frames))
 	}

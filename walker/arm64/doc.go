@@ -1,7 +1,7 @@
 // Package arm64 recovers caller frames on AArch64: STACK CFI, then the
 // frame-pointer chain (x29 frame records), then stack scanning.
 //
-// With Options.Breakpad the walker follows Breakpad's StackwalkerARM64
+// In Breakpad mode (walker.Env.Mode) the walker follows Breakpad's StackwalkerARM64
 // exactly, quirks included, so that output matches minidump_stackwalk and
 // microdump_stackwalk. Without it (the default) three things differ where
 // Breakpad loses or invents frames:

@@ -70,7 +70,7 @@ func walkLeaf(t *testing.T, dir, syms string, breakpad bool) []leafFrame {
 	defer d.Close()
 	opts := processor.Options{}
 	if breakpad {
-		opts = processor.Options{BreakpadARM: true, BreakpadPastEntry: true, BreakpadModuleBases: true}
+		opts = processor.Options{Mode: walker.Breakpad}
 	}
 	st, err := processor.Process(d, symfile.NewDirSupplier(syms), opts)
 	if err != nil {

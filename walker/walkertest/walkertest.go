@@ -158,3 +158,11 @@ func (m *Memory) Put32(addr uint64, v uint32) {
 func (m *Memory) Put16(addr uint64, v uint16) {
 	binary.LittleEndian.PutUint16(m.Data[addr-m.Base:], v)
 }
+
+// Mode returns walker.Breakpad when breakpad is set, else walker.Extended.
+func Mode(breakpad bool) walker.Mode {
+	if breakpad {
+		return walker.Breakpad
+	}
+	return walker.Extended
+}

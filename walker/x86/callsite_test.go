@@ -83,5 +83,40 @@ func walkWithCode(t *testing.T, breakpad bool, code walker.Memory, syms string, 
 		Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", csMod, 0x10000)}),
 		Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
 	}
-	return walker.Walk(env, x86.New(x86.Options{Breakpad: breakpad}), ctx).Frames
+	env.Mode = walkertest.Mode(breakpad)
+	return walker.Walk(env, x86.New(), ctx).Frames
+}
+
+// TestScanPastWindow: the caller of a scanned frame keeps its return
+// address 45 words up, past a scanned frame's 40-word window (a large frame
+// without CFI). A word there after a direct call to the scanned frame's
+// function is taken; after a call to another function, or without code, no.
+func TestScanPastWindow(t *testing.T) {
+	const (
+		callee = csMod + 0x1000
+		viaD   = csMod + 0x3060 // in caller, after `call *%eax`
+		viaE   = csMod + 0x2040 // in stale, after `call caller`
+		viaF   = csMod + 0x2060 // in stale, after `call other`
+	)
+	code := &walkertest.Memory{Base: csMod + 0x2000, Data: make([]byte, 0x1100)}
+	put := func(end uint32, b []byte) { copy(code.Data[end-uint32(len(b))-uint32(code.Base):], b) }
+	put(viaD, []byte{0x90, 0x90, 0x90, 0x90, 0x90, 0xff, 0xd0})
+	put(viaE, call32(viaE, csMod+0x3000))
+	put(viaF, call32(viaF, csMod+0x4000))
+	syms := "MODULE Linux x86 ID1 module1\nFUNC 1000 100 0 callee\nFUNC 2000 100 0 stale\nFUNC 3000 100 0 caller\nFUNC 4000 100 0 other\n"
+	walk := func(code walker.Memory, far uint32) []uint64 {
+		words := make([]uint32, 47)
+		words[0], words[46] = viaD, far
+		data := walkertest.Words32(0x200, words...)
+		return walkertest.ReturnAddresses(walkWithCode(t, false, code, syms, data, callee+0x10, csStack, 0))
+	}
+	if pcs := walk(code, viaE); len(pcs) < 3 || pcs[1] != viaD || pcs[2] != viaE {
+		t.Errorf("confirmed past the window: frames %x, want %#x then %#x", pcs, viaD, viaE)
+	}
+	if pcs := walk(code, viaF); len(pcs) != 2 {
+		t.Errorf("a call to another function past the window: frames %x, want 2", pcs)
+	}
+	if pcs := walk(nil, viaE); len(pcs) != 2 {
+		t.Errorf("without code: frames %x, want 2", pcs)
+	}
 }

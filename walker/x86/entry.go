@@ -42,6 +42,7 @@ func byEntry(w *walker.Walker, last *walker.Frame) *walker.Frame {
 		}
 		slot = esp + 4
 	default:
+		w.Reject(walker.RulePrologue, "%#x is neither a function's first instruction nor after its push of the frame pointer", eip)
 		return nil
 	}
 	ra, ok := w.ReadUint32(uint64(slot))
@@ -56,8 +57,36 @@ func byEntry(w *walker.Walker, last *walker.Frame) *walker.Frame {
 			ctx.SetIndex(i, v)
 		}
 	}
-	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf}
+	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RulePrologue}
 }
+
+// byFramelessLeaf returns from a frameless context frame through the
+// word at esp when the evidence says so (retaddr.FramelessLeaf); the
+// callee-saved registers are still the caller's.
+func byFramelessLeaf(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	if !valid(last, minidump.X86ESP) || !valid(last, minidump.X86EBP) {
+		return nil
+	}
+	esp, ebp := reg(last, minidump.X86ESP), reg(last, minidump.X86EBP)
+	ra, ok := retaddr.FramelessLeaf(w, last, uint64(esp), uint64(ebp), scanArch)
+	if !ok {
+		w.Reject(walker.RuleLeafReturn, "the word at esp %#x is no return address the code confirms over the record at ebp %#x", esp, ebp)
+		return nil
+	}
+	ctx := minidump.NewContext(last.Context.Arch)
+	ctx.SetIndex(minidump.X86EIP, ra)
+	ctx.SetIndex(minidump.X86ESP, uint64(esp+4))
+	for _, i := range []int{minidump.X86EBP, minidump.X86EBX, minidump.X86ESI, minidump.X86EDI} {
+		if v, ok := last.Context.Index(i); ok {
+			ctx.SetIndex(i, v)
+		}
+	}
+	w.Found("frameless: the word at esp %#x = %#x returns, the record at ebp %#x is the caller's", esp, ra, ebp)
+	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RuleLeafReturn}
+}
+
+// scanArch describes x86 to the shared checks.
+var scanArch = retaddr.Arch{WordSize: 4, CallOffset: 1, PC: minidump.X86EIP, SP: minidump.X86ESP, CFIRegs: cfiRegs}
 
 // codeIs reports whether the dump's code at addr starts with want.
 func codeIs(w *walker.Walker, addr uint32, want []byte) bool {

@@ -38,20 +38,15 @@ type state struct {
 	info *frameInfo // set when the frame was the callee of a STACK WIN attempt
 }
 
-// Options selects the walking rules.
-type Options struct {
-	// Breakpad reproduces Breakpad's choice of .cbCalleeParams (see
-	// byWindowsFrameInfo) instead of the callee's parameter size, and its
-	// stack scans, which never read the dump's code (walker.Env.Code)
-	// to check the call before a candidate return address.
-	Breakpad bool
-}
-
-// Walker is the x86 walker.Arch.
-type Walker struct{ opts Options }
+// Walker is the x86 walker.Arch. In Breakpad mode (walker.Env.Mode) it
+// reproduces Breakpad's choice of .cbCalleeParams (see byWindowsFrameInfo)
+// instead of the callee's parameter size, and its stack scans, which never
+// read the dump's code to check the call before a candidate return
+// address.
+type Walker struct{}
 
 // New returns the x86 walker.
-func New(opts Options) walker.Arch { return Walker{opts: opts} }
+func New() walker.Arch { return Walker{} }
 
 func reg(f *walker.Frame, i int) uint32 {
 	v, _ := f.Context.Index(i)
@@ -74,25 +69,49 @@ func findFrameInfo(w *walker.Walker, f *walker.Frame) *frameInfo {
 }
 
 // Caller implements walker.Arch.
-func (x Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
+func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	last := w.Last()
 	if last == nil || w.Env.Memory == nil {
 		return nil
 	}
+	breakpad := w.Breakpad()
+	if f := bySignalFrame(w, last); f != nil {
+		return f // its Instruction is the interrupted one
+	}
 	var f *walker.Frame
 	if info := findFrameInfo(w, last); info != nil {
-		f = byWindowsFrameInfo(w, last, info, scanAllowed, x.opts.Breakpad)
+		f = w.Tried(walker.RuleStackWin, byWindowsFrameInfo(w, last, info, scanAllowed, breakpad))
+	} else {
+		w.Reject(walker.RuleStackWin, "no STACK WIN or FUNC record at %#x", last.Instruction)
 	}
 	if f == nil {
 		if rules, ok := w.CFIRules(last); ok {
-			f = byCFI(w, last, rules)
+			f = w.Tried(walker.RuleCFI, byCFI(w, last, rules))
+			if !breakpad && (f == nil || cannotBeCaller(w, f, last)) {
+				// A realigned frame's CFA is a DWARF expression
+				// dump_syms cannot write: its rows name a register
+				// the caller does not know, or (past the epilogue,
+				// where GCC puts main's calls) describe another
+				// state of the frame.
+				if d := w.Tried(walker.RuleRealigned, byDRAP(w, last)); d != nil {
+					if f != nil {
+						w.Reject(walker.RuleCFI, "CFI's caller (pc %#x) cannot be one", reg(f, minidump.X86EIP))
+					}
+					f = d
+				}
+			}
+		} else {
+			w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
 		}
 	}
-	if f == nil && !x.opts.Breakpad {
-		f = byEntry(w, last)
+	if f == nil && !breakpad && last.Trust == walker.TrustContext {
+		f = w.Tried(walker.RulePrologue, byEntry(w, last))
+		if f == nil && w.HasCode() {
+			f = w.Tried(walker.RuleLeafReturn, byFramelessLeaf(w, last))
+		}
 	}
 	if f == nil {
-		f = byEBP(w, last, scanAllowed, x.opts.Breakpad, !x.opts.Breakpad && framelessByCode(w, last))
+		f = w.Tried(walker.RuleFrameRecord, byEBP(w, last, scanAllowed, breakpad, !breakpad && framelessByCode(w, last)))
 	}
 	if f == nil {
 		return nil
@@ -101,10 +120,69 @@ func (x Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	sp, _ := f.Context.SP()
 	lastSP, _ := last.Context.SP()
 	if walker.Terminate(ip, sp, lastSP, last.Trust == walker.TrustContext) {
-		return nil
+		return w.Stopped(f, "pc below 4096 or sp not above the callee's")
 	}
 	f.Instruction = uint64(uint32(ip - 1))
+	if tramp, _ := sigreturnKind(w, uint32(ip)); tramp {
+		// The kernel made the trampoline's first byte the handler's
+		// return address: nothing called it, the lookup is at ip.
+		f.Instruction = ip
+	}
 	return f
+}
+
+// cannotBeCaller reports whether f, recovered for last's caller, is
+// refused by the stop rule or returns into no module.
+func cannotBeCaller(w *walker.Walker, f, last *walker.Frame) bool {
+	ip, _ := f.Context.IP()
+	sp, _ := f.Context.SP()
+	lastSP, _ := last.Context.SP()
+	return walker.Terminate(ip, sp, lastSP, last.Trust == walker.TrustContext) || w.ModuleAt(ip) == nil
+}
+
+// maxRealign bounds how far a realigning prologue may have moved the stack
+// pointer down (its alignment, and the callee-saved registers pushed
+// between the frame record and the saved DRAP register).
+const maxRealign = 4096
+
+// byDRAP recovers the caller of a frame whose function realigned its stack
+// (GCC's dynamic realignment: i386 main, functions with over-aligned
+// locals). Its prologue is `lea 4(%esp), %ecx; and $-N, %esp; push
+// -4(%ecx); push %ebp; mov %esp, %ebp; [push callee-saved registers;]
+// push %ecx`: the frame record at ebp holds a copy of the return address,
+// and a word just below it (the saved DRAP register, ecx, edx or edi) the
+// caller's stack pointer, with the original return address right below
+// that. The caller's stack pointer is the saved word whose preceding word
+// equals the record's return address, at least 12 bytes above ebp (the
+// copy and the original lie between). Following the frame record alone
+// gives the right return address but the realigned stack pointer.
+func byDRAP(w *walker.Walker, last *walker.Frame) *walker.Frame {
+	if !valid(last, minidump.X86EBP) {
+		return nil
+	}
+	ebp := reg(last, minidump.X86EBP)
+	ra, ok1 := w.ReadUint32(uint64(ebp) + 4)
+	savedEBP, ok2 := w.ReadUint32(uint64(ebp))
+	if !ok1 || !ok2 || ra < walker.MinCallerIP || w.ModuleAt(uint64(ra)) == nil || ebp < 32 {
+		return nil
+	}
+	for k := uint32(1); k <= 8; k++ {
+		cfa, ok := w.ReadUint32(uint64(ebp - 4*k))
+		if !ok || cfa < ebp+12 || cfa-ebp > maxRealign || cfa%4 != 0 {
+			continue
+		}
+		if orig, ok := w.ReadUint32(uint64(cfa - 4)); !ok || orig != ra {
+			continue
+		}
+		ctx := minidump.NewContext(last.Context.Arch)
+		ctx.SetIndex(minidump.X86EIP, uint64(ra))
+		ctx.SetIndex(minidump.X86ESP, uint64(cfa))
+		ctx.SetIndex(minidump.X86EBP, uint64(savedEBP))
+		w.Found("frame record at ebp %#x, saved stack pointer %#x at ebp-%d with the return address %#x below it", ebp, cfa, 4*k, ra)
+		return &walker.Frame{Context: ctx, Trust: walker.TrustFramePointer, Rule: walker.RuleRealigned}
+	}
+	w.Reject(walker.RuleRealigned, "no saved stack pointer below ebp %#x with the return address %#x below it", ebp, ra)
+	return nil
 }
 
 // calleeParamSize is the parameter size of callee, the frame whose
@@ -148,18 +226,24 @@ func scan(w *walker.Walker, start uint32, words int) (loc, ip uint32, ok bool) {
 
 // scanCaller scans for the return address of callee's caller: Breakpad's
 // scan, or outside Breakpad mode the same candidates chosen by their call
-// sites when the dump holds code (retaddr.ScanByCallSite).
-func scanCaller(w *walker.Walker, callee *walker.Frame, start uint32, words int, breakpad bool) (loc, ip uint32, ok bool) {
+// sites when the dump holds code (retaddr.ScanByCallSite). rule says how
+// the word was chosen.
+func scanCaller(w *walker.Walker, callee *walker.Frame, start uint32, words int, breakpad bool) (loc, ip uint32, rule walker.Rule, ok bool) {
 	if breakpad {
-		return scan(w, start, words)
+		loc, ip, ok = scan(w, start, words)
+		return loc, ip, walker.RuleScan, ok
 	}
 	l, v, ok := retaddr.ScanByCallSite(w, callee, uint64(start), words, 4)
-	return uint32(l), uint32(v), ok
+	if !ok {
+		return 0, 0, walker.RuleNone, false
+	}
+	return uint32(l), uint32(v), retaddr.ScanRule(w, callee, v, false), true
 }
 
 func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, scanAllowed, breakpad bool) *walker.Frame {
 	setState(last, info)
 	if info.win == nil {
+		w.Reject(walker.RuleStackWin, "no STACK WIN record at %#x, only a parameter size", last.Instruction)
 		return nil // only a parameter size: not enough to unwind
 	}
 	win := info.win
@@ -234,18 +318,20 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 	vars[".raSearchStart"] = uint64(raSearchStart)
 	vars[".raSearch"] = uint64(raSearchStart)
 
+	rule := walker.RuleStackWin
 	assigned, ok := evaluate(program, vars, w.SymbolMemory())
 	if !ok || !assigned["$eip"] || !assigned["$esp"] {
+		w.Reject(walker.RuleStackWin, "program %q does not set $eip and $esp", program)
 		if !scanAllowed {
 			return nil
 		}
-		loc, ip, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad)
+		loc, ip, scanRule, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad)
 		if !ok {
 			return nil
 		}
 		vars["$eip"] = uint64(ip)
 		vars["$esp"] = uint64(loc + 4)
-		trust = walker.TrustScan
+		trust, rule = walker.TrustScan, scanRule
 	}
 
 	newEIP := uint32(vars["$eip"])
@@ -256,12 +342,13 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 		// slot: look further up the stack for a return address.
 		if w.ModuleAt(uint64(newEIP)) == nil {
 			start := uint32(vars[".raSearchStart"]) + 4
+			w.Reject(rule, "$eip %#x lies in no module: scanning from %#x", newEIP, start)
 			if scanAllowed {
-				if loc, ip, ok := scanCaller(w, last, start, walker.ScanWords(last), breakpad); ok {
+				if loc, ip, _, ok := scanCaller(w, last, start, walker.ScanWords(last), breakpad); ok {
 					vars["$eip"] = uint64(ip)
 					vars["$esp"] = uint64(loc + 4)
 					offset = loc - start
-					trust = walker.TrustCFIScan
+					trust, rule = walker.TrustCFIScan, walker.RuleStackWinScan
 				}
 			}
 		}
@@ -301,16 +388,18 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 			ctx.SetIndex(r.idx, vars[r.name])
 		}
 	}
-	return &walker.Frame{Context: ctx, Trust: trust}
+	return &walker.Frame{Context: ctx, Trust: trust, Rule: rule}
 }
 
 // evaluate runs a STACK WIN program one assignment at a time, as Breakpad's
 // evaluator does, and reports which variables were assigned before any
-// failure, and whether the whole program ran.
+// failure, and whether the whole program ran. It splits the program as
+// the evaluator does (symfile.ProgramTokens): MSVC glues "=" to the next
+// token ("=$eip"), and Breakpad marks $eip assigned there too.
 func evaluate(program string, vars map[string]uint64, mem symfile.Memory) (map[string]bool, bool) {
 	assigned := map[string]bool{}
 	var stmt []string
-	for _, tok := range strings.Fields(program) {
+	for tok := range symfile.ProgramTokens(program) {
 		stmt = append(stmt, tok)
 		if tok != "=" {
 			continue
@@ -346,28 +435,35 @@ func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad, frameles
 	esp := reg(last, minidump.X86ESP)
 	ebp := reg(last, minidump.X86EBP)
 	var callerEIP, callerESP, callerEBP uint32
-	trust := walker.TrustFramePointer
+	trust, rule := walker.TrustFramePointer, walker.RuleFrameRecord
 	ip, ok1 := w.ReadUint32(uint64(ebp + 4))
 	savedEBP, ok2 := w.ReadUint32(uint64(ebp))
 	if frameless && ok1 && ok2 && scanAllowed {
 		// The record is a caller's: take the scan's word instead when
 		// its call site calls this function directly; otherwise the
 		// record is still the better guess than an unconfirmed word.
-		if _, sip, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad); !ok || retaddr.Judge(w, last, uint64(sip)) != retaddr.Confirmed {
+		if _, sip, _, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad); !ok || retaddr.Judge(w, last, uint64(sip)) != retaddr.Confirmed {
 			frameless = false
 		}
 	}
 	if ok1 && ok2 && !frameless {
 		callerEIP, callerEBP, callerESP = ip, savedEBP, ebp+8
 	} else {
+		if frameless {
+			w.Reject(walker.RuleFrameRecord, "the code shows %s keeps no frame pointer: the record at ebp %#x is a caller's", last.Function, ebp)
+		} else {
+			w.Reject(walker.RuleFrameRecord, "no frame record at ebp %#x in the stack", ebp)
+		}
 		if !scanAllowed {
 			return nil
 		}
-		loc, ip, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad)
+		loc, ip, scanRule, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad)
 		if !ok {
+			w.Reject(walker.RuleScan, "no candidate from %#x", esp)
 			return nil
 		}
 		callerEIP, callerESP = ip, loc+4
+		w.Found("word at %#x = %#x", loc, ip)
 		// If the function pushed EBP right below its return address, the
 		// saved value is the caller's EBP; otherwise keep the callee's.
 		chain := callerESP - 8
@@ -376,11 +472,11 @@ func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad, frameles
 			v = ebp
 		}
 		callerEBP = v
-		trust = walker.TrustScan
+		trust, rule = walker.TrustScan, scanRule
 	}
 	ctx := minidump.NewContext(last.Context.Arch)
 	ctx.SetIndex(minidump.X86EIP, uint64(callerEIP))
 	ctx.SetIndex(minidump.X86ESP, uint64(callerESP))
 	ctx.SetIndex(minidump.X86EBP, uint64(callerEBP))
-	return &walker.Frame{Context: ctx, Trust: trust}
+	return &walker.Frame{Context: ctx, Trust: trust, Rule: rule}
 }

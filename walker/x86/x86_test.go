@@ -60,7 +60,8 @@ func (f *fixture) walk(t *testing.T) *walker.Stack {
 	if f.syms != nil {
 		env.Symbols = walkertest.NewSymbols(t, f.syms)
 	}
-	return walker.Walk(env, x86.New(x86.Options{Breakpad: f.breakpad}), f.ctx)
+	env.Mode = walkertest.Mode(f.breakpad)
+	return walker.Walk(env, x86.New(), f.ctx)
 }
 
 // frameWant is the expected state of one frame: trust, valid registers

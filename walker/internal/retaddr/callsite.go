@@ -106,7 +106,7 @@ func readBefore(w *walker.Walker, addr uint64, n int) []byte {
 // arm64 with pointer-authentication bits already cleared.
 func ClassifyCallSite(w *walker.Walker, arch minidump.Arch, ra uint64) CallSite {
 	i := isaOf(arch)
-	if i == isaNone || w.Env.Code == nil {
+	if i == isaNone || !w.HasCode() {
 		return CallSite{}
 	}
 	end := ra

@@ -35,6 +35,7 @@ func chainedCandidate(w *walker.Walker, callee *walker.Frame, start, loc, ra uin
 		earlier := &walker.Frame{Instruction: (v - 1) & mask, Context: minidump.NewContext(callee.Context.Arch)}
 		w.Symbolize(earlier, false)
 		if callsIntoPublic(w, callee, earlier, v) {
+			w.Reject(walker.RuleScanCallSite, "word at %#x = %#x: confirmed, but the earlier candidate at %#x calls into callee's PUBLIC range", loc, ra, l)
 			return l, v, true
 		}
 		if earlier.Function == "" {
@@ -46,9 +47,11 @@ func chainedCandidate(w *walker.Walker, callee *walker.Frame, start, loc, ra uin
 				continue
 			}
 			if Judge(w, earlier, u) == Confirmed {
+				w.Reject(walker.RuleScanCallSite, "word at %#x = %#x: confirmed, but the earlier candidate at %#x is called directly at %#x", loc, ra, l, m)
 				return l, v, true
 			}
 			if Judge(w, callee, u) != NoCall && SameFunction(w, (u-1)&mask, callee.Instruction) {
+				w.Reject(walker.RuleScanCallSite, "word at %#x = %#x: confirmed, but a return into callee's function at %#x lies below it (a deeper call)", loc, ra, m)
 				return l, v, true
 			}
 		}

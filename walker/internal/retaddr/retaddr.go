@@ -51,7 +51,7 @@ func Plausible(w *walker.Walker, ra uint64, callOffset uint64, mask uint64) bool
 // on arm64 it also clears pointer-authentication signatures, which Apple's
 // arm64e code puts on every return address it saves.
 func scanMasked(w *walker.Walker, callee *walker.Frame, start uint64, words, size int, mask uint64, accept func(loc, ra uint64) bool) (loc, ra uint64, ok bool) {
-	p := pick{useCode: callee != nil && w.Env.Code != nil}
+	p := pick{useCode: callee != nil && w.HasCode()}
 	for i := 0; i <= words; i++ {
 		l := start + uint64(i*size)
 		if l < start || l > mask {
@@ -92,14 +92,34 @@ type pick struct {
 func (p *pick) offer(w *walker.Walker, callee *walker.Frame, loc, ra uint64, accept func(loc, ra uint64) bool) (done bool) {
 	if !p.useCode {
 		if accept != nil && !accept(loc, ra) {
+			if w.Tracing() {
+				w.Reject(walker.RuleScanChecked, "word at %#x = %#x: fails the symbol or CFI checks", loc, ra)
+			}
 			return false
 		}
 		p.loc, p.ra, p.ok = loc, ra, true
 		return true
 	}
 	v := Judge(w, callee, ra)
-	if v == NoCall || (p.ok && v != Confirmed) || (accept != nil && !accept(loc, ra)) {
+	switch {
+	case v == NoCall:
+		if w.Tracing() {
+			w.Reject(walker.RuleScanAfterCall, "word at %#x = %#x: no call instruction precedes it", loc, ra)
+		}
 		return false
+	case p.ok && v != Confirmed:
+		if w.Tracing() {
+			w.Reject(walker.RuleScanCallSite, "word at %#x = %#x: call site %s, the earlier candidate at %#x stays", loc, ra, v, p.loc)
+		}
+		return false
+	case accept != nil && !accept(loc, ra):
+		if w.Tracing() {
+			w.Reject(walker.RuleScanChecked, "word at %#x = %#x: fails the symbol or CFI checks", loc, ra)
+		}
+		return false
+	}
+	if p.ok && w.Tracing() {
+		w.Reject(walker.RuleScanAfterCall, "word at %#x = %#x: call site not confirmed, a later confirmed one replaces it", p.loc, p.ra)
 	}
 	p.loc, p.ra = loc, ra
 	p.ok = true
@@ -119,7 +139,7 @@ func (p *pick) offer(w *walker.Walker, callee *walker.Frame, loc, ra uint64, acc
 // between them (callee is active again deeper, and the confirmed word is
 // that deeper call's). Without code it is exactly Breakpad's scan.
 func ScanByCallSite(w *walker.Walker, callee *walker.Frame, start uint64, words, size int) (loc, ra uint64, ok bool) {
-	if w.Env.Code == nil || callee == nil {
+	if !w.HasCode() || callee == nil {
 		return w.ScanForReturnAddress(start, words, size)
 	}
 	mask := ^uint64(0)
@@ -127,10 +147,30 @@ func ScanByCallSite(w *walker.Walker, callee *walker.Frame, start uint64, words,
 		mask = 0xffffffff
 	}
 	loc, ra, ok = scanMasked(w, callee, start&mask, words, size, mask, nil)
-	if !ok || Judge(w, callee, ra) != Confirmed {
+	if !ok {
+		return confirmedBeyond(w, callee, start&mask, words, size, mask, nil)
+	}
+	if Judge(w, callee, ra) != Confirmed {
 		return loc, ra, ok
 	}
 	return chainedCandidate(w, callee, start&mask, loc, ra, size)
+}
+
+// ScanRule names the rule by which a scan chose ra as callee's return
+// address: Breakpad's scan (the first word that points into a function),
+// a word whose call site calls callee's function, one that passed the
+// extended scan's symbol and CFI checks (checked), or one whose call site
+// does not rule it out.
+func ScanRule(w *walker.Walker, callee *walker.Frame, ra uint64, checked bool) walker.Rule {
+	switch {
+	case w.Breakpad() || !checked && !w.HasCode():
+		return walker.RuleScan
+	case w.HasCode() && Judge(w, callee, ra) == Confirmed:
+		return walker.RuleScanCallSite
+	case checked:
+		return walker.RuleScanChecked
+	}
+	return walker.RuleScanAfterCall
 }
 
 // ScanWords is the scan length from frame f: like rust-minidump, four times
@@ -217,7 +257,44 @@ func ScanCaller(w *walker.Walker, last *walker.Frame, sp uint64, validated bool,
 	if a.WordSize == 4 {
 		mask &= 0xffffffff
 	}
-	return scanMasked(w, last, sp, ScanWords(last), a.WordSize, mask, scanAccept(w, last, mask, a))
+	accept := scanAccept(w, last, mask, a)
+	if loc, ra, ok = scanMasked(w, last, sp, ScanWords(last), a.WordSize, mask, accept); ok {
+		return loc, ra, ok
+	}
+	return confirmedBeyond(w, last, sp, ScanWords(last), a.WordSize, mask, accept)
+}
+
+// confirmedBeyond continues a scan of words words from start that found
+// no candidate, up to the window of a trustworthy frame (ScanWords of a
+// CFI frame), taking only a word whose call site is a direct call to
+// callee's function (Judge: Confirmed) and that passes accept (nil: every
+// one). A function with a large frame (alloca, variable-length arrays,
+// big local buffers; glibc's __libc_start_call_main keeps a jmp_buf) keeps
+// its return address beyond the window of a scanned frame; a call to the
+// callee's own function is the evidence that lets the search go on. Only
+// with the dump's code and callee's function known.
+func confirmedBeyond(w *walker.Walker, callee *walker.Frame, start uint64, words, size int, mask uint64, accept func(loc, ra uint64) bool) (loc, ra uint64, ok bool) {
+	limit := walker.RASearchWords * 4
+	if !w.HasCode() || callee == nil || callee.Function == "" || words >= limit {
+		return 0, 0, false
+	}
+	for i := words + 1; i <= limit; i++ {
+		l := start + uint64(i*size)
+		if l < start || l > mask {
+			break
+		}
+		v, ok := w.ReadWord(l, size)
+		if !ok {
+			break
+		}
+		v &= mask
+		if !w.InstructionSeemsValid((v-1)&mask) || Judge(w, callee, v) != Confirmed || accept != nil && !accept(l, v) {
+			continue
+		}
+		w.Found("word at %#x = %#x, past the %d-word window: a direct call to %s precedes it", l, v, words, callee.Function)
+		return l, v, true
+	}
+	return 0, 0, false
 }
 
 // scanAccept is the extended scan's test of a candidate beyond its call
@@ -264,7 +341,7 @@ func wordBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uint64, 
 // scan candidate whose call site is confirmed for callee (Judge: a direct
 // call to the start of callee's function). False without code in the dump.
 func confirmedBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uint64, a Arch) bool {
-	if w.Env.Code == nil || callee == nil || callee.Function == "" {
+	if !w.HasCode() || callee == nil || callee.Function == "" {
 		return false
 	}
 	return wordBelow(w, callee, start, end, mask, a, func(v uint64) bool { return Judge(w, callee, v) == Confirmed })
@@ -323,4 +400,42 @@ func ownerReturnBelow(w *walker.Walker, callee *walker.Frame, target, start, end
 		return at.Module == owner.Module && at.Function == owner.Function && at.FunctionBase == owner.FunctionBase &&
 			Judge(w, callee, v) != NoCall
 	})
+}
+
+// FramelessLeaf decides, for a context frame last without CFI that is not
+// at its function's entry, between the word at sp and the frame record at
+// fp: a frameless function (a leaf built with frame pointers elsewhere, a
+// syscall wrapper, hand-written assembly) leaves the frame-pointer register
+// holding its caller's record, and following it skips the caller. The word
+// at sp is taken as the return address when it could be one (it points
+// into a function other than last's, a call precedes it) and the dump's
+// code shows either that a direct call to last's function precedes it, or
+// that the record's return address follows a direct call to the function
+// it returns into (the record is that function's, the next frame's). A
+// record whose return address follows a direct call to last's function is
+// last's own: then not. ra is the word's value.
+func FramelessLeaf(w *walker.Walker, last *walker.Frame, sp, fp uint64, a Arch) (ra uint64, ok bool) {
+	if !w.HasCode() || last.Trust != walker.TrustContext || last.Function == "" || fp < sp {
+		return 0, false
+	}
+	mask := ^uint64(0)
+	if a.WordSize == 4 {
+		mask = 0xffffffff
+	}
+	ra, ok1 := w.ReadWord(sp, a.WordSize)
+	recRA, ok2 := w.ReadWord(fp+uint64(a.WordSize), a.WordSize)
+	if !ok1 || !ok2 || ra < walker.MinCallerIP || !w.InstructionSeemsValid((ra-1)&mask) || !Plausible(w, ra, 1, mask) ||
+		SameFunction(w, (ra-1)&mask, last.Instruction) {
+		return 0, false
+	}
+	v := Judge(w, last, ra)
+	if v == NoCall || Judge(w, last, recRA) == Confirmed {
+		return 0, false
+	}
+	if v == Confirmed {
+		return ra, true
+	}
+	caller := &walker.Frame{Instruction: (ra - 1) & mask, Context: minidump.NewContext(last.Context.Arch)}
+	w.Symbolize(caller, false)
+	return ra, caller.Function != "" && Judge(w, caller, recRA) == Confirmed
 }

@@ -128,7 +128,7 @@ type archCase struct {
 
 var archCases = []archCase{
 	{
-		name: "arm", arch: arm.New(arm.Options{}), cpu: minidump.ArchARM, word: 4,
+		name: "arm", arch: arm.New(), cpu: minidump.ArchARM, word: 4,
 		pc: minidump.ARMPC, sp: minidump.ARMSP, thumb: 1,
 		syms: "MODULE Linux arm ID1 module1\n" +
 			fmt.Sprintf("PUBLIC %x 0 callee\nFUNC %x 100 0 stale\nFUNC %x 100 0 caller\nPUBLIC %x 0 other\n", calleeOff+1, staleOff, callerOff, otherOff+1),
@@ -136,7 +136,7 @@ var archCases = []archCase{
 		junkRegs: []int{minidump.ARMLR, minidump.ARMR7, minidump.ARMFP},
 	},
 	{
-		name: "arm64", arch: arm64.New(arm64.Options{}), cpu: minidump.ArchARM64, word: 8,
+		name: "arm64", arch: arm64.New(), cpu: minidump.ArchARM64, word: 8,
 		pc: minidump.ARM64PC, sp: minidump.ARM64SP,
 		syms: "MODULE Linux arm64 ID1 module1\n" +
 			fmt.Sprintf("PUBLIC %x 0 callee\nFUNC %x 100 0 stale\nFUNC %x 100 0 caller\nPUBLIC %x 0 other\n", calleeOff, staleOff, callerOff, otherOff),
@@ -267,6 +267,43 @@ func TestCallSiteContradicts(t *testing.T) {
 			w.Env.Code = nil
 			if retaddr.CallSiteContradicts(w, callee, ra(a), arch) {
 				t.Errorf("without code: contradicted")
+			}
+		})
+	}
+}
+
+// TestScanPastWindow: the caller of a scanned frame keeps its return
+// address 45 words up, past the 40-word window of a scanned frame (a large
+// frame without CFI). A word there that follows a direct call to the
+// scanned frame's function is taken (retaddr.confirmedBeyond); one that
+// follows a call to another function is not, nor any without code.
+func TestScanPastWindow(t *testing.T) {
+	for _, ac := range archCases {
+		t.Run(ac.name, func(t *testing.T) {
+			a, b, c, d := ac.cands()
+			bl := thumbBL
+			if ac.word == 8 {
+				bl = a64BL
+			}
+			// E: in the stale function, after `bl caller`; F: after `bl other`.
+			e := codeAt{staleOff + 0x40, bl(mod+staleOff+0x3c, mod+callerOff)}
+			f := codeAt{staleOff + 0x60, bl(mod+staleOff+0x5c, mod+otherOff)}
+			code := codeMemory(a, b, c, d, e, f)
+			ra := func(x codeAt) uint64 { return mod + x.off + ac.thumb }
+			stackWith := func(far codeAt) []uint64 {
+				words := make([]uint64, 47)
+				words[0] = ra(d) // the callee's caller, after an indirect call
+				words[46] = ra(far)
+				return words
+			}
+			if pcs := ac.walk(t, code, stackWith(e)...); len(pcs) < 3 || pcs[1] != ra(d) || pcs[2] != ra(e) {
+				t.Errorf("confirmed past the window: frames %x, want %#x then %#x", pcs, ra(d), ra(e))
+			}
+			if pcs := ac.walk(t, code, stackWith(f)...); len(pcs) != 2 {
+				t.Errorf("a call to another function past the window: frames %x, want 2", pcs)
+			}
+			if pcs := ac.walk(t, nil, stackWith(e)...); len(pcs) != 2 {
+				t.Errorf("without code: frames %x, want 2", pcs)
 			}
 		})
 	}
