@@ -23,6 +23,7 @@ type File struct {
 	module ModuleLine
 	codeID string
 	unmap  func() error
+	origin int // fromMemory, fromBuild or fromIndex
 	errs   []lineError
 	limit  uint64 // records at or after this offset are not used (Breakpad bails after 100 errors)
 
@@ -50,8 +51,7 @@ type File struct {
 // parsed are still usable, and the caller decides whether to report the
 // module's symbols as corrupt.
 func Open(path string) (*File, error) {
-	switch {
-	case strings.HasSuffix(path, ".gz"), strings.HasSuffix(path, ".zst"):
+	if isCompressed(path) {
 		data, err := readCompressed(path)
 		if err != nil {
 			return nil, err
@@ -70,11 +70,16 @@ func Open(path string) (*File, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("symfile: %s is not a regular file", path)
 	}
-	data, unmap, err := mapFile(fh, st.Size())
+	return openMapped(fh, st.Size(), path)
+}
+
+// openMapped maps the plain symbol file fh of size bytes and indexes it.
+func openMapped(fh *os.File, size int64, name string) (*File, error) {
+	data, unmap, err := mapFile(fh, size)
 	if err != nil {
 		return nil, err
 	}
-	f := &File{name: path, data: data, unmap: unmap}
+	f := &File{name: name, data: data, unmap: unmap}
 	f.buildIndex(defaultChunkSize, func(lo, hi int) { releasePages(data, lo, hi) })
 	return f, f.Err()
 }
@@ -85,34 +90,61 @@ func readCompressed(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer fh.Close()
+	var buf bytes.Buffer
+	if st, err := fh.Stat(); err == nil && st.Size() > 0 && st.Size() < maxDecompressed/8 {
+		buf.Grow(int(st.Size()) * 6)
+	}
+	if err := decompress(fh, path, &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// decompress streams the .gz or .zst file fh (named path) into w, at most
+// maxDecompressed bytes. Bad compressed data is a *CorruptError.
+func decompress(fh io.Reader, path string, w io.Writer) error {
 	var r io.Reader
 	if strings.HasSuffix(path, ".gz") {
 		zr, err := gzip.NewReader(fh)
 		if err != nil {
-			return nil, &CorruptError{File: path, Err: err}
+			return &CorruptError{File: path, Err: err}
 		}
 		defer zr.Close()
 		r = zr
 	} else {
 		zr, err := zstd.NewReader(fh, zstd.WithDecoderConcurrency(1))
 		if err != nil {
-			return nil, &CorruptError{File: path, Err: err}
+			return &CorruptError{File: path, Err: err}
 		}
 		defer zr.Close()
 		r = zr
 	}
-	var buf bytes.Buffer
-	if st, err := fh.Stat(); err == nil && st.Size() > 0 && st.Size() < maxDecompressed/8 {
-		buf.Grow(int(st.Size()) * 6)
+	er := &errReader{r: io.LimitReader(r, maxDecompressed+1)}
+	n, err := io.Copy(w, er)
+	if er.err != nil {
+		return &CorruptError{File: path, Err: er.err}
 	}
-	n, err := io.Copy(&buf, io.LimitReader(r, maxDecompressed+1))
 	if err != nil {
-		return nil, &CorruptError{File: path, Err: err}
+		return err // writing failed
 	}
 	if n > maxDecompressed {
-		return nil, &CorruptError{File: path, Err: errors.New("decompressed size over limit")}
+		return &CorruptError{File: path, Err: errors.New("decompressed size over limit")}
 	}
-	return buf.Bytes(), nil
+	return nil
+}
+
+// errReader keeps the error of its reader, to tell it from the writer's.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 // NewFile indexes a symbol file held in data; name is used in errors.
@@ -171,7 +203,7 @@ func (f *File) CodeID() string { return f.codeID }
 func (f *File) Info(key string) (string, bool) {
 	for _, off := range f.info {
 		var buf [2][]byte
-		t, ok := tokenize(f.lineFrom(off)[len(pINFO):], 2, buf[:0])
+		t, ok := tokenize(f.recordAt(off, pINFO), 2, buf[:0])
 		if ok && string(t[0]) == key {
 			return string(t[1]), true
 		}
@@ -194,13 +226,25 @@ func (f *File) lineFrom(off uint64) []byte {
 	return rest
 }
 
+// recordAt returns the fields after prefix of the line starting at off, or
+// nil when that line is not such a record. The index pass only records
+// offsets of lines it classified, but an index loaded from disk is checked
+// for bounds, not for what each offset points at.
+func (f *File) recordAt(off uint64, prefix []byte) []byte {
+	line := f.lineFrom(off)
+	if !bytes.HasPrefix(line, prefix) {
+		return nil
+	}
+	return line[len(prefix):]
+}
+
 // fileName returns the name of FILE id, or "" and false.
 func (f *File) fileName(id int64) (string, bool) {
 	off, ok := findID(f.files, id)
 	if !ok {
 		return "", false
 	}
-	_, name, ok := parseFileRecord(f.lineFrom(off)[len(pFILE):])
+	_, name, ok := parseFileRecord(f.recordAt(off, pFILE))
 	return string(name), ok
 }
 
@@ -209,7 +253,7 @@ func (f *File) originName(id int64) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	_, name, ok := parseInlineOrigin(f.lineFrom(off)[len(pINLINE_ORIGIN):])
+	_, name, ok := parseInlineOrigin(f.recordAt(off, pINLINE_ORIGIN))
 	return string(name), ok
 }
 
