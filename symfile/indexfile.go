@@ -301,19 +301,20 @@ func parseIndexHeader(hdr []byte, size uint64) (indexHeader, error) {
 	return h, nil
 }
 
-// crcOf feeds b to h in windows of the mapping, mapping each window in and
-// releasing it after, so that checking a large index does not leave it all
-// counted in the process's memory.
-func crcOf(h hash.Hash32, b []byte, release bool) {
+// crcOf feeds m[start:] to h in windows of the mapping m, mapping each
+// window in and releasing it after (page boundaries are counted from m's
+// start, which is page-aligned), so that checking a large index does not
+// leave it all counted in the process's memory.
+func crcOf(h hash.Hash32, m []byte, start int, release bool) {
 	const window = 4 << 20
-	for lo := 0; lo < len(b); lo += window {
-		hi := min(lo+window, len(b))
+	for lo := start; lo < len(m); lo = (lo/window + 1) * window {
+		hi := min((lo/window+1)*window, len(m))
 		if release {
-			prefaultPages(b, lo, hi)
+			prefaultPages(m, lo, hi)
 		}
-		h.Write(b[lo:hi])
+		h.Write(m[lo:hi])
 		if release {
-			releasePages(b, lo, hi)
+			releasePages(m, lo, hi)
 		}
 	}
 }

@@ -34,9 +34,7 @@ func fileFromIndex(idx, data []byte, name, source string, wantSrc, wantData iden
 		return nil, fmt.Errorf("%w: the symbol data changed since the index was made", errStale)
 	}
 	crc := crc32.New(castagnoli)
-	crcOf(crc, idx[crcStart:], release)
-	// crcOf's windows start at crcStart; the header page is released too,
-	// which only costs a fault below.
+	crcOf(crc, idx, crcStart, release)
 	if got, want := crc.Sum32(), leUint32(idx[24:]); got != want {
 		return nil, fmt.Errorf("corrupt: CRC-32C %#08x, header says %#08x", got, want)
 	}
