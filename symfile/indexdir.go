@@ -36,6 +36,12 @@ func NewIndexDir(dir string, warn func(error)) *IndexDir {
 	return &IndexDir{dir: dir, warn: warn}
 }
 
+// WithIndex makes an HTTPSupplier open the files of its cache through an
+// index directory (IndexDir.Open).
+func WithIndex(index *IndexDir) HTTPOption {
+	return func(s *HTTPSupplier) { s.index = index }
+}
+
 // DefaultIndexDir is the user's cache directory followed by
 // minidump-stackwalk/index, or "" when there is no cache directory.
 func DefaultIndexDir() string {
