@@ -161,15 +161,14 @@ func fileIdentity(fh *os.File, st fs.FileInfo) (identity, error) {
 }
 
 // load maps the index at idxPath and the data in dataFH and makes a File
-// from them. It returns nil and a nil error when there is no index, nil and
-// an error when the index cannot be used.
+// from them. It returns nil and a nil error when there is no index to open,
+// nil and an error when the index cannot be used.
 func (d *IndexDir) load(idxPath string, dataFH *os.File, name, abs string, srcID, dataID identity) (*File, error) {
 	ih, err := os.Open(idxPath)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, err
+		// No index (or no directory): build one; should the directory be
+		// unusable, writing the index says so.
+		return nil, nil
 	}
 	defer ih.Close()
 	ist, err := ih.Stat()

@@ -1,12 +1,18 @@
 package symfile
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
 	"io/fs"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -164,4 +170,200 @@ func probeAddrs(f *File) []uint64 {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// writeSym writes text as a symbol file in dir and returns its path.
+func writeSym(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func onlyIndex(t *testing.T, dir string) string {
+	t.Helper()
+	idx, _ := filepath.Glob(filepath.Join(dir, "*.idx"))
+	if len(idx) != 1 {
+		t.Fatalf("index files in %s: %v, want one", dir, idx)
+	}
+	return idx[0]
+}
+
+// TestIndexStale: a symbol file changed after its index was made (same
+// size, so only the modification time and hash tell) gets a new index, and
+// lookups answer from the new content.
+func TestIndexStale(t *testing.T) {
+	syms, idxDir := t.TempDir(), t.TempDir()
+	p := writeSym(t, syms, "m.sym", "MODULE Linux x86_64 ID m\nFUNC 10 10 0 aaaa\n")
+	d := NewIndexDir(idxDir, failOnWarn(t))
+	f, _ := d.Open(p)
+	f.Close()
+	writeSym(t, syms, "m.sym", "MODULE Linux x86_64 ID m\nFUNC 10 10 0 bbbb\n")
+	os.Chtimes(p, time.Time{}, time.Now().Add(time.Hour))
+	f, _ = d.Open(p)
+	if f.origin != fromBuild {
+		t.Errorf("changed file: origin %d, want a rebuilt index", f.origin)
+	}
+	if s, _ := f.Lookup(0x12); s.Name != "bbbb" {
+		t.Errorf("Lookup after the change = %q, want bbbb", s.Name)
+	}
+	f.Close()
+	f, _ = d.Open(p)
+	if s, _ := f.Lookup(0x12); f.origin != fromIndex || s.Name != "bbbb" {
+		t.Errorf("third open: origin %d, name %q; want the new index, bbbb", f.origin, s.Name)
+	}
+}
+
+// TestIndexCorrupt damages an index in several ways; each is detected,
+// reported, and the index rebuilt.
+func TestIndexCorrupt(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(b []byte) []byte
+		warns  bool
+	}{
+		{"flipped byte", func(b []byte) []byte { b[len(b)/2] ^= 0x40; return b }, true},
+		{"truncated", func(b []byte) []byte { return b[:len(b)-9] }, true},
+		{"empty", func(b []byte) []byte { return nil }, true},
+		{"bad magic", func(b []byte) []byte { b[0] = 'X'; return b }, true},
+		{"other version", func(b []byte) []byte { b[8]++; return b }, false},
+		{"other byte order", func(b []byte) []byte { b[12], b[15] = b[15], b[12]; return b }, true},
+		{"forged offset, CRC fixed", func(b []byte) []byte {
+			h, _ := parseIndexHeader(b, uint64(len(b)))
+			binary.LittleEndian.PutUint64(b[h.sections[secFuncs][0]+16:], 1<<40) // funcs[0].off
+			fixCRC(b)
+			return b
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			syms, idxDir := t.TempDir(), t.TempDir()
+			p := writeSym(t, syms, "m.sym", fuzzSym)
+			var warnings []error
+			d := NewIndexDir(idxDir, func(err error) { warnings = append(warnings, err) })
+			ref, _ := d.Open(p)
+			ip := onlyIndex(t, idxDir)
+			b, _ := os.ReadFile(ip)
+			if err := os.WriteFile(ip, tc.damage(b), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			f, _ := d.Open(p)
+			if f.origin != fromBuild {
+				t.Fatalf("damaged index: origin %d, want rebuilt", f.origin)
+			}
+			if got := len(warnings) == 1; got != tc.warns {
+				t.Errorf("warnings %v, want a warning: %v", warnings, tc.warns)
+			}
+			sameFile(t, ref, f)
+			if g, _ := d.Open(p); g.origin != fromIndex {
+				t.Errorf("after the rebuild: origin %d, want the index", g.origin)
+			}
+		})
+	}
+}
+
+// TestIndexForeign: an index copied to the name of another file's index is
+// refused (it names its own source), and rebuilt.
+func TestIndexForeign(t *testing.T) {
+	syms, idxDir := t.TempDir(), t.TempDir()
+	a := writeSym(t, syms, "a.sym", fuzzSym)
+	b := writeSym(t, syms, "b.sym", fuzzSym)
+	os.Chtimes(b, time.Time{}, time.Unix(1e9, 0))
+	os.Chtimes(a, time.Time{}, time.Unix(1e9, 0)) // same identity
+	var warnings []error
+	d := NewIndexDir(idxDir, func(err error) { warnings = append(warnings, err) })
+	d.Open(a)
+	ia := onlyIndex(t, idxDir)
+	absB, _ := filepath.Abs(b)
+	ib := filepath.Join(idxDir, indexKey(absB)+".idx")
+	content, _ := os.ReadFile(ia)
+	os.WriteFile(ib, content, 0o600)
+	fb, _ := d.Open(b)
+	if fb.origin != fromBuild || len(warnings) != 1 || !strings.Contains(warnings[0].Error(), "foreign") {
+		t.Errorf("foreign index: origin %d, warnings %v; want rebuilt with a warning", fb.origin, warnings)
+	}
+	ref, _ := Open(b)
+	sameFile(t, ref, fb)
+}
+
+// TestIndexUnwritable: when the index directory cannot be made, files are
+// indexed in memory and the warning comes once.
+func TestIndexUnwritable(t *testing.T) {
+	syms := t.TempDir()
+	blocker := writeSym(t, syms, "not-a-dir", "")
+	var warnings []error
+	d := NewIndexDir(filepath.Join(blocker, "index"), func(err error) { warnings = append(warnings, err) })
+	for _, name := range []string{"a.sym", "b.sym"} {
+		f, _ := d.Open(writeSym(t, syms, name, fuzzSym))
+		if f == nil || f.origin != fromMemory {
+			t.Fatalf("%s: %+v, want indexed in memory", name, f)
+		}
+	}
+	if len(warnings) != 1 {
+		t.Errorf("warnings %v, want one", warnings)
+	}
+}
+
+// TestIndexConcurrentBuilders: several builders (separate IndexDirs, as
+// separate processes would be) race to index the same file; every one gets
+// a correct File and the index left behind is whole.
+func TestIndexConcurrentBuilders(t *testing.T) {
+	syms, idxDir := t.TempDir(), t.TempDir()
+	p := writeSym(t, syms, "m.sym", fuzzSym)
+	ref, _ := Open(p)
+	var wg sync.WaitGroup
+	files := make([]*File, 8)
+	for i := range files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			files[i], _ = NewIndexDir(idxDir, failOnWarn(t)).Open(p)
+		}()
+	}
+	wg.Wait()
+	for _, f := range files {
+		sameFile(t, ref, f)
+	}
+	f, _ := NewIndexDir(idxDir, failOnWarn(t)).Open(p)
+	if f.origin != fromIndex {
+		t.Errorf("after the race: origin %d, want the index", f.origin)
+	}
+	sameFile(t, ref, f)
+	if left, _ := filepath.Glob(filepath.Join(idxDir, "*.tmp*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestIndexCompressed: a .sym.gz is served from a decompressed copy; after
+// the source changes, the old copy is removed.
+func TestIndexCompressed(t *testing.T) {
+	syms, idxDir := t.TempDir(), t.TempDir()
+	p := filepath.Join(syms, "m.sym.gz")
+	writeGz := func(text string) {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write([]byte(text))
+		zw.Close()
+		os.WriteFile(p, b.Bytes(), 0o644)
+	}
+	writeGz(fuzzSym)
+	ref, _ := NewFile([]byte(fuzzSym), p)
+	d := NewIndexDir(idxDir, failOnWarn(t))
+	for want := range []int{fromBuild, fromIndex} {
+		f, _ := d.Open(p)
+		if f.origin != []int{fromBuild, fromIndex}[want] {
+			t.Errorf("open %d: origin %d", want, f.origin)
+		}
+		sameFile(t, ref, f)
+	}
+	writeGz(strings.Replace(fuzzSym, "FUNC 10 20 0 f", "FUNC 10 20 0 renamed", 1))
+	os.Chtimes(p, time.Time{}, time.Now().Add(time.Hour))
+	f, _ := d.Open(p)
+	if s, _ := f.Lookup(0x12); f.origin != fromBuild || s.Name != "renamed" {
+		t.Errorf("changed .gz: origin %d, name %q", f.origin, s.Name)
+	}
+	if copies, _ := filepath.Glob(filepath.Join(idxDir, "*.sym")); len(copies) != 1 {
+		t.Errorf("decompressed copies %v, want one", copies)
+	}
 }
