@@ -23,7 +23,7 @@ type File struct {
 	module ModuleLine
 	codeID string
 	unmap  func() error
-	origin int // fromMemory, fromBuild or fromIndex
+	origin int // fromMemory, fromBuild or fromIndex (indexdir.go)
 	errs   []lineError
 	limit  uint64 // records at or after this offset are not used (Breakpad bails after 100 errors)
 
@@ -51,7 +51,8 @@ type File struct {
 // parsed are still usable, and the caller decides whether to report the
 // module's symbols as corrupt.
 func Open(path string) (*File, error) {
-	if isCompressed(path) {
+	switch {
+	case strings.HasSuffix(path, ".gz"), strings.HasSuffix(path, ".zst"):
 		data, err := readCompressed(path)
 		if err != nil {
 			return nil, err
@@ -70,16 +71,11 @@ func Open(path string) (*File, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("symfile: %s is not a regular file", path)
 	}
-	return openMapped(fh, st.Size(), path)
-}
-
-// openMapped maps the plain symbol file fh of size bytes and indexes it.
-func openMapped(fh *os.File, size int64, name string) (*File, error) {
-	data, unmap, err := mapFile(fh, size)
+	data, unmap, err := mapFile(fh, st.Size())
 	if err != nil {
 		return nil, err
 	}
-	f := &File{name: name, data: data, unmap: unmap}
+	f := &File{name: path, data: data, unmap: unmap}
 	f.buildIndex(defaultChunkSize, func(lo, hi int) { releasePages(data, lo, hi) })
 	return f, f.Err()
 }
@@ -90,61 +86,34 @@ func readCompressed(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	var buf bytes.Buffer
-	if st, err := fh.Stat(); err == nil && st.Size() > 0 && st.Size() < maxDecompressed/8 {
-		buf.Grow(int(st.Size()) * 6)
-	}
-	if err := decompress(fh, path, &buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// decompress streams the .gz or .zst file fh (named path) into w, at most
-// maxDecompressed bytes. Bad compressed data is a *CorruptError.
-func decompress(fh io.Reader, path string, w io.Writer) error {
 	var r io.Reader
 	if strings.HasSuffix(path, ".gz") {
 		zr, err := gzip.NewReader(fh)
 		if err != nil {
-			return &CorruptError{File: path, Err: err}
+			return nil, &CorruptError{File: path, Err: err}
 		}
 		defer zr.Close()
 		r = zr
 	} else {
 		zr, err := zstd.NewReader(fh, zstd.WithDecoderConcurrency(1))
 		if err != nil {
-			return &CorruptError{File: path, Err: err}
+			return nil, &CorruptError{File: path, Err: err}
 		}
 		defer zr.Close()
 		r = zr
 	}
-	er := &errReader{r: io.LimitReader(r, maxDecompressed+1)}
-	n, err := io.Copy(w, er)
-	if er.err != nil {
-		return &CorruptError{File: path, Err: er.err}
+	var buf bytes.Buffer
+	if st, err := fh.Stat(); err == nil && st.Size() > 0 && st.Size() < maxDecompressed/8 {
+		buf.Grow(int(st.Size()) * 6)
 	}
+	n, err := io.Copy(&buf, io.LimitReader(r, maxDecompressed+1))
 	if err != nil {
-		return err // writing failed
+		return nil, &CorruptError{File: path, Err: err}
 	}
 	if n > maxDecompressed {
-		return &CorruptError{File: path, Err: errors.New("decompressed size over limit")}
+		return nil, &CorruptError{File: path, Err: errors.New("decompressed size over limit")}
 	}
-	return nil
-}
-
-// errReader keeps the error of its reader, to tell it from the writer's.
-type errReader struct {
-	r   io.Reader
-	err error
-}
-
-func (e *errReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil && err != io.EOF {
-		e.err = err
-	}
-	return n, err
+	return buf.Bytes(), nil
 }
 
 // NewFile indexes a symbol file held in data; name is used in errors.
@@ -224,18 +193,6 @@ func (f *File) lineFrom(off uint64) []byte {
 		rest = rest[:len(rest)-1]
 	}
 	return rest
-}
-
-// recordAt returns the fields after prefix of the line starting at off, or
-// nil when that line is not such a record. The index pass only records
-// offsets of lines it classified, but an index loaded from disk is checked
-// for bounds, not for what each offset points at.
-func (f *File) recordAt(off uint64, prefix []byte) []byte {
-	line := f.lineFrom(off)
-	if !bytes.HasPrefix(line, prefix) {
-		return nil
-	}
-	return line[len(prefix):]
 }
 
 // fileName returns the name of FILE id, or "" and false.

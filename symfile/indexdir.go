@@ -1,6 +1,7 @@
 package symfile
 
 import (
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // identityBytes is how much of a file's head and of its tail the identity
@@ -103,7 +106,7 @@ func (d *IndexDir) Open(path string) (*File, error) {
 	}
 	k := indexKey(abs)
 	idxPath := filepath.Join(d.dir, k+".idx")
-	if isCompressed(path) {
+	if compressedName(path) {
 		return d.openCompressed(fh, path, abs, k, idxPath, srcID)
 	}
 	if f, err := d.load(idxPath, fh, path, abs, srcID, srcID); f != nil {
@@ -119,7 +122,9 @@ func (d *IndexDir) Open(path string) (*File, error) {
 	return f, err
 }
 
-func isCompressed(path string) bool {
+// compressedName reports whether path names a .gz or .zst file, which Open
+// decompresses.
+func compressedName(path string) bool {
 	return strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".zst")
 }
 
@@ -269,7 +274,7 @@ func (d *IndexDir) openCompressed(fh *os.File, path, abs, k, idxPath string, src
 		}
 	}
 	err := writeAtomic(d.dir, copyPath, func(w io.Writer) error {
-		return decompress(fh, path, w)
+		return decompressTo(fh, path, w)
 	})
 	if err != nil {
 		var ce *CorruptError
@@ -325,4 +330,64 @@ func (d *IndexDir) removeOtherCopies(k, keep string) {
 			os.Remove(p)
 		}
 	}
+}
+
+// openMapped maps the plain symbol file fh of size bytes and indexes it, as
+// Open does.
+func openMapped(fh *os.File, size int64, name string) (*File, error) {
+	data, unmap, err := mapFile(fh, size)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{name: name, data: data, unmap: unmap}
+	f.buildIndex(defaultChunkSize, func(lo, hi int) { releasePages(data, lo, hi) })
+	return f, f.Err()
+}
+
+// decompressTo streams the .gz or .zst file fh (named path) into w, at most
+// maxDecompressed bytes. Bad compressed data is a *CorruptError, a failed
+// write is returned as it is.
+func decompressTo(fh io.Reader, path string, w io.Writer) error {
+	var r io.Reader
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(fh)
+		if err != nil {
+			return &CorruptError{File: path, Err: err}
+		}
+		defer zr.Close()
+		r = zr
+	} else {
+		zr, err := zstd.NewReader(fh, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return &CorruptError{File: path, Err: err}
+		}
+		defer zr.Close()
+		r = zr
+	}
+	er := &errReader{r: io.LimitReader(r, maxDecompressed+1)}
+	n, err := io.Copy(w, er)
+	if er.err != nil {
+		return &CorruptError{File: path, Err: er.err}
+	}
+	if err != nil {
+		return err
+	}
+	if n > maxDecompressed {
+		return &CorruptError{File: path, Err: errors.New("decompressed size over limit")}
+	}
+	return nil
+}
+
+// errReader keeps its reader's error, to tell it from the writer's.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }

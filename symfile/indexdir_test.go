@@ -22,7 +22,7 @@ import (
 func repoSymFiles(t testing.TB) []string {
 	var out []string
 	filepath.WalkDir("../testdata/symbols", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".sym") || isCompressed(p)) {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".sym") || compressedName(p)) {
 			out = append(out, p)
 		}
 		return nil

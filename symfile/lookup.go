@@ -91,6 +91,18 @@ func (f *File) parseFunction(i int) *function {
 	return fn
 }
 
+// recordAt returns the fields after prefix of the line starting at off, or
+// nil when that line is not such a record. The index pass only records
+// offsets of lines it classified, but an index loaded from disk is checked
+// for bounds, not for what each offset points at.
+func (f *File) recordAt(off uint64, prefix []byte) []byte {
+	line := f.lineFrom(off)
+	if !bytes.HasPrefix(line, prefix) {
+		return nil
+	}
+	return line[len(prefix):]
+}
+
 func isOtherRecord(line []byte) bool {
 	for _, p := range [][]byte{pFILE, pSTACK, pMODULE, pINFO, pINLINE_ORIGIN, pFUNC, pPUBLIC} {
 		if bytes.HasPrefix(line, p) {
