@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -29,6 +30,8 @@ type IndexDir struct {
 	dir      string
 	warn     func(error)
 	warnOnce sync.Once
+
+	cleanOnce sync.Once // removeOldTemps
 }
 
 // NewIndexDir returns the index directory dir (created on first use).
@@ -226,6 +229,7 @@ func (d *IndexDir) cannotWrite(err error) {
 // into place, so that readers (other processes too) never see a partial
 // index; two processes storing the same index both leave a whole one.
 func (d *IndexDir) store(idxPath string, f *File, abs string, srcID, dataID identity) {
+	d.cleanOnce.Do(d.removeOldTemps)
 	err := writeAtomic(d.dir, idxPath, func(w io.Writer) error {
 		return writeIndex(w, f, abs, srcID, dataID)
 	})
@@ -234,6 +238,20 @@ func (d *IndexDir) store(idxPath string, f *File, abs string, srcID, dataID iden
 		return
 	}
 	f.origin = fromBuild
+}
+
+// oldTemp is the age after which a temporary file in the index directory
+// is taken to be left by a process that died while writing it.
+const oldTemp = time.Hour
+
+// removeOldTemps deletes the temporary files of builders that died.
+func (d *IndexDir) removeOldTemps() {
+	tmps, _ := filepath.Glob(filepath.Join(d.dir, "*.tmp*"))
+	for _, p := range tmps {
+		if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() && time.Since(st.ModTime()) > oldTemp {
+			os.Remove(p)
+		}
+	}
 }
 
 // writeAtomic writes path through a temporary file in dir and renames it.
@@ -245,7 +263,10 @@ func writeAtomic(dir, path string, write func(io.Writer) error) error {
 	if err != nil {
 		return err
 	}
-	err = write(tmp)
+	err = tmp.Chmod(0o644) // readable as the files it indexes are
+	if err == nil {
+		err = write(tmp)
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

@@ -335,6 +335,23 @@ func TestIndexConcurrentBuilders(t *testing.T) {
 	}
 }
 
+// TestIndexOldTemps: a temporary file left by a builder that died is
+// removed when the directory is next written; a recent one (a builder at
+// work) is kept.
+func TestIndexOldTemps(t *testing.T) {
+	syms, idxDir := t.TempDir(), t.TempDir()
+	old := writeSym(t, idxDir, "x.idx.tmp123", "partial")
+	os.Chtimes(old, time.Time{}, time.Now().Add(-2*oldTemp))
+	recent := writeSym(t, idxDir, "y.idx.tmp456", "partial")
+	NewIndexDir(idxDir, failOnWarn(t)).Open(writeSym(t, syms, "m.sym", fuzzSym))
+	if _, err := os.Stat(old); err == nil {
+		t.Errorf("%s was kept", old)
+	}
+	if _, err := os.Stat(recent); err != nil {
+		t.Errorf("%s was removed: %v", recent, err)
+	}
+}
+
 // TestIndexCompressed: a .sym.gz is served from a decompressed copy; after
 // the source changes, the old copy is removed.
 func TestIndexCompressed(t *testing.T) {
