@@ -384,3 +384,33 @@ func TestIndexCompressed(t *testing.T) {
 		t.Errorf("decompressed copies %v, want one", copies)
 	}
 }
+
+// TestIndexedSuppliers: a DirSupplier made with NewIndexedDirSupplier and
+// an HTTPSupplier given WithIndex open their files through the index: a
+// second supplier (as a later process) maps what the first built.
+func TestIndexedSuppliers(t *testing.T) {
+	srv := newSymbolServer(t, files(map[string]string{"/app.pdb/ABC1/app.sym": appSym("app.pdb", "ABC1")}))
+	cache, idxDir := t.TempDir(), t.TempDir()
+	key := ModuleKey{DebugFile: "app.pdb", DebugID: "ABC1"}
+	for run, want := range []int{fromBuild, fromIndex} {
+		s, err := NewHTTPSupplier([]string{srv.URL}, cache, WithIndex(NewIndexDir(idxDir, failOnWarn(t))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := s.Symbols(key)
+		if err != nil || lookupName(t, f) != "app.pdb_fn" || f.origin != want {
+			t.Errorf("HTTP run %d: err %v, origin %d, want %d", run, err, f.origin, want)
+		}
+	}
+	for run, want := range []int{fromIndex, fromIndex} { // the cache's file is indexed already
+		s := NewIndexedDirSupplier(NewIndexDir(idxDir, failOnWarn(t)), cache)
+		f, err := s.Symbols(key)
+		if err != nil || lookupName(t, f) != "app.pdb_fn" || f.origin != want {
+			t.Errorf("directory run %d: err %v, origin %d, want %d", run, err, f.origin, want)
+		}
+	}
+	s := NewIndexedDirSupplier(nil, cache)
+	if f, err := s.Symbols(key); err != nil || f.origin != fromMemory {
+		t.Errorf("no index: err %v, origin %d", err, f.origin)
+	}
+}
