@@ -12,6 +12,18 @@
 // function, and then cached; CFI rule sets are parsed on each call. So a walk
 // pays only for the records it touches: see docs/performance.md.
 //
+// IndexDir keeps that index on disk, one file per symbol file, so that later
+// processes map it instead of reading the symbol file: IndexDir.Open, or a
+// supplier made with NewIndexedDirSupplier or WithIndex. An index names its
+// symbol file (absolute path, size, modification time, SHA-256 of the first
+// and last 64 KiB) and this package's index version; it is checked before
+// use (CRC-32C over the whole file, then the bounds and order of every
+// entry) and rebuilt when stale, foreign or corrupt. It is written to a
+// temporary file and renamed, so concurrent processes only ever see whole
+// indexes; when the directory cannot be written, files are indexed in
+// memory and the caller is warned. A .sym.gz or .sym.zst is decompressed,
+// streaming, into the directory, and the plain copy is used.
+//
 // The rules of Breakpad's BasicSourceLineResolver are kept:
 //   - When ranges overlap, the first FUNC, line record or STACK CFI INIT in
 //     the file wins, and ranges of size 0 are ignored.

@@ -23,6 +23,7 @@ type File struct {
 	module ModuleLine
 	codeID string
 	unmap  func() error
+	origin int // fromMemory, fromBuild or fromIndex (indexdir.go)
 	errs   []lineError
 	limit  uint64 // records at or after this offset are not used (Breakpad bails after 100 errors)
 
@@ -172,7 +173,7 @@ func (f *File) CodeID() string { return f.codeID }
 func (f *File) Info(key string) (string, bool) {
 	for _, off := range f.info {
 		var buf [2][]byte
-		t, ok := tokenize(f.lineFrom(off)[len(pINFO):], 2, buf[:0])
+		t, ok := tokenize(f.recordAt(off, pINFO), 2, buf[:0])
 		if ok && string(t[0]) == key {
 			return string(t[1]), true
 		}
@@ -201,7 +202,7 @@ func (f *File) fileName(id int64) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	_, name, ok := parseFileRecord(f.lineFrom(off)[len(pFILE):])
+	_, name, ok := parseFileRecord(f.recordAt(off, pFILE))
 	return string(name), ok
 }
 
@@ -210,7 +211,7 @@ func (f *File) originName(id int64) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	_, name, ok := parseInlineOrigin(f.lineFrom(off)[len(pINLINE_ORIGIN):])
+	_, name, ok := parseInlineOrigin(f.recordAt(off, pINLINE_ORIGIN))
 	return string(name), ok
 }
 

@@ -103,6 +103,7 @@ type HTTPSupplier struct {
 	maxSize   int64
 	transport http.RoundTripper
 	client    *http.Client
+	index     *IndexDir // WithIndex
 
 	modules onceMap[ModuleKey]
 	files   onceMap[string] // by path relative to the cache directory
@@ -224,13 +225,13 @@ func (s *HTTPSupplier) fetch(rel string) (*File, error) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, rel)
 	}
 	if fi, err := os.Stat(local); err == nil && fi.Mode().IsRegular() {
-		return openCorrupt(local)
+		return openCorrupt(s.index, local)
 	}
 	var failures []error
 	for _, u := range s.urls {
 		err := s.download(u, rel, local)
 		if err == nil {
-			return openCorrupt(local)
+			return openCorrupt(s.index, local)
 		}
 		if !errors.Is(err, ErrNotFound) {
 			failures = append(failures, err)
@@ -242,9 +243,10 @@ func (s *HTTPSupplier) fetch(rel string) (*File, error) {
 	return nil, fmt.Errorf("%w: %s", ErrNotFound, rel)
 }
 
-// openCorrupt opens a symbol file, reporting any failure as a *CorruptError.
-func openCorrupt(path string) (*File, error) {
-	f, err := Open(path)
+// openCorrupt opens a symbol file (through index, when not nil), reporting
+// any failure as a *CorruptError.
+func openCorrupt(index *IndexDir, path string) (*File, error) {
+	f, err := index.Open(path)
 	var ce *CorruptError
 	if err != nil && !errors.As(err, &ce) {
 		err = &CorruptError{File: path, Err: err}

@@ -42,8 +42,12 @@ func (f *File) function(i int) *function {
 func (f *File) parseFunction(i int) *function {
 	e := f.funcs[i]
 	head := f.lineFrom(e.off)
+	fn := &function{}
+	if !bytes.HasPrefix(head, pFUNC) {
+		return fn // only an index file forged with a valid checksum gets here
+	}
 	r, _ := parseFunc(head[len(pFUNC):]) // validated by the index pass
-	fn := &function{name: string(r.name), multiple: r.multiple, paramSize: uint32(r.paramSize)}
+	fn.name, fn.multiple, fn.paramSize = string(r.name), r.multiple, uint32(r.paramSize)
 	fn.inlines.allowEqual = true
 	var spans []span
 	lastDepth := int64(0) // Breakpad's last_added_inline_nest_level starts at 0
@@ -86,6 +90,18 @@ func (f *File) parseFunction(i int) *function {
 	}
 	fn.lines = exclusiveFirstWins(spans)
 	return fn
+}
+
+// recordAt returns the fields after prefix of the line starting at off, or
+// nil when that line is not such a record. The index pass only records
+// offsets of lines it classified, but an index loaded from disk is checked
+// for bounds, not for what each offset points at.
+func (f *File) recordAt(off uint64, prefix []byte) []byte {
+	line := f.lineFrom(off)
+	if !bytes.HasPrefix(line, prefix) {
+		return nil
+	}
+	return line[len(prefix):]
 }
 
 func isOtherRecord(line []byte) bool {
@@ -132,7 +148,7 @@ func (f *File) Lookup(addr uint64) (Symbol, bool) {
 	if near >= 0 && p.addr <= f.funcs[near].base {
 		return Symbol{}, false
 	}
-	r, ok := parsePublic(f.lineFrom(p.off)[len(pPUBLIC):])
+	r, ok := parsePublic(f.recordAt(p.off, pPUBLIC))
 	if !ok {
 		return Symbol{}, false
 	}

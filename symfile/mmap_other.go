@@ -18,3 +18,5 @@ func mapFile(fh *os.File, size int64) ([]byte, func() error, error) {
 func releasePages(data []byte, lo, hi int) {}
 
 func prefaultPages(data []byte, lo, hi int) {}
+
+func adviseRandom(data []byte) {}

@@ -52,3 +52,11 @@ func releasePages(data []byte, lo, hi int) {
 	}
 	_ = syscall.Madvise(data[lo:hi], syscall.MADV_DONTNEED)
 }
+
+// adviseRandom tells the kernel that data is read at random places, so a
+// lookup's page fault does not read ahead megabytes of a cold file.
+func adviseRandom(data []byte) {
+	if len(data) > 0 {
+		_ = syscall.Madvise(data, syscall.MADV_RANDOM)
+	}
+}

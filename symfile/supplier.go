@@ -3,7 +3,6 @@ package symfile
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 // concurrent use and loads each symbol file at most once.
 type DirSupplier struct {
 	roots []string
+	index *IndexDir // nil: files are indexed in memory
 
 	modules onceMap[ModuleKey] // answer per module
 	paths   onceMap[string]    // parsed file per path
@@ -58,6 +58,12 @@ func NewDirSupplier(roots ...string) *DirSupplier {
 	return &DirSupplier{roots: roots}
 }
 
+// NewIndexedDirSupplier is NewDirSupplier with the symbol files opened
+// through an index directory (IndexDir.Open); a nil index is NewDirSupplier.
+func NewIndexedDirSupplier(index *IndexDir, roots ...string) *DirSupplier {
+	return &DirSupplier{roots: roots, index: index}
+}
+
 // Symbols implements Supplier. It returns an error wrapping ErrNotFound when
 // no root holds the module's symbols. When the file has malformed lines it
 // returns the File (whose well-formed records are usable, as in Breakpad)
@@ -89,14 +95,7 @@ func (s *DirSupplier) find(m ModuleKey) (*File, error) {
 
 // load parses a path once, however many modules resolve to it.
 func (s *DirSupplier) load(path string) (*File, error) {
-	return s.paths.get(path, func() (*File, error) {
-		f, err := Open(path)
-		var ce *CorruptError
-		if err != nil && !errors.As(err, &ce) {
-			err = &CorruptError{File: path, Err: err}
-		}
-		return f, err
-	})
+	return s.paths.get(path, func() (*File, error) { return openCorrupt(s.index, path) })
 }
 
 // pathBase is Breakpad's PathnameStripper::File: the part after the last

@@ -52,6 +52,7 @@ type options struct {
 	symbolServer symbolServerFlags
 	// compat holds rust-minidump flags that select no output (rustcompat.go).
 	compat compatFlags
+	index  indexFlags // --index-dir, --no-index (index.go)
 }
 
 // flagGroup is a set of flags that can take over the output, such as the
@@ -145,9 +146,11 @@ Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 		g.AddFlags(fs)
 	}
 	o.symbolServer.addFlags(fs) // symbol servers (symbolserver.go)
+	o.index.addFlags(fs)        // symbol index (index.go)
 	o.compat.addFlags(fs)       // rust-minidump's --symbols-tmp, --no-color, ... (rustcompat.go)
 	addVersionFlag(cmd, fs)     // --version, -V (version.go)
 	cmd.AddCommand(core2mdcli.New(stdout, stderr, status))
+	cmd.AddCommand(newBatchCommand(o.stdin, stdout, stderr, status)) // batch triage (batch.go)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
@@ -182,7 +185,6 @@ func runWithStdin(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	o := &options{stdin: stdin}
 	status := exitOK
 	cmd := newCommand(o, flagGroups(), stdout, stderr, &status)
-	cmd.AddCommand(newBatchCommand(os.Stdin, stdout, stderr, &status)) // batch triage (batch.go)
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %v\n", err)

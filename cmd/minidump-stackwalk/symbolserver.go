@@ -101,12 +101,13 @@ func splitSymbolPaths(paths []string) (local, urls []string) {
 func (o *options) symbolSupplier(stderr io.Writer) symfile.Supplier {
 	local, urls := splitSymbolPaths(o.symbolPaths)
 	var chain symfile.ChainSupplier
+	index := o.index.indexDir(stderr)
 	if len(local) > 0 {
-		chain = append(chain, symfile.NewDirSupplier(local...))
+		chain = append(chain, symfile.NewIndexedDirSupplier(index, local...))
 	}
 	if len(urls) > 0 {
 		hs, err := symfile.NewHTTPSupplier(urls, o.symbolServer.cache, symfile.WithTimeout(o.symbolServer.timeout),
-			symfile.WithTotalTimeout(o.symbolServer.total))
+			symfile.WithTotalTimeout(o.symbolServer.total), symfile.WithIndex(index))
 		if err != nil { // check() has accepted these; say so should it happen anyway
 			fmt.Fprintf(stderr, "minidump-stackwalk: warning: symbol servers not used: %v\n", err)
 		} else {

@@ -7,7 +7,9 @@
 #
 # Environment: OURS (our binary; default: built from ./cmd/minidump-stackwalk
 # into a temp dir), BREAKPAD (default: minidump_stackwalk in
-# $BREAKPAD_ORACLE_DIR, else /tmp/oracle/package/bin/linux-x64).
+# $BREAKPAD_ORACLE_DIR, else /tmp/oracle/package/bin/linux-x64); OURS_ARGS,
+# extra arguments for our CLI only (--no-index for the in-memory index; by
+# default our CLI uses its --index-dir, which the warm-up run fills).
 # Needs GNU time (/usr/bin/time; apt-get install time). Output goes to /dev/null;
 # one untimed warm-up run of each fills the page cache.
 set -euo pipefail
@@ -20,7 +22,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-[ $# -ge 2 ] || { sed -n 2,12p "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n 2,14p "$0" >&2; exit 2; }
 dump=$1; shift
 . "$(dirname "$0")/common.sh"
 [ -x /usr/bin/time ] || { echo "need /usr/bin/time (apt-get install time)" >&2; exit 1; }
@@ -31,9 +33,9 @@ one() { # name binary -> appends "wall rss user sys" to $tmp/name
   /usr/bin/time -f "%e %M %U %S" -o "$tmp/t" "$bin" "${flags[@]}" "$dump" "$@" >/dev/null 2>"$tmp/err.$name" || true
   cat "$tmp/t" >> "$tmp/$name"
 }
-one warm "$OURS" "$@"; one warm "$BREAKPAD" "$@"; : > "$tmp/ours.runs"; : > "$tmp/bp.runs"
+one warm "$OURS" ${OURS_ARGS:-} "$@"; one warm "$BREAKPAD" "$@"; : > "$tmp/ours.runs"; : > "$tmp/bp.runs"
 for ((i = 0; i < runs; i++)); do
-  one ours.runs "$OURS" "$@"
+  one ours.runs "$OURS" ${OURS_ARGS:-} "$@"
   one bp.runs "$BREAKPAD" "$@"
 done
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

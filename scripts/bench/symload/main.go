@@ -11,13 +11,19 @@ import (
 )
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: symload FILE.sym [HEXADDR...]")
+	args := os.Args[1:]
+	var index *symfile.IndexDir
+	if len(args) >= 2 && args[0] == "-index" {
+		index = symfile.NewIndexDir(args[1], func(err error) { fmt.Fprintln(os.Stderr, "warning:", err) })
+		args = args[2:]
+	}
+	if len(args) < 1 {
+		fmt.Fprintln(os.Stderr, "usage: symload [-index DIR] FILE.sym [HEXADDR...]")
 		os.Exit(2)
 	}
-	path := os.Args[1]
+	path := args[0]
 	start := time.Now()
-	f, err := symfile.Open(path)
+	f, err := index.Open(path) // a nil IndexDir is symfile.Open
 	elapsed := time.Since(start)
 	if f == nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -26,7 +32,7 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "warning:", err)
 	}
-	for _, a := range os.Args[2:] {
+	for _, a := range args[1:] {
 		addr, err := strconv.ParseUint(a, 16, 64)
 		if err != nil {
 			continue

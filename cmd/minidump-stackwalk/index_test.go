@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+)
+
+// TestMain points the user cache directory, where --index-dir and
+// --symbols-cache default, at a temporary directory, so that no test reads
+// or writes the user's own caches.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "minidump-stackwalk-cache")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// TestIndexDir walks a dump through a fresh index directory (the index is
+// built), again (it is mapped), with --no-index and with an index directory
+// that cannot be created: the output is the same each time, the directory
+// holds an index after the first run, and the last run warns.
+func TestIndexDir(t *testing.T) {
+	dump := corpus.Testdata(t, "dumps", "amd64-cpp.dmp")
+	syms := corpus.Testdata(t, "symbols")
+	want, _, status := runCLI("--no-index", dump, syms)
+	if status != exitOK || !strings.Contains(want, "crashdemo") {
+		t.Fatalf("--no-index: status %d, output:\n%s", status, want)
+	}
+	dir := t.TempDir()
+	for run := range 2 {
+		got, stderr, status := runCLI("--index-dir", dir, dump, syms)
+		if status != exitOK || got != want || stderr != "" {
+			t.Errorf("run %d through the index: status %d, stderr %q, output differs: %v", run, status, stderr, got != want)
+		}
+		idx, _ := filepath.Glob(filepath.Join(dir, "*.idx"))
+		if len(idx) == 0 {
+			t.Fatalf("run %d: no index written in %s", run, dir)
+		}
+	}
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, stderr, status := runCLI("--index-dir", filepath.Join(blocker, "index"), dump, syms)
+	if status != exitOK || got != want || !strings.Contains(stderr, "warning: symbol index directory") {
+		t.Errorf("unwritable index directory: status %d, stderr %q, output differs: %v", status, stderr, got != want)
+	}
+}

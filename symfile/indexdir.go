@@ -1,0 +1,414 @@
+package symfile
+
+import (
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// identityBytes is how much of a file's head and of its tail the identity
+// hashes: enough to tell apart two builds of one module whose size and
+// modification time happen to agree, without reading the whole file.
+const identityBytes = 64 << 10
+
+// IndexDir keeps on-disk indexes of symbol files in a directory, so that a
+// process maps a symbol file's index instead of reading the whole file: see
+// IndexDir.Open. It is safe for concurrent use, also by several processes
+// sharing the directory.
+type IndexDir struct {
+	dir      string
+	warn     func(error)
+	warnOnce sync.Once
+
+	cleanOnce sync.Once // removeOldTemps
+}
+
+// NewIndexDir returns the index directory dir (created on first use).
+// warn, when not nil, is told once when the directory cannot be written
+// (symbol files are then indexed in memory, as by Open), and of each index
+// file found corrupt or foreign (which is then rebuilt).
+func NewIndexDir(dir string, warn func(error)) *IndexDir {
+	return &IndexDir{dir: dir, warn: warn}
+}
+
+// WithIndex makes an HTTPSupplier open the files of its cache through an
+// index directory (IndexDir.Open).
+func WithIndex(index *IndexDir) HTTPOption {
+	return func(s *HTTPSupplier) { s.index = index }
+}
+
+// DefaultIndexDir is the user's cache directory followed by
+// minidump-stackwalk/index, or "" when there is no cache directory.
+func DefaultIndexDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "minidump-stackwalk", "index")
+}
+
+// Dir is the directory the indexes are kept in.
+func (d *IndexDir) Dir() string { return d.dir }
+
+// How a File was made; tests check it.
+const (
+	fromMemory = iota // indexed in memory (no index directory, or it failed)
+	fromBuild         // indexed in memory and the index written to disk
+	fromIndex         // the on-disk index, mapped
+)
+
+// errStale marks an index made for an earlier version of its symbol file,
+// or by another version of this package: rebuilt without a warning.
+var errStale = errors.New("stale")
+
+// Open opens the symbol file at path as the package's Open does, through
+// the index directory: when it holds an index made from this very file
+// (same size, modification time and head and tail hash) by this version of
+// the package, the index is mapped and checked (CRC-32C, bounds, order)
+// instead of reading the symbol file; otherwise the file is indexed in
+// memory and the index written to a temporary file that is then renamed
+// into place. A .sym.gz or .sym.zst file is decompressed into the
+// directory, streaming, and the copy used as a plain file.
+//
+// An index that cannot be used is rebuilt; a directory that cannot be
+// written leaves the File indexed in memory. A nil IndexDir is Open.
+func (d *IndexDir) Open(path string) (*File, error) {
+	if d == nil {
+		return Open(path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("symfile: %s is not a regular file", path)
+	}
+	srcID, err := fileIdentity(fh, st)
+	if err != nil {
+		return nil, err
+	}
+	k := indexKey(abs)
+	idxPath := filepath.Join(d.dir, k+".idx")
+	if compressedName(path) {
+		return d.openCompressed(fh, path, abs, k, idxPath, srcID)
+	}
+	if f, err := d.load(idxPath, fh, path, abs, srcID, srcID); f != nil {
+		return f, f.Err()
+	} else if err != nil {
+		d.report(idxPath, err)
+	}
+	f, err := openMapped(fh, st.Size(), path)
+	if f == nil {
+		return nil, err
+	}
+	d.store(idxPath, f, abs, srcID, srcID)
+	return f, err
+}
+
+// compressedName reports whether path names a .gz or .zst file, which Open
+// decompresses.
+func compressedName(path string) bool {
+	return strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".zst")
+}
+
+// indexKey names the index files of the symbol file at abs.
+func indexKey(abs string) string {
+	sum := sha256.Sum256([]byte(abs))
+	base := []byte(filepath.Base(abs))
+	if len(base) > 64 {
+		base = base[:64]
+	}
+	for i, c := range base { // the name is for people; the hash is the key
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			base[i] = '_'
+		}
+	}
+	return hex.EncodeToString(sum[:16]) + "-" + string(base)
+}
+
+// fileIdentity reads the identity of the open file fh.
+func fileIdentity(fh *os.File, st fs.FileInfo) (identity, error) {
+	id := identity{size: uint64(st.Size()), mtime: st.ModTime().UnixNano()}
+	h := sha256.New()
+	buf := make([]byte, 2*identityBytes)
+	n := min(st.Size(), int64(len(buf)))
+	head := buf[:min(n, identityBytes)]
+	if _, err := fh.ReadAt(head, 0); err != nil {
+		return id, err
+	}
+	h.Write(head)
+	if st.Size() > identityBytes {
+		tail := buf[identityBytes : identityBytes+min(st.Size()-identityBytes, identityBytes)]
+		if _, err := fh.ReadAt(tail, st.Size()-int64(len(tail))); err != nil {
+			return id, err
+		}
+		h.Write(tail)
+	}
+	h.Sum(id.hash[:0])
+	return id, nil
+}
+
+// load maps the index at idxPath and the data in dataFH and makes a File
+// from them. It returns nil and a nil error when there is no index to open,
+// nil and an error when the index cannot be used.
+func (d *IndexDir) load(idxPath string, dataFH *os.File, name, abs string, srcID, dataID identity) (*File, error) {
+	ih, err := os.Open(idxPath)
+	if err != nil {
+		// No index (or no directory): build one; should the directory be
+		// unusable, writing the index says so.
+		return nil, nil
+	}
+	defer ih.Close()
+	ist, err := ih.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !ist.Mode().IsRegular() || ist.Size() < indexHeaderSize {
+		return nil, errors.New("not an index file")
+	}
+	idx, unmapIdx, err := mapFile(ih, ist.Size())
+	if err != nil {
+		return nil, err
+	}
+	data, unmapData, err := mapFile(dataFH, int64(dataID.size))
+	if err != nil {
+		unmapIdx()
+		return nil, err
+	}
+	f, err := fileFromIndex(idx, data, name, abs, srcID, dataID, true)
+	if err != nil {
+		unmapIdx()
+		unmapData()
+		return nil, err
+	}
+	adviseRandom(idx)
+	adviseRandom(data)
+	f.unmap = func() error { return errors.Join(unmapData(), unmapIdx()) }
+	f.origin = fromIndex
+	return f, nil
+}
+
+// report passes an unusable index to the warning function, unless it is
+// only stale.
+func (d *IndexDir) report(idxPath string, err error) {
+	if d.warn != nil && !errors.Is(err, errStale) {
+		d.warn(&IndexError{Index: idxPath, Err: err})
+	}
+}
+
+// cannotWrite warns, once per IndexDir, that the directory is not usable.
+func (d *IndexDir) cannotWrite(err error) {
+	d.warnOnce.Do(func() {
+		if d.warn != nil {
+			d.warn(fmt.Errorf("symbol index directory %s not usable, indexing in memory: %w", d.dir, err))
+		}
+	})
+}
+
+// store writes f's index to idxPath: to a temporary file first, renamed
+// into place, so that readers (other processes too) never see a partial
+// index; two processes storing the same index both leave a whole one.
+func (d *IndexDir) store(idxPath string, f *File, abs string, srcID, dataID identity) {
+	d.cleanOnce.Do(d.removeOldTemps)
+	err := writeAtomic(d.dir, idxPath, func(w io.Writer) error {
+		return writeIndex(w, f, abs, srcID, dataID)
+	})
+	if err != nil {
+		d.cannotWrite(err)
+		return
+	}
+	f.origin = fromBuild
+}
+
+// oldTemp is the age after which a temporary file in the index directory
+// is taken to be left by a process that died while writing it.
+const oldTemp = time.Hour
+
+// removeOldTemps deletes the temporary files of builders that died.
+func (d *IndexDir) removeOldTemps() {
+	tmps, _ := filepath.Glob(filepath.Join(d.dir, "*.tmp*"))
+	for _, p := range tmps {
+		if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() && time.Since(st.ModTime()) > oldTemp {
+			os.Remove(p)
+		}
+	}
+}
+
+// writeAtomic writes path through a temporary file in dir and renames it.
+func writeAtomic(dir, path string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	err = tmp.Chmod(0o644) // readable as the files it indexes are
+	if err == nil {
+		err = write(tmp)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// openCompressed serves a .sym.gz / .sym.zst through a decompressed copy in
+// the index directory, named after the compressed file's identity so that
+// a copy always matches the index that refers to it.
+func (d *IndexDir) openCompressed(fh *os.File, path, abs, k, idxPath string, srcID identity) (*File, error) {
+	copyPath := filepath.Join(d.dir, k+"."+hex.EncodeToString(srcID.hash[:8])+".sym")
+	if ch, err := os.Open(copyPath); err == nil {
+		f, err := d.loadCopy(ch, idxPath, path, abs, srcID)
+		ch.Close()
+		if f != nil {
+			return f, f.Err()
+		}
+		if err != nil {
+			d.report(idxPath, err)
+		}
+	}
+	err := writeAtomic(d.dir, copyPath, func(w io.Writer) error {
+		return decompressTo(fh, path, w)
+	})
+	if err != nil {
+		var ce *CorruptError
+		if errors.As(err, &ce) {
+			return nil, err
+		}
+		d.cannotWrite(err)
+		return Open(path)
+	}
+	d.removeOtherCopies(k, copyPath)
+	ch, err := os.Open(copyPath)
+	if err != nil {
+		d.cannotWrite(err)
+		return Open(path)
+	}
+	defer ch.Close()
+	cst, err := ch.Stat()
+	if err != nil {
+		return nil, err
+	}
+	dataID, err := fileIdentity(ch, cst)
+	if err != nil {
+		return nil, err
+	}
+	dataID.mtime = 0 // a copy is known by its content
+	f, err := openMapped(ch, cst.Size(), path)
+	if f == nil {
+		return nil, err
+	}
+	d.store(idxPath, f, abs, srcID, dataID)
+	return f, err
+}
+
+func (d *IndexDir) loadCopy(ch *os.File, idxPath, path, abs string, srcID identity) (*File, error) {
+	cst, err := ch.Stat()
+	if err != nil {
+		return nil, err
+	}
+	dataID, err := fileIdentity(ch, cst)
+	if err != nil {
+		return nil, err
+	}
+	dataID.mtime = 0
+	return d.load(idxPath, ch, path, abs, srcID, dataID)
+}
+
+// removeOtherCopies deletes the decompressed copies of earlier versions of
+// the file with key k. A process still using one keeps its mapping.
+func (d *IndexDir) removeOtherCopies(k, keep string) {
+	old, _ := filepath.Glob(filepath.Join(d.dir, k+".*.sym"))
+	for _, p := range old {
+		if p != keep {
+			os.Remove(p)
+		}
+	}
+}
+
+// openMapped maps the plain symbol file fh of size bytes and indexes it, as
+// Open does.
+func openMapped(fh *os.File, size int64, name string) (*File, error) {
+	data, unmap, err := mapFile(fh, size)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{name: name, data: data, unmap: unmap}
+	f.buildIndex(defaultChunkSize, func(lo, hi int) { releasePages(data, lo, hi) })
+	return f, f.Err()
+}
+
+// decompressTo streams the .gz or .zst file fh (named path) into w, at most
+// maxDecompressed bytes. Bad compressed data is a *CorruptError, a failed
+// write is returned as it is.
+func decompressTo(fh io.Reader, path string, w io.Writer) error {
+	var r io.Reader
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(fh)
+		if err != nil {
+			return &CorruptError{File: path, Err: err}
+		}
+		defer zr.Close()
+		r = zr
+	} else {
+		zr, err := zstd.NewReader(fh, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return &CorruptError{File: path, Err: err}
+		}
+		defer zr.Close()
+		r = zr
+	}
+	er := &errReader{r: io.LimitReader(r, maxDecompressed+1)}
+	n, err := io.Copy(w, er)
+	if er.err != nil {
+		return &CorruptError{File: path, Err: er.err}
+	}
+	if err != nil {
+		return err
+	}
+	if n > maxDecompressed {
+		return &CorruptError{File: path, Err: errors.New("decompressed size over limit")}
+	}
+	return nil
+}
+
+// errReader keeps its reader's error, to tell it from the writer's.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
+}
