@@ -385,12 +385,13 @@ func (p *parser) finish() *Dump {
 	d := p.d
 	d.Stack = Memory{Base: p.stackStart, Data: p.stack}
 	final := moduleMap{truncateUpper: p.modules.truncateUpper}
-	for _, e := range p.modules.entries {
+	for _, e := range p.modules.entries() {
 		m := p.mods[e.mod]
 		final.store(m.Base, m.Size, e.mod)
 	}
-	d.Modules = make([]Module, 0, len(final.entries))
-	for _, e := range final.entries {
+	stored := final.entries()
+	d.Modules = make([]Module, 0, len(stored))
+	for _, e := range stored {
 		m := p.mods[e.mod]
 		m.LookupBase, m.LookupEnd = e.base, e.high
 		d.Modules = append(d.Modules, m)
