@@ -43,6 +43,7 @@ type options struct {
 	// symbolServer holds --symbols-url, --symbols-cache, --symbols-total-timeout and
 	// --symbol-download-timeout (symbolserver.go).
 	symbolServer symbolServerFlags
+	limits       limitFlags // resource bounds (limits.go)
 }
 
 // flagGroup is a set of flags that can take over the output, such as the
@@ -125,6 +126,7 @@ Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 		g.AddFlags(fs)
 	}
 	o.symbolServer.addFlags(fs) // symbol servers (symbolserver.go)
+	o.limits.addFlags(fs)       // resource bounds (limits.go)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }

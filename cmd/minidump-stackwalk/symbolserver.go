@@ -102,7 +102,7 @@ func (o *options) symbolSupplier(stderr io.Writer) (*recordingSupplier, symfile.
 	local, urls := splitSymbolPaths(o.symbolPaths)
 	var chain symfile.ChainSupplier
 	if len(local) > 0 {
-		chain = append(chain, symfile.NewDirSupplier(local...))
+		chain = append(chain, symfile.NewDirSupplier(local...).WithDecompressBudget(o.limits.decompressBudget()))
 	}
 	if len(urls) > 0 {
 		hs, err := symfile.NewHTTPSupplier(urls, o.symbolServer.cache, symfile.WithTimeout(o.symbolServer.timeout),
