@@ -187,6 +187,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		mem    walker.Memory
 	}
 	var jobs []job
+	unreadable := repeatedNotes{what: "threads with unreadable stacks"}
 	for i := range threads {
 		t := &threads[i]
 		th := &Thread{Index: i, ID: t.ID, Name: names[t.ID]}
@@ -216,7 +217,11 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 			ctx = &all
 		}
 		th.Context = ctx
-		th.StackBase, th.Stack = threadStack(dump, t, memList, ctx, opts.BreakpadMemory)
+		var stackErr error
+		th.StackBase, th.Stack, stackErr = threadStack(dump, t, memList, ctx, opts.BreakpadMemory)
+		if stackErr != nil && ctx != nil {
+			unreadable.add(fmt.Errorf("thread %d (id %#x): stack memory unreadable, walked from its context alone: %w", i, t.ID, stackErr))
+		}
 		if ctx == nil {
 			th.Status = ThreadNoContext
 			continue
@@ -230,6 +235,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		}
 		jobs = append(jobs, job{thread: th, ctx: ctx, mem: mem})
 	}
+	unreadable.flush(st, "thread list")
 
 	results := make([]*walker.Stack, len(jobs))
 	workers := opts.Workers
@@ -317,14 +323,17 @@ func archWalker(a minidump.Arch, opts Options) walker.Arch {
 // Memory64ListStream of full-memory dumps counts too, and when the
 // descriptor leads nowhere, the region holding the context's stack pointer
 // is the stack.
-func threadStack(dump *minidump.File, t *minidump.Thread, mem *minidump.MemoryList, ctx *minidump.Context, breakpad bool) (uint64, []byte) {
+//
+// The error reports a descriptor whose bytes cannot be read (the thread is
+// then walked from its context alone, as Breakpad does).
+func threadStack(dump *minidump.File, t *minidump.Thread, mem *minidump.MemoryList, ctx *minidump.Context, breakpad bool) (uint64, []byte, error) {
 	d := t.Stack
 	if d.Off != 0 && d.Size != 0 && d.Start+uint64(d.Size) > d.Start {
 		b, err := dump.StackBytes(t)
 		if err != nil {
-			return d.Start, nil
+			return d.Start, nil, err
 		}
-		return d.Start, b
+		return d.Start, b, nil
 	}
 	region := func(addr uint64) (uint64, []byte, bool) {
 		r, ok := mem.Region(addr)
@@ -339,17 +348,17 @@ func threadStack(dump *minidump.File, t *minidump.Thread, mem *minidump.MemoryLi
 	}
 	if d.Start != 0 {
 		if base, b, ok := region(d.Start); ok {
-			return base, b
+			return base, b, nil
 		}
 	}
 	if !breakpad && ctx != nil {
 		if sp, ok := ctx.SP(); ok && sp != 0 {
 			if base, b, ok := region(sp); ok {
-				return base, b
+				return base, b, nil
 			}
 		}
 	}
-	return 0, nil
+	return 0, nil, nil
 }
 
 // region is one range of memory.

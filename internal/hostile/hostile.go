@@ -116,6 +116,7 @@ func shareStack(b *synth.Builder, data []byte, threads int) ([]byte, error) {
 // descriptors covering the same range.
 func OverlappingMemory(n int) ([]byte, error) {
 	b := dump(synth.Linux)
+	b.StacksInMemoryList = false // the descriptors are the n regions alone
 	region := make([]byte, 16)
 	for range n {
 		b.AddMemory(0x10000000, region)
@@ -166,4 +167,27 @@ func SymbolBomb(w io.Writer, size int64) error {
 		}
 	}
 	return nil
+}
+
+// UnreadableStacks returns a Linux amd64 dump with n threads whose stack
+// descriptors point past the end of the file.
+func UnreadableStacks(n int) ([]byte, error) {
+	ctx := minidump.NewContext(minidump.ArchAMD64)
+	ctx.SetIP(0x1000)
+	ctx.SetSP(0x7fff0000)
+	b := synth.New(minidump.ArchAMD64, synth.Linux)
+	b.StacksInMemoryList = false
+	for i := range n {
+		b.AddThread(uint32(i+1), ctx, 0x7fff0000, make([]byte, 16))
+	}
+	data, err := b.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	rva, _, _ := b.StreamLocation(synth.StreamThreadList)
+	for i := range n {
+		e := rva + 4 + uint32(48*i)
+		binary.LittleEndian.PutUint32(data[e+36:], 0xfffffff0) // Stack.Memory.Rva
+	}
+	return data, nil
 }
