@@ -49,4 +49,3 @@ func TestOverlappingMemoryReportedOnce(t *testing.T) {
 		t.Error("the first region is not kept")
 	}
 }
-
