@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
@@ -54,5 +55,75 @@ func TestUnreadableStacksReported(t *testing.T) {
 		if len(th.Frames) != 1 {
 			t.Errorf("thread %d: %d frames, want 1 (the context)", th.Index, len(th.Frames))
 		}
+	}
+}
+
+// Threads sharing one deep frame chain: the frames kept across threads stay
+// within MaxTotalFrames (plus one per thread), the requesting thread gets
+// half, the others equal shares; -b's WalkOnlyRequesting walks one thread.
+func TestFrameBudgetAcrossThreads(t *testing.T) {
+	const threads, depth, total = 20, 5000, 4000
+	data, err := hostile.FrameChain(threads, depth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := processBytes(t, data, Options{MaxTotalFrames: 1 << 20})
+	if n := len(full.Threads[0].Frames); n < depth {
+		t.Fatalf("unbounded walk: %d frames, want the chain's %d", n, depth)
+	}
+	st := processBytes(t, data, Options{MaxTotalFrames: total})
+	sum := 0
+	for _, th := range st.Threads {
+		sum += len(th.Frames)
+		if !th.Truncated {
+			t.Errorf("thread %d: %d frames, not marked truncated", th.Index, len(th.Frames))
+		}
+	}
+	if sum > total+threads {
+		t.Errorf("%d frames kept, budget %d", sum, total)
+	}
+	if req := st.RequestingThread; req != 0 || len(st.Threads[0].Frames) < total/2 || len(st.Threads[1].Frames) < (total/2)/(threads-1) {
+		t.Errorf("requesting thread %d has %d frames, thread 1 %d; want about %d and %d", req,
+			len(st.Threads[0].Frames), len(st.Threads[1].Frames), total/2, (total/2)/(threads-1))
+	}
+	// The kept frames are those of the unbounded walk.
+	for i, f := range st.Threads[0].Frames {
+		if f.Instruction != full.Threads[0].Frames[i].Instruction {
+			t.Fatalf("frame %d differs from the unbounded walk", i)
+		}
+	}
+
+	one := processBytes(t, data, Options{WalkOnlyRequesting: true})
+	for _, th := range one.Threads[1:] {
+		if th.Status != ThreadNotWalked || th.Frames != nil {
+			t.Errorf("thread %d walked with WalkOnlyRequesting", th.Index)
+		}
+	}
+	if len(one.Threads[0].Frames) < depth {
+		t.Errorf("requesting thread: %d frames", len(one.Threads[0].Frames))
+	}
+}
+
+// A spent time budget stops every walk at its first caller, marks the
+// threads truncated and says so once per thread, then in a count.
+func TestWalkTimeBudget(t *testing.T) {
+	data, err := hostile.FrameChain(10, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := processBytes(t, data, Options{MaxTime: time.Nanosecond})
+	for _, th := range st.Threads {
+		if len(th.Frames) != 1 || !th.Truncated {
+			t.Errorf("thread %d: %d frames, truncated %v; want the context frame, truncated", th.Index, len(th.Frames), th.Truncated)
+		}
+	}
+	var notes []string
+	for _, e := range st.Errors {
+		if strings.Contains(e.Error(), "walk") {
+			notes = append(notes, e.Error())
+		}
+	}
+	if len(notes) != maxRepeatedNotes+1 || !strings.Contains(notes[maxRepeatedNotes], "5 more walks stopped by the time budget") {
+		t.Errorf("notes:\n%s", strings.Join(notes, "\n"))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
@@ -50,6 +51,17 @@ type Options struct {
 	// resolved everywhere as Breakpad resolves them on Linux (the lower
 	// module is truncated) and every storable module is kept.
 	BreakpadModules bool
+
+	// MaxTotalFrames bounds the frames kept across all threads (see
+	// frameCaps); 0 means DefaultMaxTotalFrames.
+	MaxTotalFrames int
+	// MaxTime bounds the time the walks of a dump take; 0 means
+	// DefaultMaxTime.
+	MaxTime time.Duration
+	// WalkOnlyRequesting walks only the requesting thread (none when no
+	// thread is requesting), for outputs that print no other (-b); the
+	// other threads get ThreadNotWalked.
+	WalkOnlyRequesting bool
 }
 
 // atEntry is the auxiliary vector tag of the program entry point.
@@ -226,6 +238,10 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 			th.Status = ThreadNoContext
 			continue
 		}
+		if opts.WalkOnlyRequesting && st.RequestingThread != i {
+			th.Status = ThreadNotWalked
+			continue
+		}
 		var mem walker.Memory
 		if th.Stack != nil || t.Stack.Size != 0 {
 			mem = &region{base: th.StackBase, data: th.Stack}
@@ -236,6 +252,26 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		jobs = append(jobs, job{thread: th, ctx: ctx, mem: mem})
 	}
 	unreadable.flush(st, "thread list")
+
+	requesting := make([]bool, len(jobs))
+	for j := range jobs {
+		requesting[j] = jobs[j].thread.Index == st.RequestingThread
+	}
+	perThread := opts.MaxFrames
+	if perThread <= 0 {
+		perThread = walker.DefaultMaxFrames
+	}
+	totalFrames := opts.MaxTotalFrames
+	if totalFrames <= 0 {
+		totalFrames = DefaultMaxTotalFrames
+	}
+	caps := frameCaps(requesting, perThread, totalFrames)
+	maxTime := opts.MaxTime
+	if maxTime <= 0 {
+		maxTime = DefaultMaxTime
+	}
+	deadline := time.Now().Add(maxTime)
+	timedOut := make([]bool, len(jobs))
 
 	results := make([]*walker.Stack, len(jobs))
 	workers := opts.Workers
@@ -257,7 +293,10 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 				}
 				e := env
 				e.Memory = jobs[j].mem
-				results[j] = walker.Walk(&e, arch, *jobs[j].ctx)
+				e.MaxFrames = caps[j]
+				timed := &timedArch{Arch: arch, deadline: deadline}
+				results[j] = walker.Walk(&e, timed, *jobs[j].ctx)
+				timedOut[j] = timed.expired
 			}
 		}()
 	}
@@ -268,15 +307,20 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	wg.Wait()
 
 	var noSyms, corrupt []*walker.Module
+	late := repeatedNotes{what: "walks stopped by the time budget"}
 	for j, r := range results {
 		if r == nil {
 			continue
 		}
 		jobs[j].thread.Frames = r.Frames
-		jobs[j].thread.Truncated = r.Truncated
+		jobs[j].thread.Truncated = r.Truncated || timedOut[j]
+		if timedOut[j] {
+			late.add(fmt.Errorf("thread %d: walk stopped after %d frames: the walks took over %v", jobs[j].thread.Index, len(r.Frames), maxTime))
+		}
 		noSyms = append(noSyms, r.NoSymbols...)
 		corrupt = append(corrupt, r.CorruptSymbols...)
 	}
+	late.flush(st, "thread list")
 	for _, ms := range st.Modules {
 		m := ms.Module
 		if source != nil {

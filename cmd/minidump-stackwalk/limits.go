@@ -6,16 +6,21 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 // limitFlags are the bounds a run keeps to, whatever its input.
 type limitFlags struct {
-	decompressedFile  byteSize // --symbols-max-decompressed-file
-	decompressedTotal byteSize // --symbols-max-decompressed
+	decompressedFile  byteSize      // --symbols-max-decompressed-file
+	decompressedTotal byteSize      // --symbols-max-decompressed
+	totalFrames       int           // --max-frames-total
+	walkTime          time.Duration // --max-walk-time
 
 	budget *symfile.DecompressBudget // made by decompressBudget
 }
@@ -28,6 +33,34 @@ func (f *limitFlags) addFlags(fs *pflag.FlagSet) {
 			"or G suffix (a larger file is not used: its module's symbols are reported corrupt)")
 	fs.Var(&f.decompressedTotal, "symbols-max-decompressed",
 		"bound on the decompressed `SIZE` of all .sym.gz and .sym.zst files of a run together")
+	fs.IntVar(&f.totalFrames, "max-frames-total", processor.DefaultMaxTotalFrames,
+		"bound on the frames kept across all threads: the crashed or requesting thread may use\n"+
+			"half, the other threads share the rest (a thread over its share is truncated)")
+	fs.DurationVar(&f.walkTime, "max-walk-time", processor.DefaultMaxTime,
+		"bound on the time the walks of a dump take; walks still running then stop, truncated")
+}
+
+// check validates the bounds.
+func (f *limitFlags) check() error {
+	if f.totalFrames <= 0 {
+		return fmt.Errorf("--max-frames-total %d: want a positive number", f.totalFrames)
+	}
+	if f.walkTime <= 0 {
+		return fmt.Errorf("--max-walk-time %v: want a positive duration", f.walkTime)
+	}
+	return nil
+}
+
+// budgeted adds the bounds to the processing options. -b, which prints the
+// requesting thread's frames alone, gets only that thread walked. -c still
+// walks every thread: its module list marks the modules of every thread's
+// frames that lack symbols, as Breakpad's does (the frame budget bounds it).
+// group is the output group taking over, nil for the text outputs.
+func (o *options) budgeted(opts processor.Options, group flagGroup) processor.Options {
+	opts.MaxTotalFrames = o.limits.totalFrames
+	opts.MaxTime = o.limits.walkTime
+	opts.WalkOnlyRequesting = group == nil && o.brief
+	return opts
 }
 
 // decompressBudget is the one budget all symbol suppliers of the run share.

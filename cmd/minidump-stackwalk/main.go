@@ -142,6 +142,9 @@ func (o *options) check() error {
 	if o.extraThread < -1 {
 		return fmt.Errorf("-t %d: want a thread index >= 0", o.extraThread)
 	}
+	if err := o.limits.check(); err != nil { // resource bounds (limits.go)
+		return err
+	}
 	return o.symbolServer.check(o) // symbol server flags (symbolserver.go)
 }
 

@@ -89,7 +89,7 @@ func processDump(o *options, group flagGroup, dump *minidump.File, raw io.Reader
 	// local symbol paths, then symbol servers (symbolserver.go);
 	// both nil when there are no symbol paths.
 	syms, supplier := o.symbolSupplier(stderr)
-	in.State, err = processor.Process(dump, supplier, o.processorOptions())
+	in.State, err = processor.Process(dump, supplier, o.budgeted(o.processorOptions(), group)) // limits.go
 	if in.State == nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
 		return exitDump
