@@ -93,3 +93,26 @@ func TestRangeMapMatchesSliceVersion(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRangeMapDescending compares the B-tree map with the earlier
+// sorted slice on n ranges stored in descending order (docs/limits.md).
+func BenchmarkRangeMapDescending(b *testing.B) {
+	for _, n := range []int{10_000, 80_000} {
+		b.Run(fmt.Sprintf("btree/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				m := newRangeMap(true)
+				for i := range n {
+					m.store(uint64(n-i)*0x10000, 0x10000, i)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("slice/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				m := sliceRangeMap{truncateLower: true}
+				for i := range n {
+					m.store(uint64(n-i)*0x10000, 0x10000, i)
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package walker_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sort"
 	"testing"
@@ -64,5 +65,45 @@ func TestModuleMapMatchesSliceVersion(t *testing.T) {
 				t.Fatalf("round %d: At(%d) = %v, want %v", round, a, mm.At(a), ref)
 			}
 		}
+	}
+}
+
+func descendingModules(n int) []*walker.Module {
+	mods := make([]*walker.Module, n)
+	for i := range mods {
+		mods[i] = &walker.Module{Index: i, Base: uint64(n-i) * 0x10000, Size: 0x10000}
+	}
+	return mods
+}
+
+// TestManyUnloadedModulesDescending: 100k modules in descending order are
+// all stored, ascending.
+func TestManyUnloadedModulesDescending(t *testing.T) {
+	const n = 100_000
+	mm := walker.NewModuleMap(descendingModules(n))
+	s := mm.Sorted()
+	if len(s) != n || s[0].Index != n-1 || s[n-1].Index != 0 {
+		t.Fatalf("%d modules stored", len(s))
+	}
+	if m := mm.At(0x10000 * 5); m == nil || m.Index != n-5 {
+		t.Errorf("At: %v", m)
+	}
+}
+
+// BenchmarkNewModuleMapDescending compares the B-tree map with the earlier
+// sorted slice on n modules in descending order (docs/limits.md).
+func BenchmarkNewModuleMapDescending(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		mods := descendingModules(n)
+		b.Run(fmt.Sprintf("btree/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				walker.NewModuleMap(mods)
+			}
+		})
+		b.Run(fmt.Sprintf("slice/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				sliceModuleMap(mods)
+			}
+		})
 	}
 }
