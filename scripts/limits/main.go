@@ -44,6 +44,8 @@ func main() {
 	write("threads-100x100k-frames.dmp", d, err)
 	d, err = hostile.OverlappingMemory(100_000)
 	write("memory-100k-overlapping.dmp", d, err)
+	d, err = hostile.UnreadableStacks(4096)
+	write("unreadable-stacks-4096.dmp", d, err)
 	d, err = hostile.BombDump()
 	write("bomb.dmp", d, err)
 	writeBomb(filepath.Join(dir, "syms-gz"), ".gz", 2<<30)
