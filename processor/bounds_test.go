@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/microdump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
@@ -125,5 +126,25 @@ func TestWalkTimeBudget(t *testing.T) {
 	}
 	if len(notes) != maxRepeatedNotes+1 || !strings.Contains(notes[maxRepeatedNotes], "5 more walks stopped by the time budget") {
 		t.Errorf("notes:\n%s", strings.Join(notes, "\n"))
+	}
+}
+
+// A microdump's walk keeps to the same time budget.
+func TestMicrodumpWalkTimeBudget(t *testing.T) {
+	d, err := microdump.Parse(hostile.Microdump(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := MicrodumpOptions()
+	opts.MaxTime = time.Nanosecond
+	st, err := ProcessMicrodump(d, nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if th := st.Threads[0]; len(th.Frames) != 1 || !th.Truncated {
+		t.Errorf("%d frames, truncated %v; want the context frame, truncated", len(th.Frames), th.Truncated)
+	}
+	if len(st.Errors) != 1 || !strings.Contains(st.Errors[0].Error(), "walk stopped after 1 frames") {
+		t.Errorf("errors %v", st.Errors)
 	}
 }

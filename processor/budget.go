@@ -20,6 +20,22 @@ const (
 	DefaultMaxTime = time.Minute
 )
 
+// bounds returns the per-thread and total frame caps and the time budget
+// of opts, defaults filled in.
+func (opts Options) bounds() (perThread, total int, maxTime time.Duration) {
+	perThread, total, maxTime = opts.MaxFrames, opts.MaxTotalFrames, opts.MaxTime
+	if perThread <= 0 {
+		perThread = walker.DefaultMaxFrames
+	}
+	if total <= 0 {
+		total = DefaultMaxTotalFrames
+	}
+	if maxTime <= 0 {
+		maxTime = DefaultMaxTime
+	}
+	return perThread, total, maxTime
+}
+
 // frameCaps returns the frame cap of each walk: jobs[i] is true for the
 // requesting thread. Each cap is at most perThread; the requesting thread's
 // is at most half of total, and the others share the rest equally, so the

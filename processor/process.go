@@ -257,19 +257,8 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	for j := range jobs {
 		requesting[j] = jobs[j].thread.Index == st.RequestingThread
 	}
-	perThread := opts.MaxFrames
-	if perThread <= 0 {
-		perThread = walker.DefaultMaxFrames
-	}
-	totalFrames := opts.MaxTotalFrames
-	if totalFrames <= 0 {
-		totalFrames = DefaultMaxTotalFrames
-	}
+	perThread, totalFrames, maxTime := opts.bounds()
 	caps := frameCaps(requesting, perThread, totalFrames)
-	maxTime := opts.MaxTime
-	if maxTime <= 0 {
-		maxTime = DefaultMaxTime
-	}
 	deadline := time.Now().Add(maxTime)
 	timedOut := make([]bool, len(jobs))
 

@@ -31,7 +31,7 @@ func processMicrodump(o *options, group flagGroup, stdout, stderr io.Writer) (st
 	}
 	// Local symbol paths, then symbol servers, as for minidumps.
 	syms, supplier := o.symbolSupplier(stderr)
-	st, err := processor.ProcessMicrodump(d, supplier, processor.MicrodumpOptions())
+	st, err := processor.ProcessMicrodump(d, supplier, o.budgeted(processor.MicrodumpOptions(), group)) // limits.go
 	if err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
 		writeFailure(group, stdout, &input{Path: o.dumpPath, State: st, Errs: []error{err}}) // --json status document
