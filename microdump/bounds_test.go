@@ -2,6 +2,7 @@ package microdump
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
@@ -46,5 +47,25 @@ func BenchmarkStoreDescending(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestRepeatedWarningsSummarised: 1000 module lines that cannot be stored
+// (a Linux microdump refuses overlaps) give five warnings and a count.
+func TestRepeatedWarningsSummarised(t *testing.T) {
+	const pre = "I/google-breakpad(1): "
+	var b strings.Builder
+	b.WriteString(pre + beginMarker + "\n" + pre + "O L arm64 01 aarch64 v\n")
+	for i := range 1001 {
+		fmt.Fprintf(&b, "%sM 1000 0 1000 ID m%d\n", pre, i)
+	}
+	b.WriteString(pre + endMarker + "\n")
+	d, err := Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Warnings) != 6 || !strings.HasPrefix(d.Warnings[0], "line 4: module m1 ") ||
+		d.Warnings[5] != "995 more modules could not be stored, the first: line 9: module m6 could not be stored" {
+		t.Errorf("warnings:\n%s", strings.Join(d.Warnings, "\n"))
 	}
 }
