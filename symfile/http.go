@@ -409,6 +409,7 @@ func (s *HTTPSupplier) download(base *url.URL, rel, local string) (*File, error)
 		f.Close()
 		return nil, fail(0, fmt.Errorf("cache: %w", err))
 	}
+	removeOldDownloads(filepath.Dir(local))
 	if err := os.Rename(tmp.Name(), local); err != nil {
 		f.Close()
 		return nil, fail(0, fmt.Errorf("cache: %w", err))
@@ -453,6 +454,19 @@ func (s *HTTPSupplier) cleanPartial() {
 		}
 		if !processAlive(pid) || time.Since(info.ModTime()) > 24*time.Hour {
 			os.Remove(filepath.Join(s.partialDir, e.Name()))
+		}
+	}
+}
+
+// removeOldDownloads removes, from a cache directory a download is about
+// to be stored in, the .download-* files that versions before the partial
+// directory wrote there and left behind when killed (up to 4 GiB each).
+// Those older than an hour cannot belong to a download still running.
+func removeOldDownloads(dir string) {
+	old, _ := filepath.Glob(filepath.Join(dir, ".download-*"))
+	for _, p := range old {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > time.Hour {
+			os.Remove(p)
 		}
 	}
 }

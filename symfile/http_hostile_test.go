@@ -148,6 +148,11 @@ func TestHTTPSupplierCleansPartialFiles(t *testing.T) {
 	}
 	past := time.Now().Add(-48 * time.Hour)
 	os.Chtimes(filepath.Join(dir, old), past, past)
+	// A leftover of the earlier layout, beside the cached file.
+	legacy := filepath.Join(cache, "lib.so", "ID", ".download-123")
+	os.MkdirAll(filepath.Dir(legacy), 0o755)
+	os.WriteFile(legacy, []byte("MODULE partial"), 0o644)
+	os.Chtimes(legacy, past, past)
 	srv := newSymbolServer(t, files(map[string]string{"/lib.so/ID/lib.so.sym": appSym("lib.so", "ID")}))
 	s, _ := NewHTTPSupplier([]string{srv.URL}, cache)
 	if _, err := s.Symbols(ModuleKey{DebugFile: "lib.so", DebugID: "ID"}); err != nil {
@@ -157,5 +162,8 @@ func TestHTTPSupplierCleansPartialFiles(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, n)); (err == nil) != want {
 			t.Errorf("%s: present %v, want %v", n, err == nil, want)
 		}
+	}
+	if _, err := os.Stat(legacy); err == nil {
+		t.Error("old .download- file left beside the cached file")
 	}
 }
