@@ -40,9 +40,11 @@ func (b Budget) Run(t testing.TB, fn func()) {
 		defer close(done)
 		fn()
 	}()
+	timer := time.NewTimer(b.Time)
+	defer timer.Stop()
 	select {
 	case <-done:
-	case <-time.After(b.Time):
+	case <-timer.C:
 		t.Fatalf("input still running after %v (budget %v)", time.Since(start).Round(time.Millisecond), b.Time)
 	}
 	elapsed := time.Since(start)
