@@ -106,12 +106,15 @@ func NewMinidump(f *minidump.File) *Dump { return &Dump{Kind: KindMinidump, Mini
 
 // Process walks every thread of the dump and symbolizes it with syms (nil:
 // no symbols). See processor.Process for opts and the errors; for a
-// microdump opts is ignored and processor.MicrodumpOptions used, which
-// reproduce Breakpad's microdump_stackwalk. The state is never nil: on an
+// microdump processor.MicrodumpOptions are used, which reproduce Breakpad's
+// microdump_stackwalk, with opts' budgets and trace. The state is never nil: on an
 // error it holds what could be read, and its Status says what went wrong.
 func (d *Dump) Process(syms symfile.Supplier, opts processor.Options) (*processor.ProcessState, error) {
 	if d.Microdump != nil {
-		return processor.ProcessMicrodump(d.Microdump, syms, processor.MicrodumpOptions())
+		// Breakpad's walk, within the caller's budgets.
+		mo := processor.MicrodumpOptions()
+		mo.MaxFrames, mo.MaxTotalFrames, mo.MaxTime, mo.Trace = opts.MaxFrames, opts.MaxTotalFrames, opts.MaxTime, opts.Trace
+		return processor.ProcessMicrodump(d.Microdump, syms, mo)
 	}
 	return processor.Process(d.Minidump, syms, opts)
 }

@@ -206,6 +206,39 @@ type parser struct {
 	modules    moduleMap
 	mods       []Module
 	found      bool
+	// unreported counts, per kind, the warnings past the first few, and
+	// keeps the first of them.
+	unreported [numWarnKinds]struct {
+		n     int
+		first string
+	}
+	reported [numWarnKinds]int
+}
+
+// Kinds of warnings: each is reported maxWarnings times, then counted, so
+// that a hostile microdump of 160k bad module lines gives a few lines of
+// warnings, not 160k.
+const (
+	warnModule = iota
+	warnContext
+	numWarnKinds
+
+	maxWarnings = 5
+)
+
+var warnSummaries = [numWarnKinds]string{"modules could not be stored", "CPU context records were ignored"}
+
+func (p *parser) warn(kind int, msg string) {
+	if p.reported[kind] < maxWarnings {
+		p.reported[kind]++
+		p.d.Warnings = append(p.d.Warnings, msg)
+		return
+	}
+	u := &p.unreported[kind]
+	if u.n == 0 {
+		u.first = msg
+	}
+	u.n++
 }
 
 func (p *parser) run(content string) error {
@@ -326,7 +359,7 @@ func (p *parser) record(line string, lineNo int) error {
 		if p.modules.store(m.Base, m.Size, len(p.mods)) {
 			p.mods = append(p.mods, m)
 		} else {
-			d.Warnings = append(d.Warnings, fmt.Sprintf("line %d: module %s could not be stored", lineNo, m.Name))
+			p.warn(warnModule, fmt.Sprintf("line %d: module %s could not be stored", lineNo, m.Name))
 		}
 	}
 	return nil
@@ -350,11 +383,11 @@ func (p *parser) context(raw []byte, lineNo int) {
 	case "mips", "mips64":
 		want = sizeContextMIPS
 	default:
-		d.Warnings = append(d.Warnings, fmt.Sprintf("line %d: unsupported architecture: %s", lineNo, p.arch))
+		p.warn(warnContext, fmt.Sprintf("line %d: unsupported architecture: %s", lineNo, p.arch))
 		return
 	}
 	if len(raw) != want {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("line %d: malformed CPU context: got %d bytes instead of %d", lineNo, len(raw), want))
+		p.warn(warnContext, fmt.Sprintf("line %d: malformed CPU context: got %d bytes instead of %d", lineNo, len(raw), want))
 		return
 	}
 	d.RawContext = raw
@@ -383,14 +416,20 @@ func (p *parser) context(raw []byte, lineNo int) {
 // from the first map, so the copy is reproduced here.
 func (p *parser) finish() *Dump {
 	d := p.d
+	for kind, u := range p.unreported {
+		if u.n > 0 {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%d more %s, the first: %s", u.n, warnSummaries[kind], u.first))
+		}
+	}
 	d.Stack = Memory{Base: p.stackStart, Data: p.stack}
 	final := moduleMap{truncateUpper: p.modules.truncateUpper}
-	for _, e := range p.modules.entries {
+	for _, e := range p.modules.entries() {
 		m := p.mods[e.mod]
 		final.store(m.Base, m.Size, e.mod)
 	}
-	d.Modules = make([]Module, 0, len(final.entries))
-	for _, e := range final.entries {
+	stored := final.entries()
+	d.Modules = make([]Module, 0, len(stored))
+	for _, e := range stored {
 		m := p.mods[e.mod]
 		m.LookupBase, m.LookupEnd = e.base, e.high
 		d.Modules = append(d.Modules, m)

@@ -291,8 +291,8 @@ func TestModuleMapTruncateUpper(t *testing.T) {
 				t.Errorf("%s: store %d = %v", tc.name, i, got)
 			}
 		}
-		if fmt.Sprint(m.entries) != fmt.Sprint(tc.want) {
-			t.Errorf("%s: entries %v, want %v", tc.name, m.entries, tc.want)
+		if got := m.entries(); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: entries %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -15,7 +15,9 @@ type MemoryRegion struct {
 	// dumps), which Breakpad's processor does not read.
 	Memory64 bool
 
-	f *File
+	f      *File
+	entry  int64  // file offset of the region's descriptor
+	stream string // the stream holding the descriptor
 }
 
 // End is the address one past the region (saturating at 2^64-1).
@@ -49,6 +51,7 @@ type MemoryList struct {
 // dropped and reported, keeping the lowest.
 func (f *File) Memory() (*MemoryList, error) {
 	var errs []error
+	bad := cappedErrors{what: "bad memory descriptors"}
 	var regions []MemoryRegion
 	found := false
 	if b, s, err := f.stream(StreamMemoryList); err == nil {
@@ -60,9 +63,10 @@ func (f *File) Memory() (*MemoryList, error) {
 		}
 		for i := 0; i < n; i++ {
 			e := b[start+i*entry:]
-			r := MemoryRegion{Base: le.Uint64(e), Size: uint64(le.Uint32(e[8:])), Off: int64(le.Uint32(e[12:])), f: f}
+			r := MemoryRegion{Base: le.Uint64(e), Size: uint64(le.Uint32(e[8:])), Off: int64(le.Uint32(e[12:])), f: f,
+				entry: s.Off + int64(start+i*entry), stream: s.Name}
 			if err := f.checkRegion(r, s, start+i*entry); err != nil {
-				errs = append(errs, err)
+				bad.add(err)
 				continue
 			}
 			regions = append(regions, r)
@@ -84,7 +88,8 @@ func (f *File) Memory() (*MemoryList, error) {
 			}
 			for i := uint64(0); i < n; i++ {
 				e := b[16+i*entry:]
-				r := MemoryRegion{Base: le.Uint64(e), Size: le.Uint64(e[8:]), Off: int64(off), f: f, Memory64: true}
+				r := MemoryRegion{Base: le.Uint64(e), Size: le.Uint64(e[8:]), Off: int64(off), f: f, Memory64: true,
+					entry: s.Off + 16 + int64(i*entry), stream: s.Name}
 				if off > uint64(f.size) || r.Size > uint64(f.size)-off {
 					errs = append(errs, &FormatError{s.Off + 16 + int64(i*entry), s.Name,
 						fmt.Sprintf("region %#x+%#x at file offset %#x beyond file end %#x", r.Base, r.Size, off, f.size)})
@@ -104,7 +109,7 @@ func (f *File) Memory() (*MemoryList, error) {
 		return nil, fmt.Errorf("minidump: memory: %w", ErrNoStream)
 	}
 	// Breakpad's range map refuses overlapping regions; keep the lowest and
-	// report the others.
+	// report the others: the first few each, then how many more.
 	slices.SortStableFunc(regions, func(a, b MemoryRegion) int {
 		switch {
 		case a.Base < b.Base:
@@ -115,15 +120,53 @@ func (f *File) Memory() (*MemoryList, error) {
 		return 0
 	})
 	kept := regions[:0]
+	overlaps := cappedErrors{what: "overlapping memory regions ignored"}
 	for _, r := range regions {
 		if len(kept) > 0 && kept[len(kept)-1].End() > r.Base {
-			errs = append(errs, &FormatError{r.Off, "memory", fmt.Sprintf("region %#x+%#x overlaps another; ignored", r.Base, r.Size)})
+			k := kept[len(kept)-1]
+			overlaps.add(&FormatError{r.entry, r.stream,
+				fmt.Sprintf("region %#x+%#x overlaps region %#x+%#x (descriptor at %#x); ignored", r.Base, r.Size, k.Base, k.Size, k.entry)})
 			continue
 		}
 		kept = append(kept, r)
 	}
+	errs = append(errs, bad.list()...)
+	errs = append(errs, overlaps.list()...)
 	regions = kept
 	return &MemoryList{regions: regions}, errors.Join(errs...)
+}
+
+// maxRepeated is how many errors of one kind a list reports one by one;
+// the rest are counted in one more error (100k bad descriptors gave 100k
+// lines of warnings).
+const maxRepeated = 5
+
+// cappedErrors collects errors of one kind: the first maxRepeated, then a
+// count of the others, reported at the offset of the first of them.
+type cappedErrors struct {
+	what  string
+	errs  []error
+	more  int
+	first error
+}
+
+func (c *cappedErrors) add(err error) {
+	if len(c.errs) < maxRepeated {
+		c.errs = append(c.errs, err)
+		return
+	}
+	if c.more == 0 {
+		c.first = err
+	}
+	c.more++
+}
+
+func (c *cappedErrors) list() []error {
+	if c.more == 0 {
+		return c.errs
+	}
+	summary := fmt.Errorf("%d more %s, the first: %w", c.more, c.what, c.first)
+	return append(c.errs, summary)
 }
 
 func (f *File) checkRegion(r MemoryRegion, s StreamInfo, entryOff int) error {

@@ -2,8 +2,9 @@ package minidump
 
 import (
 	"fmt"
-	"slices"
 	"strings"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/rangeset"
 )
 
 // ModuleRange is the address range Breakpad's processor gives a module for
@@ -36,8 +37,7 @@ func BreakpadModuleRanges(mods []Module, p Platform) ([]ModuleRange, error) {
 	android := p == PlatformAndroid
 
 	// MinidumpModuleList::Read.
-	var check rangeMap
-	check.truncateLower = merge
+	check := newRangeMap(merge)
 	var lastEnd uint64
 	for i := range mods {
 		m := &mods[i]
@@ -89,80 +89,63 @@ func TruncatedModuleRanges(mods []Module) []ModuleRange {
 }
 
 func storeModules(mods []Module, truncateLower bool) []ModuleRange {
-	var final rangeMap
-	final.truncateLower = truncateLower
+	final := newRangeMap(truncateLower)
 	for i := range mods {
 		final.store(mods[i].Base, uint64(mods[i].Size), i)
 	}
-	out := make([]ModuleRange, len(final.entries))
-	for i, e := range final.entries {
-		out[i] = ModuleRange{Index: e.index, Start: e.base, End: e.high}
+	entries := final.set.Entries()
+	out := make([]ModuleRange, len(entries))
+	for i, e := range entries {
+		out[i] = ModuleRange{Index: e.Value, Start: e.Base, End: e.High}
 	}
 	return out
 }
 
 // rangeMap models Breakpad's RangeMap: disjoint ranges sorted by their high
-// address, optionally with the kTruncateLower merge strategy.
+// address, optionally with the kTruncateLower merge strategy. Ranges are
+// kept in a B-tree, so a store is O(log n) (Breakpad's is O(n)).
 type rangeMap struct {
-	entries       []rangeEntry
+	set           *rangeset.Set[int] // value: the module's index
 	truncateLower bool
 }
 
-type rangeEntry struct {
-	base, high uint64
-	index      int
-}
-
-// lowerBound is the first entry whose high address is >= addr.
-func (r *rangeMap) lowerBound(addr uint64) int {
-	i, _ := slices.BinarySearchFunc(r.entries, addr, func(e rangeEntry, a uint64) int {
-		if e.high < a {
-			return -1
-		}
-		return 1
-	})
-	return i
+func newRangeMap(truncateLower bool) *rangeMap {
+	return &rangeMap{set: rangeset.New[int](), truncateLower: truncateLower}
 }
 
 func (r *rangeMap) lookup(addr uint64) (int, bool) {
-	i := r.lowerBound(addr)
-	if i < len(r.entries) && r.entries[i].base <= addr {
-		return r.entries[i].index, true
+	if e := r.set.Ceil(addr); e != nil && e.Base <= addr {
+		return e.Value, true
 	}
 	return 0, false
 }
 
-// store follows RangeMap::StoreRangeInternal.
+// store follows RangeMap::StoreRangeInternal. Each round stores the range,
+// fails, or removes one overlap; at most three rounds are needed.
 func (r *rangeMap) store(base, size uint64, index int) bool {
 	for {
 		if size == 0 || base+size-1 < base {
 			return false
 		}
 		high := base + size - 1
-		ib, ih := r.lowerBound(base), r.lowerBound(high)
-		var other int
-		switch {
-		case ib != ih:
-			other = ib
-		case ih < len(r.entries) && r.entries[ih].base <= high:
-			other = ih
-		default:
-			r.entries = slices.Insert(r.entries, ih, rangeEntry{base, high, index})
+		// The first stored range overlapping [base, high], if any: the one
+		// with the lowest high >= base, when it starts at or below high.
+		other := r.set.Ceil(base)
+		if other == nil || other.Base > high {
+			r.set.Insert(&rangeset.Entry[int]{Base: base, High: high, Value: index})
 			return true
 		}
 		if !r.truncateLower {
 			return false
 		}
-		ob := r.entries[other].base
 		switch {
-		case base < ob:
-			size = ob - base // keep the part below the other range
-		case ob < base:
+		case base < other.Base:
+			size = other.Base - base // keep the part below the other range
+		case other.Base < base:
 			// Truncate the other range to end below ours, then retry.
-			e := r.entries[other]
-			r.entries = slices.Delete(r.entries, other, other+1)
-			e.high = base - 1
-			r.entries = slices.Insert(r.entries, r.lowerBound(e.high), e)
+			r.set.Remove(other)
+			other.High = base - 1
+			r.set.Insert(other)
 		default:
 			return false
 		}

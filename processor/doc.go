@@ -20,6 +20,12 @@
 // module's symbols are loaded at most once (cached by code file, as
 // Breakpad's resolver does; that cache is the only one, and Symbolize reads
 // it after the walk).
+// The walks keep to a budget, in every mode (docs/limits.md): frames
+// across threads (Options.MaxTotalFrames: the requesting thread may keep
+// half, the others share the rest) and time (Options.MaxTime). Breakpad
+// has neither; only hostile dumps reach them. A thread whose stack cannot
+// be read is noted in Errors, and problems of one kind are noted five
+// times, then counted.
 //
 // Deliberate differences from Breakpad, each with its evidence in the tests
 // (conformance_test.go, gdb_test.go, perf_test.go); Options.Mode

@@ -4,6 +4,8 @@ package processor
 
 import (
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/microdump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
@@ -83,7 +85,6 @@ func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*
 		OS:         "",
 		Memory:     &d.Stack,
 		Modules:    st.ModuleMap,
-		MaxFrames:  opts.MaxFrames,
 		MaxScanned: opts.MaxScanned,
 		Mode:       opts.Mode,
 		Trace:      opts.Trace,
@@ -91,12 +92,19 @@ func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*
 	if source != nil {
 		env.Symbols = source
 	}
+	// The one thread is the requesting thread of the processing budget.
+	perThread, total, maxTime := opts.bounds()
+	env.MaxFrames = frameCaps([]bool{true}, perThread, total)[0]
+	timed := &timedArch{Arch: arch, deadline: time.Now().Add(maxTime)}
 	ctx := *d.Context
 	th := &Thread{Index: 0, Status: ThreadWalked, Context: &ctx, StackBase: d.Stack.Base, Stack: d.Stack.Data}
-	stack := walker.Walk(&env, arch, ctx)
+	stack := walker.Walk(&env, timed, ctx)
 	th.Frames = stack.Frames
-	th.Truncated = stack.Truncated
+	th.Truncated = stack.Truncated || timed.expired
 	th.WalkEnd = stack.End
+	if timed.expired {
+		st.note("thread list", fmt.Errorf("thread 0: walk stopped after %d frames: the walk took over %v", len(stack.Frames), maxTime))
+	}
 	st.Threads = []*Thread{th}
 	st.RequestingThread = 0
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
@@ -40,6 +41,17 @@ type Options struct {
 	// and what was rejected before it (walker.Frame.Steps), and why the
 	// walk ended (Thread.WalkEnd).
 	Trace bool
+
+	// MaxTotalFrames bounds the frames kept across all threads (see
+	// frameCaps); 0 means DefaultMaxTotalFrames.
+	MaxTotalFrames int
+	// MaxTime bounds the time the walks of a dump take; 0 means
+	// DefaultMaxTime.
+	MaxTime time.Duration
+	// WalkOnlyRequesting walks only the requesting thread (none when no
+	// thread is requesting), for outputs that print no other (-b); the
+	// other threads get ThreadNotWalked.
+	WalkOnlyRequesting bool
 }
 
 // breakpad reports whether the options select Breakpad's behaviour.
@@ -187,6 +199,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		mem    walker.Memory
 	}
 	var jobs []job
+	unreadable := repeatedNotes{what: "threads with unreadable stacks"}
 	for i := range threads {
 		t := &threads[i]
 		th := &Thread{Index: i, ID: t.ID}
@@ -217,9 +230,17 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 			ctx = &all
 		}
 		th.Context = ctx
-		th.StackBase, th.Stack = threadStack(dump, t, memList, ctx, opts.breakpad())
+		var stackErr error
+		th.StackBase, th.Stack, stackErr = threadStack(dump, t, memList, ctx, opts.breakpad())
+		if stackErr != nil && ctx != nil {
+			unreadable.add(fmt.Errorf("thread %d (id %#x): stack memory unreadable, walked from its context alone: %w", i, t.ID, stackErr))
+		}
 		if ctx == nil {
 			th.Status = ThreadNoContext
+			continue
+		}
+		if opts.WalkOnlyRequesting && st.RequestingThread != i {
+			th.Status = ThreadNotWalked
 			continue
 		}
 		var mem walker.Memory
@@ -231,6 +252,16 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		}
 		jobs = append(jobs, job{thread: th, ctx: ctx, mem: mem})
 	}
+	unreadable.flush(st, "thread list")
+
+	requesting := make([]bool, len(jobs))
+	for j := range jobs {
+		requesting[j] = jobs[j].thread.Index == st.RequestingThread
+	}
+	perThread, totalFrames, maxTime := opts.bounds()
+	caps := frameCaps(requesting, perThread, totalFrames)
+	deadline := time.Now().Add(maxTime)
+	timedOut := make([]bool, len(jobs))
 
 	results := make([]*walker.Stack, len(jobs))
 	workers := opts.Workers
@@ -252,7 +283,10 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 				}
 				e := env
 				e.Memory = jobs[j].mem
-				results[j] = walker.Walk(&e, arch, *jobs[j].ctx)
+				e.MaxFrames = caps[j]
+				timed := &timedArch{Arch: arch, deadline: deadline}
+				results[j] = walker.Walk(&e, timed, *jobs[j].ctx)
+				timedOut[j] = timed.expired
 			}
 		}()
 	}
@@ -263,16 +297,21 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	wg.Wait()
 
 	var noSyms, corrupt []*walker.Module
+	late := repeatedNotes{what: "walks stopped by the time budget"}
 	for j, r := range results {
 		if r == nil {
 			continue
 		}
 		jobs[j].thread.Frames = r.Frames
-		jobs[j].thread.Truncated = r.Truncated
+		jobs[j].thread.Truncated = r.Truncated || timedOut[j]
 		jobs[j].thread.WalkEnd = r.End
+		if timedOut[j] {
+			late.add(fmt.Errorf("thread %d: walk stopped after %d frames: the walks took over %v", jobs[j].thread.Index, len(r.Frames), maxTime))
+		}
 		noSyms = append(noSyms, r.NoSymbols...)
 		corrupt = append(corrupt, r.CorruptSymbols...)
 	}
+	late.flush(st, "thread list")
 	for _, ms := range st.Modules {
 		m := ms.Module
 		if source != nil {
@@ -330,14 +369,17 @@ func archWalker(a minidump.Arch) walker.Arch {
 // Memory64ListStream of full-memory dumps counts too, and when the
 // descriptor leads nowhere, the region holding the context's stack pointer
 // is the stack.
-func threadStack(dump *minidump.File, t *minidump.Thread, mem *minidump.MemoryList, ctx *minidump.Context, breakpad bool) (uint64, []byte) {
+//
+// The error reports a descriptor whose bytes cannot be read (the thread is
+// then walked from its context alone, as Breakpad does).
+func threadStack(dump *minidump.File, t *minidump.Thread, mem *minidump.MemoryList, ctx *minidump.Context, breakpad bool) (uint64, []byte, error) {
 	d := t.Stack
 	if d.Off != 0 && d.Size != 0 && d.Start+uint64(d.Size) > d.Start {
 		b, err := dump.StackBytes(t)
 		if err != nil {
-			return d.Start, nil
+			return d.Start, nil, err
 		}
-		return d.Start, b
+		return d.Start, b, nil
 	}
 	region := func(addr uint64) (uint64, []byte, bool) {
 		r, ok := mem.Region(addr)
@@ -352,17 +394,17 @@ func threadStack(dump *minidump.File, t *minidump.Thread, mem *minidump.MemoryLi
 	}
 	if d.Start != 0 {
 		if base, b, ok := region(d.Start); ok {
-			return base, b
+			return base, b, nil
 		}
 	}
 	if !breakpad && ctx != nil {
 		if sp, ok := ctx.SP(); ok && sp != 0 {
 			if base, b, ok := region(sp); ok {
-				return base, b
+				return base, b, nil
 			}
 		}
 	}
-	return 0, nil
+	return 0, nil, nil
 }
 
 // region is one range of memory.

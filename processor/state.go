@@ -162,6 +162,7 @@ const (
 	ThreadDumpThread                     // the thread that wrote the dump: skipped, as Breakpad does
 	ThreadNoContext                      // no readable context: no frames
 	ThreadNoWalker                       // no walker for the context's CPU: no frames
+	ThreadNotWalked                      // not asked for (Options.WalkOnlyRequesting): no frames
 )
 
 // Thread is one thread and its walked stack.
@@ -173,7 +174,7 @@ type Thread struct {
 	Status  ThreadStatus
 	// Frames are innermost first; inlined frames precede their physical frame.
 	Frames    []*walker.Frame
-	Truncated bool // the walk stopped at the frame cap
+	Truncated bool // the walk stopped at the frame cap or the time budget
 	// WalkEnd holds, with Options.Trace, the steps tried after the last
 	// frame: why the walk ended.
 	WalkEnd []walker.Step

@@ -4,7 +4,8 @@
 // rules and which STACK WIN record apply there.
 //
 // Open memory-maps a plain file (a .sym.gz or .sym.zst file is decompressed
-// into memory) and builds a compact index in one pass, run in parallel over
+// into memory, within a DecompressBudget's bounds per file and per run) and
+// builds a compact index in one pass, run in parallel over
 // chunks of the file. The pass validates every line as Breakpad's parser
 // would, and records only the offsets and address ranges of FUNC, PUBLIC,
 // STACK CFI INIT, STACK WIN, FILE and INLINE_ORIGIN records. A FUNC's line
@@ -46,8 +47,10 @@
 // Breakpad's CFIFrameInfo does. NewDirSupplier finds a module's file in
 // Breakpad's symbol directory layout and loads it at most once.
 // NewHTTPSupplier fetches files in the same layout from Breakpad symbol
-// servers into an on-disk cache (downloads bounded in time and size, each
-// file requested once, a server that does not answer not asked again), and
+// servers into an on-disk cache (downloads bounded in time, rate and size,
+// each file requested once, a server that does not answer or trickles not
+// asked again; a download enters the cache only once it parses cleanly, and
+// a cached file that does not is fetched again), and
 // ChainSupplier asks several suppliers in order, e.g. local directories
 // before symbol servers.
 //

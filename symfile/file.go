@@ -2,19 +2,10 @@ package symfile
 
 import (
 	"bytes"
-	"compress/gzip"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 	"sync"
-
-	"github.com/klauspost/compress/zstd"
 )
-
-// maxDecompressed bounds the size of a decompressed .sym.gz / .sym.zst.
-const maxDecompressed = 8 << 30
 
 // File is an indexed symbol file ready for lookups. It is safe for concurrent use.
 type File struct {
@@ -45,20 +36,16 @@ type File struct {
 }
 
 // Open reads the symbol file at path: memory-mapped when plain, decompressed
-// to memory when the name ends in .gz or .zst.
+// to memory when the name ends in .gz or .zst (at most
+// DefaultMaxDecompressedFile bytes; see OpenWithBudget).
 //
 // When some lines are malformed, Open returns the File together with a
 // *CorruptError naming the first bad line: like Breakpad, the records that
 // parsed are still usable, and the caller decides whether to report the
 // module's symbols as corrupt.
 func Open(path string) (*File, error) {
-	switch {
-	case strings.HasSuffix(path, ".gz"), strings.HasSuffix(path, ".zst"):
-		data, err := readCompressed(path)
-		if err != nil {
-			return nil, err
-		}
-		return NewFile(data, path)
+	if isCompressed(path) {
+		return OpenWithBudget(path, nil)
 	}
 	fh, err := os.Open(path)
 	if err != nil {
@@ -79,42 +66,6 @@ func Open(path string) (*File, error) {
 	f := &File{name: path, data: data, unmap: unmap}
 	f.buildIndex(defaultChunkSize, func(lo, hi int) { releasePages(data, lo, hi) })
 	return f, f.Err()
-}
-
-func readCompressed(path string) ([]byte, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	var r io.Reader
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(fh)
-		if err != nil {
-			return nil, &CorruptError{File: path, Err: err}
-		}
-		defer zr.Close()
-		r = zr
-	} else {
-		zr, err := zstd.NewReader(fh, zstd.WithDecoderConcurrency(1))
-		if err != nil {
-			return nil, &CorruptError{File: path, Err: err}
-		}
-		defer zr.Close()
-		r = zr
-	}
-	var buf bytes.Buffer
-	if st, err := fh.Stat(); err == nil && st.Size() > 0 && st.Size() < maxDecompressed/8 {
-		buf.Grow(int(st.Size()) * 6)
-	}
-	n, err := io.Copy(&buf, io.LimitReader(r, maxDecompressed+1))
-	if err != nil {
-		return nil, &CorruptError{File: path, Err: err}
-	}
-	if n > maxDecompressed {
-		return nil, &CorruptError{File: path, Err: errors.New("decompressed size over limit")}
-	}
-	return buf.Bytes(), nil
 }
 
 // NewFile indexes a symbol file held in data; name is used in errors.

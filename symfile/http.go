@@ -11,15 +11,27 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// Defaults of an HTTPSupplier.
+// Defaults of an HTTPSupplier (docs/limits.md), suited to a CI step: a
+// server that stalls or trickles costs one rate window, not minutes per
+// module.
 const (
 	// DefaultDownloadTimeout bounds one request, body included.
-	DefaultDownloadTimeout = 5 * time.Minute
+	DefaultDownloadTimeout = 2 * time.Minute
+	// DefaultTotalTimeout bounds all the downloads of a supplier.
+	DefaultTotalTimeout = 5 * time.Minute
+	// DefaultMinRate and DefaultRateWindow: a download that receives less
+	// than DefaultMinRate bytes per second over a window (waiting for the
+	// response headers included) is abandoned, and its server is not
+	// asked again.
+	DefaultMinRate    = 16 << 10
+	DefaultRateWindow = 10 * time.Second
 	// DefaultMaxDownload bounds the size of one downloaded symbol file.
 	DefaultMaxDownload = 4 << 30
 	// maxRedirects bounds the redirects followed for one request.
@@ -32,6 +44,10 @@ var ErrTooLarge = errors.New("symbol file larger than the download limit")
 // ErrServerDown reports a request not made because an earlier request to
 // the same server got no response.
 var ErrServerDown = errors.New("symbol server unreachable")
+
+// ErrTooSlow reports a download abandoned because the server sent less
+// than the minimum rate (WithMinRate); the server is not asked again.
+var ErrTooSlow = errors.New("symbol server too slow")
 
 // ErrDownloadBudget reports a request not made, or cut short, because the
 // supplier's total download time (WithTotalTimeout) was spent.
@@ -73,6 +89,13 @@ func WithTotalTimeout(d time.Duration) HTTPOption {
 	return func(s *HTTPSupplier) { s.total = d }
 }
 
+// WithMinRate sets the slowest download kept: less than rate bytes per
+// second over any window abandons it (ErrTooSlow) and the server is not
+// asked again. A rate of 0 turns the check off.
+func WithMinRate(rate int64, window time.Duration) HTTPOption {
+	return func(s *HTTPSupplier) { s.minRate, s.rateWindow = rate, window }
+}
+
 // WithMaxDownload sets the largest symbol file, in bytes, that is downloaded.
 func WithMaxDownload(n int64) HTTPOption {
 	return func(s *HTTPSupplier) { s.maxSize = n }
@@ -102,8 +125,13 @@ type HTTPSupplier struct {
 	deadline  time.Time     // creation + total, zero when unbounded
 	maxSize   int64
 	transport http.RoundTripper
-	client    *http.Client
-	index     *IndexDir // WithIndex
+
+	minRate    int64         // bytes per second, WithMinRate
+	rateWindow time.Duration // over which minRate is measured
+	partialDir string        // downloads in progress: cacheDir/.partial
+	cleanOnce  sync.Once     // removes partial files of earlier processes
+	client     *http.Client
+	index      *IndexDir // WithIndex
 
 	modules onceMap[ModuleKey]
 	files   onceMap[string] // by path relative to the cache directory
@@ -125,10 +153,14 @@ func NewHTTPSupplier(urls []string, cacheDir string, opts ...HTTPOption) (*HTTPS
 		return nil, errors.New("symfile: symbol server needs a cache directory")
 	}
 	s := &HTTPSupplier{
-		cacheDir: cacheDir,
-		timeout:  DefaultDownloadTimeout,
-		maxSize:  DefaultMaxDownload,
-		down:     make(map[*url.URL]error),
+		cacheDir:   cacheDir,
+		timeout:    DefaultDownloadTimeout,
+		total:      DefaultTotalTimeout,
+		maxSize:    DefaultMaxDownload,
+		minRate:    DefaultMinRate,
+		rateWindow: DefaultRateWindow,
+		partialDir: filepath.Join(cacheDir, partialDirName),
+		down:       make(map[*url.URL]error),
 	}
 	for _, raw := range urls {
 		u, err := url.Parse(raw)
@@ -224,18 +256,32 @@ func (s *HTTPSupplier) fetch(rel string) (*File, error) {
 	if !within(s.cacheDir, local) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, rel)
 	}
+	// A cached file is used when it parses cleanly. One that does not (a
+	// cache written by an older version, a disk error) is fetched again;
+	// it is kept, and used, only when no server gives a replacement.
+	var cached *File
+	var cachedErr error
 	if fi, err := os.Stat(local); err == nil && fi.Mode().IsRegular() {
-		return openCorrupt(s.index, local)
+		cached, cachedErr = openCorrupt(s.index, local)
+		if cachedErr == nil {
+			return cached, nil
+		}
 	}
 	var failures []error
 	for _, u := range s.urls {
-		err := s.download(u, rel, local)
-		if err == nil {
-			return openCorrupt(s.index, local)
+		f, err := s.download(u, rel, local)
+		if err == nil || errors.As(err, new(*CorruptError)) {
+			if cached != nil {
+				cached.Close()
+			}
+			return f, err
 		}
 		if !errors.Is(err, ErrNotFound) {
 			failures = append(failures, err)
 		}
+	}
+	if cachedErr != nil {
+		return cached, cachedErr
 	}
 	if len(failures) > 0 {
 		return nil, errors.Join(failures...)
@@ -254,10 +300,12 @@ func openCorrupt(index *IndexDir, path string) (*File, error) {
 	return f, err
 }
 
-// download fetches base/rel into local: written to a temporary file in the
-// same directory, then renamed, so that a concurrent reader of the cache (or
-// an interrupted download) never sees a partial file.
-func (s *HTTPSupplier) download(base *url.URL, rel, local string) error {
+// download fetches base/rel into local and returns it parsed. The body is
+// written to a file in the cache's partial directory (see cleanPartial) and
+// parsed there; only a file that parses without error is renamed into the
+// cache, so that nothing half-written or corrupt is ever cached. A corrupt
+// file is still returned, with its *CorruptError, for this run.
+func (s *HTTPSupplier) download(base *url.URL, rel, local string) (*File, error) {
 	u := *base
 	u.Path = base.Path + "/" + rel
 	target := u.String()
@@ -266,86 +314,209 @@ func (s *HTTPSupplier) download(base *url.URL, rel, local string) error {
 	deadline := time.Now().Add(s.timeout)
 	if !s.deadline.IsZero() {
 		if !time.Now().Before(s.deadline) {
-			return fail(0, fmt.Errorf("%w: not asked (%v in all)", ErrDownloadBudget, s.total))
+			return nil, fail(0, fmt.Errorf("%w: not asked (%v in all)", ErrDownloadBudget, s.total))
 		}
 		deadline = minTime(deadline, s.deadline)
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
+	ctx, tooSlow := context.WithCancelCause(ctx)
+	defer tooSlow(nil)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
-		return fail(0, err)
+		return nil, fail(0, err)
 	}
 	s.mu.Lock()
 	downErr := s.down[base]
 	s.mu.Unlock()
 	if downErr != nil {
-		return fail(0, fmt.Errorf("%w: not asked after an earlier failure: %w", ErrServerDown, downErr))
+		return nil, fail(0, fmt.Errorf("%w: not asked after an earlier failure: %w", ErrServerDown, downErr))
+	}
+	var received atomic.Int64
+	defer s.watchRate(&received, tooSlow)()
+	// serverFailed marks the server down after a failure that is its own
+	// (too slow, or, when noResponse, no answer at all), not our budget's.
+	serverFailed := func(err error, noResponse bool) error {
+		if cause := context.Cause(ctx); errors.Is(cause, ErrTooSlow) {
+			err = cause
+		} else if s.budgetSpent(deadline) {
+			return fmt.Errorf("%w: %w", ErrDownloadBudget, err)
+		} else if !noResponse {
+			return err
+		}
+		s.mu.Lock()
+		if s.down[base] == nil {
+			s.down[base] = err
+		}
+		s.mu.Unlock()
+		return err
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		if s.budgetSpent(deadline) { // the server did not fail; our budget ran out
-			return fail(0, fmt.Errorf("%w: %w", ErrDownloadBudget, err))
+		if errors.As(err, new(*redirectError)) { // a bad redirect is about one file
+			return nil, fail(0, err)
 		}
-		if !errors.As(err, new(*redirectError)) { // a bad redirect is about one file
-			s.mu.Lock()
-			if s.down[base] == nil {
-				s.down[base] = err
-			}
-			s.mu.Unlock()
-		}
-		return fail(0, err)
+		return nil, fail(0, serverFailed(err, true))
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
-		return fmt.Errorf("%w: %s", ErrNotFound, target)
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, target)
 	case resp.StatusCode != http.StatusOK:
-		return fail(resp.StatusCode, errors.New(http.StatusText(resp.StatusCode)))
+		return nil, fail(resp.StatusCode, errors.New(http.StatusText(resp.StatusCode)))
 	case resp.ContentLength > s.maxSize:
-		return fail(resp.StatusCode, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, resp.ContentLength, s.maxSize))
+		return nil, fail(resp.StatusCode, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, resp.ContentLength, s.maxSize))
 	}
 
-	dir := filepath.Dir(local)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fail(0, fmt.Errorf("cache: %w", err))
+	body := bufio.NewReaderSize(&countingReader{resp.Body, &received}, 64<<10)
+	// A server that answers 200 with an HTML page must not poison the cache.
+	head, _ := body.Peek(len(pMODULE))
+	if !bytes.Equal(head, pMODULE) {
+		return nil, fail(resp.StatusCode, errors.New("response is not a Breakpad symbol file (no MODULE line)"))
 	}
-	tmp, err := os.CreateTemp(dir, ".download-*")
+	tmp, err := s.createPartial()
 	if err != nil {
-		return fail(0, fmt.Errorf("cache: %w", err))
+		return nil, fail(0, fmt.Errorf("cache: %w", err))
 	}
-	keep := false
+	committed := false
 	defer func() {
-		if !keep {
+		if !committed {
 			tmp.Close()
 			os.Remove(tmp.Name())
 		}
 	}()
-	body := bufio.NewReaderSize(resp.Body, 64<<10)
-	// A server that answers 200 with an HTML page must not poison the cache.
-	head, _ := body.Peek(len(pMODULE))
-	if !bytes.Equal(head, pMODULE) {
-		return fail(resp.StatusCode, errors.New("response is not a Breakpad symbol file (no MODULE line)"))
-	}
 	n, err := io.Copy(tmp, io.LimitReader(body, s.maxSize+1))
 	if err != nil {
-		if s.budgetSpent(deadline) {
-			err = fmt.Errorf("%w: %w", ErrDownloadBudget, err)
-		}
-		return fail(resp.StatusCode, err)
+		return nil, fail(resp.StatusCode, serverFailed(err, false))
 	}
 	if n > s.maxSize {
-		return fail(resp.StatusCode, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, s.maxSize))
+		return nil, fail(resp.StatusCode, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, s.maxSize))
 	}
 	if err := tmp.Close(); err != nil {
-		return fail(0, fmt.Errorf("cache: %w", err))
+		return nil, fail(0, fmt.Errorf("cache: %w", err))
 	}
+	f, err := openCorrupt(nil, tmp.Name()) // in memory: the index is keyed to the cached path
+	if err != nil {
+		// Not cached: the next run asks again. The mapping outlives the
+		// removal of the partial file.
+		if f != nil {
+			f.name = target
+		}
+		if ce, ok := err.(*CorruptError); ok {
+			ce.File = target
+		}
+		return f, err
+	}
+	if err := os.MkdirAll(filepath.Dir(local), 0o755); err != nil {
+		f.Close()
+		return nil, fail(0, fmt.Errorf("cache: %w", err))
+	}
+	removeOldDownloads(filepath.Dir(local))
 	if err := os.Rename(tmp.Name(), local); err != nil {
-		os.Remove(tmp.Name())
-		return fail(0, fmt.Errorf("cache: %w", err))
+		f.Close()
+		return nil, fail(0, fmt.Errorf("cache: %w", err))
 	}
-	keep = true
-	return nil
+	committed = true
+	f.name = local
+	if s.index != nil {
+		// Served through the index from now on, as a cached file is.
+		f.Close()
+		return openCorrupt(s.index, local)
+	}
+	return f, nil
+}
+
+// partialDirName is the directory, under the cache directory, where
+// downloads are written until they are parsed and renamed into place.
+const partialDirName = ".partial"
+
+// createPartial creates a file for a download in the partial directory,
+// named after this process so that a later process can tell a leftover of
+// a crash from a download in progress.
+func (s *HTTPSupplier) createPartial() (*os.File, error) {
+	if err := os.MkdirAll(s.partialDir, 0o755); err != nil {
+		return nil, err
+	}
+	s.cleanOnce.Do(s.cleanPartial)
+	return os.CreateTemp(s.partialDir, strconv.Itoa(os.Getpid())+"-*.sym")
+}
+
+// cleanPartial removes the partial files that earlier processes left when
+// they were killed: those of processes no longer running, and any older
+// than a day.
+func (s *HTTPSupplier) cleanPartial() {
+	ents, err := os.ReadDir(s.partialDir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		pidStr, _, ok := strings.Cut(e.Name(), "-")
+		pid, err := strconv.Atoi(pidStr)
+		if !ok || err != nil || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if !processAlive(pid) || time.Since(info.ModTime()) > 24*time.Hour {
+			os.Remove(filepath.Join(s.partialDir, e.Name()))
+		}
+	}
+}
+
+// removeOldDownloads removes, from a cache directory a download is about
+// to be stored in, the .download-* files that versions before the partial
+// directory wrote there and left behind when killed (up to 4 GiB each).
+// Those older than an hour cannot belong to a download still running.
+func removeOldDownloads(dir string) {
+	old, _ := filepath.Glob(filepath.Join(dir, ".download-*"))
+	for _, p := range old {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > time.Hour {
+			os.Remove(p)
+		}
+	}
+}
+
+// countingReader counts the bytes read from r in n.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n.Add(int64(k))
+	return k, err
+}
+
+// watchRate cancels a download, with ErrTooSlow as the cause, when fewer
+// than minRate bytes per second arrive in a rate window. It returns the
+// function that stops watching.
+func (s *HTTPSupplier) watchRate(received *atomic.Int64, cancel context.CancelCauseFunc) func() {
+	if s.minRate <= 0 || s.rateWindow <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(s.rateWindow)
+		defer t.Stop()
+		var last int64
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				n := received.Load()
+				if float64(n-last) < float64(s.minRate)*s.rateWindow.Seconds() {
+					cancel(fmt.Errorf("%w: %d bytes in %v, below %d bytes/s", ErrTooSlow, n-last, s.rateWindow, s.minRate))
+					return
+				}
+				last = n
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 // budgetSpent reports whether a request with the given deadline failed

@@ -110,13 +110,10 @@ func TestHTTPSupplierHitAndCache(t *testing.T) {
 			t.Errorf("cache file %s: %v %q", cached, err, data)
 		}
 	}
-	// No temporary files are left beside the cached ones.
-	filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(d.Name(), ".download-") {
-			t.Errorf("temporary file left: %s", p)
-		}
-		return nil
-	})
+	// No partial files are left.
+	if ents, _ := os.ReadDir(filepath.Join(cache, partialDirName)); len(ents) != 0 {
+		t.Errorf("partial files left: %v", ents)
+	}
 	before := srv.total()
 	if before != 3 { // app.sym, code.pdb/NOPE (404), code.dll.sym
 		t.Errorf("%d requests, want 3: %v", before, srv.requests)

@@ -28,6 +28,7 @@ const identityBytes = 64 << 10
 // sharing the directory.
 type IndexDir struct {
 	dir      string
+	budget   *DecompressBudget // bounds the decompressed copies; nil: the default per file
 	warn     func(error)
 	warnOnce sync.Once
 
@@ -40,6 +41,14 @@ type IndexDir struct {
 // file found corrupt or foreign (which is then rebuilt).
 func NewIndexDir(dir string, warn func(error)) *IndexDir {
 	return &IndexDir{dir: dir, warn: warn}
+}
+
+// WithDecompressBudget bounds the decompressed copies of .sym.gz and
+// .sym.zst files that d writes, per file and in all, as b bounds them in
+// memory without an index. It returns d.
+func (d *IndexDir) WithDecompressBudget(b *DecompressBudget) *IndexDir {
+	d.budget = b
+	return d
 }
 
 // WithIndex makes an HTTPSupplier open the files of its cache through an
@@ -295,7 +304,7 @@ func (d *IndexDir) openCompressed(fh *os.File, path, abs, k, idxPath string, src
 		}
 	}
 	err := writeAtomic(d.dir, copyPath, func(w io.Writer) error {
-		return decompressTo(fh, path, w)
+		return decompressTo(fh, path, w, d.budget)
 	})
 	if err != nil {
 		var ce *CorruptError
@@ -365,10 +374,15 @@ func openMapped(fh *os.File, size int64, name string) (*File, error) {
 	return f, f.Err()
 }
 
-// decompressTo streams the .gz or .zst file fh (named path) into w, at most
-// maxDecompressed bytes. Bad compressed data is a *CorruptError, a failed
-// write is returned as it is.
-func decompressTo(fh io.Reader, path string, w io.Writer) error {
+// decompressTo streams the .gz or .zst file fh (named path) into w, within
+// b's bounds (nil: DefaultMaxDecompressedFile). Bad compressed data, or
+// data over a bound (wrapping ErrDecompressLimit), is a *CorruptError; a
+// failed write is returned as it is.
+func decompressTo(fh io.Reader, path string, w io.Writer, b *DecompressBudget) error {
+	limit := int64(DefaultMaxDecompressedFile)
+	if b != nil {
+		limit = min(b.perFile, b.total-b.used.Load())
+	}
 	var r io.Reader
 	if strings.HasSuffix(path, ".gz") {
 		zr, err := gzip.NewReader(fh)
@@ -378,14 +392,14 @@ func decompressTo(fh io.Reader, path string, w io.Writer) error {
 		defer zr.Close()
 		r = zr
 	} else {
-		zr, err := zstd.NewReader(fh, zstd.WithDecoderConcurrency(1))
+		zr, err := zstd.NewReader(fh, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(128<<20))
 		if err != nil {
 			return &CorruptError{File: path, Err: err}
 		}
 		defer zr.Close()
 		r = zr
 	}
-	er := &errReader{r: io.LimitReader(r, maxDecompressed+1)}
+	er := &errReader{r: io.LimitReader(r, max(limit, 0)+1)}
 	n, err := io.Copy(w, er)
 	if er.err != nil {
 		return &CorruptError{File: path, Err: er.err}
@@ -393,8 +407,11 @@ func decompressTo(fh io.Reader, path string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if n > maxDecompressed {
-		return &CorruptError{File: path, Err: errors.New("decompressed size over limit")}
+	if n > limit {
+		return &CorruptError{File: path, Err: fmt.Errorf("%w: more than %d bytes", ErrDecompressLimit, limit)}
+	}
+	if b != nil {
+		b.used.Add(n)
 	}
 	return nil
 }

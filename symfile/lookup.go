@@ -16,6 +16,12 @@ type function struct {
 	inlineRec []inlineRecord
 }
 
+// maxFunctionLines bounds the line records kept for one function (about
+// 100 bytes each once parsed): a hostile file with one FUNC and millions of
+// line records cost 16 times its size in memory (docs/limits.md). Compilers
+// write a few thousand for the largest functions.
+const maxFunctionLines = 1 << 20
+
 // function parses funcs[i] and its block, once.
 func (f *File) function(i int) *function {
 	f.mu.RLock()
@@ -79,7 +85,7 @@ func (f *File) parseFunction(i int) *function {
 			// FILE, STACK, INFO, ... between line records do not end the function.
 		default:
 			lr, ok := parseLine(line)
-			if !ok {
+			if !ok || len(fn.lineRecs) >= maxFunctionLines {
 				continue
 			}
 			if high, ok := highOf(lr.addr, lr.size); ok {

@@ -3,6 +3,7 @@ package symfile
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,8 +14,9 @@ import (
 // DirSupplier finds symbol files under local roots. It is safe for
 // concurrent use and loads each symbol file at most once.
 type DirSupplier struct {
-	roots []string
-	index *IndexDir // nil: files are indexed in memory
+	roots  []string
+	index  *IndexDir // nil: files are indexed in memory
+	budget *DecompressBudget
 
 	modules onceMap[ModuleKey] // answer per module
 	paths   onceMap[string]    // parsed file per path
@@ -54,8 +56,19 @@ func (o *onceMap[K]) get(key K, load func() (*File, error)) (*File, error) {
 // with code_file / code_id used the same way when the debug names give no
 // file; each name may also end in .sym.gz or .sym.zst. A root may instead
 // be a single symbol file, used for the module whose MODULE line it matches.
+//
+// Compressed files are bounded by a DecompressBudget of the default size;
+// WithDecompressBudget sets another.
 func NewDirSupplier(roots ...string) *DirSupplier {
-	return &DirSupplier{roots: roots}
+	return &DirSupplier{roots: roots, budget: NewDecompressBudget(0, 0)}
+}
+
+// WithDecompressBudget makes s count the data it decompresses against b
+// (which may be shared with other suppliers) and returns s. Call it before
+// the first Symbols call.
+func (s *DirSupplier) WithDecompressBudget(b *DecompressBudget) *DirSupplier {
+	s.budget = b
+	return s
 }
 
 // NewIndexedDirSupplier is NewDirSupplier with the symbol files opened
@@ -95,7 +108,19 @@ func (s *DirSupplier) find(m ModuleKey) (*File, error) {
 
 // load parses a path once, however many modules resolve to it.
 func (s *DirSupplier) load(path string) (*File, error) {
-	return s.paths.get(path, func() (*File, error) { return openCorrupt(s.index, path) })
+	return s.paths.get(path, func() (*File, error) {
+		if s.index != nil {
+			// Compressed files are decompressed into the index
+			// directory, within the index's DecompressBudget.
+			return openCorrupt(s.index, path)
+		}
+		f, err := OpenWithBudget(path, s.budget)
+		var ce *CorruptError
+		if err != nil && !errors.As(err, &ce) {
+			err = &CorruptError{File: path, Err: err}
+		}
+		return f, err
+	})
 }
 
 // pathBase is Breakpad's PathnameStripper::File: the part after the last
@@ -171,13 +196,8 @@ func moduleLineMatches(path string, m ModuleKey) bool {
 
 // firstLine returns the first line of a (possibly compressed) symbol file.
 func firstLine(path string) ([]byte, error) {
-	if strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".zst") {
-		f, err := Open(path)
-		if f == nil {
-			return nil, err
-		}
-		defer f.Close()
-		return append([]byte(nil), f.lineFrom(0)...), nil
+	if isCompressed(path) {
+		return firstCompressedLine(path)
 	}
 	fh, err := os.Open(path)
 	if err != nil {

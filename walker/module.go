@@ -3,6 +3,7 @@ package walker
 import (
 	"sort"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/rangeset"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
@@ -52,21 +53,23 @@ func NewModuleMapRanges(mods []*Module, ranges [][2]uint64) *ModuleMap {
 	return &ModuleMap{sorted: mods, lookup: ranges}
 }
 
-// NewModuleMap builds a map over mods, taken in order.
+// NewModuleMap builds a map over mods, taken in order. It is O(n log n):
+// the stored ranges are kept in a B-tree while the list is read.
 func NewModuleMap(mods []*Module) *ModuleMap {
-	mm := &ModuleMap{}
+	set := rangeset.New[*Module]()
 	for _, m := range mods {
 		if m == nil || m.Size == 0 || m.Base+m.Size-1 < m.Base {
 			continue
 		}
 		end := m.Base + m.Size - 1
-		i := sort.Search(len(mm.sorted), func(i int) bool { return mm.sorted[i].Base+mm.sorted[i].Size-1 >= m.Base })
-		if i < len(mm.sorted) && mm.sorted[i].Base <= end {
+		if e := set.Ceil(m.Base); e != nil && e.Base <= end {
 			continue // overlaps a stored module
 		}
-		mm.sorted = append(mm.sorted, nil)
-		copy(mm.sorted[i+1:], mm.sorted[i:])
-		mm.sorted[i] = m
+		set.Insert(&rangeset.Entry[*Module]{Base: m.Base, High: end, Value: m})
+	}
+	mm := &ModuleMap{sorted: make([]*Module, 0, set.Len())}
+	for _, e := range set.Entries() {
+		mm.sorted = append(mm.sorted, e.Value)
 	}
 	return mm
 }

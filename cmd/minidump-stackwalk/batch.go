@@ -77,6 +77,7 @@ func (b *batchFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&b.o.breakpadCompat, "breakpad-compat", false, "walk as Breakpad does, including its known mistakes")
 	fs.BoolVar(&b.o.noDemangle, "no-demangle", false, "keep mangled C++ and Rust names")
 	b.o.symbolServer.addFlags(fs)
+	b.o.limits.addFlags(fs) // the per-dump budgets of the single-dump mode (limits.go)
 }
 
 // check validates the flags; an error is a usage error.

@@ -50,8 +50,8 @@ func processBatchInput(o *options, path string, sup symfile.Supplier, jsonOut io
 		writeJSON(processor.Unreadable(err))
 		return res
 	}
-	defer d.Close() // after the JSON report, which reads the dump
-	st, err := d.Process(sup, o.processorOptions())
+	defer d.Close()                                                  // after the JSON report, which reads the dump
+	st, err := d.Process(sup, o.budgeted(o.processorOptions(), nil)) // limits.go
 	if !o.noDemangle {
 		st.DemangleNames()
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/pflag"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
@@ -274,6 +275,7 @@ func TestBatchPanicAndTimeout(t *testing.T) {
 	var out bytes.Buffer
 	b := &batchFlags{jobs: 2, timeout: 200 * time.Millisecond, examples: 3, progress: "never", top: 5}
 	b.o.symbolServer.timeout = time.Second
+	b.o.limits.addFlags(pflag.NewFlagSet("limits", pflag.ContinueOnError)) // their defaults
 	if err := b.check(&stderr); err != nil {
 		t.Fatal(err)
 	}

@@ -53,6 +53,7 @@ type options struct {
 	// compat holds rust-minidump flags that select no output (rustcompat.go).
 	compat compatFlags
 	index  indexFlags // --index-dir, --no-index (index.go)
+	limits limitFlags // resource bounds (limits.go)
 }
 
 // flagGroup is a set of flags that can take over the output, such as the
@@ -151,6 +152,7 @@ Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 	addVersionFlag(cmd, fs)     // --version, -V (version.go)
 	cmd.AddCommand(core2mdcli.New(stdout, stderr, status))
 	cmd.AddCommand(newBatchCommand(o.stdin, stdout, stderr, status)) // batch triage (batch.go)
+	o.limits.addFlags(fs)                                            // resource bounds (limits.go)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
@@ -165,6 +167,9 @@ func (o *options) check() error {
 	}
 	if o.extraThread < -1 {
 		return fmt.Errorf("-t %d: want a thread index >= 0", o.extraThread)
+	}
+	if err := o.limits.check(); err != nil { // resource bounds (limits.go)
+		return err
 	}
 	if err := o.checkConflicts(); err != nil { // diagnostics.go
 		return err

@@ -44,7 +44,7 @@ func (f *symbolServerFlags) addFlags(fs *pflag.FlagSet) {
 			"starting with http:// or https:// is a symbol server too")
 	fs.StringVar(&f.cache, "symbols-cache", defaultSymbolCache(), "`DIR` where files downloaded from symbol servers are kept, in the same layout")
 	fs.DurationVar(&f.timeout, "symbol-download-timeout", symfile.DefaultDownloadTimeout, "bound on each symbol download, for example 30s or 2m")
-	fs.DurationVar(&f.total, "symbols-total-timeout", 0, "bound on all symbol downloads together (then modules are walked without\n"+
+	fs.DurationVar(&f.total, "symbols-total-timeout", symfile.DefaultTotalTimeout, "bound on all symbol downloads together (then modules are walked without\n"+
 		"their symbols, with a warning), for example 10m; 0: no bound")
 }
 
@@ -102,8 +102,11 @@ func (o *options) symbolSupplier(stderr io.Writer) symfile.Supplier {
 	local, urls := splitSymbolPaths(o.symbolPaths)
 	var chain symfile.ChainSupplier
 	index := o.index.indexDir(stderr)
+	if index != nil {
+		index.WithDecompressBudget(o.limits.decompressBudget())
+	}
 	if len(local) > 0 {
-		chain = append(chain, symfile.NewIndexedDirSupplier(index, local...))
+		chain = append(chain, symfile.NewIndexedDirSupplier(index, local...).WithDecompressBudget(o.limits.decompressBudget()))
 	}
 	if len(urls) > 0 {
 		hs, err := symfile.NewHTTPSupplier(urls, o.symbolServer.cache, symfile.WithTimeout(o.symbolServer.timeout),

@@ -1,0 +1,113 @@
+package main
+
+// Resource bounds for hostile input (docs/limits.md): flags to raise them.
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+)
+
+// limitFlags are the bounds a run keeps to, whatever its input.
+type limitFlags struct {
+	decompressedFile  byteSize      // --symbols-max-decompressed-file
+	decompressedTotal byteSize      // --symbols-max-decompressed
+	totalFrames       int           // --max-frames-total
+	walkTime          time.Duration // --max-walk-time
+
+	budget *symfile.DecompressBudget // made by decompressBudget
+}
+
+func (f *limitFlags) addFlags(fs *pflag.FlagSet) {
+	f.decompressedFile = symfile.DefaultMaxDecompressedFile
+	f.decompressedTotal = symfile.DefaultMaxDecompressedTotal
+	fs.Var(&f.decompressedFile, "symbols-max-decompressed-file",
+		"bound on the decompressed `SIZE` of one .sym.gz or .sym.zst file, in bytes or with a K, M\n"+
+			"or G suffix (a larger file is not used: its module's symbols are reported corrupt)")
+	fs.Var(&f.decompressedTotal, "symbols-max-decompressed",
+		"bound on the decompressed `SIZE` of all .sym.gz and .sym.zst files of a run together")
+	fs.IntVar(&f.totalFrames, "max-frames-total", processor.DefaultMaxTotalFrames,
+		"bound on the frames kept across all threads: the crashed or requesting thread may use\n"+
+			"half, the other threads share the rest (a thread over its share is truncated)")
+	fs.DurationVar(&f.walkTime, "max-walk-time", processor.DefaultMaxTime,
+		"bound on the time the walks of a dump take; walks still running then stop, truncated")
+}
+
+// check validates the bounds.
+func (f *limitFlags) check() error {
+	if f.totalFrames <= 0 {
+		return fmt.Errorf("--max-frames-total %d: want a positive number", f.totalFrames)
+	}
+	if f.walkTime <= 0 {
+		return fmt.Errorf("--max-walk-time %v: want a positive duration", f.walkTime)
+	}
+	return nil
+}
+
+// budgeted adds the bounds to the processing options. -b, which prints the
+// requesting thread's frames alone, gets only that thread walked. -c still
+// walks every thread: its module list marks the modules of every thread's
+// frames that lack symbols, as Breakpad's does (the frame budget bounds it).
+// group is the output group taking over, nil for the text outputs.
+func (o *options) budgeted(opts processor.Options, group flagGroup) processor.Options {
+	opts.MaxTotalFrames = o.limits.totalFrames
+	opts.MaxTime = o.limits.walkTime
+	opts.WalkOnlyRequesting = group == nil && o.brief
+	return opts
+}
+
+// decompressBudget is the one budget all symbol suppliers of the run share.
+func (f *limitFlags) decompressBudget() *symfile.DecompressBudget {
+	if f.budget == nil {
+		f.budget = symfile.NewDecompressBudget(int64(f.decompressedFile), int64(f.decompressedTotal))
+	}
+	return f.budget
+}
+
+// byteSize is a flag value in bytes, written with an optional K, M or G
+// (binary) suffix.
+type byteSize int64
+
+func (b *byteSize) String() string {
+	v := int64(*b)
+	for _, u := range []struct {
+		suffix string
+		shift  uint
+	}{{"G", 30}, {"M", 20}, {"K", 10}} {
+		if v != 0 && v%(1<<u.shift) == 0 {
+			return strconv.FormatInt(v>>u.shift, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+func (b *byteSize) Set(s string) error {
+	shift := uint(0)
+	num := strings.TrimSuffix(strings.ToUpper(s), "B")
+	switch {
+	case strings.HasSuffix(num, "K"):
+		shift = 10
+	case strings.HasSuffix(num, "M"):
+		shift = 20
+	case strings.HasSuffix(num, "G"):
+		shift = 30
+	}
+	if shift > 0 {
+		num = num[:len(num)-1]
+	}
+	v, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || v <= 0 || v > (1<<62)>>shift {
+		return fmt.Errorf("%q: want a positive size such as 512M or 2G", s)
+	}
+	*b = byteSize(v << shift)
+	return nil
+}
+
+func (b *byteSize) Type() string { return "size" }

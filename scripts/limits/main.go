@@ -1,0 +1,89 @@
+// Command limits writes the worst-case inputs of docs/limits.md into a
+// directory, at the sizes measured there:
+//
+//	go run ./scripts/limits DIR
+//
+// Then run the tool on each with /usr/bin/time -v (scripts/limits/measure.sh).
+package main
+
+import (
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: limits DIR")
+		os.Exit(2)
+	}
+	dir := os.Args[1]
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fail(err)
+	}
+	write := func(name string, data []byte, err error) {
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, name), data, 0o644)
+		}
+		if err != nil {
+			fail(fmt.Errorf("%s: %w", name, err))
+		}
+	}
+	write("microdump-160k-modules.dmp", hostile.Microdump(160_000), nil)
+	d, err := hostile.ModuleList(80_000)
+	write("modules-80k.dmp", d, err)
+	d, err = hostile.UnloadedModules(400_000)
+	write("unloaded-400k.dmp", d, err)
+	d, err = hostile.FrameChain(100, 100_000)
+	write("threads-100x100k-frames.dmp", d, err)
+	d, err = hostile.OverlappingMemory(100_000)
+	write("memory-100k-overlapping.dmp", d, err)
+	d, err = hostile.UnreadableStacks(4096)
+	write("unreadable-stacks-4096.dmp", d, err)
+	d, err = hostile.BombDump()
+	write("bomb.dmp", d, err)
+	writeBomb(filepath.Join(dir, "syms-gz"), ".gz", 2<<30)
+	writeBomb(filepath.Join(dir, "syms-zst"), ".zst", 2<<30)
+}
+
+// writeBomb writes bomb.dmp's symbol file, decompressing to size bytes,
+// compressed, under root in the store layout.
+func writeBomb(root, ext string, size int64) {
+	p := filepath.Join(root, hostile.BombDebugFile, hostile.BombDebugID, "app.sym"+ext)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		fail(err)
+	}
+	f, err := os.Create(p)
+	if err != nil {
+		fail(err)
+	}
+	var zw io.WriteCloser
+	if ext == ".gz" {
+		zw, err = gzip.NewWriterLevel(f, gzip.BestCompression)
+	} else {
+		zw, err = zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+	}
+	if err == nil {
+		err = hostile.SymbolBomb(zw, size)
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if err == nil {
+		err = f.Close()
+	}
+	if err != nil {
+		fail(fmt.Errorf("%s: %w", p, err))
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "limits:", err)
+	os.Exit(1)
+}

@@ -1,0 +1,224 @@
+package symfile
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Bounds on decompressed symbol data (docs/limits.md). A .sym.gz or
+// .sym.zst file is decompressed into memory, and a small compressed file can
+// expand a thousandfold: the defaults keep a run within a 2 GB container.
+const (
+	// DefaultMaxDecompressedFile bounds the decompressed size of one file.
+	DefaultMaxDecompressedFile = 512 << 20
+	// DefaultMaxDecompressedTotal bounds the decompressed bytes of all the
+	// files one DecompressBudget (by default, one supplier) opens.
+	DefaultMaxDecompressedTotal = 1 << 30
+)
+
+// ErrDecompressLimit reports a compressed symbol file whose decompressed
+// data is over a DecompressBudget's bound (per file or in all).
+var ErrDecompressLimit = errors.New("decompressed symbol data over the limit")
+
+// DecompressBudget bounds the bytes decompressed from .sym.gz and .sym.zst
+// files: per file, and in all over the files opened with it. The bytes of a
+// file that was opened stay counted (the File holds them); those of a file
+// that failed are given back. It is safe for concurrent use.
+type DecompressBudget struct {
+	perFile, total int64
+	used           atomic.Int64
+}
+
+// NewDecompressBudget returns a budget of perFile bytes per file and total
+// bytes in all; 0 selects the default for either.
+func NewDecompressBudget(perFile, total int64) *DecompressBudget {
+	if perFile <= 0 {
+		perFile = DefaultMaxDecompressedFile
+	}
+	if total <= 0 {
+		total = DefaultMaxDecompressedTotal
+	}
+	return &DecompressBudget{perFile: perFile, total: total}
+}
+
+// Used is the number of decompressed bytes currently counted.
+func (b *DecompressBudget) Used() int64 { return b.used.Load() }
+
+// OpenWithBudget is Open with the decompressed data of a .gz or .zst file
+// bounded by b (nil: the default bound per file, none in all). A file over
+// the bound is not indexed: the error wraps ErrDecompressLimit.
+func OpenWithBudget(path string, b *DecompressBudget) (*File, error) {
+	if !isCompressed(path) {
+		return Open(path)
+	}
+	data, release, err := readCompressed(path, b)
+	if err != nil {
+		return nil, err
+	}
+	f, err := NewFile(data, path)
+	if release != nil {
+		// Close releases the memory; so does the garbage collector for a
+		// File dropped without Close (once, whichever comes first).
+		once := sync.OnceValue(release)
+		f.unmap = once
+		runtime.AddCleanup(f, func(r func() error) { r() }, once)
+	}
+	return f, err
+}
+
+func isCompressed(path string) bool {
+	return strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".zst")
+}
+
+// decompressor returns a reader of the decompressed data of fh and its
+// close function.
+func decompressor(fh *os.File, path string) (io.Reader, func(), error) {
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(fh)
+		if err != nil {
+			return nil, nil, err
+		}
+		return zr, func() { zr.Close() }, nil
+	}
+	// The window bound keeps a hostile frame header from reserving memory.
+	zr, err := zstd.NewReader(fh, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(128<<20),
+		zstd.WithDecoderMaxMemory(uint64(DefaultMaxDecompressedFile)))
+	if err != nil {
+		return nil, nil, err
+	}
+	return zr, zr.Close, nil
+}
+
+// readCompressed decompresses path into memory within b's bounds. The
+// returned function, when not nil, releases the memory (File.Close).
+func readCompressed(path string, b *DecompressBudget) ([]byte, func() error, error) {
+	if b == nil {
+		b = &DecompressBudget{perFile: DefaultMaxDecompressedFile, total: 1<<63 - 1}
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("symfile: %s is not a regular file", path)
+	}
+	r, closeFn, err := decompressor(fh, path)
+	if err != nil {
+		return nil, nil, &CorruptError{File: path, Err: err}
+	}
+	defer closeFn()
+	limit := b.perFile
+	// Charge the budget as the data arrives, so that concurrent loads
+	// cannot together pass the total.
+	counted := &budgetReader{r: io.LimitReader(r, limit+1), b: b}
+	data, release, err := readAll(counted, limit+1, sizeHint(fh, path, st.Size()))
+	switch {
+	case err == nil && int64(len(data)) > limit:
+		err = fmt.Errorf("%w: more than %d bytes in this file", ErrDecompressLimit, limit)
+	case errors.Is(err, ErrDecompressLimit):
+	case err != nil:
+		err = fmt.Errorf("decompressing: %w", err)
+	}
+	if err != nil {
+		if release != nil {
+			release()
+		}
+		b.used.Add(-counted.n)
+		return nil, nil, &CorruptError{File: path, Err: err}
+	}
+	return data, release, nil
+}
+
+// readAll reads r, which gives at most max bytes, into reserved memory
+// when it can (see reserve), else into a buffer grown from hint.
+func readAll(r io.Reader, max, hint int64) ([]byte, func() error, error) {
+	mem, free := reserve(max)
+	if mem == nil {
+		var buf bytes.Buffer
+		if hint > 0 {
+			buf.Grow(int(min(hint, max)))
+		}
+		_, err := io.Copy(&buf, r)
+		return buf.Bytes(), nil, err
+	}
+	n := 0
+	var err error
+	for n < len(mem) && err == nil {
+		var k int
+		k, err = r.Read(mem[n:])
+		n += k
+	}
+	if err == io.EOF {
+		err = nil
+	}
+	mem = trim(mem, n)
+	return mem[:n], func() error { return free(mem) }, err
+}
+
+// budgetReader counts the bytes read from r against b's total.
+type budgetReader struct {
+	r io.Reader
+	b *DecompressBudget
+	n int64 // bytes charged
+}
+
+func (br *budgetReader) Read(p []byte) (int, error) {
+	n, err := br.r.Read(p)
+	if n > 0 {
+		br.n += int64(n)
+		if br.b.used.Add(int64(n)) > br.b.total {
+			return 0, fmt.Errorf("%w: more than %d bytes in all symbol files", ErrDecompressLimit, br.b.total)
+		}
+	}
+	return n, err
+}
+
+// sizeHint is the decompressed size a .gz file's trailer claims (modulo
+// 2^32, so only a hint), 0 when unknown; it saves the buffer's doublings.
+func sizeHint(fh *os.File, path string, size int64) int64 {
+	if !strings.HasSuffix(path, ".gz") || size < 18 {
+		return 0
+	}
+	var tail [4]byte
+	if _, err := fh.ReadAt(tail[:], size-4); err != nil {
+		return 0
+	}
+	return int64(binary.LittleEndian.Uint32(tail[:]))
+}
+
+// firstCompressedLine returns the first line (at most 64 KiB) of a
+// compressed symbol file, decompressing no more than that.
+func firstCompressedLine(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	r, closeFn, err := decompressor(fh, path)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	line, err := bufio.NewReaderSize(io.LimitReader(r, 64<<10), 64<<10).ReadSlice('\n')
+	if err != nil && len(line) == 0 {
+		return nil, err
+	}
+	return bytes.TrimRight(line, "\r\n"), nil
+}
