@@ -1,0 +1,395 @@
+package elfcfi
+
+import (
+	"debug/elf"
+	"sort"
+)
+
+// RuleKind says how a register's value in the caller is found.
+type RuleKind uint8
+
+const (
+	RuleUndefined     RuleKind = iota + 1 // DW_CFA_undefined: not recoverable
+	RuleSameValue                         // unchanged from the callee
+	RuleOffset                            // saved at CFA+Offset
+	RuleValOffset                         // the value is CFA+Offset
+	RuleRegister                          // the value is in register Reg of the callee
+	RuleExpression                        // saved at the address Expr computes (CFA pushed first)
+	RuleValExpression                     // the value is what Expr computes (CFA pushed first)
+)
+
+// Rule is one register's rule.
+type Rule struct {
+	Kind   RuleKind
+	Offset int64  // RuleOffset, RuleValOffset
+	Reg    uint64 // RuleRegister
+	Expr   []byte // RuleExpression, RuleValExpression
+}
+
+// CFARule computes the Canonical Frame Address: Reg+Offset, or Expr when it
+// is not nil.
+type CFARule struct {
+	Reg    uint64
+	Offset int64
+	Expr   []byte
+}
+
+// RegRule is a register number and its rule.
+type RegRule struct {
+	Reg  uint64
+	Rule Rule
+}
+
+// Row is the rule set in force over [Loc, End). A register without a rule
+// keeps the architecture's default (callee-saved registers the same value).
+type Row struct {
+	Loc, End uint64
+	CFA      CFARule
+	Regs     []RegRule // sorted by register number
+	// RASigned is AArch64's RA_SIGN_STATE: the return address is signed
+	// with pointer authentication and must be stripped.
+	RASigned bool
+}
+
+// Rule returns the rule of register reg, if the row has one.
+func (r *Row) Rule(reg uint64) (Rule, bool) {
+	i := sort.Search(len(r.Regs), func(i int) bool { return r.Regs[i].Reg >= reg })
+	if i < len(r.Regs) && r.Regs[i].Reg == reg {
+		return r.Regs[i].Rule, true
+	}
+	return Rule{}, false
+}
+
+func (r *Row) set(reg uint64, rule Rule) {
+	i := sort.Search(len(r.Regs), func(i int) bool { return r.Regs[i].Reg >= reg })
+	if i < len(r.Regs) && r.Regs[i].Reg == reg {
+		r.Regs[i].Rule = rule
+		return
+	}
+	r.Regs = append(r.Regs, RegRule{})
+	copy(r.Regs[i+1:], r.Regs[i:])
+	r.Regs[i] = RegRule{reg, rule}
+}
+
+func (r *Row) unset(reg uint64) {
+	i := sort.Search(len(r.Regs), func(i int) bool { return r.Regs[i].Reg >= reg })
+	if i < len(r.Regs) && r.Regs[i].Reg == reg {
+		r.Regs = append(r.Regs[:i], r.Regs[i+1:]...)
+	}
+}
+
+func (r Row) clone() Row {
+	r.Regs = append([]RegRule(nil), r.Regs...)
+	return r
+}
+
+// Bounds on what a hostile entry can make the interpreter hold.
+const (
+	maxRegs       = 512 // distinct registers with rules in one row
+	maxRegNumber  = 1<<16 - 1
+	maxStateDepth = 64 // DW_CFA_remember_state nesting
+)
+
+// DW_CFA_* opcodes.
+const (
+	cfaNop                    = 0x00
+	cfaSetLoc                 = 0x01
+	cfaAdvanceLoc1            = 0x02
+	cfaAdvanceLoc2            = 0x03
+	cfaAdvanceLoc4            = 0x04
+	cfaOffsetExtended         = 0x05
+	cfaRestoreExtended        = 0x06
+	cfaUndefined              = 0x07
+	cfaSameValue              = 0x08
+	cfaRegister               = 0x09
+	cfaRememberState          = 0x0a
+	cfaRestoreState           = 0x0b
+	cfaDefCFA                 = 0x0c
+	cfaDefCFARegister         = 0x0d
+	cfaDefCFAOffset           = 0x0e
+	cfaDefCFAExpression       = 0x0f
+	cfaExpression             = 0x10
+	cfaOffsetExtendedSF       = 0x11
+	cfaDefCFASF               = 0x12
+	cfaDefCFAOffsetSF         = 0x13
+	cfaValOffset              = 0x14
+	cfaValOffsetSF            = 0x15
+	cfaValExpression          = 0x16
+	cfaMIPSAdvanceLoc8        = 0x1d
+	cfaAArch64NegateRAStatePC = 0x2c
+	cfaGNUWindowSave          = 0x2d // AArch64: DW_CFA_AARCH64_negate_ra_state
+	cfaGNUArgsSize            = 0x2e
+	cfaGNUNegOffsetExtended   = 0x2f
+	cfaAdvanceLoc             = 0x40
+	cfaOffset                 = 0x80
+	cfaRestore                = 0xc0
+)
+
+// machine runs CFA instructions.
+type machine struct {
+	s       *Section
+	cie     *CIE
+	row     Row
+	initial Row // the row after the CIE's instructions, for DW_CFA_restore
+	stack   []Row
+	end     uint64
+	// emit is called with each finished row; returning false stops.
+	emit func(Row) bool
+}
+
+// Rows executes the FDE's instructions and returns every row of its table,
+// in address order.
+func (f *FDE) Rows() ([]Row, error) {
+	var rows []Row
+	err := f.run(func(r Row) bool {
+		rows = append(rows, r)
+		return true
+	})
+	return rows, err
+}
+
+// RowAt returns the row covering pc, which must lie in [Begin, End).
+func (f *FDE) RowAt(pc uint64) (Row, error) {
+	if pc < f.Begin || pc >= f.End {
+		return Row{}, ErrNotFound
+	}
+	var found Row
+	ok := false
+	err := f.run(func(r Row) bool {
+		if pc >= r.Loc && pc < r.End {
+			found, ok = r, true
+			return false
+		}
+		return r.Loc <= pc
+	})
+	if err != nil {
+		return Row{}, err
+	}
+	if !ok {
+		return Row{}, ErrNotFound
+	}
+	return found, nil
+}
+
+func (f *FDE) run(emit func(Row) bool) error {
+	m := &machine{s: f.section, cie: f.CIE, end: f.End, emit: func(Row) bool { return true }}
+	m.row.Loc = f.Begin
+	// The CIE's instructions may not advance the location (DWARF 5
+	// 6.4.1); they set the initial rules.
+	if err := m.exec(f.CIE.Instructions, f.CIE.instructionAt, true); err != nil {
+		return err
+	}
+	m.initial = m.row.clone()
+	m.emit = emit
+	if err := m.exec(f.Instructions, f.instructionAt, false); err != nil {
+		return err
+	}
+	m.row.End = f.End
+	if m.row.Loc < m.row.End {
+		m.emit(m.row)
+	}
+	return nil
+}
+
+type stopped struct{}
+
+func (m *machine) advance(to uint64, at uint64) error {
+	if to < m.row.Loc {
+		return m.s.errAt(at, "location %#x goes backwards from %#x", to, m.row.Loc)
+	}
+	if to == m.row.Loc {
+		return nil
+	}
+	if to > m.end {
+		to = m.end // a hostile advance cannot make a row past the FDE
+	}
+	r := m.row.clone()
+	r.End = to
+	if !m.emit(r) {
+		return errStop
+	}
+	m.row.Loc = to
+	return nil
+}
+
+var errStop = &FormatError{Msg: "stop"}
+
+// exec runs one instruction stream. inCIE forbids location changes.
+func (m *machine) exec(code []byte, base uint64, inCIE bool) error {
+	b := &buf{data: code, base: base, order: m.s.arch.Order}
+	err := m.execBuf(b, inCIE)
+	if err == errStop {
+		return nil
+	}
+	return err
+}
+
+func (m *machine) execBuf(b *buf, inCIE bool) error {
+	c := m.cie
+	for b.left() > 0 {
+		at := b.off()
+		op := b.u8()
+		var arg uint64
+		if hi := op & 0xc0; hi != 0 {
+			arg = uint64(op & 0x3f)
+			op = hi
+		}
+		bad := func(format string, args ...any) error { return m.s.errAt(at, format, args...) }
+		loc := func(delta uint64) error {
+			if inCIE {
+				return bad("CIE instructions may not advance the location")
+			}
+			if c.CodeAlign != 0 && delta > (^uint64(0))/c.CodeAlign {
+				return bad("location advance overflows")
+			}
+			to := m.row.Loc + delta*c.CodeAlign
+			if to < m.row.Loc {
+				return bad("location advance overflows")
+			}
+			return m.advance(to, at)
+		}
+		var err error
+		switch op {
+		case cfaAdvanceLoc:
+			err = loc(arg)
+		case cfaOffset:
+			err = m.setReg(bad, arg, Rule{Kind: RuleOffset, Offset: int64(b.uleb()) * c.DataAlign})
+		case cfaRestore:
+			err = m.restore(bad, arg)
+		case cfaNop:
+		case cfaSetLoc:
+			if inCIE {
+				return bad("CIE instructions may not set the location")
+			}
+			enc := c.FDEEncoding
+			if m.s.kind == DebugFrame {
+				enc = sizeEncoding(int(c.AddressSize))
+			}
+			var to uint64
+			to, err = m.s.readPointer(b, enc, 0)
+			if err == nil {
+				err = m.advance(to, at)
+			}
+		case cfaAdvanceLoc1:
+			err = loc(uint64(b.u8()))
+		case cfaAdvanceLoc2:
+			err = loc(uint64(b.u16()))
+		case cfaAdvanceLoc4:
+			err = loc(uint64(b.u32()))
+		case cfaMIPSAdvanceLoc8:
+			err = loc(b.u64())
+		case cfaOffsetExtended:
+			reg := b.uleb()
+			err = m.setReg(bad, reg, Rule{Kind: RuleOffset, Offset: int64(b.uleb()) * c.DataAlign})
+		case cfaOffsetExtendedSF:
+			reg := b.uleb()
+			err = m.setReg(bad, reg, Rule{Kind: RuleOffset, Offset: b.sleb() * c.DataAlign})
+		case cfaGNUNegOffsetExtended:
+			reg := b.uleb()
+			err = m.setReg(bad, reg, Rule{Kind: RuleOffset, Offset: -int64(b.uleb()) * c.DataAlign})
+		case cfaValOffset:
+			reg := b.uleb()
+			err = m.setReg(bad, reg, Rule{Kind: RuleValOffset, Offset: int64(b.uleb()) * c.DataAlign})
+		case cfaValOffsetSF:
+			reg := b.uleb()
+			err = m.setReg(bad, reg, Rule{Kind: RuleValOffset, Offset: b.sleb() * c.DataAlign})
+		case cfaRestoreExtended:
+			err = m.restore(bad, b.uleb())
+		case cfaUndefined:
+			err = m.setReg(bad, b.uleb(), Rule{Kind: RuleUndefined})
+		case cfaSameValue:
+			err = m.setReg(bad, b.uleb(), Rule{Kind: RuleSameValue})
+		case cfaRegister:
+			reg := b.uleb()
+			err = m.setReg(bad, reg, Rule{Kind: RuleRegister, Reg: b.uleb()})
+		case cfaExpression, cfaValExpression:
+			reg := b.uleb()
+			expr := b.bytes(b.uleb())
+			kind := RuleExpression
+			if op == cfaValExpression {
+				kind = RuleValExpression
+			}
+			if b.err == nil {
+				err = m.setReg(bad, reg, Rule{Kind: kind, Expr: expr})
+			}
+		case cfaRememberState:
+			if len(m.stack) >= maxStateDepth {
+				return bad("DW_CFA_remember_state nested over %d deep", maxStateDepth)
+			}
+			m.stack = append(m.stack, m.row.clone())
+		case cfaRestoreState:
+			if len(m.stack) == 0 {
+				return bad("DW_CFA_restore_state with no remembered state")
+			}
+			// The location is not part of the remembered state.
+			saved := m.stack[len(m.stack)-1]
+			m.stack = m.stack[:len(m.stack)-1]
+			saved.Loc = m.row.Loc
+			m.row = saved
+		case cfaDefCFA:
+			reg := b.uleb()
+			off := b.uleb()
+			m.row.CFA = CFARule{Reg: reg, Offset: int64(off)}
+		case cfaDefCFASF:
+			reg := b.uleb()
+			off := b.sleb()
+			m.row.CFA = CFARule{Reg: reg, Offset: off * c.DataAlign}
+		case cfaDefCFARegister:
+			if m.row.CFA.Expr != nil {
+				return bad("DW_CFA_def_cfa_register with an expression CFA")
+			}
+			m.row.CFA.Reg = b.uleb()
+		case cfaDefCFAOffset:
+			if m.row.CFA.Expr != nil {
+				return bad("DW_CFA_def_cfa_offset with an expression CFA")
+			}
+			m.row.CFA.Offset = int64(b.uleb())
+		case cfaDefCFAOffsetSF:
+			if m.row.CFA.Expr != nil {
+				return bad("DW_CFA_def_cfa_offset_sf with an expression CFA")
+			}
+			m.row.CFA.Offset = b.sleb() * c.DataAlign
+		case cfaDefCFAExpression:
+			expr := b.bytes(b.uleb())
+			if b.err == nil {
+				m.row.CFA = CFARule{Expr: expr}
+			}
+		case cfaGNUArgsSize:
+			b.uleb() // the outgoing argument area: not needed to unwind
+		case cfaGNUWindowSave, cfaAArch64NegateRAStatePC:
+			if m.s.arch.Machine != elf.EM_AARCH64 {
+				return bad("DW_CFA opcode %#x is only supported on AArch64", op)
+			}
+			m.row.RASigned = !m.row.RASigned
+		default:
+			return bad("unknown DW_CFA opcode %#x", op)
+		}
+		if err != nil {
+			return err
+		}
+		if b.err != nil {
+			return bad("truncated DW_CFA instruction %#x: %v", op, b.err)
+		}
+	}
+	return nil
+}
+
+func (m *machine) setReg(bad func(string, ...any) error, reg uint64, r Rule) error {
+	if reg > maxRegNumber {
+		return bad("register %d out of range", reg)
+	}
+	if _, ok := m.row.Rule(reg); !ok && len(m.row.Regs) >= maxRegs {
+		return bad("more than %d registers with rules", maxRegs)
+	}
+	m.row.set(reg, r)
+	return nil
+}
+
+// restore gives reg the rule the CIE's instructions gave it, or none.
+func (m *machine) restore(bad func(string, ...any) error, reg uint64) error {
+	if r, ok := m.initial.Rule(reg); ok {
+		return m.setReg(bad, reg, r)
+	}
+	m.row.unset(reg)
+	return nil
+}
