@@ -139,13 +139,33 @@ type machine struct {
 
 // Rows executes the FDE's instructions and returns every row of its table,
 // in address order.
+// A hostile FDE can hold millions of rows of hundreds of rules; Rows
+// refuses to hold more than maxRowRules rules in all (ForEachRow has no
+// such bound: it holds one row at a time).
 func (f *FDE) Rows() ([]Row, error) {
 	var rows []Row
-	err := f.run(func(r Row) bool {
-		rows = append(rows, r)
+	total := 0
+	err := f.ForEachRow(func(r Row) bool {
+		total += len(r.Regs) + 1
+		if total > maxRowRules {
+			return false
+		}
+		rows = append(rows, r.clone())
 		return true
 	})
+	if err == nil && total > maxRowRules {
+		err = f.section.errAt(f.Offset, "FDE has over %d rules in all its rows", maxRowRules)
+	}
 	return rows, err
+}
+
+const maxRowRules = 1 << 21
+
+// ForEachRow calls fn with each row of the FDE's table in address order,
+// until fn returns false. The row's Regs are only valid during the call:
+// keep a copy.
+func (f *FDE) ForEachRow(fn func(Row) bool) error {
+	return f.run(fn)
 }
 
 // RowAt returns the row covering pc, which must lie in [Begin, End).
@@ -157,7 +177,7 @@ func (f *FDE) RowAt(pc uint64) (Row, error) {
 	ok := false
 	err := f.run(func(r Row) bool {
 		if pc >= r.Loc && pc < r.End {
-			found, ok = r, true
+			found, ok = r.clone(), true
 			return false
 		}
 		return r.Loc <= pc
@@ -191,8 +211,6 @@ func (f *FDE) run(emit func(Row) bool) error {
 	return nil
 }
 
-type stopped struct{}
-
 func (m *machine) advance(to uint64, at uint64) error {
 	if to < m.row.Loc {
 		return m.s.errAt(at, "location %#x goes backwards from %#x", to, m.row.Loc)
@@ -203,7 +221,7 @@ func (m *machine) advance(to uint64, at uint64) error {
 	if to > m.end {
 		to = m.end // a hostile advance cannot make a row past the FDE
 	}
-	r := m.row.clone()
+	r := m.row // emit copies what it keeps
 	r.End = to
 	if !m.emit(r) {
 		return errStop
