@@ -36,6 +36,13 @@ func TestFind(t *testing.T) {
 					t.Fatal(err)
 				}
 				covered := map[uint64]bool{}
+				nonEmpty := fdes[:0:0]
+				for _, fde := range fdes {
+					if fde.End > fde.Begin {
+						nonEmpty = append(nonEmpty, fde)
+					}
+				}
+				fdes = nonEmpty
 				for _, fde := range fdes {
 					for pc := fde.Begin; pc < fde.End && pc < fde.Begin+4; pc++ {
 						covered[pc] = true

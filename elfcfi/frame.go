@@ -465,7 +465,9 @@ func sizeEncoding(size int) uint8 {
 	return peUdata8
 }
 
-// Entries parses the whole section and returns its FDEs in section order.
+// Entries parses the whole section and returns its FDEs in section order,
+// empty ones included (linkers leave FDEs of discarded functions with a zero
+// start or range).
 // A malformed entry stops the walk with an error; the FDEs before it are
 // returned with it.
 func (s *Section) Entries() ([]*FDE, error) {
@@ -480,11 +482,7 @@ func (s *Section) Entries() ([]*FDE, error) {
 			if err != nil {
 				return fdes, err
 			}
-			// Linkers leave FDEs of discarded functions with a zero start
-			// (or a zero range); they cover nothing.
-			if f.End > f.Begin {
-				fdes = append(fdes, f)
-			}
+			fdes = append(fdes, f)
 		} else if _, err := s.CIEAt(e.off); err != nil {
 			return fdes, err
 		}
@@ -534,7 +532,9 @@ func (s *Section) buildIndex() {
 	s.ierr = err
 	s.index = make([]fdeRange, 0, len(fdes))
 	for _, f := range fdes {
-		s.index = append(s.index, fdeRange{f.Begin, f.End, f.Offset})
+		if f.End > f.Begin {
+			s.index = append(s.index, fdeRange{f.Begin, f.End, f.Offset})
+		}
 	}
 	sort.SliceStable(s.index, func(i, j int) bool { return s.index[i].begin < s.index[j].begin })
 }

@@ -135,6 +135,112 @@ type machine struct {
 	end     uint64
 	// emit is called with each finished row; returning false stops.
 	emit func(Row) bool
+	// event, when set, is told of every rule an instruction sets.
+	event func(Event)
+	// restored are the registers DW_CFA_restore left without a rule; to
+	// Breakpad they have the same-value rule, which matters to the events
+	// of DW_CFA_restore_state. restoredStack parallels stack.
+	restored      map[uint64]bool
+	restoredStack []map[uint64]bool
+}
+
+// Event is a rule set by one instruction at location Loc: the CFA rule when
+// CFA is true, else register Reg's rule. DW_CFA_restore of a register the
+// CIE gave no rule reports RuleSameValue, and DW_CFA_restore_state reports
+// the rules that differ from the remembered ones, as Breakpad's CFI reader
+// does; Events lets a converter to Breakpad's STACK CFI records emit the
+// same records.
+type Event struct {
+	Loc     uint64
+	CFA     bool
+	CFARule CFARule
+	Reg     uint64
+	Rule    Rule
+}
+
+// Events executes the FDE's instructions (the CIE's first) and calls fn for
+// each rule they set, in order.
+func (f *FDE) Events(fn func(Event)) error {
+	m := &machine{s: f.section, cie: f.CIE, end: f.End, emit: func(Row) bool { return true }, event: fn}
+	m.row.Loc = f.Begin
+	if err := m.exec(f.CIE.Instructions, f.CIE.instructionAt, true); err != nil {
+		return err
+	}
+	m.initial = m.row.clone()
+	return m.exec(f.Instructions, f.instructionAt, false)
+}
+
+func (m *machine) cfaEvent() {
+	if m.event != nil {
+		m.event(Event{Loc: m.row.Loc, CFA: true, CFARule: m.row.CFA})
+	}
+}
+
+func (m *machine) regEvent(reg uint64, r Rule) {
+	if m.event != nil {
+		m.event(Event{Loc: m.row.Loc, Reg: reg, Rule: r})
+	}
+}
+
+// transitionEvents reports the changes from the current row to the
+// remembered row to, registers restored to no rule counting as same-value
+// ones (toRestored are those of to).
+func (m *machine) transitionEvents(to *Row, toRestored map[uint64]bool) {
+	if m.event == nil {
+		return
+	}
+	if !sameCFA(m.row.CFA, to.CFA) {
+		m.event(Event{Loc: m.row.Loc, CFA: true, CFARule: to.CFA})
+	}
+	rule := func(r *Row, restored map[uint64]bool, reg uint64) (Rule, bool) {
+		if rr, ok := r.Rule(reg); ok {
+			return rr, true
+		}
+		return Rule{Kind: RuleSameValue}, restored[reg]
+	}
+	var regs []uint64
+	for _, rr := range m.row.Regs {
+		regs = append(regs, rr.Reg)
+	}
+	for _, rr := range to.Regs {
+		regs = append(regs, rr.Reg)
+	}
+	for reg := range m.restored {
+		regs = append(regs, reg)
+	}
+	for reg := range toRestored {
+		regs = append(regs, reg)
+	}
+	sort.Slice(regs, func(i, j int) bool { return regs[i] < regs[j] })
+	for i, reg := range regs {
+		if i > 0 && regs[i-1] == reg {
+			continue
+		}
+		old, hadOld := rule(&m.row, m.restored, reg)
+		nw, hasNew := rule(to, toRestored, reg)
+		switch {
+		case hadOld && !hasNew:
+			m.regEvent(reg, Rule{Kind: RuleSameValue})
+		case hasNew && (!hadOld || !sameRule(old, nw)):
+			m.regEvent(reg, nw)
+		}
+	}
+}
+
+func copySet(s map[uint64]bool) map[uint64]bool {
+	c := make(map[uint64]bool, len(s))
+	for k := range s {
+		c[k] = true
+	}
+	return c
+}
+
+func sameCFA(a, b CFARule) bool {
+	return a.Reg == b.Reg && a.Offset == b.Offset && string(a.Expr) == string(b.Expr) && (a.Expr == nil) == (b.Expr == nil)
+}
+
+func sameRule(a, b Rule) bool {
+	return a.Kind == b.Kind && a.Offset == b.Offset && a.Reg == b.Reg && string(a.Expr) == string(b.Expr)
 }
 
 // Rows executes the FDE's instructions and returns every row of its table,
@@ -335,6 +441,7 @@ func (m *machine) execBuf(b *buf, inCIE bool) error {
 				return bad("DW_CFA_remember_state nested over %d deep", maxStateDepth)
 			}
 			m.stack = append(m.stack, m.row.clone())
+			m.restoredStack = append(m.restoredStack, copySet(m.restored))
 		case cfaRestoreState:
 			if len(m.stack) == 0 {
 				return bad("DW_CFA_restore_state with no remembered state")
@@ -342,35 +449,45 @@ func (m *machine) execBuf(b *buf, inCIE bool) error {
 			// The location is not part of the remembered state.
 			saved := m.stack[len(m.stack)-1]
 			m.stack = m.stack[:len(m.stack)-1]
+			savedRestored := m.restoredStack[len(m.restoredStack)-1]
+			m.restoredStack = m.restoredStack[:len(m.restoredStack)-1]
 			saved.Loc = m.row.Loc
+			m.transitionEvents(&saved, savedRestored)
+			m.restored = savedRestored
 			m.row = saved
 		case cfaDefCFA:
 			reg := b.uleb()
 			off := b.uleb()
 			m.row.CFA = CFARule{Reg: reg, Offset: int64(off)}
+			m.cfaEvent()
 		case cfaDefCFASF:
 			reg := b.uleb()
 			off := b.sleb()
 			m.row.CFA = CFARule{Reg: reg, Offset: off * c.DataAlign}
+			m.cfaEvent()
 		case cfaDefCFARegister:
 			if m.row.CFA.Expr != nil {
 				return bad("DW_CFA_def_cfa_register with an expression CFA")
 			}
 			m.row.CFA.Reg = b.uleb()
+			m.cfaEvent()
 		case cfaDefCFAOffset:
 			if m.row.CFA.Expr != nil {
 				return bad("DW_CFA_def_cfa_offset with an expression CFA")
 			}
 			m.row.CFA.Offset = int64(b.uleb())
+			m.cfaEvent()
 		case cfaDefCFAOffsetSF:
 			if m.row.CFA.Expr != nil {
 				return bad("DW_CFA_def_cfa_offset_sf with an expression CFA")
 			}
 			m.row.CFA.Offset = b.sleb() * c.DataAlign
+			m.cfaEvent()
 		case cfaDefCFAExpression:
 			expr := b.bytes(b.uleb())
 			if b.err == nil {
 				m.row.CFA = CFARule{Expr: expr}
+				m.cfaEvent()
 			}
 		case cfaGNUArgsSize:
 			b.uleb() // the outgoing argument area: not needed to unwind
@@ -400,6 +517,8 @@ func (m *machine) setReg(bad func(string, ...any) error, reg uint64, r Rule) err
 		return bad("more than %d registers with rules", maxRegs)
 	}
 	m.row.set(reg, r)
+	delete(m.restored, reg)
+	m.regEvent(reg, r)
 	return nil
 }
 
@@ -409,5 +528,12 @@ func (m *machine) restore(bad func(string, ...any) error, reg uint64) error {
 		return m.setReg(bad, reg, r)
 	}
 	m.row.unset(reg)
+	if m.restored == nil {
+		m.restored = map[uint64]bool{}
+	}
+	if len(m.restored) < maxRegs {
+		m.restored[reg] = true
+	}
+	m.regEvent(reg, Rule{Kind: RuleSameValue})
 	return nil
 }

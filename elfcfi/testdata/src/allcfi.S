@@ -62,7 +62,7 @@ allcfi:
 sigtramp:
 	.cfi_startproc
 	.cfi_signal_frame
-	.cfi_escape 0x0f, 0x02, 0x77, 0x40       /* def_cfa_expression: breg7 64 */
+	.cfi_escape 0x0f, 0x02, 0x77, 0x40       /* def_cfa_expression: breg7 -64 */
 	.cfi_escape 0x10, 0x06, 0x03, 0x77, 0xc8, 0x00 /* expression r6: breg7 72 */
 	nop
 	nop

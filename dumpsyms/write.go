@@ -1,0 +1,92 @@
+package dumpsyms
+
+import (
+	"bufio"
+	"debug/elf"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/elfcfi"
+)
+
+// Options select what Write writes, as dump_syms' flags.
+type Options struct {
+	HeaderOnly bool   // -i: MODULE and INFO only
+	NoCFI      bool   // -c: no STACK CFI records
+	Name       string // -n: the module name instead of the file's
+	OS         string // -o: the OS name instead of "Linux"
+	// BreakpadCompat writes the STACK CFI records of Google's dump_syms
+	// only: no rules from DWARF expressions, no .debug_frame entries of
+	// CIEs without 'z' augmentation, no .ARM.exidx entries.
+	BreakpadCompat bool
+}
+
+// Write writes the symbol file of the ELF file f, read from path, to w.
+func Write(w io.Writer, f *elf.File, path string, opts Options) error {
+	m, err := ModuleOf(f, path)
+	if err != nil {
+		return err
+	}
+	if opts.Name != "" {
+		m.Name = opts.Name
+	}
+	if opts.OS != "" {
+		m.OS = opts.OS
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "MODULE %s %s %s %s\n", m.OS, m.Arch, m.ID, m.Name)
+	fmt.Fprintf(bw, "INFO CODE_ID %s\n", m.CodeID)
+	if opts.HeaderOnly {
+		return bw.Flush()
+	}
+	li := loadInfoOf(f)
+	for _, p := range publics(f, li) {
+		fmt.Fprintf(bw, "PUBLIC %x 0 %s\n", p.addr-li.base, p.name)
+	}
+	if !opts.NoCFI {
+		entries, err := cfiEntries(f, li, opts.BreakpadCompat)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		var b strings.Builder
+		for _, e := range entries {
+			b.Reset()
+			fmt.Fprintf(&b, "STACK CFI INIT %x %x ", e.addr-li.base, e.size)
+			writeRules(&b, e.initial)
+			b.WriteByte('\n')
+			addrs := make([]uint64, 0, len(e.changes))
+			for a := range e.changes {
+				addrs = append(addrs, a)
+			}
+			sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
+			for _, a := range addrs {
+				fmt.Fprintf(&b, "STACK CFI %x ", a-li.base)
+				writeRules(&b, e.changes[a])
+				b.WriteByte('\n')
+			}
+			bw.WriteString(b.String())
+		}
+	}
+	return bw.Flush()
+}
+
+// cfiEntries converts .debug_frame, then .eh_frame, then (32-bit ARM)
+// the .ARM.exidx entries of code neither covers.
+func cfiEntries(f *elf.File, li loadInfo, compat bool) ([]*cfiEntry, error) {
+	tables, err := elfcfi.FromELF(f)
+	if err != nil {
+		return nil, err
+	}
+	var out []*cfiEntry
+	for _, s := range []*elfcfi.Section{tables.DebugFrame, tables.EHFrame} {
+		if s != nil {
+			out = append(out, dwarfEntries(s, f.Machine, li, compat)...)
+		}
+	}
+	if tables.Exidx != nil && !compat {
+		out = append(out, exidxEntries(tables.Exidx, f, li, out)...)
+	}
+	return out, nil
+}
