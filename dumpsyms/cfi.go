@@ -69,10 +69,11 @@ func numbered(prefix string, from, n int) []string {
 // cfiConverter turns one FDE's rule events into a cfiEntry, naming
 // registers as Breakpad's DwarfCFIToModule.
 type cfiConverter struct {
-	names  []string
-	ra     uint64
-	entry  *cfiEntry
-	compat bool // drop expression rules, as Google's dump_syms
+	names   []string
+	ra      uint64
+	entry   *cfiEntry
+	compat  bool // drop expression rules, as Google's dump_syms
+	exprCFA bool // compat: Breakpad's reader holds an expression CFA rule
 }
 
 func (c *cfiConverter) regName(reg uint64) string {
@@ -113,6 +114,16 @@ func (c *cfiConverter) record(addr uint64, name, rule string) {
 
 func (c *cfiConverter) event(ev elfcfi.Event) {
 	if ev.CFA {
+		if c.compat {
+			// Breakpad's reader modifies an expression CFA rule in
+			// place, leaving it an expression it drops.
+			if ev.CFAModified && c.exprCFA {
+				return
+			}
+			if !ev.CFAModified {
+				c.exprCFA = ev.CFARule.Expr != nil
+			}
+		}
 		if ev.CFARule.Expr != nil {
 			if p, ok := postfix(ev.CFARule.Expr, c, false); ok {
 				c.recordExpr(ev.Loc, ".cfa", p)

@@ -27,7 +27,8 @@ type Rule struct {
 }
 
 // CFARule computes the Canonical Frame Address: Reg+Offset, or Expr when it
-// is not nil.
+// is not nil (Reg and Offset then keep their last values, which a later
+// DW_CFA_def_cfa_register returns to).
 type CFARule struct {
 	Reg    uint64
 	Offset int64
@@ -154,8 +155,13 @@ type Event struct {
 	Loc     uint64
 	CFA     bool
 	CFARule CFARule
-	Reg     uint64
-	Rule    Rule
+	// CFAModified: the instruction changed the register or the offset
+	// of the CFA rule (DW_CFA_def_cfa_register, DW_CFA_def_cfa_offset,
+	// DW_CFA_def_cfa_offset_sf) rather than replacing it. Breakpad's
+	// reader leaves an expression CFA an expression then.
+	CFAModified bool
+	Reg         uint64
+	Rule        Rule
 }
 
 // Events executes the FDE's instructions (the CIE's first) and calls fn for
@@ -170,9 +176,11 @@ func (f *FDE) Events(fn func(Event)) error {
 	return m.exec(f.Instructions, f.instructionAt, false)
 }
 
-func (m *machine) cfaEvent() {
+func (m *machine) cfaEvent() { m.cfaEventFrom(false) }
+
+func (m *machine) cfaEventFrom(modified bool) {
 	if m.event != nil {
-		m.event(Event{Loc: m.row.Loc, CFA: true, CFARule: m.row.CFA})
+		m.event(Event{Loc: m.row.Loc, CFA: true, CFARule: m.row.CFA, CFAModified: modified})
 	}
 }
 
@@ -236,7 +244,10 @@ func copySet(s map[uint64]bool) map[uint64]bool {
 }
 
 func sameCFA(a, b CFARule) bool {
-	return a.Reg == b.Reg && a.Offset == b.Offset && string(a.Expr) == string(b.Expr) && (a.Expr == nil) == (b.Expr == nil)
+	if a.Expr != nil || b.Expr != nil {
+		return a.Expr != nil && b.Expr != nil && string(a.Expr) == string(b.Expr)
+	}
+	return a.Reg == b.Reg && a.Offset == b.Offset
 }
 
 func sameRule(a, b Rule) bool {
@@ -466,27 +477,24 @@ func (m *machine) execBuf(b *buf, inCIE bool) error {
 			m.row.CFA = CFARule{Reg: reg, Offset: off * c.DataAlign}
 			m.cfaEvent()
 		case cfaDefCFARegister:
-			if m.row.CFA.Expr != nil {
-				return bad("DW_CFA_def_cfa_register with an expression CFA")
-			}
+			// On an expression CFA (invalid DWARF that GCC emits),
+			// GCC's unwinder and readelf go back to register+offset
+			// with the last offset set: so do we.
 			m.row.CFA.Reg = b.uleb()
-			m.cfaEvent()
+			m.row.CFA.Expr = nil
+			m.cfaEventFrom(true)
 		case cfaDefCFAOffset:
-			if m.row.CFA.Expr != nil {
-				return bad("DW_CFA_def_cfa_offset with an expression CFA")
-			}
+			// On an expression CFA the offset is kept for a later
+			// DW_CFA_def_cfa_register, as GCC's unwinder does.
 			m.row.CFA.Offset = int64(b.uleb())
-			m.cfaEvent()
+			m.cfaEventFrom(true)
 		case cfaDefCFAOffsetSF:
-			if m.row.CFA.Expr != nil {
-				return bad("DW_CFA_def_cfa_offset_sf with an expression CFA")
-			}
 			m.row.CFA.Offset = b.sleb() * c.DataAlign
-			m.cfaEvent()
+			m.cfaEventFrom(true)
 		case cfaDefCFAExpression:
 			expr := b.bytes(b.uleb())
 			if b.err == nil {
-				m.row.CFA = CFARule{Expr: expr}
+				m.row.CFA.Expr = expr // Reg and Offset kept, as above
 				m.cfaEvent()
 			}
 		case cfaGNUArgsSize:
