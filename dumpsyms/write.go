@@ -90,3 +90,14 @@ func cfiEntries(f *elf.File, li loadInfo, compat bool) ([]*cfiEntry, error) {
 	}
 	return out, nil
 }
+
+func elfcfiTables(f *elf.File) (*elfcfi.Exidx, error) {
+	t, err := elfcfi.FromELF(f)
+	if err != nil {
+		return nil, err
+	}
+	if t.Exidx == nil {
+		return nil, fmt.Errorf("no .ARM.exidx")
+	}
+	return t.Exidx, nil
+}
