@@ -15,7 +15,10 @@
 // NewTable reads the function symbols of .symtab, .dynsym and the
 // MiniDebugInfo of .gnu_debugdata (an xz-compressed ELF file with a
 // .symtab, decompressed with a size bound); Table.Lookup names the function
-// covering an address, demangled.
+// covering an address, demangled. NewLines reads the DWARF line tables
+// (debug/dwarf); Lines.Lookup gives an address's source file and line as
+// addr2line does.
 //
-// Not done yet: DWARF line tables and inlined subroutines.
+// Not done yet: DWARF function names (DW_TAG_subprogram) and inlined
+// subroutines.
 package elfsym

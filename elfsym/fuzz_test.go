@@ -9,7 +9,7 @@ import (
 )
 
 // FuzzTable reads hostile ELF files (seeded with the test files, whose
-// .gnu_debugdata is an xz stream) into a symbol table.
+// .gnu_debugdata is an xz stream) into a symbol table and line table.
 func FuzzTable(f *testing.F) {
 	for _, name := range []string{"prog-mini", "prog"} {
 		f.Add(corpus.ReadZstd(f, "testdata/"+name+".zst"))
@@ -18,6 +18,9 @@ func FuzzTable(f *testing.F) {
 		ef, err := elf.NewFile(bytes.NewReader(data))
 		if err != nil {
 			return
+		}
+		if lines, err := NewLines(ef); err == nil {
+			lines.Lookup(0x1070)
 		}
 		tab, err := NewTable(ef)
 		if err != nil {
