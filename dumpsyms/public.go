@@ -70,3 +70,19 @@ func demangleName(name string) string {
 	}
 	return demangle.ASTToString(fn.Args[0])
 }
+
+// mergePublics adds to a the symbols of b at addresses a has none at.
+func mergePublics(a, b []public) []public {
+	seen := make(map[uint64]bool, len(a))
+	for _, p := range a {
+		seen[p.addr] = true
+	}
+	for _, p := range b {
+		if !seen[p.addr] {
+			seen[p.addr] = true
+			a = append(a, p)
+		}
+	}
+	sort.SliceStable(a, func(i, j int) bool { return a[i].addr < a[j].addr })
+	return a
+}

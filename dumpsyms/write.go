@@ -25,6 +25,14 @@ type Options struct {
 
 // Write writes the symbol file of the ELF file f, read from path, to w.
 func Write(w io.Writer, f *elf.File, path string, opts Options) error {
+	return WriteWithDebug(w, f, nil, path, opts)
+}
+
+// WriteWithDebug is Write with f's separate debug file (nil for none), read
+// as Google's dump_syms reads a .gnu_debuglink file: its function symbols
+// are added to f's (the first at an address wins) and its .debug_frame
+// entries follow f's CFI.
+func WriteWithDebug(w io.Writer, f, debug *elf.File, path string, opts Options) error {
 	m, err := ModuleOf(f, path)
 	if err != nil {
 		return err
@@ -42,13 +50,22 @@ func Write(w io.Writer, f *elf.File, path string, opts Options) error {
 		return bw.Flush()
 	}
 	li := loadInfoOf(f)
-	for _, p := range publics(f, li) {
+	pubs := publics(f, li)
+	if debug != nil {
+		pubs = mergePublics(pubs, publics(debug, li))
+	}
+	for _, p := range pubs {
 		fmt.Fprintf(bw, "PUBLIC %x 0 %s\n", p.addr-li.base, p.name)
 	}
 	if !opts.NoCFI {
 		entries, err := cfiEntries(f, li, opts.BreakpadCompat)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
+		}
+		if debug != nil {
+			if t, err := elfcfi.FromELF(debug); err == nil && t.DebugFrame != nil {
+				entries = append(entries, dwarfEntries(t.DebugFrame, debug.Machine, li, opts.BreakpadCompat)...)
+			}
 		}
 		var b strings.Builder
 		for _, e := range entries {
