@@ -31,8 +31,10 @@ func TestSystemFilesMatchReadelf(t *testing.T) {
 		if err != nil {
 			continue
 		}
+		// readelf exits 1 after warnings about other sections; its
+		// listing is still complete.
 		out, err := exec.Command(readelf, "--debug-dump=frames-interp", path).Output()
-		if err != nil {
+		if err != nil && len(out) == 0 {
 			t.Errorf("%s: readelf: %v", path, err)
 			f.Close()
 			continue
