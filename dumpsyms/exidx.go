@@ -85,6 +85,9 @@ func exidxRules(opBytes []byte) (map[string]string, bool) {
 			if op.Mask&(1<<13) != 0 { // sp popped: vsp is its value
 				base, off = saved[13].deref(), 0
 			}
+			if len(base) > maxRuleLen {
+				return nil, false // hostile chains of loads
+			}
 		case elfcfi.OpVSPFromReg:
 			if s, ok := saved[int(op.Reg)]; ok {
 				base = s.deref()
@@ -92,6 +95,9 @@ func exidxRules(opBytes []byte) (map[string]string, bool) {
 				base = armRegName(int(op.Reg))
 			}
 			off = 0
+			if len(base) > maxRuleLen {
+				return nil, false
+			}
 		case elfcfi.OpPopVFP, elfcfi.OpPopWMMX, elfcfi.OpPopWCGR:
 			off += int64(op.Value)
 		default:
@@ -117,6 +123,10 @@ func exidxRules(opBytes []byte) (map[string]string, bool) {
 	}
 	return rules, true
 }
+
+// maxRuleLen bounds a rule's text: each vsp loaded from the stack nests
+// the previous one.
+const maxRuleLen = 1024
 
 // savedAt is an address base+off.
 type savedAt struct {
