@@ -13,6 +13,12 @@
 //     Google's reader refuses;
 //   - on 32-bit ARM, .ARM.exidx entries for code no DWARF CFI covers.
 //
+// Options.BreakpadCompat leaves the additions out: the output is then
+// byte-identical to Google's for files without DWARF debug information.
+// WriteWithDebug also reads a separate debug file, as Google's dump_syms
+// reads a .gnu_debuglink file. docs/native-debuginfo.md lists what was
+// compared and where we differ.
+//
 // FILE, FUNC, line and INLINE records from DWARF are not written yet: a file
 // with .debug_info gets the same records as a stripped one.
 package dumpsyms

@@ -7,10 +7,14 @@
 // DW_CFA instruction of DWARF 5 and the GNU extensions GCC emits
 // (GNU_args_size, GNU_negative_offset_extended, and on AArch64
 // negate_ra_state) is executed into a table of Rows: RowAt gives the rule
-// set at one address, Rows all of them. Unwind applies a Row to a frame's
-// registers and memory and returns the caller's registers; EvalExpr is the
-// DWARF expression evaluator it uses for def_cfa_expression, expression and
-// val_expression rules, bounded in steps and stack depth.
+// set at one address, Rows (bounded) and ForEachRow all of them, Events
+// each rule as its instruction sets it (what Breakpad's CFI reader reports,
+// for converters to STACK CFI). DW_CFA_def_cfa_register and
+// DW_CFA_def_cfa_offset after an expression CFA behave as in GCC's unwinder
+// and readelf. Unwind applies a Row to a frame's registers and memory and
+// returns the caller's registers; EvalExpr is the DWARF expression
+// evaluator it uses for def_cfa_expression, expression and val_expression
+// rules, bounded in steps and stack depth.
 //
 // NewExidx parses .ARM.exidx with its .ARM.extab, finds the entry covering
 // an address, decodes its unwind opcodes (short and long compact models,
