@@ -11,7 +11,8 @@
 //     stack-realigning prologues and glibc's signal trampolines;
 //   - .debug_frame CIEs with the "S" augmentation (signal frames), which
 //     Google's reader refuses;
-//   - on 32-bit ARM, .ARM.exidx entries for code no DWARF CFI covers.
+//   - on 32-bit ARM, .ARM.exidx entries for code no DWARF CFI covers;
+//   - PUBLIC records from MiniDebugInfo (.gnu_debugdata) symbols.
 //
 // Options.BreakpadCompat leaves the additions out: the output is then
 // byte-identical to Google's for files without DWARF debug information.

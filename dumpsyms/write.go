@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfcfi"
+	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
 )
 
 // Options select what Write writes, as dump_syms' flags.
@@ -17,9 +18,10 @@ type Options struct {
 	NoCFI      bool   // -c: no STACK CFI records
 	Name       string // -n: the module name instead of the file's
 	OS         string // -o: the OS name instead of "Linux"
-	// BreakpadCompat writes the STACK CFI records of Google's dump_syms
-	// only: no rules from DWARF expressions, no .debug_frame entries of
-	// CIEs without 'z' augmentation, no .ARM.exidx entries.
+	// BreakpadCompat writes the records of Google's dump_syms only: no
+	// STACK CFI rules from DWARF expressions, no .debug_frame entries of
+	// CIEs without 'z' augmentation, no .ARM.exidx entries, no PUBLIC
+	// records from MiniDebugInfo.
 	BreakpadCompat bool
 }
 
@@ -53,6 +55,18 @@ func WriteWithDebug(w io.Writer, f, debug *elf.File, path string, opts Options) 
 	pubs := publics(f, li)
 	if debug != nil {
 		pubs = mergePublics(pubs, publics(debug, li))
+	}
+	if !opts.BreakpadCompat {
+		// MiniDebugInfo (Fedora's .gnu_debugdata): the function symbols a
+		// stripped file keeps for backtraces; Google's dump_syms ignores it.
+		for _, file := range []*elf.File{f, debug} {
+			if file == nil {
+				continue
+			}
+			if mini, err := elfsym.MiniDebugInfo(file); err == nil && mini != nil {
+				pubs = mergePublics(pubs, publics(mini, li))
+			}
+		}
 	}
 	for _, p := range pubs {
 		fmt.Fprintf(bw, "PUBLIC %x 0 %s\n", p.addr-li.base, p.name)
