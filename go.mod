@@ -8,7 +8,7 @@ require (
 	github.com/klauspost/compress v1.20.3
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
-	github.com/ulikunitz/xz v0.5.17
+	github.com/ulikunitz/xz v0.5.15
 )
 
 require github.com/inconshreveable/mousetrap v1.1.0 // indirect
