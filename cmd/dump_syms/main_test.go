@@ -1,0 +1,46 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+)
+
+func TestRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "arm-crashdemo")
+	if err := os.WriteFile(path, corpus.ReadZstd(t, "../../testdata/cores/arm-crashdemo.zst"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if rc := run([]string{path}, &out, &errOut); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut.String())
+	}
+	// MODULE as Google's dump_syms writes it for this file (the debug id
+	// in testdata/symbols/crashdemo), then its exidx CFI.
+	if !strings.HasPrefix(out.String(), "MODULE Linux arm 97C1D5E7CD3050B4FA08C2632E99C7BA0 arm-crashdemo\n") ||
+		!strings.Contains(out.String(), "\nSTACK CFI INIT ") {
+		t.Errorf("output:\n%.300s", out.String())
+	}
+	out.Reset()
+	if rc := run([]string{"-i", "-n", "crashdemo", "-o", "Android", path}, &out, &errOut); rc != 0 ||
+		out.String() != "MODULE Android arm 97C1D5E7CD3050B4FA08C2632E99C7BA0 crashdemo\nINFO CODE_ID E7D5C19730CDB450FA08C2632E99C7BAB6400CD6\n" {
+		t.Errorf("-i -n -o: exit %d, output %q", rc, out.String())
+	}
+	out.Reset()
+	if rc := run([]string{"-c", path}, &out, &errOut); rc != 0 || strings.Contains(out.String(), "STACK CFI") {
+		t.Errorf("-c: exit %d, output has STACK CFI", rc)
+	}
+	for _, args := range [][]string{{}, {"a", "b"}, {"-x", path}} {
+		if rc := run(args, &out, &errOut); rc != 2 {
+			t.Errorf("%q: exit %d, want 2", args, rc)
+		}
+	}
+	errOut.Reset()
+	if rc := run([]string{"main_test.go"}, &out, &errOut); rc != 1 || !strings.Contains(errOut.String(), "main_test.go") {
+		t.Errorf("not ELF: exit %d, %q", rc, errOut.String())
+	}
+}

@@ -1,0 +1,27 @@
+// Package elfcfi reads the unwind tables of ELF files: the DWARF call frame
+// information in .eh_frame (found through .eh_frame_hdr's binary search
+// table when there is one) and .debug_frame, and the ARM EHABI tables
+// .ARM.exidx and .ARM.extab of 32-bit ARM.
+//
+// NewEHFrame and NewDebugFrame parse a section into CIEs and FDEs. Every
+// DW_CFA instruction of DWARF 5 and the GNU extensions GCC emits
+// (GNU_args_size, GNU_negative_offset_extended, and on AArch64
+// negate_ra_state) is executed into a table of Rows: RowAt gives the rule
+// set at one address, Rows (bounded) and ForEachRow all of them, Events
+// each rule as its instruction sets it (what Breakpad's CFI reader reports,
+// for converters to STACK CFI). DW_CFA_def_cfa_register and
+// DW_CFA_def_cfa_offset after an expression CFA behave as in GCC's unwinder
+// and readelf. Unwind applies a Row to a frame's registers and memory and
+// returns the caller's registers; EvalExpr is the DWARF expression
+// evaluator it uses for def_cfa_expression, expression and val_expression
+// rules, bounded in steps and stack depth.
+//
+// NewExidx parses .ARM.exidx with its .ARM.extab, finds the entry covering
+// an address, decodes its unwind opcodes (short and long compact models,
+// and GCC's generic personality routines, whose data has the long model's
+// layout) and executes them (ExidxEntry.Unwind).
+//
+// Input is untrusted: every length, offset and count is checked against the
+// section and a malformed entry yields a *FormatError naming the section and
+// the byte offset; nothing panics or loops without bound.
+package elfcfi

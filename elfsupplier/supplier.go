@@ -1,0 +1,111 @@
+package elfsupplier
+
+import (
+	"bytes"
+	"context"
+	"debug/elf"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/dumpsyms"
+	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+)
+
+// Supplier makes symbol files from ELF files. It is safe for concurrent
+// use and builds each module's file at most once.
+type Supplier struct {
+	locator *elfsym.Locator
+	ctx     context.Context
+
+	mu   sync.Mutex
+	done map[symfile.ModuleKey]*result
+}
+
+type result struct {
+	once sync.Once
+	file *symfile.File
+	err  error
+}
+
+// New returns a Supplier that finds files with l. ctx bounds debuginfod
+// downloads.
+func New(ctx context.Context, l *elfsym.Locator) *Supplier {
+	return &Supplier{locator: l, ctx: ctx, done: map[symfile.ModuleKey]*result{}}
+}
+
+// Symbols implements symfile.Supplier.
+func (s *Supplier) Symbols(m symfile.ModuleKey) (*symfile.File, error) {
+	s.mu.Lock()
+	r := s.done[m]
+	if r == nil {
+		r = &result{}
+		s.done[m] = r
+	}
+	s.mu.Unlock()
+	r.once.Do(func() { r.file, r.err = s.build(m) })
+	return r.file, r.err
+}
+
+// NotFoundError says why no ELF file was used for a module: none found,
+// or the files looked at and refused.
+type NotFoundError struct {
+	Module  string
+	Refused []elfsym.Refusal
+}
+
+func (e *NotFoundError) Error() string {
+	if len(e.Refused) == 0 {
+		return fmt.Sprintf("%s: no ELF file found", e.Module)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: no ELF file used:", e.Module)
+	for _, r := range e.Refused {
+		fmt.Fprintf(&b, " %s (%s);", r.Path, r.Reason)
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+func (e *NotFoundError) Unwrap() error { return symfile.ErrNotFound }
+
+func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, error) {
+	codeID, err := hex.DecodeString(strings.ToLower(m.CodeID))
+	if err != nil || len(codeID) == 0 {
+		return nil, fmt.Errorf("%s: code id %q is not a build id: %w", m.CodeFile, m.CodeID, symfile.ErrNotFound)
+	}
+	found, err := s.locator.Find(s.ctx, m.CodeFile, codeID)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v: %w", m.CodeFile, err, symfile.ErrNotFound)
+	}
+	if found.Binary == "" && found.Debug == "" {
+		return nil, &NotFoundError{Module: m.CodeFile, Refused: found.Refused}
+	}
+	var bin, debug *elf.File
+	if found.Binary != "" {
+		if bin, err = elf.Open(found.Binary); err != nil {
+			return nil, fmt.Errorf("%s: %w", found.Binary, err)
+		}
+		defer bin.Close()
+	}
+	if found.Debug != "" {
+		if debug, err = elf.Open(found.Debug); err != nil {
+			return nil, fmt.Errorf("%s: %w", found.Debug, err)
+		}
+		defer debug.Close()
+	}
+	main, path := bin, found.Binary
+	if main == nil { // a debug file alone still has symbols and .debug_frame
+		main, debug, path = debug, nil, found.Debug
+	}
+	var out bytes.Buffer
+	name := m.CodeFile
+	if i := strings.LastIndexAny(name, "/\\"); i >= 0 {
+		name = name[i+1:]
+	}
+	if err := dumpsyms.WriteWithDebug(&out, main, debug, path, dumpsyms.Options{Name: name}); err != nil {
+		return nil, err
+	}
+	return symfile.NewFile(out.Bytes(), path+" (as .sym)")
+}

@@ -1,0 +1,31 @@
+package elfsym
+
+import (
+	"bytes"
+	"debug/elf"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+)
+
+// FuzzTable reads hostile ELF files (seeded with the test files, whose
+// .gnu_debugdata is an xz stream) into a symbol table and line table.
+func FuzzTable(f *testing.F) {
+	for _, name := range []string{"prog-mini", "prog"} {
+		f.Add(corpus.ReadZstd(f, "testdata/"+name+".zst"))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ef, err := elf.NewFile(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if lines, err := NewLines(ef); err == nil {
+			lines.Lookup(0x1070)
+		}
+		tab, err := NewTable(ef)
+		if err != nil {
+			return
+		}
+		tab.Lookup(0x1234)
+	})
+}
