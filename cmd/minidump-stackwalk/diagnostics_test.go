@@ -77,3 +77,23 @@ func TestThreadOutOfRange(t *testing.T) {
 		t.Errorf("--breakpad-compat -t 4: status %d, stderr %q", status, errOut)
 	}
 }
+
+// --debuginfo-path must name a directory; a store with the module's .sym
+// is asked first, so its walk is unchanged by ELF files beside it.
+func TestDebuginfoPath(t *testing.T) {
+	dump := corpus.Testdata(t, "dumps", "arm-fp.dmp")
+	symbols := corpus.Testdata(t, "symbols")
+	missing := filepath.Join(t.TempDir(), "missing")
+	if _, errOut, status := runCLI("--debuginfo-path", missing, dump); status != exitUsage || !strings.Contains(errOut, missing) {
+		t.Errorf("missing --debuginfo-path: status %d, stderr %q", status, errOut)
+	}
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "crashdemo")
+	if err := os.WriteFile(prog, corpus.ReadZstd(t, corpus.Testdata(t, "cores", "arm-crashdemo.zst")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, _, _ := runCLI(dump, symbols)
+	if got, errOut, status := runCLI("--debuginfo-path", dir, dump, symbols); status != exitOK || got != want {
+		t.Errorf("with the .sym and --debuginfo-path: status %d, stderr %q, output differs: %v", status, errOut, got != want)
+	}
+}

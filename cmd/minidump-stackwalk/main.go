@@ -54,6 +54,8 @@ type options struct {
 	compat compatFlags
 	index  indexFlags // --index-dir, --no-index (index.go)
 	limits limitFlags // resource bounds (limits.go)
+	// debuginfo holds --use-local-debuginfo, --debuginfo-path, --debuginfod-url (debuginfo.go).
+	debuginfo debuginfoFlags
 }
 
 // flagGroup is a set of flags that can take over the output, such as the
@@ -153,6 +155,7 @@ Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 	cmd.AddCommand(core2mdcli.New(stdout, stderr, status))
 	cmd.AddCommand(newBatchCommand(o.stdin, stdout, stderr, status)) // batch triage (batch.go)
 	o.limits.addFlags(fs)                                            // resource bounds (limits.go)
+	o.debuginfo.addFlags(fs)                                         // symbols from ELF files (debuginfo.go)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
@@ -169,6 +172,9 @@ func (o *options) check() error {
 		return fmt.Errorf("-t %d: want a thread index >= 0", o.extraThread)
 	}
 	if err := o.limits.check(); err != nil { // resource bounds (limits.go)
+		return err
+	}
+	if err := o.debuginfo.check(); err != nil { // debuginfo.go
 		return err
 	}
 	if err := o.checkConflicts(); err != nil { // diagnostics.go

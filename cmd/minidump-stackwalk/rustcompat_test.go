@@ -13,9 +13,7 @@ import (
 
 // notYetAccepted lists rust-minidump flags we do not take yet, each with
 // the reason; the test fails when one is accepted and still listed.
-var notYetAccepted = map[string]string{
-	"--use-local-debuginfo": "ELF debug information as a symbol source is not merged yet (issue 18)",
-}
+var notYetAccepted = map[string]string{}
 
 // Every flag of rust-minidump's minidump-stackwalk, as its CLI manual (the
 // markdown-help snapshot of its tests) lists them, is one of ours.

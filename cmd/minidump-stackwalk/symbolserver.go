@@ -117,6 +117,12 @@ func (o *options) symbolSupplier(stderr io.Writer) symfile.Supplier {
 			chain = append(chain, hs)
 		}
 	}
+	elf, err := o.debuginfo.supplier(o) // modules' own ELF files (debuginfo.go)
+	if err != nil {                     // check() has accepted the flags; say so should it happen anyway
+		fmt.Fprintf(stderr, "minidump-stackwalk: warning: ELF files not used: %v\n", err)
+	} else if elf != nil {
+		chain = append(chain, elf)
+	}
 	if len(chain) == 0 {
 		return nil
 	}
@@ -124,7 +130,7 @@ func (o *options) symbolSupplier(stderr io.Writer) symfile.Supplier {
 	if len(chain) == 1 {
 		sup = chain[0]
 	}
-	if len(urls) > 0 {
+	if len(urls) > 0 || elf != nil {
 		sup = &warningSupplier{sup: sup, w: stderr, warned: map[symfile.ModuleKey]bool{}}
 	}
 	return sup
