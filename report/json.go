@@ -60,7 +60,7 @@ type JSONCrashInfo struct {
 // JSONBitFlip is one entry of crash_info.possible_bit_flips.
 type JSONBitFlip struct {
 	Address        string             `json:"address"`
-	Confidence     float64            `json:"confidence"`
+	Confidence     json.Number        `json:"confidence"`
 	Details        JSONBitFlipDetails `json:"details"`
 	SourceRegister *string            `json:"source_register"`
 }

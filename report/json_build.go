@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -508,6 +509,7 @@ func (b *jsonBuilder) buildCrashInfo() {
 	}
 	c.Type = strPtr(rustCrashType(minidump.CrashReason(b.si, ex)))
 	c.Address = b.hexPtr(minidump.CrashAddress(b.si, ex))
+	b.addCrashAnalysis(c, crashinfo.AnalyzeDump(b.f))
 	c.CrashInconsistencies = []string{}
 	if b.in.RequestingThread >= 0 {
 		idx := b.in.RequestingThread
