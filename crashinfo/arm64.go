@@ -19,7 +19,7 @@ func analyzeARM64(code []byte, in *Input) *decoded {
 	if err != nil || inst.Op == 0 {
 		return nil
 	}
-	d := &decoded{text: arm64asm.GNUSyntax(inst), known: true}
+	d := &decoded{text: spaceAfterCommas(arm64asm.GNUSyntax(inst)), known: true}
 	g := &regs{ctx: in.Context, ok: true}
 	ip, _ := in.Context.IP()
 	d.accesses, d.registers = arm64Accesses(&inst, g, ip)
@@ -229,4 +229,17 @@ func arm64OpSize(op string) int {
 		return 4
 	}
 	return 0
+}
+
+// spaceAfterCommas spells operands as objdump does ("[sp, #16]" where
+// arm64asm's GNU syntax writes "[sp,#16]").
+func spaceAfterCommas(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteByte(s[i])
+		if s[i] == ',' && i+1 < len(s) && s[i+1] != ' ' {
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
 }

@@ -141,6 +141,9 @@ func x86SegmentBased(inst *x86asm.Inst) bool {
 // operand's, or a stack word for pushes, pops, calls and returns; 0 when it
 // touches no memory.
 func x86MemSize(inst *x86asm.Inst, mode int) int {
+	if n := x86StringSize(inst.Op); n > 0 {
+		return n
+	}
 	for _, a := range inst.Args {
 		if _, ok := a.(x86asm.Mem); ok {
 			return inst.MemBytes
@@ -148,16 +151,31 @@ func x86MemSize(inst *x86asm.Inst, mode int) int {
 	}
 	switch inst.Op {
 	case x86asm.PUSH, x86asm.POP:
-		return inst.DataSize / 8
-	case x86asm.CALL, x86asm.RET:
-		if inst.Args[0] != nil {
-			if _, isReg := inst.Args[0].(x86asm.Reg); isReg && inst.Op == x86asm.CALL {
-				return mode / 8
-			}
+		if inst.DataSize == 16 {
+			return 2
 		}
 		return mode / 8
-	case x86asm.LCALL, x86asm.LRET:
+	case x86asm.CALL, x86asm.RET, x86asm.LCALL, x86asm.LRET:
 		return mode / 8
+	}
+	return 0
+}
+
+// x86StringSize is the element size of a string instruction (x86asm
+// leaves MemBytes 0 for them); 0 for other instructions.
+func x86StringSize(op x86asm.Op) int {
+	if _, ok := x86StringOps[x86Mnemonics[op]]; !ok {
+		return 0
+	}
+	switch op.String()[len(op.String())-1] {
+	case 'B':
+		return 1
+	case 'W':
+		return 2
+	case 'D':
+		return 4
+	case 'Q':
+		return 8
 	}
 	return 0
 }
@@ -374,10 +392,14 @@ func formatX86Arg(inst *x86asm.Inst, a x86asm.Arg) string {
 		return fmt.Sprintf("$-%#x", -int64(a))
 	case x86asm.Mem:
 		var b strings.Builder
-		if s, ok := x86SizeNames[inst.MemBytes]; ok && inst.Op != x86asm.LEA {
+		size := inst.MemBytes
+		if n := x86StringSize(inst.Op); n > 0 {
+			size = n
+		}
+		if s, ok := x86SizeNames[size]; ok && inst.Op != x86asm.LEA {
 			b.WriteString(s + " ")
 		}
-		if a.Segment != 0 {
+		if a.Segment != 0 && x86StringSize(inst.Op) == 0 {
 			b.WriteString(strings.ToLower(a.Segment.String()) + ":")
 		}
 		b.WriteString(formatX86Mem(inst, a))
