@@ -171,6 +171,7 @@ func (b *jsonBuilder) build() {
 	b.buildThreads()
 	b.buildCrashInfo()
 	b.buildProcessFacts()
+	b.buildStreamFacts()
 }
 
 // isBroken tells a real read error from "the stream is not present".
