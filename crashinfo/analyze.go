@@ -108,6 +108,9 @@ type Result struct {
 	// IPUpdate is where a branch, call or return sends the instruction
 	// pointer, when known; nil otherwise (also for no update).
 	IPUpdate *Access
+	// IPUpdateKnown says IPUpdate was determined: an update, or none
+	// (IPUpdate nil) for an instruction that does not branch.
+	IPUpdateKnown bool
 	// Registers are the registers the instruction's address operands
 	// use, sorted; they are tried for bit flips.
 	Registers []string
@@ -125,6 +128,7 @@ type decoded struct {
 	accesses  []Access
 	known     bool
 	ipUpdate  *Access
+	ipKnown   bool // ipUpdate determined (nil: no update)
 	registers []string
 }
 
@@ -166,6 +170,7 @@ func Analyze(in *Input) Result {
 		}
 	}
 	r.IPUpdate = d.ipUpdate
+	r.IPUpdateKnown = d.ipKnown || d.ipUpdate != nil
 	r.Registers = d.registers
 	r.Adjusted = adjustedAddress(in, &r)
 	r.BitFlips = bitFlips(in, &r)

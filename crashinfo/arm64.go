@@ -27,6 +27,12 @@ func analyzeARM64(code []byte, in *Input) *decoded {
 		d.known, d.accesses = false, nil
 	}
 	d.ipUpdate = arm64IPUpdate(&inst, in)
+	switch inst.Op {
+	case arm64asm.B, arm64asm.BL, arm64asm.CBZ, arm64asm.CBNZ, arm64asm.TBZ, arm64asm.TBNZ,
+		arm64asm.BR, arm64asm.BLR, arm64asm.RET, arm64asm.ERET:
+	default:
+		d.ipKnown = true
+	}
 	return d
 }
 

@@ -123,6 +123,7 @@ func analyzeX86(code []byte, in *Input, mode int) *decoded {
 		d.accesses = nil
 	}
 	d.ipUpdate = x86IPUpdate(&inst, in, mode)
+	d.ipKnown = !x86Branches[inst.Op]
 	return d
 }
 
@@ -259,6 +260,18 @@ func x86Address(m x86asm.Mem, g *regs, ip uint64, length, mode int) Access {
 		a.Address &= 0xffffffff
 	}
 	return a
+}
+
+// x86Branches are the instructions whose target x86IPUpdate may not know:
+// every other instruction leaves the instruction pointer to fall through.
+var x86Branches = map[x86asm.Op]bool{
+	x86asm.CALL: true, x86asm.LCALL: true, x86asm.JMP: true, x86asm.LJMP: true,
+	x86asm.RET: true, x86asm.LRET: true, x86asm.IRET: true, x86asm.IRETD: true, x86asm.IRETQ: true,
+	x86asm.JO: true, x86asm.JNO: true, x86asm.JB: true, x86asm.JAE: true, x86asm.JE: true, x86asm.JNE: true,
+	x86asm.JA: true, x86asm.JBE: true, x86asm.JS: true, x86asm.JNS: true, x86asm.JP: true, x86asm.JNP: true,
+	x86asm.JL: true, x86asm.JGE: true, x86asm.JG: true, x86asm.JLE: true,
+	x86asm.JCXZ: true, x86asm.JECXZ: true, x86asm.JRCXZ: true,
+	x86asm.LOOP: true, x86asm.LOOPE: true, x86asm.LOOPNE: true,
 }
 
 // x86IPUpdate is where a call, jump or return goes, when the registers or

@@ -11,5 +11,8 @@
 // memory, modules). They make no decisions about the walk: frames, trust and
 // symbols arrive already computed. Byte-for-byte agreement with Breakpad is
 // the goal; the conformance tests in cmd/minidump-stackwalk compare against
-// Breakpad's own outputs in ../shared.
+// Breakpad's own outputs in ../shared. One addition: Process.CrashAnalysis
+// (the faulting instruction and its accesses, from package crashinfo) adds
+// rust-minidump's crash-analysis lines after the crash address; the command
+// leaves it nil in --breakpad-compat mode.
 package report

@@ -1,6 +1,9 @@
 package report
 
-import "github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+)
 
 // Process is what the Breakpad printers show of one processed dump.
 type Process struct {
@@ -17,6 +20,10 @@ type Process struct {
 	CrashAddress    uint64 // already truncated to the word size, as Breakpad does
 	CrashParameters []CrashParameter
 	Assertion       string
+	// CrashAnalysis, when set, prints the faulting instruction and what it
+	// touched after the crash address (our addition, in rust-minidump's
+	// words; Breakpad prints none of it, so --breakpad-compat leaves it nil).
+	CrashAnalysis *crashinfo.Result
 
 	// TimeDateStamp is the dump header's time and ProcessCreateTime the
 	// MiscInfo process creation time; 0 means unknown. Uptime is printed only

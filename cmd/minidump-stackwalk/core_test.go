@@ -61,7 +61,8 @@ func TestQemuCoreWalks(t *testing.T) {
 			if status != exitOK {
 				t.Fatalf("status %d: %s", status, gotErr)
 			}
-			if g, w := crashedFrame0(got), crashedFrame0(want); g == "" || g != w {
+			// No program text in the core: no instruction to analyze.
+			if g, w := crashedFrame0(got), crashedFrame0(dropCrashAnalysis(want)); g == "" || g != w {
 				t.Errorf("frame 0 of the crashed thread:\n%s\nwant:\n%s", g, w)
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
@@ -109,6 +110,10 @@ func processDump(o *options, group flagGroup, dump *minidump.File, raw io.Reader
 	}
 	in.Report = toReport(in.State, syms)
 	in.Report.Symbolize = demangleSymbolize(o, in.Report.Symbolize) // demangled -s names
+	if !o.breakpadCompat {                                          // Breakpad prints no instruction analysis
+		analysis := crashinfo.AnalyzeDump(dump)
+		in.Report.CrashAnalysis = &analysis
+	}
 
 	if !writeOutput(o, group, in, stdout, stderr) {
 		return exitDump
