@@ -133,48 +133,53 @@ type decoded struct {
 }
 
 // Analyze decodes the faulting instruction and derives the crash facts.
+// The bit-flip test needs no instruction: it runs on the crash address
+// whenever the architecture allows it.
 func Analyze(in *Input) Result {
 	var r Result
-	if in == nil || in.Context == nil || in.Memory == nil {
+	if in == nil || in.Context == nil {
 		return r
 	}
-	ip, ok := in.Context.IP()
-	if !ok {
-		return r
-	}
-	code := readCode(in.Memory, ip)
-	var d *decoded
-	switch in.Arch {
-	case minidump.ArchX86:
-		d = analyzeX86(code, in, 32)
-	case minidump.ArchAMD64:
-		d = analyzeX86(code, in, 64)
-	case minidump.ArchARM64, minidump.ArchARM64Old:
-		d = analyzeARM64(code, in)
-	case minidump.ArchARM:
-		if in.Thumb {
-			d = analyzeThumb(code, in)
-		} else {
-			d = analyzeARM(code, in)
+	if d := decode(in); d != nil {
+		r.Instruction = d.text
+		r.AccessesKnown = d.known
+		if d.known {
+			r.Accesses = d.accesses
+			if r.Accesses == nil {
+				r.Accesses = []Access{}
+			}
 		}
+		r.IPUpdate = d.ipUpdate
+		r.IPUpdateKnown = d.ipKnown || d.ipUpdate != nil
+		r.Registers = d.registers
+		r.Adjusted = adjustedAddress(in, &r)
 	}
-	if d == nil {
-		return r
-	}
-	r.Instruction = d.text
-	r.AccessesKnown = d.known
-	if d.known {
-		r.Accesses = d.accesses
-		if r.Accesses == nil {
-			r.Accesses = []Access{}
-		}
-	}
-	r.IPUpdate = d.ipUpdate
-	r.IPUpdateKnown = d.ipKnown || d.ipUpdate != nil
-	r.Registers = d.registers
-	r.Adjusted = adjustedAddress(in, &r)
 	r.BitFlips = bitFlips(in, &r)
 	return r
+}
+
+// decode decodes the instruction at the context's instruction pointer;
+// nil when its bytes are missing or undecodable.
+func decode(in *Input) *decoded {
+	ip, ok := in.Context.IP()
+	if !ok || in.Memory == nil {
+		return nil
+	}
+	code := readCode(in.Memory, ip)
+	switch in.Arch {
+	case minidump.ArchX86:
+		return analyzeX86(code, in, 32)
+	case minidump.ArchAMD64:
+		return analyzeX86(code, in, 64)
+	case minidump.ArchARM64, minidump.ArchARM64Old:
+		return analyzeARM64(code, in)
+	case minidump.ArchARM:
+		if in.Thumb {
+			return analyzeThumb(code, in)
+		}
+		return analyzeARM(code, in)
+	}
+	return nil
 }
 
 // readCode reads up to maxInstructionLen bytes at ip, fewer when the

@@ -1,7 +1,6 @@
 package crashinfo
 
 import (
-	"fmt"
 	"math/bits"
 	"strings"
 	"sync"
@@ -207,5 +206,3 @@ func armRegListText(list uint16) string {
 	}
 	return "{" + strings.Join(names, ", ") + "}"
 }
-
-var _ = fmt.Sprintf
