@@ -370,9 +370,10 @@ func (b *jsonBuilder) buildThreads() {
 		b.note(err)
 	}
 	b.r.ThreadCount = len(threads)
+	mem, _ := b.f.Memory() // a partial list still serves
 	for i := range threads {
 		t := &threads[i]
-		jt := JSONThread{ThreadID: t.ID}
+		jt := JSONThread{ThreadID: t.ID, LastErrorValue: b.lastError(t, mem)}
 		if name, ok := names[t.ID]; ok {
 			jt.ThreadName = strPtr(name)
 		}

@@ -4,8 +4,9 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
-// This file fills "handles" (the handle data stream) and "proc_limits"
-// (Mozilla's copy of /proc/self/limits) in rust-minidump's shapes.
+// This file fills "handles" (the handle data stream), "proc_limits"
+// (Mozilla's copy of /proc/self/limits) and the threads' "last_error_value"
+// (Windows' TEB) in rust-minidump's shapes.
 
 // JSONHandle is one entry of "handles".
 type JSONHandle struct {
@@ -54,4 +55,19 @@ func jsonLimit(l minidump.Limit) any {
 		return "unlimited"
 	}
 	return l.Value
+}
+
+// lastError is a Windows thread's last error value from its TEB, named as
+// rust-minidump names it; nil elsewhere or when the TEB is not captured.
+// rust-minidump reads the same TEB offset on every OS; only Windows has a
+// TEB there.
+func (b *jsonBuilder) lastError(t *minidump.Thread, mem *minidump.MemoryList) *string {
+	if b.si == nil || b.si.Platform != minidump.PlatformWin32NT {
+		return nil
+	}
+	code, ok := minidump.ThreadLastError(t, mem, b.hexWidth/2)
+	if !ok {
+		return nil
+	}
+	return strPtr(minidump.WindowsErrorString(code))
 }
