@@ -18,6 +18,7 @@ import (
 type JSONReport struct {
 	CrashInfo               JSONCrashInfo        `json:"crash_info"`
 	CrashingThread          *JSONThread          `json:"crashing_thread,omitempty"`
+	CrashpadInfo            *JSONCrashpadInfo    `json:"crashpad_info,omitempty"` // only with the stream
 	Handles                 any                  `json:"handles"`
 	LinuxMemoryMapCount     *int                 `json:"linux_memory_map_count"`
 	LSBRelease              *JSONLSBRelease      `json:"lsb_release"`

@@ -41,6 +41,7 @@ func (b *jsonBuilder) buildStreamFacts() {
 		}
 		b.r.Handles = list
 	}
+	b.buildCrashpadInfo()
 	if ls, err := b.f.ProcLimits(); err == nil {
 		out := &JSONProcLimits{Limits: []JSONProcLimit{}}
 		for _, l := range ls {
