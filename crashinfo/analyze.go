@@ -63,6 +63,9 @@ type Access struct {
 	// LikelyNull says the address came from a null base register plus
 	// an offset (or is 0 itself).
 	LikelyNull bool
+	// LikelyGuardPage: the address lies in a small inaccessible mapping
+	// next to an accessible one (rust-minidump's guard-page heuristic).
+	LikelyGuardPage bool
 }
 
 // AdjustKind tells what an adjusted address means.
@@ -116,6 +119,10 @@ type Result struct {
 	Registers []string
 	Adjusted  *Adjusted
 	BitFlips  []BitFlip
+	// Inconsistencies name the ways the OS's crash reason contradicts the
+	// instruction or the memory map (rust-minidump's snake_case names:
+	// IntDivByZeroNotPossible, ...); nil when none.
+	Inconsistencies []string
 }
 
 // maxInstructionLen covers the longest encoding of every architecture
@@ -129,6 +136,7 @@ type decoded struct {
 	known     bool
 	ipUpdate  *Access
 	ipKnown   bool // ipUpdate determined (nil: no update)
+	props     *properties
 	registers []string
 }
 
@@ -140,7 +148,9 @@ func Analyze(in *Input) Result {
 	if in == nil || in.Context == nil {
 		return r
 	}
+	var props *properties
 	if d := decode(in); d != nil {
+		props = d.props
 		r.Instruction = d.text
 		r.AccessesKnown = d.known
 		if d.known {
@@ -153,8 +163,10 @@ func Analyze(in *Input) Result {
 		r.IPUpdateKnown = d.ipKnown || d.ipUpdate != nil
 		r.Registers = d.registers
 		r.Adjusted = adjustedAddress(in, &r)
+		markGuardPages(r.Accesses, sortedRegions(in.Regions))
 	}
 	r.BitFlips = bitFlips(in, &r)
+	r.Inconsistencies = inconsistencies(in, &r, props)
 	return r
 }
 

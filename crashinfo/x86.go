@@ -124,6 +124,7 @@ func analyzeX86(code []byte, in *Input, mode int) *decoded {
 	}
 	d.ipUpdate = x86IPUpdate(&inst, in, mode)
 	d.ipKnown = !x86Branches[inst.Op]
+	d.props = x86Properties(inst.Op)
 	return d
 }
 

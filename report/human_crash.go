@@ -24,10 +24,23 @@ import (
 // rust-minidump marks an adjusted address on its "Crash address" line, which
 // Breakpad's format owns; we print it on a line of its own.
 func writeCrashAnalysis(pr *printer, a *crashinfo.Result, word int) {
-	if a == nil || a.Instruction == "" {
+	if a == nil {
 		return
 	}
 	hex := func(v uint64) string { return fmt.Sprintf("0x%0*x", 2*word, v) }
+	if a.Instruction != "" {
+		writeInstruction(pr, a, hex)
+	}
+	writeBitFlips(pr, a.BitFlips, hex)
+	if len(a.Inconsistencies) > 0 {
+		pr.puts("Crash is inconsistent:\n")
+		for _, name := range a.Inconsistencies {
+			pr.printf("  %s\n", crashinfo.InconsistencyText[name])
+		}
+	}
+}
+
+func writeInstruction(pr *printer, a *crashinfo.Result, hex func(uint64) string) {
 	if adj := a.Adjusted; adj != nil {
 		switch adj.Kind {
 		case crashinfo.NonCanonical:
@@ -50,6 +63,9 @@ func writeCrashAnalysis(pr *printer, a *crashinfo.Result, word int) {
 			} else {
 				pr.puts("     Size: Unknown\n")
 			}
+			if acc.LikelyGuardPage {
+				pr.puts("     This address falls in a likely guard page.\n")
+			}
 			if t := acc.Type; t != crashinfo.AccessUnknown {
 				name := map[crashinfo.AccessType]string{crashinfo.AccessRead: "Read", crashinfo.AccessWrite: "Write",
 					crashinfo.AccessReadWrite: "ReadWrite"}[t]
@@ -64,9 +80,12 @@ func writeCrashAnalysis(pr *printer, a *crashinfo.Result, word int) {
 	case a.IPUpdateKnown:
 		pr.puts("No instruction pointer update by instruction\n")
 	}
-	if len(a.BitFlips) > 0 {
+}
+
+func writeBitFlips(pr *printer, bitFlips []crashinfo.BitFlip, hex func(uint64) string) {
+	if len(bitFlips) > 0 {
 		pr.puts("Crashing address may be the result of a flipped bit:\n")
-		flips := append([]crashinfo.BitFlip(nil), a.BitFlips...)
+		flips := append([]crashinfo.BitFlip(nil), bitFlips...)
 		sort.SliceStable(flips, func(i, j int) bool {
 			if flips[i].Confidence != flips[j].Confidence {
 				return flips[i].Confidence > flips[j].Confidence

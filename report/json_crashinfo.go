@@ -13,12 +13,17 @@ import (
 
 // JSONMemoryAccess is one entry of crash_info.memory_accesses.
 type JSONMemoryAccess struct {
-	AccessType string `json:"access_type,omitempty"` // absent when unknown
-	Address    string `json:"address"`
-	Size       *int   `json:"size"`
+	AccessType      string `json:"access_type,omitempty"` // absent when unknown
+	Address         string `json:"address"`
+	LikelyGuardPage bool   `json:"is_likely_guard_page,omitempty"` // only when true
+	Size            *int   `json:"size"`
 }
 
 func (b *jsonBuilder) addCrashAnalysis(c *JSONCrashInfo, a crashinfo.Result) {
+	if a.Inconsistencies != nil {
+		c.CrashInconsistencies = a.Inconsistencies
+	}
+	b.addBitFlips(c, a.BitFlips)
 	if a.Instruction == "" {
 		return
 	}
@@ -26,7 +31,7 @@ func (b *jsonBuilder) addCrashAnalysis(c *JSONCrashInfo, a crashinfo.Result) {
 	if a.AccessesKnown {
 		list := []JSONMemoryAccess{}
 		for _, acc := range a.Accesses {
-			j := JSONMemoryAccess{AccessType: acc.Type.String(), Address: b.hex(acc.Address)}
+			j := JSONMemoryAccess{AccessType: acc.Type.String(), Address: b.hex(acc.Address), LikelyGuardPage: acc.LikelyGuardPage}
 			if acc.Size > 0 {
 				size := acc.Size
 				j.Size = &size
@@ -46,7 +51,10 @@ func (b *jsonBuilder) addCrashAnalysis(c *JSONCrashInfo, a crashinfo.Result) {
 			c.AdjustedAddress = map[string]string{"kind": "null-pointer", "offset": b.hex(adj.Value)}
 		}
 	}
-	for _, f := range a.BitFlips {
+}
+
+func (b *jsonBuilder) addBitFlips(c *JSONCrashInfo, flips []crashinfo.BitFlip) {
+	for _, f := range flips {
 		jf := JSONBitFlip{
 			Address: b.hex(f.Address),
 			// serde prints an f32 by its shortest decimal form.
