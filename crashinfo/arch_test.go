@@ -67,7 +67,7 @@ var archCases = []archCase{
 		regs: map[string]uint64{"rbx": 0x5000}, text: "add qword [rbx + 0x8], rax",
 		want: []Access{{Address: 0x5008, Size: 8, Type: AccessReadWrite}}},
 	{name: "amd64 rep movsb", arch: minidump.ArchAMD64, code: []byte{0xf3, 0xa4},
-		regs: map[string]uint64{"rsi": 0x1000, "rdi": 0x2000, "rcx": 10}, text: "rep movs byte [rdi], byte [rsi]",
+		regs: map[string]uint64{"rsi": 0x1000, "rdi": 0x2000, "rcx": 10}, text: "rep movs byte es:[rdi], byte ds:[rsi]",
 		objdumpText: "repmovsbyte[rdi],byte[rsi]",
 		want:        []Access{{Address: 0x2000, Size: 1}, {Address: 0x1000, Size: 1}}},
 	{name: "amd64 register move", arch: minidump.ArchAMD64, code: []byte{0x89, 0xc5}, text: "mov ebp, eax", want: []Access{}},
@@ -77,7 +77,7 @@ var archCases = []archCase{
 	{name: "x86 push", arch: minidump.ArchX86, code: []byte{0x53}, regs: map[string]uint64{"esp": 0xff00},
 		text: "push ebx", want: []Access{{Address: 0xfefc, Size: 4, Type: AccessWrite}}},
 	{name: "x86 stosd", arch: minidump.ArchX86, code: []byte{0xf3, 0xab}, regs: map[string]uint64{"edi": 0x3000, "ecx": 4},
-		text: "rep stos dword [edi], eax", objdumpText: "repstosdword[edi],eax",
+		text: "rep stos dword es:[edi], eax", objdumpText: "repstosdword[edi],eax",
 		want: []Access{{Address: 0x3000, Size: 4}}},
 	// arm64
 	{name: "arm64 store word", arch: minidump.ArchARM64, code: []byte{0x01, 0x00, 0x00, 0xb9},

@@ -46,6 +46,10 @@ func x86RegName(r x86asm.Reg) string {
 		return fmt.Sprintf("r%dd", i)
 	case r >= x86asm.RAX && r <= x86asm.R15:
 		return x86Names64[r-x86asm.RAX]
+	case r >= x86asm.X0 && r <= x86asm.X15:
+		return fmt.Sprintf("xmm%d", r-x86asm.X0)
+	case r >= x86asm.M0 && r <= x86asm.M7:
+		return fmt.Sprintf("mm%d", r-x86asm.M0)
 	}
 	return strings.ToLower(r.String())
 }
@@ -343,6 +347,7 @@ var x86Mnemonics = map[x86asm.Op]string{
 	x86asm.LODSB: "lods", x86asm.LODSW: "lods", x86asm.LODSD: "lods", x86asm.LODSQ: "lods",
 	x86asm.SCASB: "scas", x86asm.SCASW: "scas", x86asm.SCASD: "scas", x86asm.SCASQ: "scas",
 	x86asm.LRET: "retf", x86asm.LCALL: "callf", x86asm.LJMP: "jmpf",
+	x86asm.MOVSD_XMM: "movsd", x86asm.CMPSD_XMM: "cmpsd",
 }
 
 var x86StringOps = map[string]bool{"movs": true, "cmps": true, "stos": true, "lods": true, "scas": true}
@@ -410,10 +415,13 @@ func formatX86Arg(inst *x86asm.Inst, a x86asm.Arg) string {
 		if n := x86StringSize(inst.Op); n > 0 {
 			size = n
 		}
-		if s, ok := x86SizeNames[size]; ok && inst.Op != x86asm.LEA {
+		if size == 0 && inst.Op == x86asm.LEA {
+			size = inst.DataSize / 8
+		}
+		if s, ok := x86SizeNames[size]; ok {
 			b.WriteString(s + " ")
 		}
-		if a.Segment != 0 && x86StringSize(inst.Op) == 0 {
+		if a.Segment != 0 {
 			b.WriteString(strings.ToLower(a.Segment.String()) + ":")
 		}
 		b.WriteString(formatX86Mem(inst, a))
@@ -448,11 +456,7 @@ func formatX86Mem(inst *x86asm.Inst, m x86asm.Mem) string {
 		parts = append(parts, x86RegName(m.Base))
 	}
 	if m.Index != 0 {
-		idx := x86RegName(m.Index)
-		if m.Scale > 1 || m.Base == 0 {
-			idx = fmt.Sprintf("%s * %d", idx, max(m.Scale, 1))
-		}
-		parts = append(parts, idx)
+		parts = append(parts, fmt.Sprintf("%s * %d", x86RegName(m.Index), max(m.Scale, 1)))
 	}
 	s := "[" + strings.Join(parts, " + ")
 	switch {
