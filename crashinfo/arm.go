@@ -32,7 +32,45 @@ func analyzeARM(code []byte, in *Input) *decoded {
 	if !g.ok {
 		d.known, d.accesses = false, nil
 	}
+	d.ipUpdate, d.ipKnown = armIPUpdate(&inst, in, d.accesses)
 	return d
+}
+
+// armIPUpdate: bx and blx go to a register, loads into pc to the loaded
+// word; relative branches and writes to pc by data processing are left
+// unknown; everything else does not branch.
+func armIPUpdate(inst *armasm.Inst, in *Input, accesses []Access) (*Access, bool) {
+	op, _, _ := strings.Cut(inst.Op.String(), ".")
+	switch op {
+	case "BX", "BLX":
+		if r, ok := inst.Args[0].(armasm.Reg); ok {
+			g := &regs{ctx: in.Context, ok: true}
+			v := armReg(g, int(r-armasm.R0), 0, 8) &^ 1 // bit 0 selects Thumb state
+			if g.ok {
+				return &Access{Address: v, LikelyNull: v == 0}, true
+			}
+		}
+		return nil, false
+	case "B", "BL":
+		return nil, false
+	}
+	for i, a := range inst.Args {
+		switch a := a.(type) {
+		case armasm.Reg:
+			if a != armasm.PC || i != 0 {
+				continue
+			}
+			if _, load, ok := armOpSize(op); ok {
+				return loadedPC(load, 0, []int{15}, accesses, in.Memory)
+			}
+			return nil, false // pc written by data processing
+		case armasm.RegList:
+			if strings.HasPrefix(op, "LDM") || op == "POP" {
+				return loadedPC(true, uint16(a), nil, accesses, in.Memory)
+			}
+		}
+	}
+	return nil, true
 }
 
 var armRegNames = []string{"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "fp", "r12", "sp", "lr", "pc"}

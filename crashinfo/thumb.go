@@ -53,7 +53,28 @@ func analyzeThumb(code []byte, in *Input) *decoded {
 	if !g.ok {
 		d.known, d.accesses = false, nil
 	}
+	d.ipUpdate, d.ipKnown = loadedPC(m.load, m.list, m.rt, d.accesses, in.Memory)
 	return d
+}
+
+// loadedPC is the instruction pointer update of an arm load: the word it
+// loads into pc (the last register of a list, or the transfer register),
+// read from the dump; known is false when that word is not captured.
+// Stores and loads of other registers leave pc alone.
+func loadedPC(load bool, list uint16, rt []int, accesses []Access, mem Memory) (update *Access, known bool) {
+	toPC := list&(1<<15) != 0 || len(rt) > 0 && rt[len(rt)-1] == 15
+	if !load || !toPC {
+		return nil, true
+	}
+	if len(accesses) == 0 {
+		return nil, false
+	}
+	var b [4]byte
+	if mem.ReadMemory(accesses[len(accesses)-1].Address, b[:]) != nil {
+		return nil, false
+	}
+	v := uint64(binary.LittleEndian.Uint32(b[:])) &^ 1 // bit 0 selects Thumb state
+	return &Access{Address: v, LikelyNull: v == 0}, true
 }
 
 func thumbAccesses(m *thumbMem, g *regs, ip uint64) ([]Access, []string) {
