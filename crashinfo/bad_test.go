@@ -1,7 +1,12 @@
 package crashinfo
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
@@ -68,5 +73,23 @@ func FuzzAnalyze(f *testing.F) {
 				analyzeBytes(a.arch, thumb, code, arch%2 == 0)
 			}
 		}
+	})
+}
+
+// FuzzAnalyzeDump runs the whole analysis on hostile dumps, seeded with the
+// real crashes of testdata/dumps.
+func FuzzAnalyzeDump(f *testing.F) {
+	dumps, _ := filepath.Glob(corpus.Testdata(f, "dumps", "*.dmp"))
+	for _, p := range dumps {
+		if b, err := os.ReadFile(p); err == nil && len(b) < 1<<20 {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return
+		}
+		_ = AnalyzeDump(file)
 	})
 }
