@@ -41,6 +41,10 @@ func TestCoreWalkEqualsConvertedDump(t *testing.T) {
 				if !strings.Contains(want, "crashdemo") {
 					t.Fatalf("%q: the dump's walk names no module:\n%s", mode, want)
 				}
+				// The crash analysis needs the code at the crash address:
+				// core2md took it from the program's file, which some
+				// cores (amd64-fp, x86-threads) do not hold.
+				got, want = withoutCrashAnalysis(got), withoutCrashAnalysis(want)
 				if got != want {
 					t.Errorf("%q: the core's walk differs from the dump's:\n%s\nwant:\n%s", mode, got, want)
 				}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,4 +68,27 @@ func TestHumanCrashAnalysis(t *testing.T) {
 	if header(compat) != header(dropCrashAnalysis(out)) {
 		t.Errorf("--breakpad-compat header is not ours without the analysis:\n%s", header(compat))
 	}
+}
+
+// withoutCrashAnalysis drops the crash analysis from a human report or a
+// JSON document (crash_info's instruction-derived fields).
+func withoutCrashAnalysis(out string) string {
+	if !strings.HasPrefix(out, "{") {
+		return dropCrashAnalysis(out)
+	}
+	var doc map[string]any
+	if json.Unmarshal([]byte(out), &doc) != nil {
+		return out
+	}
+	if ci, ok := doc["crash_info"].(map[string]any); ok {
+		for _, k := range []string{"instruction", "memory_accesses", "instruction_pointer_update",
+			"adjusted_address", "possible_bit_flips", "crash_inconsistencies"} {
+			delete(ci, k)
+		}
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return out
+	}
+	return string(b)
 }
