@@ -62,3 +62,43 @@ func TestRealCrashes(t *testing.T) {
 		})
 	}
 }
+
+// crashCode is the crashing instruction's code bytes of a real dump.
+type crashCode struct {
+	arch  string
+	thumb bool
+	code  []byte
+}
+
+// realCrashCode reads the code at the crash address of each dump of
+// testdata/dumps (4 bytes on arm and arm64, up to 15 on x86).
+func realCrashCode(t *testing.T) []crashCode {
+	dumps, _ := filepath.Glob(corpus.Testdata(t, "dumps", "*.dmp"))
+	var out []crashCode
+	for _, path := range dumps {
+		f, err := minidump.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		si, _ := f.SystemInfo()
+		ex, _ := f.Exception()
+		if si == nil || ex == nil || ex.Context == nil {
+			f.Close()
+			continue
+		}
+		ip, _ := ex.Context.IP()
+		mem, _ := f.Memory()
+		c := crashCode{arch: si.Arch.String(), code: readCode(mem, ip)}
+		if si.Arch == minidump.ArchARM {
+			cpsr, _ := f.ExceptionARMCPSR()
+			c.thumb = cpsr&0x20 != 0
+		}
+		if si.Arch == minidump.ArchARM || si.Arch == minidump.ArchARM64 {
+			c.code = c.code[:min(4, len(c.code))]
+		}
+		c.code = append([]byte(nil), c.code...)
+		f.Close()
+		out = append(out, c)
+	}
+	return out
+}

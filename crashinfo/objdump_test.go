@@ -1,6 +1,10 @@
 package crashinfo
 
 import (
+	"bufio"
+	"encoding/hex"
+	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,7 +35,11 @@ func objdump(t *testing.T, arch string, thumb bool, code []byte) string {
 	}
 	path, err := exec.LookPath(tool)
 	if err != nil {
-		t.Skipf("%s not installed (apt-get install binutils-aarch64-linux-gnu binutils-arm-linux-gnueabihf): %v", tool, err)
+		if text, ok := objdumpGolden(t)[goldenKey(arch, thumb, code)]; ok {
+			return text
+		}
+		t.Skipf("%s not installed (apt-get install binutils-aarch64-linux-gnu binutils-arm-linux-gnueabihf) "+
+			"and % x not in %s: %v", tool, code, goldenPath, err)
 	}
 	bin := filepath.Join(t.TempDir(), "code.bin")
 	if err := os.WriteFile(bin, code, 0o644); err != nil {
@@ -68,4 +76,109 @@ func normalize(s string) string {
 	s = strings.ReplaceAll(s, "ds:", "")
 	s = strings.ReplaceAll(s, "es:", "")
 	return spaces.ReplaceAllString(s, "")
+}
+
+// goldenPath records objdump's readings of every code sequence the tests
+// use, for machines without the cross binutils. Made by
+//
+//	go test ./crashinfo -run TestObjdumpGolden -update-objdump
+//
+// with Debian 12's binutils 2.40 (objdump, arm-linux-gnueabihf-objdump,
+// aarch64-linux-gnu-objdump); TestObjdumpGolden checks it against the
+// installed tools.
+const goldenPath = "testdata/objdump.txt"
+
+var updateObjdump = flag.Bool("update-objdump", false, "rewrite "+goldenPath+" from the installed objdump")
+
+func goldenKey(arch string, thumb bool, code []byte) string {
+	if thumb {
+		arch += "-thumb"
+	}
+	return arch + " " + hex.EncodeToString(code)
+}
+
+func objdumpGolden(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	f, err := os.Open(goldenPath)
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "\t"); ok && !strings.HasPrefix(k, "#") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// goldenCases are the code sequences of the tests: archCases and the
+// crashing instructions of testdata/dumps.
+func goldenCases(t *testing.T) []struct {
+	arch  string
+	thumb bool
+	code  []byte
+} {
+	var out []struct {
+		arch  string
+		thumb bool
+		code  []byte
+	}
+	for _, c := range archCases {
+		out = append(out, struct {
+			arch  string
+			thumb bool
+			code  []byte
+		}{archName(c.arch), c.thumb, c.code})
+	}
+	for _, d := range realCrashCode(t) {
+		out = append(out, struct {
+			arch  string
+			thumb bool
+			code  []byte
+		}{d.arch, d.thumb, d.code})
+	}
+	return out
+}
+
+// TestObjdumpGolden checks (or with -update-objdump rewrites) the recorded
+// objdump readings against the installed objdump.
+func TestObjdumpGolden(t *testing.T) {
+	for _, tool := range []string{"objdump", "arm-linux-gnueabihf-objdump", "aarch64-linux-gnu-objdump"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed: %v", tool, err)
+		}
+	}
+	golden := objdumpGolden(t)
+	var lines []string
+	for _, c := range goldenCases(t) {
+		text := objdump(t, c.arch, c.thumb, c.code)
+		key := goldenKey(c.arch, c.thumb, c.code)
+		lines = append(lines, key+"\t"+text)
+		if !*updateObjdump && golden[key] != text {
+			t.Errorf("%s: objdump says %q, %s %q", key, text, goldenPath, golden[key])
+		}
+	}
+	if *updateObjdump {
+		head := "# objdump's reading of each test's code: \"arch[-thumb] hex<TAB>text\".\n" +
+			"# Made by: go test ./crashinfo -run TestObjdumpGolden -update-objdump (binutils 2.40, Debian 12)\n"
+		if err := os.WriteFile(goldenPath, []byte(head+strings.Join(dedupLines(lines), "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("wrote", goldenPath)
+	}
+}
+
+func dedupLines(lines []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lines {
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return out
 }
