@@ -20,7 +20,9 @@ import (
 // The dump is a crash of a gcc-built program (testdata/cases.txt); the
 // frames are Breakpad's (testdata/oracle/amd64-fp.breakpad.txt), which
 // walks on past _start into one junk frame our walk stops short of
-// (package processor's doc).
+// (package processor's doc); the lines on the faulting instruction after
+// the crash address are ours (package crashinfo; objdump reads the same
+// instruction as mov DWORD PTR [rdi],esi in crashinfo's tests).
 func Example() {
 	d, err := stackwalk.Open("testdata/dumps/amd64-fp.dmp")
 	if err != nil {
@@ -54,6 +56,13 @@ func Example() {
 	//
 	// Crash reason:  SIGSEGV /SEGV_MAPERR
 	// Crash address: 0x0
+	//     ** Null pointer detected with offset: 0x0000000000000000
+	// Crashing instruction: `mov dword [rdi], esi`
+	// Memory accessed by instruction:
+	//   0. Address: 0x0000000000000000
+	//      Size: 4
+	//      Access type: Write
+	// No instruction pointer update by instruction
 	// Process uptime: not available
 	//
 	// Thread 0 (crashed)

@@ -1,6 +1,6 @@
 module github.com/minidump-stackwalk/minidump-stackwalk
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327
@@ -12,6 +12,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	github.com/ulikunitz/xz v0.5.15
+	golang.org/x/arch v0.33.0
 )
 
 require (

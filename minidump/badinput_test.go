@@ -94,6 +94,16 @@ func exercise(f *File) int {
 	count(err)
 	_, err = f.Maps()
 	count(err)
+	_, err = f.MapsRegions()
+	count(err)
+	_, err = f.ProcLimits()
+	count(err)
+	_, err = f.ExceptionARMCPSR()
+	count(err)
+	for i := range threads {
+		_, _ = ThreadLastError(&threads[i], mem, 4)
+		_, _ = ThreadLastError(&threads[i], mem, 8)
+	}
 	_, err = f.DSODebug()
 	count(err)
 	_, err = f.CrashpadInfo()

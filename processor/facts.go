@@ -5,6 +5,7 @@ package processor
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -19,10 +20,12 @@ const (
 	streamMozSoftErrors  minidump.StreamType = 0x4d7a0004
 )
 
-// Names of Mozilla's streams in ReadErrors.
+// Names of streams read only for Facts, in ReadErrors.
 const (
 	StreamSoftErrors  = "Mozilla soft errors"
 	StreamMacBootArgs = "Mozilla macOS boot args"
+	StreamHandleData  = "handle data"
+	StreamCrashpad    = "Crashpad info"
 )
 
 // maxRawStream bounds what we read of one undecoded stream.
@@ -52,6 +55,45 @@ func (s *ProcessState) readFacts(dump *minidump.File) {
 	if data, ok := s.rawStream(dump, streamMozMacBootArgs, StreamMacBootArgs); ok {
 		f.MacBootArgs, f.HasMacBootArgs = macBootArgs(dump, data)
 	}
+	hs, err := dump.HandleData()
+	if err != nil && !errors.Is(err, minidump.ErrNoStream) {
+		s.noteRead(StreamHandleData, err)
+	}
+	if err == nil || len(hs) > 0 { // a partly readable stream lists what it can
+		f.Handles, f.HasHandles = hs, true
+	}
+	if ls, err := dump.ProcLimits(); err == nil {
+		f.ProcLimits, f.HasProcLimits = ls, true
+	}
+	ci, err := dump.CrashpadInfo()
+	if err != nil && !errors.Is(err, minidump.ErrNoStream) {
+		s.noteRead(StreamCrashpad, err)
+	}
+	f.Crashpad = ci
+	f.LastErrors = lastErrors(dump)
+}
+
+// lastErrors reads each thread's last error value from its TEB, on
+// Windows only (rust-minidump reads the same offset on every OS, but only
+// Windows has a TEB there).
+func lastErrors(dump *minidump.File) map[uint32]uint32 {
+	si, err := dump.SystemInfo()
+	if err != nil || si.Platform != minidump.PlatformWin32NT {
+		return nil
+	}
+	threads, _ := dump.Threads()
+	mem, _ := dump.Memory() // a partial list still serves
+	word := 8
+	if si.Arch == minidump.ArchX86 || si.Arch == minidump.ArchARM {
+		word = 4
+	}
+	out := map[uint32]uint32{}
+	for i := range threads {
+		if code, ok := minidump.ThreadLastError(&threads[i], mem, word); ok {
+			out[threads[i].ID] = code
+		}
+	}
+	return out
 }
 
 // rawStream returns the bytes of the first stream of type t; a stream out

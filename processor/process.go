@@ -3,6 +3,7 @@ package processor
 import (
 	"errors"
 	"fmt"
+	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
 	"runtime"
 	"sync"
 	"time"
@@ -131,6 +132,10 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		st.Facts.UnloadedTimeDateStamps = append(st.Facts.UnloadedTimeDateStamps, u.TimeDateStamp)
 	}
 	st.readFacts(dump)
+	if !opts.breakpad() {
+		a := crashinfo.AnalyzeDump(dump)
+		st.CrashAnalysis = &a
+	}
 
 	var source *symbolCache
 	if syms != nil {

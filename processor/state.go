@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
 	"sync"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
@@ -61,6 +62,10 @@ type ProcessState struct {
 
 	// Facts are the dump's facts only the JSON report shows.
 	Facts Facts
+	// CrashAnalysis is the faulting instruction, its memory accesses, the
+	// adjusted address and possible bit flips (package crashinfo); nil in
+	// Breakpad's mode, whose reports have none of it.
+	CrashAnalysis *crashinfo.Result
 
 	// Errors holds the problems met while reading streams, in the order
 	// they were met: absent optional streams (wrapping
@@ -122,6 +127,17 @@ type Facts struct {
 	// UnloadedTimeDateStamps holds each unloaded module's time stamp,
 	// parallel to ProcessState.UnloadedModules.
 	UnloadedTimeDateStamps []uint32
+	// Handles is the handle data stream, what of it could be read.
+	Handles    []minidump.Handle
+	HasHandles bool
+	// ProcLimits is Mozilla's copy of /proc/self/limits.
+	ProcLimits    []minidump.ProcLimit
+	HasProcLimits bool
+	// Crashpad is Crashpad's info stream (annotations); nil when absent.
+	Crashpad *minidump.CrashpadInfo
+	// LastErrors holds, on Windows, each thread's last error value from
+	// its TEB, by thread id, where the dump captured it.
+	LastErrors map[uint32]uint32
 }
 
 // StreamError is a stream of the dump that is present but could not be read.

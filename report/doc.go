@@ -14,4 +14,8 @@
 // threads. Byte-for-byte agreement with Breakpad is the goal; the
 // conformance tests in cmd/minidump-stackwalk compare against Breakpad's
 // own outputs in ../shared.
+// One addition to Breakpad's text: ProcessState.CrashAnalysis (the
+// faulting instruction and its accesses, from package crashinfo) adds
+// rust-minidump's crash-analysis lines after the crash address; the
+// processor leaves it nil in Breakpad's mode.
 package report

@@ -121,6 +121,7 @@ func writeHeader(pr *printer, p *textProcess) {
 				pr.printf("    value: 0x%016x  description: %s\n", c.Value, c.Description)
 			}
 		}
+		writeCrashAnalysis(pr, p.CrashAnalysis, wordSize(p.CPU))
 	} else {
 		pr.puts("No crash\n")
 	}

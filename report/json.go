@@ -18,6 +18,7 @@ import (
 type JSONReport struct {
 	CrashInfo               JSONCrashInfo        `json:"crash_info"`
 	CrashingThread          *JSONThread          `json:"crashing_thread,omitempty"`
+	CrashpadInfo            *JSONCrashpadInfo    `json:"crashpad_info,omitempty"` // only with the stream
 	Handles                 any                  `json:"handles"`
 	LinuxMemoryMapCount     *int                 `json:"linux_memory_map_count"`
 	LSBRelease              *JSONLSBRelease      `json:"lsb_release"`
@@ -60,7 +61,7 @@ type JSONCrashInfo struct {
 // JSONBitFlip is one entry of crash_info.possible_bit_flips.
 type JSONBitFlip struct {
 	Address        string             `json:"address"`
-	Confidence     float64            `json:"confidence"`
+	Confidence     json.Number        `json:"confidence"`
 	Details        JSONBitFlipDetails `json:"details"`
 	SourceRegister *string            `json:"source_register"`
 }

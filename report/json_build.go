@@ -85,7 +85,7 @@ func nonEmpty(s string) *string {
 // the processor's problems, in this order (rust-minidump's reading order).
 var jsonStreamErrors = []string{
 	"system info", "module list", "unloaded module list", "thread list", "thread names", "exception",
-	processor.StreamSoftErrors, processor.StreamMacBootArgs,
+	processor.StreamSoftErrors, processor.StreamMacBootArgs, processor.StreamHandleData, processor.StreamCrashpad,
 }
 
 func (b *jsonBuilder) build() {
@@ -101,6 +101,7 @@ func (b *jsonBuilder) build() {
 			}
 		}
 	}
+	b.buildStreamFacts()
 }
 
 // isBroken tells a real read error from "the stream is not present".
@@ -281,7 +282,7 @@ func ParseEvilJSON(data []byte) (map[string]string, error) {
 func (b *jsonBuilder) buildThreads() {
 	b.r.ThreadCount = len(b.st.Threads)
 	for i, th := range b.st.Threads {
-		jt := JSONThread{ThreadID: th.ID}
+		jt := JSONThread{ThreadID: th.ID, LastErrorValue: b.lastError(th.ID)}
 		if th.HasName {
 			jt.ThreadName = strPtr(th.Name)
 		}
@@ -430,6 +431,9 @@ func (b *jsonBuilder) buildCrashInfo() {
 	}
 	c.Type = strPtr(rustCrashType(st.CrashReason))
 	c.Address = b.hexPtr(st.CrashAddress)
+	if b.st.CrashAnalysis != nil {
+		b.addCrashAnalysis(c, *b.st.CrashAnalysis)
+	}
 	c.CrashInconsistencies = []string{}
 	if st.RequestingThread >= 0 {
 		idx := st.RequestingThread

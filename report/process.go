@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
 	"slices"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
@@ -26,6 +27,10 @@ type textProcess struct {
 	CrashAddress    uint64 // already truncated to the word size, as Breakpad does
 	CrashParameters []crashParameter
 	Assertion       string
+	// CrashAnalysis, when set, prints the faulting instruction and what it
+	// touched after the crash address (our addition, in rust-minidump's
+	// words; Breakpad prints none of it, so its mode leaves it nil).
+	CrashAnalysis *crashinfo.Result
 
 	// TimeDateStamp is the dump header's time and ProcessCreateTime the
 	// MiscInfo process creation time; 0 means unknown. Uptime is printed only
@@ -121,6 +126,7 @@ func newTextProcess(st *processor.ProcessState) *textProcess {
 	}
 	p.GLVersion, p.GLVendor, p.GLRenderer = st.GPU.Version, st.GPU.Vendor, st.GPU.Renderer
 	p.Crashed, p.CrashReason, p.CrashAddress, p.Assertion = st.Crashed, st.CrashReason, st.CrashAddress, st.Assertion
+	p.CrashAnalysis = st.CrashAnalysis
 	if st.Exception != nil {
 		for _, v := range st.Exception.Parameters {
 			p.CrashParameters = append(p.CrashParameters, crashParameter{Value: v})

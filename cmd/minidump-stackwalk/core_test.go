@@ -40,6 +40,10 @@ func TestCoreWalkEqualsConvertedDump(t *testing.T) {
 				if !strings.Contains(want, "crashdemo") {
 					t.Fatalf("%q: the dump's walk names no module:\n%s", mode, want)
 				}
+				// The crash analysis needs the code at the crash address:
+				// core2md took it from the program's file, which some
+				// cores (amd64-fp, x86-threads) do not hold.
+				got, want = withoutCrashAnalysis(got), withoutCrashAnalysis(want)
 				if got != want {
 					t.Errorf("%q: the core's walk differs from the dump's:\n%s\nwant:\n%s", mode, got, want)
 				}
@@ -60,7 +64,8 @@ func TestQemuCoreWalks(t *testing.T) {
 			if status != exitOK {
 				t.Fatalf("status %d: %s", status, gotErr)
 			}
-			if g, w := crashedFrame0(got), crashedFrame0(want); g == "" || g != w {
+			// No program text in the core: no instruction to analyze.
+			if g, w := crashedFrame0(got), crashedFrame0(dropCrashAnalysis(want)); g == "" || g != w {
 				t.Errorf("frame 0 of the crashed thread:\n%s\nwant:\n%s", g, w)
 			}
 		})
