@@ -75,6 +75,13 @@ func (e *DownloadError) Unwrap() error { return e.Err }
 // HTTPOption configures an HTTPSupplier.
 type HTTPOption func(*HTTPSupplier)
 
+// WithTrace makes the supplier report every cache path and URL it tries
+// for a module, and what came of it (nil: used), to trace; for
+// --verbose=debug.
+func WithTrace(trace func(m ModuleKey, where string, err error)) HTTPOption {
+	return func(s *HTTPSupplier) { s.trace = trace }
+}
+
 // WithTimeout sets the bound on one request, including reading the body.
 func WithTimeout(d time.Duration) HTTPOption {
 	return func(s *HTTPSupplier) { s.timeout = d }
@@ -131,7 +138,8 @@ type HTTPSupplier struct {
 	partialDir string        // downloads in progress: cacheDir/.partial
 	cleanOnce  sync.Once     // removes partial files of earlier processes
 	client     *http.Client
-	index      *IndexDir // WithIndex
+	index      *IndexDir                                  // WithIndex
+	trace      func(m ModuleKey, where string, err error) // WithTrace
 
 	modules onceMap[ModuleKey]
 	files   onceMap[string] // by path relative to the cache directory
@@ -208,6 +216,9 @@ func (s *HTTPSupplier) find(m ModuleKey) (*File, error) {
 	var failures []error
 	for _, rel := range relativeSymbolPaths(m) {
 		f, err := s.file(rel)
+		if s.trace != nil {
+			s.trace(m, rel+" (cache "+s.cacheDir+", servers "+strings.Join(s.urlStrings(), ", ")+")", err)
+		}
 		if err == nil || !errors.Is(err, ErrNotFound) {
 			var de *DownloadError
 			if !errors.As(err, &de) {
@@ -560,4 +571,13 @@ func (c ChainSupplier) Symbols(m ModuleKey) (*File, error) {
 		return nil, errors.Join(failures...)
 	}
 	return nil, fmt.Errorf("%w: %s %s", ErrNotFound, pathBase(m.DebugFile), m.DebugID)
+}
+
+// urlStrings lists the servers, for traces.
+func (s *HTTPSupplier) urlStrings() []string {
+	out := make([]string, len(s.urls))
+	for i, u := range s.urls {
+		out[i] = u.String()
+	}
+	return out
 }

@@ -17,6 +17,7 @@ type DirSupplier struct {
 	roots  []string
 	index  *IndexDir // nil: files are indexed in memory
 	budget *DecompressBudget
+	trace  func(m ModuleKey, path string, err error) // WithTrace
 
 	modules onceMap[ModuleKey] // answer per module
 	paths   onceMap[string]    // parsed file per path
@@ -85,22 +86,46 @@ func (s *DirSupplier) Symbols(m ModuleKey) (*File, error) {
 	return s.modules.get(m, func() (*File, error) { return s.find(m) })
 }
 
+// WithTrace makes s report every path it tries for a module, and what
+// came of it (nil: used), to trace; for --verbose=debug. It returns s.
+func (s *DirSupplier) WithTrace(trace func(m ModuleKey, path string, err error)) *DirSupplier {
+	s.trace = trace
+	return s
+}
+
+func (s *DirSupplier) tried(m ModuleKey, path string, err error) {
+	if s.trace != nil {
+		s.trace(m, path, err)
+	}
+}
+
 func (s *DirSupplier) find(m ModuleKey) (*File, error) {
 	for _, root := range s.roots {
 		st, err := os.Stat(root)
 		if err != nil {
+			s.tried(m, root, err)
 			continue
 		}
 		if !st.IsDir() {
 			if moduleLineMatches(root, m) {
-				return s.load(root)
+				f, err := s.load(root)
+				s.tried(m, root, err)
+				return f, err
 			}
+			s.tried(m, root, errors.New("its MODULE line names another module"))
 			continue
 		}
 		for _, p := range candidatePaths(root, m) {
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-				return s.load(p)
+			fi, err := os.Stat(p)
+			if err == nil && fi.Mode().IsRegular() {
+				f, err := s.load(p)
+				s.tried(m, p, err)
+				return f, err
 			}
+			if err == nil {
+				err = errors.New("not a regular file")
+			}
+			s.tried(m, p, err)
 		}
 	}
 	return nil, fmt.Errorf("%w: %s %s", ErrNotFound, pathBase(m.DebugFile), m.DebugID)

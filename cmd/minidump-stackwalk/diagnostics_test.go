@@ -97,3 +97,42 @@ func TestDebuginfoPath(t *testing.T) {
 		t.Errorf("with the .sym and --debuginfo-path: status %d, stderr %q, output differs: %v", status, errOut, got != want)
 	}
 }
+
+// --verbose=debug names every symbol file path tried for a module and what
+// came of it; without it, none is logged.
+func TestVerboseDebugNamesSymbolFiles(t *testing.T) {
+	dump := corpus.Testdata(t, "dumps", "amd64-fp.dmp")
+	symbols := corpus.Testdata(t, "symbols")
+	missing := filepath.Join(t.TempDir(), "missing")
+	syms, _ := filepath.Glob(filepath.Join(symbols, "crashdemo", "*", "crashdemo.sym"))
+	logFile := filepath.Join(t.TempDir(), "log")
+	_, errOut, status := runCLI("--verbose=debug", "--log-file", logFile, "-b", dump, missing, symbols)
+	if status != exitOK {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	logged, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errOut = string(logged)
+	for _, want := range []string{
+		"tried=" + missing + ` outcome="stat ` + missing,
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	used := false
+	for _, p := range syms {
+		used = used || strings.Contains(errOut, "tried="+p+" outcome=used")
+	}
+	if !used {
+		t.Errorf("stderr names no crashdemo.sym as used:\n%s", errOut)
+	}
+	if _, _, status := runCLI("--verbose=info", "--log-file", logFile, "-b", dump, symbols); status != exitOK {
+		t.Fatalf("--verbose=info: status %d", status)
+	}
+	if logged, _ := os.ReadFile(logFile); strings.Contains(string(logged), "tried=") {
+		t.Errorf("--verbose=info logs symbol tries:\n%s", logged)
+	}
+}

@@ -35,6 +35,9 @@ type options struct {
 	// breakpadCompat reproduces Breakpad's output exactly, including the
 	// mistakes we otherwise deliberately avoid (processor.Options.Mode).
 	breakpadCompat bool
+	// lookups collects every symbol file tried, for --verbose=debug
+	// (rustflags.go sets it; lookuplog.go prints it); nil: not collected.
+	lookups *lookupLog
 	// trace records every step of every walk for --verbose=trace
 	// (rustflags.go sets it; trace.go prints it).
 	trace bool

@@ -132,6 +132,9 @@ func (r *rustFlags) Check(o *options) error {
 	o.symbolPaths = append(o.symbolPaths, r.symbolsPaths...)
 	o.noDemangle = r.noDemangle
 	o.trace = r.verbose == "trace" // record the walks' steps (trace.go)
+	if r.verbose == "debug" || r.verbose == "trace" {
+		o.lookups = &lookupLog{} // every symbol file tried (lookuplog.go)
+	}
 	return nil
 }
 
@@ -167,6 +170,7 @@ func (r *rustFlags) Write(w io.Writer, in *input) error {
 	}
 	log := r.logger(logOut)
 	log.Info("processing", "dump", in.Path, "symbol_paths", strings.Join(in.SymbolPaths, ","))
+	r.o.lookups.logTo(log)  // --verbose=debug: each symbol file tried (lookuplog.go)
 	logWalks(log, in.State) // --verbose=trace: each step of each walk (trace.go)
 
 	out := w

@@ -106,11 +106,15 @@ func (o *options) symbolSupplier(stderr io.Writer) symfile.Supplier {
 		index.WithDecompressBudget(o.limits.decompressBudget())
 	}
 	if len(local) > 0 {
-		chain = append(chain, symfile.NewIndexedDirSupplier(index, local...).WithDecompressBudget(o.limits.decompressBudget()))
+		dir := symfile.NewIndexedDirSupplier(index, local...).WithDecompressBudget(o.limits.decompressBudget())
+		if o.lookups != nil {
+			dir.WithTrace(o.lookups.add)
+		}
+		chain = append(chain, dir)
 	}
 	if len(urls) > 0 {
 		hs, err := symfile.NewHTTPSupplier(urls, o.symbolServer.cache, symfile.WithTimeout(o.symbolServer.timeout),
-			symfile.WithTotalTimeout(o.symbolServer.total), symfile.WithIndex(index))
+			symfile.WithTotalTimeout(o.symbolServer.total), symfile.WithIndex(index), symfile.WithTrace(o.lookups.traceFunc()))
 		if err != nil { // check() has accepted these; say so should it happen anyway
 			fmt.Fprintf(stderr, "minidump-stackwalk: warning: symbol servers not used: %v\n", err)
 		} else {
