@@ -107,18 +107,11 @@ func readCompressed(path string, b *DecompressBudget) ([]byte, func() error, err
 	if b == nil {
 		b = &DecompressBudget{perFile: DefaultMaxDecompressedFile, total: 1<<63 - 1}
 	}
-	fh, err := os.Open(path)
+	fh, st, err := openRegular(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("symfile: %s is not a regular file", path)
-	}
 	r, closeFn, err := decompressor(fh, path)
 	if err != nil {
 		return nil, nil, &CorruptError{File: path, Err: err}

@@ -47,18 +47,11 @@ func Open(path string) (*File, error) {
 	if isCompressed(path) {
 		return OpenWithBudget(path, nil)
 	}
-	fh, err := os.Open(path)
+	fh, st, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("symfile: %s is not a regular file", path)
-	}
 	data, unmap, err := mapFile(fh, st.Size())
 	if err != nil {
 		return nil, err
@@ -180,4 +173,28 @@ func findID(ids []idEntry, id int64) (uint64, bool) {
 		return ids[lo].off, true
 	}
 	return 0, false
+}
+
+// openRegular opens path for reading when it is a regular file. It looks
+// before it opens: opening a FIFO named as a symbol file would block until
+// something writes to it.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("symfile: %s is not a regular file", path)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := fh.Stat()
+	if err == nil && !st.Mode().IsRegular() { // replaced since the first look
+		err = fmt.Errorf("symfile: %s is not a regular file", path)
+	}
+	if err != nil {
+		fh.Close()
+		return nil, nil, err
+	}
+	return fh, st, nil
 }

@@ -100,18 +100,11 @@ func (d *IndexDir) Open(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	fh, err := os.Open(path)
+	fh, st, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("symfile: %s is not a regular file", path)
-	}
 	srcID, err := fileIdentity(fh, st)
 	if err != nil {
 		return nil, err
