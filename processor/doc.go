@@ -8,6 +8,8 @@
 // Symbolize, which names stack words with the symbol files the walk loaded
 // (-s, -d). The dump is read here once; no printer reads it again.
 // Unreadable gives the state of a file that could not be read at all.
+// Outside Breakpad's mode the state also holds CrashAnalysis (package
+// crashinfo: the faulting instruction and its memory accesses).
 //
 // It follows Breakpad's MinidumpProcessor: the requesting (crashed) thread is
 // walked from the exception stream's context, the thread that wrote the dump
