@@ -77,7 +77,9 @@ func (b *batchFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&b.o.breakpadCompat, "breakpad-compat", false, "walk as Breakpad does, including its known mistakes")
 	fs.BoolVar(&b.o.noDemangle, "no-demangle", false, "keep mangled C++ and Rust names")
 	b.o.symbolServer.addFlags(fs)
-	b.o.limits.addFlags(fs) // the per-dump budgets of the single-dump mode (limits.go)
+	b.o.limits.addFlags(fs)    // the per-dump budgets of the single-dump mode (limits.go)
+	b.o.index.addFlags(fs)     // the persistent symbol index (index.go)
+	b.o.debuginfo.addFlags(fs) // symbols from the modules' ELF files (debuginfo.go)
 }
 
 // check validates the flags; an error is a usage error.

@@ -114,38 +114,41 @@ func fillResult(res *triage.Result, st *processor.ProcessState) {
 // are no symbol paths.
 func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
 	local, urls := splitSymbolPaths(o.symbolPaths)
-	if len(local) == 0 && len(urls) == 0 {
+	elf, err := o.debuginfo.supplier(o) // modules' own ELF files (debuginfo.go)
+	if err != nil {                     // check() has accepted the flags
+		fmt.Fprintf(stderr, "minidump-stackwalk: warning: ELF files not used: %v\n", err)
+	}
+	if len(local) == 0 && len(urls) == 0 && elf == nil {
 		return nil
 	}
 	roots := local
 	if len(urls) > 0 {
 		roots = append(append([]string(nil), local...), o.symbolServer.cache)
 	}
+	index := o.index.indexDir(stderr) // shared by the run's workers; nil with --no-index
+	budget := o.limits.decompressBudget()
+	if index != nil {
+		index.WithDecompressBudget(budget)
+	}
 	srv := &serverState{urls: urls, down: map[string]bool{}}
 	if o.symbolServer.total > 0 {
 		srv.deadline = time.Now().Add(o.symbolServer.total)
 	}
 	var mu sync.Mutex // serialises warnings
-	return func(m symfile.ModuleKey) (*symfile.File, error) {
-		// A fresh DirSupplier holds on to nothing: the shared cache decides
-		// how long a file lives.
-		f, err := symfile.NewDirSupplier(roots...).Symbols(m)
-		if f != nil || !errors.Is(err, symfile.ErrNotFound) || len(urls) == 0 {
-			return f, err
-		}
-		up, budget := srv.available()
+	fromServers := func(m symfile.ModuleKey) (*symfile.File, error) {
+		up, total := srv.available()
 		if len(up) == 0 {
-			return f, err
+			return nil, fmt.Errorf("%w: no symbol server left", symfile.ErrNotFound)
 		}
-		opts := []symfile.HTTPOption{symfile.WithTimeout(o.symbolServer.timeout)}
-		if budget > 0 {
-			opts = append(opts, symfile.WithTotalTimeout(budget))
+		opts := []symfile.HTTPOption{symfile.WithTimeout(o.symbolServer.timeout), symfile.WithIndex(index)}
+		if total > 0 {
+			opts = append(opts, symfile.WithTotalTimeout(total))
 		}
 		hs, herr := symfile.NewHTTPSupplier(up, o.symbolServer.cache, opts...)
 		if herr != nil {
 			return nil, herr
 		}
-		f, err = hs.Symbols(m)
+		f, err := hs.Symbols(m)
 		if err != nil && !errors.Is(err, symfile.ErrNotFound) && !errors.As(err, new(*symfile.CorruptError)) {
 			srv.noteFailures(err)
 			mu.Lock()
@@ -155,6 +158,18 @@ func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
 				}
 			}
 			mu.Unlock()
+		}
+		return f, err
+	}
+	return func(m symfile.ModuleKey) (*symfile.File, error) {
+		// A fresh DirSupplier holds on to nothing: the shared cache decides
+		// how long a file lives.
+		f, err := symfile.NewIndexedDirSupplier(index, roots...).WithDecompressBudget(budget).Symbols(m)
+		if f == nil && errors.Is(err, symfile.ErrNotFound) && len(urls) > 0 {
+			f, err = fromServers(m)
+		}
+		if f == nil && errors.Is(err, symfile.ErrNotFound) && elf != nil {
+			f, err = elf.Symbols(m)
 		}
 		return f, err
 	}

@@ -568,3 +568,37 @@ func TestBatchDeadSymbolServerAskedOnce(t *testing.T) {
 		t.Errorf("warnings about %d modules, want 1 (the server asked once):\n%s", len(modules), stderr)
 	}
 }
+
+// batch takes the single-dump mode's symbol index flags: the results are
+// the same with an index directory (which the run fills) and with
+// --no-index.
+func TestBatchSymbolIndex(t *testing.T) {
+	dumps := []string{corpus.Testdata(t, "dumps", "amd64-fp.dmp"), corpus.Testdata(t, "dumps", "x86-threads.dmp")}
+	symbols := corpus.Testdata(t, "symbols")
+	index := t.TempDir()
+	with, stderr, status := runBatchCLI("", append([]string{"--index-dir", index, "--symbols-path", symbols}, dumps...)...)
+	if status != exitOK || len(with) != len(dumps) {
+		t.Fatalf("--index-dir: status %d, %d results\n%s", status, len(with), stderr)
+	}
+	if files, _ := os.ReadDir(index); len(files) == 0 {
+		t.Error("the index directory is empty after the run")
+	}
+	without, stderr, status := runBatchCLI("", append([]string{"--no-index", "--symbols-path", symbols}, dumps...)...)
+	if status != exitOK {
+		t.Fatalf("--no-index: status %d\n%s", status, stderr)
+	}
+	byPath := func(rs []triage.Result) map[string]triage.Result {
+		m := map[string]triage.Result{}
+		for _, r := range rs {
+			r.Milliseconds = 0
+			m[r.Path] = r
+		}
+		return m
+	}
+	if d := cmp.Diff(byPath(without), byPath(with)); d != "" {
+		t.Errorf("results differ with the index (-no-index +index):\n%s", d)
+	}
+	if _, errOut, status := runBatchCLI("", "--debuginfo-path", filepath.Join(index, "missing"), dumps[0]); status != exitUsage {
+		t.Errorf("batch --debuginfo-path missing: status %d, stderr %q", status, errOut)
+	}
+}
