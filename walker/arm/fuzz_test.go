@@ -71,16 +71,6 @@ func FuzzWalk(f *testing.F) {
 		} else {
 			w = arm.New()
 		}
-		st := walker.Walk(env, w, ctx)
-		if len(st.Frames) > 1001 {
-			t.Fatalf("%d frames", len(st.Frames))
-		}
-		for i := 1; i < len(st.Frames); i++ {
-			sp, _ := st.Frames[i].Context.SP()
-			prev, _ := st.Frames[i-1].Context.SP()
-			if sp < prev {
-				t.Fatalf("frame %d: SP %#x below frame %d's %#x", i, sp, i-1, prev)
-			}
-		}
+		walkertest.CheckWalkInvariants(t, walker.Walk(env, w, ctx), env.MaxFrames)
 	})
 }

@@ -166,3 +166,21 @@ func Mode(breakpad bool) walker.Mode {
 	}
 	return walker.Extended
 }
+
+// CheckWalkInvariants fails t when a walk broke what every walk must keep,
+// whatever its input (the fuzz targets' check): at most maxFrames frames
+// (plus the context frame), and a stack pointer that never goes down
+// from one frame to its caller.
+func CheckWalkInvariants(t testing.TB, st *walker.Stack, maxFrames int) {
+	t.Helper()
+	if len(st.Frames) > maxFrames+1 {
+		t.Fatalf("%d frames, cap %d", len(st.Frames), maxFrames)
+	}
+	for i := 1; i < len(st.Frames); i++ {
+		sp, _ := st.Frames[i].Context.SP()
+		prev, _ := st.Frames[i-1].Context.SP()
+		if sp < prev {
+			t.Fatalf("frame %d: SP %#x below frame %d's %#x", i, sp, i-1, prev)
+		}
+	}
+}

@@ -55,20 +55,7 @@ func FuzzWalk(f *testing.F) {
 			} else if mode&2 != 0 {
 				env.Code = env.Memory
 			}
-			checkWalk(t, walker.Walk(env, x86.New(), ctx))
+			walkertest.CheckWalkInvariants(t, walker.Walk(env, x86.New(), ctx), env.MaxFrames)
 		})
 	})
-}
-
-func checkWalk(t *testing.T, st *walker.Stack) {
-	if len(st.Frames) > 1001 {
-		t.Fatalf("%d frames", len(st.Frames))
-	}
-	for i := 1; i < len(st.Frames); i++ {
-		sp, _ := st.Frames[i].Context.SP()
-		prev, _ := st.Frames[i-1].Context.SP()
-		if sp < prev {
-			t.Fatalf("frame %d: SP %#x below frame %d's %#x", i, sp, i-1, prev)
-		}
-	}
 }
