@@ -9,18 +9,10 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 )
 
-// TestMain points the user cache directory, where --index-dir and
-// --symbols-cache default, at a temporary directory, so that no test reads
-// or writes the user's own caches.
+// TestMain keeps the command's default --index-dir and --symbols-cache out
+// of the user's own caches (corpus.RunWithPrivateUserCache).
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "minidump-stackwalk-cache")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("XDG_CACHE_HOME", dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(corpus.RunWithPrivateUserCache(m))
 }
 
 // TestIndexDir walks a dump through a fresh index directory (the index is

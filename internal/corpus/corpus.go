@@ -49,11 +49,40 @@ func Shared(t testing.TB, elem ...string) string {
 // minidump-stackwalk-ci under the user's cache directory ($XDG_CACHE_HOME,
 // else ~/.cache), as .ci/run computes it. It may not exist.
 func TestCacheDir() string {
+	if dir := os.Getenv(envTestCache); dir != "" {
+		return dir
+	}
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return ""
 	}
 	return filepath.Join(dir, "minidump-stackwalk-ci")
+}
+
+// envTestCache pins TestCacheDir while RunWithPrivateUserCache has moved
+// the user cache directory.
+const envTestCache = "MINIDUMP_STACKWALK_TEST_CACHE"
+
+// RunWithPrivateUserCache runs a package's tests (a TestMain's m.Run) with
+// the user cache directory ($XDG_CACHE_HOME) pointed at a temporary
+// directory, removed afterwards: the command's defaults (--index-dir,
+// --symbols-cache) then never read or fill the user's own caches, in the
+// test process or the commands it starts. TestCacheDir, where .ci/run put
+// Breakpad's binaries and the perf symbols, still names the real one.
+func RunWithPrivateUserCache(m *testing.M) int {
+	if os.Getenv(envTestCache) == "" {
+		if dir := TestCacheDir(); dir != "" {
+			os.Setenv(envTestCache, dir)
+		}
+	}
+	dir, err := os.MkdirTemp("", "minidump-stackwalk-cache")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "private user cache: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv("XDG_CACHE_HOME", dir)
+	return m.Run()
 }
 
 // PerfSymbolsDir returns the symbol tree of ../shared/perf's dumps, made by

@@ -3,19 +3,13 @@ package difftest
 import (
 	"os"
 	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 )
 
-// TestMain points the user cache directory at a temporary directory for
-// the CLI processes the tests start (they inherit the environment), so that
-// their default --index-dir and --symbols-cache stay out of the user's
-// own caches.
+// TestMain keeps the default --index-dir and --symbols-cache of the CLI
+// processes the tests start (they inherit the environment) out of the
+// user's own caches (corpus.RunWithPrivateUserCache).
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "difftest-cache")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("XDG_CACHE_HOME", dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(corpus.RunWithPrivateUserCache(m))
 }
