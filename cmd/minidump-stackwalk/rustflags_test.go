@@ -28,21 +28,25 @@ func rustTestdata(t *testing.T, elem ...string) string {
 // one-line explanation before the usage hint.
 func TestRustFlagsUsageErrors(t *testing.T) {
 	dump := rustTestdata(t, "test.dmp")
+	// Output paths in a temp dir: nothing may be written, but should a
+	// check let one through, it lands there.
+	dir := t.TempDir()
+	x, o, same := filepath.Join(dir, "x.json"), filepath.Join(dir, "o.json"), filepath.Join(dir, "same.json")
 	for _, args := range [][]string{
 		{"--json", "--human", dump},
-		{"--json", "--cyborg", "/tmp/x.json", dump},
+		{"--json", "--cyborg", x, dump},
 		{"--pretty", dump},
 		{"--json", "--brief", dump},
 		{"--json", "-m", dump},
 		{"--json", "-s", dump},
-		{"--cyborg", "/tmp/x.json", "-m", dump},
+		{"--cyborg", x, "-m", dump},
 		{"--human", "-m", dump},
 		{"--human", "-f", "machine", dump},
 		{"--cyborg=", dump},
 		{"--verbose=loud", dump},
 		{"--features", "everything", dump},
-		{"--json", "--output-file", "/tmp/o.json", "--log-file", "/tmp/o.json", dump},
-		{"--json", "--output-file", "/tmp/same.json", "--cyborg", "/tmp/same.json", dump},
+		{"--json", "--output-file", o, "--log-file", o, dump},
+		{"--json", "--output-file", same, "--cyborg", same, dump},
 	} {
 		status, stdout, stderr := runArgs(args...)
 		if status != exitUsage {
@@ -55,6 +59,9 @@ func TestRustFlagsUsageErrors(t *testing.T) {
 		if len(lines) < 1 || !strings.HasPrefix(lines[0], "minidump-stackwalk: ") || len(lines) > 2 {
 			t.Errorf("%q: stderr %q, want one explanation line (and the usage hint)", args, stderr)
 		}
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Errorf("a usage error wrote %d output files", len(files))
 	}
 }
 
