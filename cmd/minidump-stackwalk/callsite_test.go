@@ -28,6 +28,24 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
+// dumpAndRoots finds the dump and the symbol roots in a golden's command
+// line: the first .dmp argument, then the paths after it (not a .json
+// output) and --symbols-path=DIR values.
+func dumpAndRoots(args []string) (dump string, roots []string) {
+	for _, a := range args {
+		switch {
+		case strings.HasPrefix(a, "--symbols-path="):
+			roots = append(roots, strings.TrimPrefix(a, "--symbols-path="))
+		case strings.HasPrefix(a, "-"):
+		case dump == "" && strings.HasSuffix(a, ".dmp"):
+			dump = a
+		case dump != "" && !strings.HasSuffix(a, ".json"):
+			roots = append(roots, filepath.Clean(a))
+		}
+	}
+	return dump, roots
+}
+
 // callSiteChecked reports whether the conformance tests may excuse the
 // difference between our output for args (a command line: the dump, then
 // symbol paths, or --symbols-path=DIR) and Breakpad's or rust-minidump's
@@ -51,19 +69,7 @@ import (
 //     frame fields).
 func callSiteChecked(t *testing.T, args []string) bool {
 	t.Helper()
-	dump := ""
-	var roots []string
-	for _, a := range args {
-		switch {
-		case strings.HasPrefix(a, "--symbols-path="):
-			roots = append(roots, strings.TrimPrefix(a, "--symbols-path="))
-		case strings.HasPrefix(a, "-"):
-		case dump == "" && strings.HasSuffix(a, ".dmp"):
-			dump = a
-		case dump != "" && !strings.HasSuffix(a, ".json"):
-			roots = append(roots, filepath.Clean(a))
-		}
-	}
+	dump, roots := dumpAndRoots(args)
 	if dump == "" || !callSiteEvidenceCovers(t, dump) {
 		return false
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
@@ -20,17 +18,7 @@ import (
 // TestTestdataAgainstGDB hold our frames to gdb's backtrace of the core.
 func realignedChecked(t *testing.T, args []string) bool {
 	t.Helper()
-	dump := ""
-	var roots []string
-	for _, a := range args {
-		switch {
-		case strings.HasPrefix(a, "-"):
-		case dump == "" && strings.HasSuffix(a, ".dmp"):
-			dump = a
-		case dump != "":
-			roots = append(roots, filepath.Clean(a))
-		}
-	}
+	dump, roots := dumpAndRoots(args)
 	g, ok := goldenFor(t, args)
 	if dump == "" || !ok {
 		return false
