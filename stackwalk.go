@@ -81,9 +81,11 @@ func OpenWith(path string, opts Options) (*Dump, error) {
 	case errors.As(err, &notDump) && notDump.Compression == input.Unknown:
 		// The minidump reader's error says where the header is wrong;
 		// the kind says what the file is instead.
-		if _, mdErr := openMinidump(in); mdErr != nil {
+		d, mdErr := openMinidump(in)
+		if mdErr != nil {
 			return nil, fmt.Errorf("%w (it looks like %s)", mdErr, notDump.Kind)
 		}
+		d.Close() // not reached: a file the reader takes starts "MDMP"
 		return nil, err
 	case err != nil:
 		return nil, err
