@@ -59,6 +59,9 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	if last == nil || w.Env.Memory == nil {
 		return nil
 	}
+	if f := bySignalFrame(w, last); f != nil {
+		return f // its Instruction is the interrupted one
+	}
 	ios := w.Env.OS == "ios"
 	breakpad := w.Breakpad()
 	var f *walker.Frame
@@ -79,7 +82,7 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		rec := byFramePointer(w, last, ios)
 		if rec != nil && ownAPCSRecord(w, last) {
 			w.Reject(walker.RuleLeafReturn, "the APCS record at r11 is this function's: it has saved lr")
-		} else if last.Trust == walker.TrustContext {
+		} else if exact(last) {
 			f = w.Tried(walker.RuleLeafReturn, byLeafReturn(w, last, rec))
 		}
 		if f == nil {
@@ -106,13 +109,16 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	}
 	pc, sp := raw(f)[regPC], raw(f)[regSP]
 	lastSP := raw(last)[regSP]
-	if walker.Terminate(pc, sp, lastSP, last.Trust == walker.TrustContext) {
+	if walker.Terminate(pc, sp, lastSP, last.Trust == walker.TrustContext || !breakpad && exact(last)) {
 		return w.Stopped(f, "pc below 4096 or sp not above the callee's")
 	}
 	if !breakpad && sp == lastSP && f.Trust != walker.TrustCFI && f.Trust != walker.TrustLeaf {
 		return w.Stopped(f, "sp unchanged: only a leaf return or a CFI entry row may keep it")
 	}
 	f.Instruction = (pc - 2) & 0xffffffff
+	if !breakpad && isTrampolineFrame(w, f) {
+		f.Instruction = pc // as the symbol files give Thumb functions
+	}
 	return f
 }
 

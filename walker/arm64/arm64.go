@@ -70,24 +70,34 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 			raw(last)[regLR] = s
 		}
 	}
+	if f := a.bySignalFrame(w, last); f != nil {
+		return f // its Instruction is the interrupted one
+	}
 	breakpad := w.Breakpad()
+	// The handler's x29 points at the record the kernel wrote above the
+	// signal frame, {x29, x30} of the interrupted frame: from the
+	// trampoline it would skip the interrupted pc.
+	lastPC, _ := last.Context.Index(regPC)
+	tramp := trampolineAt(w, lastPC)
 	var f *walker.Frame
 	if rules, ok := w.CFIRules(last); ok {
 		f = w.Tried(walker.RuleCFI, a.byCFI(w, last, rules))
 	} else {
 		w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
 	}
-	if f == nil && !breakpad && last.Trust == walker.TrustContext {
+	if f == nil && !breakpad && exact(last) {
 		f = w.Tried(walker.RuleLeafReturn, a.byLeafReturn(w, last))
 	}
-	if f == nil {
+	if f == nil && tramp {
+		w.Reject(walker.RuleFrameRecord, "the record at x29 is the signal frame's: it skips the interrupted pc")
+	} else if f == nil {
 		if breakpad {
 			f = w.Tried(walker.RuleFrameRecord, a.byFramePointerBreakpad(w, last))
 		} else {
 			f = w.Tried(walker.RuleFrameRecord, a.byFramePointer(w, last))
 		}
 	}
-	if !breakpad && f == nil {
+	if !breakpad && f == nil && !tramp {
 		f = w.Tried(walker.RuleRecordOwnerCFI, a.framelessCaller(w, last))
 	}
 	if f == nil && scanAllowed {
@@ -107,6 +117,9 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		return w.Stopped(f, "pc below 4096, sp below the callee's, or sp unchanged where only a leaf return or a CFI entry row may keep it")
 	}
 	f.Instruction = pc - 4 // arm64 instructions are 4 bytes: the call itself
+	if !breakpad && isTrampolineFrame(w, f) {
+		f.Instruction = pc
+	}
 	return f
 }
 
@@ -123,7 +136,7 @@ func terminate(pc, sp, lastSP uint64, last, f *walker.Frame) bool {
 	}
 	if sp == lastSP {
 		lastPC, _ := last.Context.Index(regPC)
-		leaf := last.Trust == walker.TrustContext || f.Trust == walker.TrustCFI
+		leaf := exact(last) || f.Trust == walker.TrustCFI
 		return pc == lastPC || !leaf
 	}
 	return false
