@@ -316,7 +316,8 @@ func writeFile(t *testing.T, path string, data []byte) {
 }
 
 // TestCorpusCodeWindows checks the dumps of testdata/: for every return
-// address gdb found (frames 1 and up) that the thread's stack or registers
+// address gdb (or, for the signal cases, libgcc's backtrace) found (frames
+// 1 and up) that the thread's stack or registers
 // hold as a word (on arm possibly with the Thumb bit), the dump holds the
 // 64 bytes before it and the 64 from it on, as core2md -code-window 128
 // keeps them; on arm and arm64 they equal the program file's bytes (the
@@ -348,7 +349,13 @@ func TestCorpusCodeWindows(t *testing.T) {
 				prog = progs[c.Arch+"-"+name]
 			}
 			checked, absent := 0, 0
-			for _, g := range oracle.ReadGDBFrames(t, filepath.Join(testdataDir, "oracle", c.Name+".frames.txt")) {
+			listings := oracle.ReadGDBFrames(t, filepath.Join(testdataDir, "oracle", c.Name+".frames.txt"))
+			// The signal cases' second oracle, libgcc's backtrace in the
+			// same format, goes on where gdb stops.
+			if unwind := filepath.Join(testdataDir, "oracle", c.Name+".unwind.txt"); fileExists(unwind) {
+				listings = append(listings, oracle.ReadGDBFrames(t, unwind)...)
+			}
+			for _, g := range listings {
 				var words map[uint64]bool
 				for _, th := range ths {
 					if th.ID == g.LWP {
@@ -418,4 +425,9 @@ func threadWords(t *testing.T, mem dumpMemory, th minidump.Thread, arm bool) map
 		}
 	}
 	return words
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

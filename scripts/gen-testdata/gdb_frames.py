@@ -8,7 +8,16 @@
 #   library 0xFROM 0xTO PATH    gdb's `info sharedlibrary` (text ranges), if any
 # gdb's inline and tail-call frames are left out: they have no stack frame
 # of their own, so a stack walker never produces them.
+#
+# GDB_FRAMES_MAX=N (environment) lists at most N physical frames per thread
+# and asks gdb for no frame past them: where gdb is known to unwind wrongly
+# or to hang past a frame (qemu-user's signal frames), the listing stops
+# there and another oracle covers the rest.
+import os
+
 import gdb
+
+max_frames = int(os.environ.get("GDB_FRAMES_MAX", "0"))
 
 gdb.execute("set pagination off")
 gdb.execute("set backtrace past-main on")
@@ -60,6 +69,8 @@ for t in sorted(inf.threads(), key=lambda t: t.num):
             name = f.name() or "??"
             print("frame %d %#x %s %s" % (n, f.pc(), frame_types.get(f.type(), "other"), name))
             n += 1
+            if n == max_frames:
+                break
         try:
             f = f.older()
         except gdb.error:

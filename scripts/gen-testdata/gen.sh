@@ -192,7 +192,7 @@ dynamic_case() {
 
 # Extra cases: programs of their own (src/extra/CASE.c, built as CASEdemo),
 # for code whose flags must not change crashdemo and so the existing dumps.
-EXTRA_CASES=${EXTRA_CASES:-"arm-apcs amd64-leaf x86-leaf amd64-signal x86-signal"}
+EXTRA_CASES=${EXTRA_CASES:-"arm-apcs amd64-leaf x86-leaf amd64-signal x86-signal arm-signal arm-rtsignal arm64-signal"}
 
 # extra_build ARCH CASE: compiles src/extra/CASE.c in the current directory.
 extra_build() {
@@ -215,6 +215,16 @@ extra_build() {
 		;;
 	amd64-signal | x86-signal)
 		$CC $common -O2 -c "$HERE/src/extra/signal.c"
+		;;
+	arm-signal | arm64-signal)
+		# The program also writes libgcc's backtrace from inside the handler
+		# (the oracle past the signal frame: gdb fails there on qemu's
+		# frames); on arm the unwinder needs the EHABI tables.
+		$CC $common $FLAGS -O2 -funwind-tables -DUNWIND_ORACLE -o signal.o -c "$HERE/src/extra/signal.c"
+		;;
+	arm-rtsignal)
+		# ARM mode, SA_SIGINFO: an rt_sigframe and __default_rt_sa_restorer.
+		$CC $common -marm -O2 -funwind-tables -DUNWIND_ORACLE -DUSE_SIGINFO -o signal.o -c "$HERE/src/extra/signal.c"
 		;;
 	*) log "unknown extra case $1-$2"; return 1 ;;
 	esac
@@ -247,17 +257,34 @@ extra_case() {
 	cp "$dir/$prog.sym" "$OUT/symbols/$prog/$id/$prog.sym"
 	local modarg=()
 	if [ "$producer" = qemu ]; then
-		modarg=(-module "$dir/$prog")
+		modarg=(--module "$dir/$prog")
 		# As for crashdemo: the converter tests need the program (stripped).
 		mkdir -p "$OUT/cores"
 		"${CC%gcc}strip" -o "$dir/$prog.stripped" "$dir/$prog"
 		zstd -q -f -19 -T1 "$dir/$prog.stripped" -o "$OUT/cores/$arch-$prog.zst"
 		chmod 644 "$OUT/cores/$arch-$prog.zst"
 	fi
-	"$WORK/core2md" -stack-limit "$STACK_LIMIT" "${modarg[@]}" "$dir/core" "$OUT/dumps/$name.dmp"
-	local gdbargs=(-batch -nx -iex "set debuginfod enabled off" "$dir/$prog" "$dir/core")
-	gdb-multiarch "${gdbargs[@]}" -ex "thread apply all bt" 2>/dev/null | sed "s|$WORK|WORK|g" >"$OUT/oracle/$name.gdb.txt"
-	gdb-multiarch "${gdbargs[@]}" -x "$HERE/gdb_frames.py" 2>/dev/null | grep -E '^(#|thread|reg|frame|library) ' >"$OUT/oracle/$name.frames.txt"
+	"$WORK/core2md" --stack-limit "$STACK_LIMIT" "${modarg[@]}" "$dir/core" "$OUT/dumps/$name.dmp"
+	local gdbargs=(-batch -nx -iex "set debuginfod enabled off" "$dir/$prog" "$dir/core") bt="thread apply all bt"
+	# gdb on qemu-user's signal frames: past the non-rt sigframe of arm it
+	# reads garbage (it tells the layouts apart by the uc_flags the kernel
+	# writes, 0x5ac3c35a, which qemu leaves 0); on arm64 it hangs past
+	# frame 0. Its frames stop there; libgcc's backtrace (unwind.txt) is
+	# the oracle for the rest.
+	local max=0
+	case $name in
+	arm-signal) max=3 ;;
+	arm64-signal) max=1 ;;
+	esac
+	if ((max)); then
+		gdbargs=(-iex "set print frame-arguments none" "${gdbargs[@]}")
+		bt="bt $max"
+	fi
+	gdb-multiarch "${gdbargs[@]}" -ex "$bt" 2>/dev/null | sed "s|$WORK|WORK|g" >"$OUT/oracle/$name.gdb.txt"
+	GDB_FRAMES_MAX=$max gdb-multiarch "${gdbargs[@]}" -x "$HERE/gdb_frames.py" 2>/dev/null | grep -E '^(#|thread|reg|frame|library) ' >"$OUT/oracle/$name.frames.txt"
+	if grep -q '^# libgcc _Unwind_Backtrace' "$dir/run.log"; then
+		grep -E '^(# libgcc|thread|frame) ' "$dir/run.log" >"$OUT/oracle/$name.unwind.txt"
+	fi
 	breakpad_oracles "$name"
 	local threads manifest=$OUT/cases.txt
 	threads=$(grep -c '^thread ' "$OUT/oracle/$name.frames.txt")
