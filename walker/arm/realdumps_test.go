@@ -46,8 +46,8 @@ var realDumps = []string{
 //
 // The signal cases (a fault in a signal handler, under qemu-user) have a
 // second oracle, libgcc's backtrace taken by the program itself just
-// before the fault (oracle/<name>.unwind.txt; see expectedFrames): gdb
-// stops at qemu's signal frames there.
+// before the fault (oracle/<name>.unwind.txt; see oracle.ReadExpected):
+// gdb stops at qemu's signal frames there.
 //
 // It logs, per thread: gdb's frame count, and for us and Breakpad the
 // leading frames equal to gdb's, gdb's frames found in order, and the total.
@@ -60,7 +60,8 @@ func TestRealDumps(t *testing.T) {
 	var table []string
 	for _, name := range realDumps {
 		t.Run(name, func(t *testing.T) {
-			gdb, entryMayFollow := expectedFrames(t, root, name)
+			exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), name)
+			gdb := exp.Frames
 			bpWant := readMachine(t, filepath.Join(root, "oracle", name+".breakpad.machine.txt"))
 			ext := walk(t, filepath.Join(root, "dumps", name+".dmp"), syms, processor.Options{})
 			bp := walk(t, filepath.Join(root, "dumps", name+".dmp"), syms,
@@ -93,7 +94,7 @@ func TestRealDumps(t *testing.T) {
 				e, b, n := score(th.pcs, g), score(bp[i].pcs, g), score(noCode[i].pcs, g)
 				table = append(table, fmt.Sprintf("%-16s thread %d: gdb %3d | ours prefix %3d in-order %3d total %3d | without code %3d %3d %3d | Breakpad prefix %3d in-order %3d total %3d",
 					name, i, len(g), e.prefix, e.inOrder, len(th.pcs), n.prefix, n.inOrder, len(noCode[i].pcs), b.prefix, b.inOrder, len(bp[i].pcs)))
-				if entryMayFollow && len(th.pcs) == len(g)+1 && th.funcs[len(g)] == "_start" {
+				if exp.EntryMayFollow && len(th.pcs) == len(g)+1 && th.funcs[len(g)] == "_start" {
 					th.pcs = th.pcs[:len(g)] // the entry, past what libgcc reports
 				}
 				if e.prefix != len(g) || len(th.pcs) != len(g) {
@@ -198,54 +199,6 @@ func score(ours, gdb []uint64) scoreT {
 	}
 	s.inOrder = j
 	return s
-}
-
-// expectedFrames returns the frames each thread's walk must equal, by
-// thread id: gdb's (frames.txt), and for a case with libgcc's backtrace
-// (unwind.txt: _Unwind_Backtrace called in the crashing function just
-// before the fault, scripts/gen-testdata/src/extra/signal.c) frame 0 from
-// gdb (the fault; libgcc's frame 0 is the same function after its call of
-// the unwinder), then libgcc's frames 1 on, which must agree with every
-// further frame gdb has; past libgcc's last frame, gdb's. entryMayFollow
-// says the list ends with libgcc's last frame: ARM's EHABI unwinder
-// reports no frame whose function has no unwind entry, and _start is
-// EXIDX_CANTUNWIND, so the walk may hold _start after it.
-func expectedFrames(t *testing.T, root, name string) (frames map[uint32][]uint64, entryMayFollow bool) {
-	t.Helper()
-	gdb := readGDB(t, filepath.Join(root, "oracle", name+".frames.txt"))
-	path := filepath.Join(root, "oracle", name+".unwind.txt")
-	if _, err := os.Stat(path); err != nil {
-		return gdb, false
-	}
-	for id, u := range readGDB(t, path) {
-		g, ok := gdb[id]
-		if !ok || len(g) == 0 || len(u) < 2 {
-			t.Fatalf("%s: thread %d: gdb's frames %x, libgcc's %x", name, id, g, u)
-		}
-		for i := 1; i < min(len(g), len(u)); i++ {
-			if g[i] != u[i] {
-				t.Errorf("%s: thread %d frame %d: gdb %#x, libgcc %#x", name, id, i, g[i], u[i])
-			}
-		}
-		want := append([]uint64{g[0]}, u[1:]...)
-		if len(g) > len(u) {
-			want = append(want, g[len(u):]...)
-		} else {
-			entryMayFollow = strings.HasPrefix(name, "arm-")
-		}
-		gdb[id] = want
-	}
-	return gdb, entryMayFollow
-}
-
-// readGDB returns each thread's frame addresses from a frames.txt file, by thread id.
-func readGDB(t *testing.T, path string) map[uint32][]uint64 {
-	t.Helper()
-	out := map[uint32][]uint64{}
-	for _, th := range oracle.ReadGDBFrames(t, path) {
-		out[th.LWP] = th.PCs()
-	}
-	return out
 }
 
 // readMachine returns module|function|offset per frame per thread of -m output.
