@@ -62,6 +62,12 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	if f := bySignalFrame(w, last); f != nil {
 		return f // its Instruction is the interrupted one
 	}
+	if pc, _ := last.Context.Index(regPC); last.Trust != walker.TrustContext && trampolineAt(w, pc) != notTrampoline {
+		// Only the signal frame unwinds the trampoline: a scan would take
+		// the frame's saved registers for return addresses.
+		w.Reject(walker.RuleStop, "the sigreturn trampoline at %#x has no valid signal frame above it", pc)
+		return nil
+	}
 	ios := w.Env.OS == "ios"
 	breakpad := w.Breakpad()
 	var f *walker.Frame

@@ -74,11 +74,14 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		return f // its Instruction is the interrupted one
 	}
 	breakpad := w.Breakpad()
-	// The handler's x29 points at the record the kernel wrote above the
-	// signal frame, {x29, x30} of the interrupted frame: from the
-	// trampoline it would skip the interrupted pc.
-	lastPC, _ := last.Context.Index(regPC)
-	tramp := trampolineAt(w, lastPC)
+	if lastPC, _ := last.Context.Index(regPC); last.Trust != walker.TrustContext && trampolineAt(w, lastPC) {
+		// Only the signal frame unwinds the trampoline. The handler's x29
+		// points at the record the kernel wrote above it, {x29, x30} of
+		// the interrupted frame, which would skip the interrupted pc; a
+		// scan would take the frame's saved registers for return addresses.
+		w.Reject(walker.RuleStop, "the sigreturn trampoline at %#x has no valid signal frame above it", lastPC)
+		return nil
+	}
 	var f *walker.Frame
 	if rules, ok := w.CFIRules(last); ok {
 		f = w.Tried(walker.RuleCFI, a.byCFI(w, last, rules))
@@ -88,16 +91,14 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	if f == nil && !breakpad && exact(last) {
 		f = w.Tried(walker.RuleLeafReturn, a.byLeafReturn(w, last))
 	}
-	if f == nil && tramp {
-		w.Reject(walker.RuleFrameRecord, "the record at x29 is the signal frame's: it skips the interrupted pc")
-	} else if f == nil {
+	if f == nil {
 		if breakpad {
 			f = w.Tried(walker.RuleFrameRecord, a.byFramePointerBreakpad(w, last))
 		} else {
 			f = w.Tried(walker.RuleFrameRecord, a.byFramePointer(w, last))
 		}
 	}
-	if !breakpad && f == nil && !tramp {
+	if !breakpad && f == nil {
 		f = w.Tried(walker.RuleRecordOwnerCFI, a.framelessCaller(w, last))
 	}
 	if f == nil && scanAllowed {
