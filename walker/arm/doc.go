@@ -30,6 +30,11 @@
 //     LR return address the code shows to follow no call is
 //     not used (after a call to another function, as a tail call leaves, only
 //     with evidence below the record: retaddr.ReturnRejected).
+//   - above a Linux sigreturn trampoline (glibc's restorers by symbol, the
+//     trampoline's code, or a pc outside every module), the interrupted
+//     frame is recovered from the kernel's sigframe or rt_sigframe with
+//     every saved register (sigframe.go); a known trampoline whose frame
+//     does not validate ends the walk.
 //
 // Return addresses carry the Thumb bit; lookups use the return address
 // minus 2, which lies inside the call instruction in both states.

@@ -3,7 +3,7 @@
 //
 // In Breakpad mode (walker.Env.Mode) the walker follows Breakpad's StackwalkerARM64
 // exactly, quirks included, so that output matches minidump_stackwalk and
-// microdump_stackwalk. Without it (the default) three things differ where
+// microdump_stackwalk. Without it (the default) these things differ where
 // Breakpad loses or invents frames:
 //
 //   - A context frame without CFI whose function has not pushed its frame
@@ -31,4 +31,10 @@
 //     frame-record or LR return address the code shows to follow no call is
 //     not used (after a call to another function, as a tail call leaves, only
 //     with evidence below the record: retaddr.ReturnRejected).
+//   - Above a Linux rt_sigreturn trampoline (__kernel_rt_sigreturn by
+//     symbol, its code, or a pc outside every module such as qemu-user's
+//     trampoline page), the interrupted frame is recovered from the
+//     kernel's rt_sigframe with every saved register (sigframe.go); the
+//     frame record the kernel leaves above it, which skips the interrupted
+//     pc, is never followed from the trampoline.
 package arm64
