@@ -55,3 +55,173 @@ func TestDecompressedSymbolLimit(t *testing.T) {
 		t.Errorf("negative size: status %d, want 2 (usage)", status)
 	}
 }
+
+// TestWalksOnlyRequesting: the outputs that print the requesting thread
+// alone walk it alone, except -c in --breakpad-compat (Breakpad's module
+// list marks the modules of every thread's frames) and when a JSON report,
+// which lists every thread, is written too.
+func TestWalksOnlyRequesting(t *testing.T) {
+	dir := t.TempDir()
+	dumpPath := filepath.Join(dir, "d.dmp")
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"-c"}, true},
+		{[]string{"-c", "-s"}, true},
+		{[]string{"-c", "-d"}, true},
+		{[]string{"-b"}, true},
+		{[]string{"-b", "--breakpad-compat"}, true},
+		{[]string{"-c", "--breakpad-compat"}, false},
+		{[]string{"-c", "-m"}, false},
+		{[]string{"-m"}, false},
+		{[]string{"-s"}, false},
+		{[]string{"-t", "1"}, false},
+		{[]string{"-c", "--human"}, true},
+		{[]string{"-c", "--cyborg", filepath.Join(dir, "c.json")}, false},
+		{[]string{"--json"}, false},
+	} {
+		o := &options{}
+		groups := flagGroups()
+		var out, errOut bytes.Buffer
+		var status int
+		cmd := newCommand(o, groups, &out, &errOut, &status)
+		if err := cmd.ParseFlags(append(append([]string{}, tc.args...), dumpPath)); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		var active flagGroup
+		for _, g := range groups {
+			if g.Active() {
+				if err := g.Check(o); err != nil {
+					t.Fatalf("%v: %v", tc.args, err)
+				}
+				active = g
+			}
+		}
+		if got := o.walksOnlyRequesting(active); got != tc.want {
+			t.Errorf("%v: walks only the requesting thread %v, want %v", tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestCrashedOnlyWalksOneThread: by default -c and -b walk the requesting
+// thread alone, and print what they printed when every thread was walked,
+// but for the module list of -c: a module whose symbols are missing (or
+// corrupt) and whose only frames are in threads -c does not print is no
+// longer marked "WARNING: No symbols" (Breakpad, and --breakpad-compat,
+// mark it). Every corpus dump with Breakpad's default output: the old -c
+// output is the full report less the other threads, the old -b output is
+// the requesting thread's frame lines of the full report.
+func TestCrashedOnlyWalksOneThread(t *testing.T) {
+	dropped, dumps := 0, 0
+	for _, g := range goldens(t) {
+		if g.machine || g.brief || g.set == "stress" || g.set == "flags" || strings.HasPrefix(g.args[0], "-") ||
+			strings.Contains(g.expected, ".nosyms.") || strings.Contains(g.expected, ".inline.") {
+			continue
+		}
+		full, status, _ := runGolden(t, g)
+		if status != exitOK && status != exitDump {
+			continue
+		}
+		dumps++
+		lines := splitLines(full)
+		old, req := withoutOtherThreads(lines)
+		got, _, _ := runGolden(t, g, "-c")
+		gotLines := splitLines(got)
+		if len(gotLines) != len(old) {
+			t.Errorf("%s: -c printed %d lines, %d when every thread was walked:\n%s", g.name(), len(gotLines), len(old), got)
+			continue
+		}
+		for i := range old {
+			if gotLines[i] == old[i] {
+				continue
+			}
+			module, mark, ok := strings.Cut(old[i], "  (WARNING: ")
+			if !ok || gotLines[i] != module {
+				t.Errorf("%s: -c line %d:\n got %q\nwant %q", g.name(), i+1, gotLines[i], old[i])
+				continue
+			}
+			if name := moduleLineName(module); framesIn(req, name) {
+				t.Errorf("%s: -c dropped the mark of %s, which has frames in the printed thread", g.name(), name)
+			}
+			dropped++
+			t.Logf("%s: -c no longer marks (WARNING: %s: only other threads' frames are in it", g.name(), mark)
+		}
+		brief, _, _ := runGolden(t, g, "-b")
+		if want := briefOf(req); brief != want {
+			t.Errorf("%s: -b printed\n%s\nthe full report's requesting thread is\n%s", g.name(), brief, want)
+		}
+	}
+	t.Logf("%d dumps, %d module marks dropped by -c", dumps, dropped)
+	if dumps == 0 {
+		t.Fatal("no dump compared")
+	}
+}
+
+// withoutOtherThreads returns the full human report lines less the
+// sections of threads other than the requesting one (what -c prints when
+// every thread is walked), and the requesting thread's section.
+func withoutOtherThreads(lines []string) (kept, requesting []string) {
+	in, isReq := false, false
+	for i, l := range lines {
+		if i > 0 && lines[i-1] == "" && strings.HasPrefix(l, "Thread ") {
+			blankKept := !in || isReq
+			in, isReq = true, strings.HasSuffix(l, ")")
+			if !isReq && blankKept {
+				kept = kept[:len(kept)-1] // the blank line before it
+			}
+		}
+		if strings.HasPrefix(l, "Loaded modules:") {
+			if in && !isReq {
+				kept = append(kept, "")
+			}
+			in = false
+		}
+		switch {
+		case !in:
+			kept = append(kept, l)
+		case isReq:
+			kept = append(kept, l)
+			requesting = append(requesting, l)
+		}
+	}
+	return kept, requesting
+}
+
+// briefOf returns what -b prints for a requesting thread's section of the
+// human report: its title and frame lines.
+func briefOf(section []string) string {
+	if len(section) == 0 {
+		return " <no crashing or requesting dump thread identified>\n"
+	}
+	var b strings.Builder
+	for i, l := range section {
+		// The title, then the frame lines (" 0  module!function"); the
+		// lines below each frame are indented by four spaces, or a lone
+		// space for an inline frame's registers.
+		if t := strings.TrimLeft(l, " "); i == 0 || (t != "" && t[0] >= '0' && t[0] <= '9' && !strings.HasPrefix(l, "    ")) {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// moduleLineName returns the code file of a module list line.
+func moduleLineName(line string) string {
+	f := strings.Fields(line)
+	if len(f) < 4 {
+		return ""
+	}
+	return f[3]
+}
+
+// framesIn reports whether a frame line of section is in module name.
+func framesIn(section []string, name string) bool {
+	for _, l := range section {
+		if strings.Contains(l, "  "+name+"!") || strings.Contains(l, "  "+name+" + ") {
+			return true
+		}
+	}
+	return false
+}
