@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
 )
 
@@ -224,4 +227,91 @@ func framesIn(section []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// TestDownloadLimit: a symbol server inflating gigabytes through
+// Content-Encoding: gzip is cut at --symbols-max-decompressed-file, and
+// nothing of it is cached.
+func TestDownloadLimit(t *testing.T) {
+	srv := hostile.SymbolServer(hostile.GzipBomb)
+	defer srv.Close()
+	defer srv.CloseClientConnections()
+	dir := t.TempDir()
+	dump, err := hostile.BombDump()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dumpPath := filepath.Join(dir, "bomb.dmp")
+	if err := os.WriteFile(dumpPath, dump, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(dir, "cache")
+	var out, errOut bytes.Buffer
+	status := run([]string{"--symbols-max-decompressed-file", "1M", "--symbols-cache", cache, dumpPath, srv.URL}, &out, &errOut)
+	if status != exitOK || strings.Contains(out.String(), "!bomb") {
+		t.Errorf("status %d, symbols from the bomb used:\n%s%s", status, out.String(), errOut.String())
+	}
+	if !strings.Contains(errOut.String()+out.String(), "larger than the download limit") {
+		t.Errorf("the refused download is not reported:\n%s%s", out.String(), errOut.String())
+	}
+	filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			t.Errorf("%s left in the cache", p)
+		}
+		return nil
+	})
+}
+
+// TestHostileSmoke is the robustness campaign in small
+// (scripts/limits/campaign runs it in full, outside the tests): truncated
+// and mutated copies of a dump of each architecture and of its symbol
+// files, and a hostile symbol server in each quick mode, processed
+// in-process: no panic, and the exit status of a processed or refused dump.
+func TestHostileSmoke(t *testing.T) {
+	td := corpus.Testdata(t)
+	rng := rand.New(rand.NewPCG(17, 17))
+	dir := t.TempDir()
+	for _, name := range []string{"x86-threads", "amd64-threads", "arm-threads", "arm64-threads"} {
+		dump, err := os.ReadFile(filepath.Join(td, "dumps", name+".dmp"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		syms, _ := filepath.Glob(filepath.Join(td, "symbols", "*", "*", "*.sym"))
+		for _, k := range []int{0, 1, hostile.Truncations, hostile.Truncations + 1} { // two truncations, two mutations
+			p := filepath.Join(dir, "in.dmp")
+			if err := os.WriteFile(p, hostile.MutateDump(rng, dump, k), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			smokeRun(t, name, p, filepath.Join(td, "symbols"))
+			store := filepath.Join(dir, fmt.Sprintf("store-%s-%d", name, k))
+			for _, s := range syms {
+				data, err := os.ReadFile(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rel, _ := filepath.Rel(filepath.Join(td, "symbols"), s)
+				q := filepath.Join(store, rel)
+				os.MkdirAll(filepath.Dir(q), 0o755)
+				if err := os.WriteFile(q, hostile.MutateSymbols(rng, data, k), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			smokeRun(t, name+" with mutated symbols", filepath.Join(td, "dumps", name+".dmp"), store)
+		}
+	}
+	for _, mode := range []hostile.ServerMode{hostile.NotSymbols, hostile.Corrupt, hostile.WrongModule, hostile.ShortBody, hostile.RedirectLoop} {
+		srv := hostile.SymbolServer(mode)
+		smokeRun(t, string(mode), filepath.Join(td, "dumps", "amd64-threads.dmp"), srv.URL,
+			"--symbols-cache", filepath.Join(dir, "cache-"+string(mode)), "--symbols-total-timeout", "2s")
+		srv.CloseClientConnections()
+		srv.Close()
+	}
+}
+
+func smokeRun(t *testing.T, what string, args ...string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if status := run(args, &out, &errOut); status != exitOK && status != exitDump {
+		t.Errorf("%s: status %d:\n%s", what, status, errOut.String())
+	}
 }

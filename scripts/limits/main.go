@@ -7,13 +7,9 @@
 package main
 
 import (
-	"compress/gzip"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
 )
@@ -55,31 +51,8 @@ func main() {
 // writeBomb writes bomb.dmp's symbol file, decompressing to size bytes,
 // compressed, under root in the store layout.
 func writeBomb(root, ext string, size int64) {
-	p := filepath.Join(root, hostile.BombDebugFile, hostile.BombDebugID, "app.sym"+ext)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := hostile.WriteBombStore(root, ext, size); err != nil {
 		fail(err)
-	}
-	f, err := os.Create(p)
-	if err != nil {
-		fail(err)
-	}
-	var zw io.WriteCloser
-	if ext == ".gz" {
-		zw, err = gzip.NewWriterLevel(f, gzip.BestCompression)
-	} else {
-		zw, err = zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
-	}
-	if err == nil {
-		err = hostile.SymbolBomb(zw, size)
-	}
-	if err == nil {
-		err = zw.Close()
-	}
-	if err == nil {
-		err = f.Close()
-	}
-	if err != nil {
-		fail(fmt.Errorf("%s: %w", p, err))
 	}
 }
 
