@@ -189,3 +189,32 @@ func BenchmarkWalkOnlyRequesting(b *testing.B) {
 		})
 	}
 }
+
+// A stream error joining one error per entry (here a bad name per module)
+// is noted with its first few entries and a count of the rest.
+func TestJoinedErrorsCapped(t *testing.T) {
+	const n = 1000
+	data, err := hostile.BadModuleNames(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := processBytes(t, data, Options{})
+	var text string
+	for _, e := range st.Errors {
+		if strings.HasPrefix(e.Error(), "module list") {
+			text = e.Error()
+		}
+	}
+	lines := strings.Split(text, "\n")
+	if len(lines) != maxRepeatedNotes+1 {
+		t.Fatalf("module list warning of %d lines, want %d:\n%s", len(lines), maxRepeatedNotes+1, text)
+	}
+	if want := fmt.Sprintf("%d more module list errors, the first: ", n-maxRepeatedNotes); !strings.Contains(lines[maxRepeatedNotes], want) {
+		t.Errorf("summary %q lacks %q", lines[maxRepeatedNotes], want)
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, "MD_MODULE_LIST_STREAM at offset 0x") {
+			t.Errorf("line %q names no stream and offset", l)
+		}
+	}
+}

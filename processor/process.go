@@ -331,6 +331,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 // note records the error of reading a stream: in Errors, and in
 // ReadErrors when the stream is present but broken.
 func (s *ProcessState) note(what string, err error) {
+	err = capJoined(what, err)
 	e := &StreamError{Stream: what, Err: err}
 	s.Errors = append(s.Errors, e)
 	s.noteRead(what, err)
@@ -339,7 +340,7 @@ func (s *ProcessState) note(what string, err error) {
 // noteRead records in ReadErrors a stream that is present but broken.
 func (s *ProcessState) noteRead(what string, err error) {
 	if err != nil && !errors.Is(err, minidump.ErrNoStream) {
-		s.ReadErrors = append(s.ReadErrors, &StreamError{Stream: what, Err: err})
+		s.ReadErrors = append(s.ReadErrors, &StreamError{Stream: what, Err: capJoined(what, err)})
 	}
 }
 
