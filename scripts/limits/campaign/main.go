@@ -486,16 +486,20 @@ func report(results []result) {
 				continue
 			}
 			t.runs++
+			// A run is counted under every bound it breaks (what names the first).
 			switch r.what {
 			case "panic":
 				t.panics++
-			case "slow":
-				t.slow++
-			case "big":
-				t.big++
 			case "killed":
 				t.killed++
-			case "flood":
+			}
+			if r.wall > maxWall {
+				t.slow++
+			}
+			if r.rss > maxRSS {
+				t.big++
+			}
+			if r.lines > maxWarnings {
 				t.flood++
 			}
 			t.lines = max(t.lines, r.lines)
