@@ -1,5 +1,6 @@
 // Command limits writes the worst-case inputs of docs/limits.md into a
-// directory, at the sizes measured there:
+// directory, at the sizes measured there (about 90 MB of dumps, and
+// compressed symbol files inflating to 2 GiB, 2 GiB, 64 MiB and 500 MiB):
 //
 //	go run ./scripts/limits DIR
 //
@@ -36,8 +37,12 @@ func main() {
 	write("modules-80k.dmp", d, err)
 	d, err = hostile.UnloadedModules(400_000)
 	write("unloaded-400k.dmp", d, err)
+	d, err = hostile.FrameChain(10, 100_000)
+	write("threads-10x100k-frames.dmp", d, err)
 	d, err = hostile.FrameChain(100, 100_000)
 	write("threads-100x100k-frames.dmp", d, err)
+	d, err = hostile.BadModuleNames(20_000)
+	write("modules-20k-bad-names.dmp", d, err)
 	d, err = hostile.OverlappingMemory(100_000)
 	write("memory-100k-overlapping.dmp", d, err)
 	d, err = hostile.UnreadableStacks(4096)
@@ -46,6 +51,8 @@ func main() {
 	write("bomb.dmp", d, err)
 	writeBomb(filepath.Join(dir, "syms-gz"), ".gz", 2<<30)
 	writeBomb(filepath.Join(dir, "syms-zst"), ".zst", 2<<30)
+	writeBomb(filepath.Join(dir, "syms-gz-64m"), ".gz", 64<<20)   // within the bounds: 5.6M line records
+	writeBomb(filepath.Join(dir, "syms-gz-500m"), ".gz", 500<<20) // just within the per-file bound
 }
 
 // writeBomb writes bomb.dmp's symbol file, decompressing to size bytes,

@@ -76,7 +76,8 @@ type job struct {
 type result struct {
 	job
 	wall   time.Duration
-	rss    int64 // KiB
+	cpu    time.Duration // user and system time
+	rss    int64         // KiB
 	status int
 	lines  int    // lines on stderr
 	what   string // "", panic, killed, slow, big, flood
@@ -373,8 +374,8 @@ func runAll(c *config, jobs []job, workers int) []result {
 				mu.Lock()
 				done++
 				if r := results[i]; r.what != "" {
-					fmt.Printf("%s %s: %s: %v, %d KiB, exit %d, %d stderr lines\n", r.kind, r.name, r.what,
-						r.wall.Round(time.Millisecond), r.rss, r.status, r.lines)
+					fmt.Printf("%s %s: %s: %v (CPU %v), %d KiB, exit %d, %d stderr lines\n", r.kind, r.name, r.what,
+						r.wall.Round(time.Millisecond), r.cpu.Round(time.Millisecond), r.rss, r.status, r.lines)
 				}
 				if done%500 == 0 {
 					fmt.Printf("... %d of %d runs, %v\n", done, len(jobs), time.Since(start).Round(time.Second))
@@ -410,7 +411,7 @@ func runJob(c *config, j job, worker string) result {
 	rssFile := filepath.Join(dir, ".rss")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "/usr/bin/time", append([]string{"-f", "%M", "-o", rssFile, c.bin}, j.args...)...)
+	cmd := exec.CommandContext(ctx, "/usr/bin/time", append([]string{"-f", "%U %S %M", "-o", rssFile, c.bin}, j.args...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.Dir = dir
@@ -428,9 +429,13 @@ func runJob(c *config, j job, worker string) result {
 	if b, err := os.ReadFile(rssFile); err == nil {
 		// "Command exited with non-zero status N" or "Command terminated
 		// by signal N" precede the figure.
-		lines := strings.Fields(string(b))
-		if len(lines) > 0 {
-			fmt.Sscan(lines[len(lines)-1], &r.rss)
+		f := strings.Fields(string(b))
+		if len(f) >= 3 {
+			var user, sys float64
+			fmt.Sscan(f[len(f)-3], &user)
+			fmt.Sscan(f[len(f)-2], &sys)
+			fmt.Sscan(f[len(f)-1], &r.rss)
+			r.cpu = time.Duration((user + sys) * float64(time.Second))
 		}
 		if bytes.Contains(b, []byte("terminated by signal")) {
 			r.status = -1
@@ -465,7 +470,9 @@ func runJob(c *config, j job, worker string) result {
 func report(results []result) {
 	type tally struct {
 		runs, panics, slow, big, killed int
-		flood, lines                    int
+		flood, lines, slowCPU           int
+		cpu                             time.Duration
+		cpuOf                           string
 		wall                            time.Duration
 		wallOf                          string
 		rss                             int64
@@ -506,16 +513,22 @@ func report(results []result) {
 			if r.wall > t.wall {
 				t.wall, t.wallOf = r.wall, r.name
 			}
+			if r.cpu > maxWall {
+				t.slowCPU++
+			}
+			if r.cpu > t.cpu {
+				t.cpu, t.cpuOf = r.cpu, r.name
+			}
 			if r.rss > t.rss {
 				t.rss, t.rssOf = r.rss, r.name
 			}
 		}
 	}
 	print := func(name string, t *tally) {
-		fmt.Printf("%-16s %5d runs: %d panics, %d killed, %d over %v, %d over %d MB, %d over %d stderr lines; "+
-			"slowest %v (%s), largest %d KiB (%s), most stderr lines %d\n",
-			name, t.runs, t.panics, t.killed, t.slow, maxWall, t.big, maxRSS>>10, t.flood, maxWarnings,
-			t.wall.Round(time.Millisecond), t.wallOf, t.rss, t.rssOf, t.lines)
+		fmt.Printf("%-16s %5d runs: %d panics, %d killed, %d over %v (%d over %v of CPU), %d over %d MB, %d over %d stderr lines; "+
+			"slowest %v (%s), most CPU %v (%s), largest %d KiB (%s), most stderr lines %d\n",
+			name, t.runs, t.panics, t.killed, t.slow, maxWall, t.slowCPU, maxWall, t.big, maxRSS>>10, t.flood, maxWarnings,
+			t.wall.Round(time.Millisecond), t.wallOf, t.cpu.Round(time.Millisecond), t.cpuOf, t.rss, t.rssOf, t.lines)
 	}
 	for _, k := range order {
 		print(k, kinds[k])
