@@ -50,8 +50,9 @@ type Options struct {
 	// DefaultMaxTime.
 	MaxTime time.Duration
 	// WalkOnlyRequesting walks only the requesting thread (none when no
-	// thread is requesting), for outputs that print no other (-b); the
-	// other threads get ThreadNotWalked.
+	// thread is requesting), for outputs that print no other (-b, and -c
+	// outside Breakpad's mode); the other threads get ThreadNotWalked, and
+	// their modules no symbol lookups, so no "No symbols" marks.
 	WalkOnlyRequesting bool
 }
 
