@@ -114,8 +114,9 @@ func TestWalksOnlyRequesting(t *testing.T) {
 // corrupt) and whose only frames are in threads -c does not print is no
 // longer marked "WARNING: No symbols" (Breakpad, and --breakpad-compat,
 // mark it). Every corpus dump with Breakpad's default output: the old -c
-// output is the full report less the other threads, the old -b output is
-// the requesting thread's frame lines of the full report.
+// output (and -c -s, -c -d) is the full report (with -s, -d) less the
+// other threads, the old -b output is the requesting thread's frame lines
+// of the full report.
 func TestCrashedOnlyWalksOneThread(t *testing.T) {
 	dropped, dumps := 0, 0
 	for _, g := range goldens(t) {
@@ -128,28 +129,17 @@ func TestCrashedOnlyWalksOneThread(t *testing.T) {
 			continue
 		}
 		dumps++
-		lines := splitLines(full)
-		old, req := withoutOtherThreads(lines)
-		got, _, _ := runGolden(t, g, "-c")
-		gotLines := splitLines(got)
-		if len(gotLines) != len(old) {
-			t.Errorf("%s: -c printed %d lines, %d when every thread was walked:\n%s", g.name(), len(gotLines), len(old), got)
-			continue
-		}
-		for i := range old {
-			if gotLines[i] == old[i] {
-				continue
+		_, req := withoutOtherThreads(splitLines(full))
+		// -s and -d print stack words symbolized with the symbol files the
+		// walks loaded: fewer walks must not lose a name.
+		for _, flags := range [][]string{nil, {"-s"}, {"-d"}} {
+			fullOut := full
+			if flags != nil {
+				fullOut, _, _ = runGolden(t, g, flags...)
 			}
-			module, mark, ok := strings.Cut(old[i], "  (WARNING: ")
-			if !ok || gotLines[i] != module {
-				t.Errorf("%s: -c line %d:\n got %q\nwant %q", g.name(), i+1, gotLines[i], old[i])
-				continue
-			}
-			if name := moduleLineName(module); framesIn(req, name) {
-				t.Errorf("%s: -c dropped the mark of %s, which has frames in the printed thread", g.name(), name)
-			}
-			dropped++
-			t.Logf("%s: -c no longer marks (WARNING: %s: only other threads' frames are in it", g.name(), mark)
+			old, _ := withoutOtherThreads(splitLines(fullOut))
+			got, _, _ := runGolden(t, g, append([]string{"-c"}, flags...)...)
+			dropped += compareCrashedOnly(t, g.name()+" "+strings.Join(flags, " "), old, splitLines(got), req, flags == nil)
 		}
 		brief, _, _ := runGolden(t, g, "-b")
 		if want := briefOf(req); brief != want {
@@ -160,6 +150,37 @@ func TestCrashedOnlyWalksOneThread(t *testing.T) {
 	if dumps == 0 {
 		t.Fatal("no dump compared")
 	}
+}
+
+// compareCrashedOnly compares -c's output got with old, the full report
+// less the other threads: they differ only by module marks dropped on
+// modules with no frame in req, the requesting thread's section. It returns
+// how many marks were dropped, logging each when log is set.
+func compareCrashedOnly(t *testing.T, name string, old, got, req []string, log bool) int {
+	t.Helper()
+	if len(got) != len(old) {
+		t.Errorf("%s: -c printed %d lines, %d when every thread was walked:\n%s", name, len(got), len(old), strings.Join(got, "\n"))
+		return 0
+	}
+	dropped := 0
+	for i := range old {
+		if got[i] == old[i] {
+			continue
+		}
+		module, mark, ok := strings.Cut(old[i], "  (WARNING: ")
+		if !ok || got[i] != module {
+			t.Errorf("%s: -c line %d:\n got %q\nwant %q", name, i+1, got[i], old[i])
+			continue
+		}
+		if m := moduleLineName(module); framesIn(req, m) {
+			t.Errorf("%s: -c dropped the mark of %s, which has frames in the printed thread", name, m)
+		}
+		if log {
+			dropped++
+			t.Logf("%s: -c no longer marks (WARNING: %s: only other threads' frames are in it", name, mark)
+		}
+	}
+	return dropped
 }
 
 // withoutOtherThreads returns the full human report lines less the
