@@ -148,3 +148,73 @@ func TestMicrodumpWalkTimeBudget(t *testing.T) {
 		t.Errorf("errors %v", st.Errors)
 	}
 }
+
+// BenchmarkWalkOnlyRequesting walks the amplification dump of issue 17
+// (100 threads sharing one 100k-frame chain) as the text outputs do:
+// every thread (the default report, and -c in --breakpad-compat), and the
+// requesting thread alone (-b, and -c by default). It reports the frames
+// walked and the bytes allocated per run:
+//
+//	go test -run X -bench WalkOnlyRequesting -benchtime 1x -benchmem ./processor
+func BenchmarkWalkOnlyRequesting(b *testing.B) {
+	data, err := hostile.FrameChain(100, 100_000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, only := range []bool{false, true} {
+		name := "all-threads"
+		if only {
+			name = "requesting-only"
+		}
+		b.Run(name, func(b *testing.B) {
+			frames, walked := 0, 0
+			for range b.N {
+				st, err := Process(f, nil, Options{WalkOnlyRequesting: only})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, th := range st.Threads {
+					frames += len(th.Frames)
+					if th.Frames != nil {
+						walked++
+					}
+				}
+			}
+			b.ReportMetric(float64(frames)/float64(b.N), "frames/op")
+			b.ReportMetric(float64(walked)/float64(b.N), "threads/op")
+		})
+	}
+}
+
+// A stream error joining one error per entry (here a bad name per module)
+// is noted with its first few entries and a count of the rest.
+func TestJoinedErrorsCapped(t *testing.T) {
+	const n = 1000
+	data, err := hostile.BadModuleNames(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := processBytes(t, data, Options{})
+	var text string
+	for _, e := range st.Errors {
+		if strings.HasPrefix(e.Error(), "module list") {
+			text = e.Error()
+		}
+	}
+	lines := strings.Split(text, "\n")
+	if len(lines) != maxRepeatedNotes+1 {
+		t.Fatalf("module list warning of %d lines, want %d:\n%s", len(lines), maxRepeatedNotes+1, text)
+	}
+	if want := fmt.Sprintf("%d more module list errors, the first: ", n-maxRepeatedNotes); !strings.Contains(lines[maxRepeatedNotes], want) {
+		t.Errorf("summary %q lacks %q", lines[maxRepeatedNotes], want)
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, "MD_MODULE_LIST_STREAM at offset 0x") {
+			t.Errorf("line %q names no stream and offset", l)
+		}
+	}
+}

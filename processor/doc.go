@@ -27,7 +27,9 @@
 // half, the others share the rest) and time (Options.MaxTime). Breakpad
 // has neither; only hostile dumps reach them. A thread whose stack cannot
 // be read is noted in Errors, and problems of one kind are noted five
-// times, then counted.
+// times, then counted (so is a stream error joining one error per entry).
+// Options.WalkOnlyRequesting walks the requesting thread alone, for
+// outputs that print no other.
 //
 // Deliberate differences from Breakpad, each with its evidence in the tests
 // (conformance_test.go, gdb_test.go, perf_test.go); Options.Mode

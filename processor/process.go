@@ -50,8 +50,9 @@ type Options struct {
 	// DefaultMaxTime.
 	MaxTime time.Duration
 	// WalkOnlyRequesting walks only the requesting thread (none when no
-	// thread is requesting), for outputs that print no other (-b); the
-	// other threads get ThreadNotWalked.
+	// thread is requesting), for outputs that print no other (-b, and -c
+	// outside Breakpad's mode); the other threads get ThreadNotWalked, and
+	// their modules no symbol lookups, so no "No symbols" marks.
 	WalkOnlyRequesting bool
 }
 
@@ -331,6 +332,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 // note records the error of reading a stream: in Errors, and in
 // ReadErrors when the stream is present but broken.
 func (s *ProcessState) note(what string, err error) {
+	err = capJoined(what, err)
 	e := &StreamError{Stream: what, Err: err}
 	s.Errors = append(s.Errors, e)
 	s.noteRead(what, err)
@@ -339,7 +341,7 @@ func (s *ProcessState) note(what string, err error) {
 // noteRead records in ReadErrors a stream that is present but broken.
 func (s *ProcessState) noteRead(what string, err error) {
 	if err != nil && !errors.Is(err, minidump.ErrNoStream) {
-		s.ReadErrors = append(s.ReadErrors, &StreamError{Stream: what, Err: err})
+		s.ReadErrors = append(s.ReadErrors, &StreamError{Stream: what, Err: capJoined(what, err)})
 	}
 }
 

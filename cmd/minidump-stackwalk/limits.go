@@ -51,16 +51,43 @@ func (f *limitFlags) check() error {
 	return nil
 }
 
-// budgeted adds the bounds to the processing options. -b, which prints the
-// requesting thread's frames alone, gets only that thread walked. -c still
-// walks every thread: its module list marks the modules of every thread's
-// frames that lack symbols, as Breakpad's does (the frame budget bounds it).
+// budgeted adds the bounds to the processing options, and walks only the
+// requesting thread when the outputs print no other (walksOnlyRequesting).
 // group is the output group taking over, nil for the text outputs.
 func (o *options) budgeted(opts processor.Options, group flagGroup) processor.Options {
 	opts.MaxTotalFrames = o.limits.totalFrames
 	opts.MaxTime = o.limits.walkTime
-	opts.WalkOnlyRequesting = group == nil && o.brief
+	opts.WalkOnlyRequesting = o.walksOnlyRequesting(group)
 	return opts
+}
+
+// walksOnlyRequesting reports whether the selected outputs print the
+// requesting thread's frames and no other's: -b, and -c without -m (-m
+// ignores -c, as Breakpad's does), unless a JSON report (--json, --cyborg),
+// which lists every thread, is written too.
+//
+// In --breakpad-compat, -c still walks every thread: Breakpad's module list
+// marks "WARNING: No symbols" on the modules of every thread's frames, and
+// compat output is Breakpad's byte for byte (the frame budget bounds those
+// walks). By default -c marks only the modules of the printed thread's
+// frames: the only lines that differ from walking every thread
+// (TestCrashedOnlyWalksOneThread, docs/limits.md).
+func (o *options) walksOnlyRequesting(group flagGroup) bool {
+	if r, ok := group.(*rustFlags); ok && (r.json || r.cyborg != "") {
+		return false
+	}
+	if group != nil {
+		if _, ok := group.(*rustFlags); !ok {
+			return false
+		}
+	}
+	switch {
+	case o.brief:
+		return true
+	case o.crashedOnly && !o.machine:
+		return !o.breakpadCompat
+	}
+	return false
 }
 
 // decompressBudget is the one budget all symbol suppliers of the run share.
@@ -69,6 +96,16 @@ func (f *limitFlags) decompressBudget() *symfile.DecompressBudget {
 		f.budget = symfile.NewDecompressBudget(int64(f.decompressedFile), int64(f.decompressedTotal))
 	}
 	return f.budget
+}
+
+// downloadLimit bounds one downloaded symbol file as
+// --symbols-max-decompressed-file bounds a compressed one: the text of a
+// symbol file has one bound whatever brings it. A server can otherwise
+// send a file as large as symfile.DefaultMaxDownload (4 GiB), inflated by
+// the HTTP client from a few megabytes when it says Content-Encoding: gzip
+// (hostile.GzipBomb).
+func (f *limitFlags) downloadLimit() symfile.HTTPOption {
+	return symfile.WithMaxDownload(int64(f.decompressedFile))
 }
 
 // byteSize is a flag value in bytes, written with an optional K, M or G

@@ -114,7 +114,8 @@ func (o *options) symbolSupplier(stderr io.Writer) symfile.Supplier {
 	}
 	if len(urls) > 0 {
 		hs, err := symfile.NewHTTPSupplier(urls, o.symbolServer.cache, symfile.WithTimeout(o.symbolServer.timeout),
-			symfile.WithTotalTimeout(o.symbolServer.total), symfile.WithIndex(index), symfile.WithTrace(o.lookups.traceFunc()))
+			symfile.WithTotalTimeout(o.symbolServer.total), symfile.WithIndex(index), symfile.WithTrace(o.lookups.traceFunc()),
+			o.limits.downloadLimit()) // limits.go
 		if err != nil { // check() has accepted these; say so should it happen anyway
 			fmt.Fprintf(stderr, "minidump-stackwalk: warning: symbol servers not used: %v\n", err)
 		} else {

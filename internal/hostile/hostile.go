@@ -191,3 +191,24 @@ func UnreadableStacks(n int) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// BadModuleNames returns a Linux amd64 dump with n modules whose names lie
+// past the end of the file: one error per module.
+func BadModuleNames(n int) ([]byte, error) {
+	b := dump(synth.Linux)
+	for i := range n {
+		b.AddModule(fmt.Sprintf("/lib/m%d.so", i), uint64(0x7f0000000000)+uint64(i)*0x10000, 0x10000)
+	}
+	data, err := b.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	rva, _, ok := b.StreamLocation(synth.StreamModuleList)
+	if !ok {
+		return nil, fmt.Errorf("hostile: no module list")
+	}
+	for i := range n {
+		binary.LittleEndian.PutUint32(data[rva+4+uint32(108*i)+20:], 0xfffffff0) // ModuleNameRva
+	}
+	return data, nil
+}

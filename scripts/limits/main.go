@@ -1,5 +1,6 @@
 // Command limits writes the worst-case inputs of docs/limits.md into a
-// directory, at the sizes measured there:
+// directory, at the sizes measured there (about 90 MB of dumps, and
+// compressed symbol files inflating to 2 GiB, 2 GiB, 64 MiB and 500 MiB):
 //
 //	go run ./scripts/limits DIR
 //
@@ -7,13 +8,9 @@
 package main
 
 import (
-	"compress/gzip"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
 )
@@ -40,8 +37,12 @@ func main() {
 	write("modules-80k.dmp", d, err)
 	d, err = hostile.UnloadedModules(400_000)
 	write("unloaded-400k.dmp", d, err)
+	d, err = hostile.FrameChain(10, 100_000)
+	write("threads-10x100k-frames.dmp", d, err)
 	d, err = hostile.FrameChain(100, 100_000)
 	write("threads-100x100k-frames.dmp", d, err)
+	d, err = hostile.BadModuleNames(20_000)
+	write("modules-20k-bad-names.dmp", d, err)
 	d, err = hostile.OverlappingMemory(100_000)
 	write("memory-100k-overlapping.dmp", d, err)
 	d, err = hostile.UnreadableStacks(4096)
@@ -50,36 +51,15 @@ func main() {
 	write("bomb.dmp", d, err)
 	writeBomb(filepath.Join(dir, "syms-gz"), ".gz", 2<<30)
 	writeBomb(filepath.Join(dir, "syms-zst"), ".zst", 2<<30)
+	writeBomb(filepath.Join(dir, "syms-gz-64m"), ".gz", 64<<20)   // within the bounds: 5.6M line records
+	writeBomb(filepath.Join(dir, "syms-gz-500m"), ".gz", 500<<20) // just within the per-file bound
 }
 
 // writeBomb writes bomb.dmp's symbol file, decompressing to size bytes,
 // compressed, under root in the store layout.
 func writeBomb(root, ext string, size int64) {
-	p := filepath.Join(root, hostile.BombDebugFile, hostile.BombDebugID, "app.sym"+ext)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := hostile.WriteBombStore(root, ext, size); err != nil {
 		fail(err)
-	}
-	f, err := os.Create(p)
-	if err != nil {
-		fail(err)
-	}
-	var zw io.WriteCloser
-	if ext == ".gz" {
-		zw, err = gzip.NewWriterLevel(f, gzip.BestCompression)
-	} else {
-		zw, err = zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
-	}
-	if err == nil {
-		err = hostile.SymbolBomb(zw, size)
-	}
-	if err == nil {
-		err = zw.Close()
-	}
-	if err == nil {
-		err = f.Close()
-	}
-	if err != nil {
-		fail(fmt.Errorf("%s: %w", p, err))
 	}
 }
 

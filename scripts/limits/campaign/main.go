@@ -1,119 +1,540 @@
-// Command campaign runs the tool on truncated and mutated copies of dumps
-// and symbol files and reports the runs that panic, take longer than 5 s
-// or peak over 512 MB RSS (docs/limits.md):
+// Command campaign runs the tool on hostile input and reports the runs that
+// panic, take longer than 5 s or peak over 512 MB RSS (docs/limits.md):
 //
-//	go run ./scripts/limits/campaign BIN SYMDIR DUMP...
+//	go run ./scripts/limits/campaign [-j 2] [-mutations 30] BIN PATH...
 //
-// Each dump gets 5 truncations and 10 mutations (random bytes, and random
-// 32-bit fields set to large counts); the dump's symbol files are used as
-// they are. Runs are sequential, each bounded at 60 s.
+// Each PATH is a dump, a symbol file or a directory searched for both
+// (*.dmp, files under a directory named microdumps, *.sym, *.sym.gz).
+// The runs, each its own process bounded at 60 s:
+//   - dumps: 5 truncations and -mutations mutations of each dump
+//     (hostile.MutateDump: random bytes, 32-bit fields set to 0xffffffff or
+//     large counts), walked with every symbol store found under the PATHs;
+//   - symbols: 5 truncations and -mutations mutations of each symbol file
+//     (hostile.MutateSymbols: extreme numbers, random bytes, lines
+//     deleted, repeated up to 1000 times, moved, replaced by random
+//     records or CFI rules), alone in a store, walked against the dump that
+//     lists its module (found by the tool's -m output) or, for a symbol
+//     file no dump lists, a dump made for it (hostile.DumpForSymbols);
+//   - hostile: the generated worst cases of scripts/limits (hostile counts,
+//     deep shared frame chains, 2 GiB .sym.gz and .sym.zst bombs);
+//   - server: a hostile symbol server on loopback in each hostile.ServerMode,
+//     with --symbols-total-timeout (-server-total), and once more with the
+//     default timeouts, reported apart.
+//
+// Inputs of flagged runs are kept in -keep.
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
-	"encoding/binary"
+	"flag"
 	"fmt"
+	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
 )
 
 const (
 	maxWall = 5 * time.Second
 	maxRSS  = 512 << 10 // KiB
+	// maxWarnings flags a warning flood: warnings of one kind are printed
+	// five at a time and then counted, so a run printing more lines on
+	// stderr repeats a warning it should summarise.
+	maxWarnings = 60
 )
 
+type config struct {
+	bin         string
+	mutations   int
+	keep        string
+	serverTotal time.Duration
+	tmp         string
+}
+
+// job is one run of the tool.
+type job struct {
+	kind  string // dumps, symbols, hostile, server, server-defaults
+	name  string // for the report
+	args  []string
+	files map[string][]byte // written, relative to the job's directory, before the run
+	input []byte            // kept when the run is flagged
+}
+
+// result is what one run did.
+type result struct {
+	job
+	wall   time.Duration
+	cpu    time.Duration // user and system time
+	rss    int64         // KiB
+	status int
+	lines  int    // lines on stderr
+	what   string // "", panic, killed, slow, big, flood
+}
+
 func main() {
-	if len(os.Args) < 4 {
-		fmt.Fprintln(os.Stderr, "usage: campaign BIN SYMDIR DUMP...")
+	var c config
+	workers := flag.Int("j", 2, "runs at once")
+	flag.IntVar(&c.mutations, "mutations", 30, "mutations of each dump and symbol file (besides 5 truncations)")
+	flag.StringVar(&c.keep, "keep", "campaign-flagged", "directory for the inputs of flagged runs")
+	flag.DurationVar(&c.serverTotal, "server-total", 3*time.Second, "--symbols-total-timeout of the server runs")
+	seed := flag.Uint64("seed", 17, "random seed")
+	only := flag.String("only", "", "run only this kind: dumps, symbols, hostile or server")
+	flag.Parse()
+	if flag.NArg() < 2 {
+		fmt.Fprintln(os.Stderr, "usage: campaign [flags] BIN PATH...")
 		os.Exit(2)
 	}
-	bin, syms := os.Args[1], os.Args[2]
-	tmp, err := os.MkdirTemp("", "campaign-")
-	if err != nil {
+	c.bin = flag.Arg(0)
+	var err error
+	if c.tmp, err = os.MkdirTemp("", "campaign-"); err != nil {
 		fail(err)
 	}
-	defer os.RemoveAll(tmp)
-	rng := rand.New(rand.NewPCG(17, 17))
-	var runs, panics, slow, big int
-	var worstWall time.Duration
-	var worstRSS int64
-	for _, dump := range os.Args[3:] {
-		data, err := os.ReadFile(dump)
+	defer os.RemoveAll(c.tmp)
+
+	dumps, syms := findInputs(flag.Args()[1:])
+	stores := storeRoots(syms)
+	fmt.Printf("%d dumps, %d symbol files, %d symbol stores\n", len(dumps), len(syms), len(stores))
+	rng := rand.New(rand.NewPCG(*seed, *seed))
+	var jobs []job
+	want := func(kind string) bool { return *only == "" || *only == kind }
+	if want("dumps") {
+		jobs = append(jobs, dumpJobs(&c, rng, dumps, stores)...)
+	}
+	if want("symbols") {
+		jobs = append(jobs, symbolJobs(&c, rng, dumps, syms)...)
+	}
+	if want("hostile") {
+		jobs = append(jobs, hostileJobs(c.tmp)...)
+	}
+	var servers []func()
+	if want("server") {
+		sj, stop := serverJobs(&c, dumps)
+		jobs = append(jobs, sj...)
+		servers = append(servers, stop)
+	}
+	results := runAll(&c, jobs, *workers)
+	for _, stop := range servers {
+		stop()
+	}
+	report(results)
+}
+
+// findInputs walks paths for dumps and symbol files.
+func findInputs(paths []string) (dumps, syms []string) {
+	for _, p := range paths {
+		filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			switch name := d.Name(); {
+			case strings.HasSuffix(name, ".dmp"), filepath.Base(filepath.Dir(path)) == "microdumps":
+				dumps = append(dumps, path)
+			case strings.HasSuffix(name, ".sym"), strings.HasSuffix(name, ".sym.gz"):
+				syms = append(syms, path)
+			}
+			return nil
+		})
+	}
+	return dumps, syms
+}
+
+// storeRoots returns the symbol stores holding syms: the directory three
+// levels up of a file at DebugFile/DebugID/name.
+func storeRoots(syms []string) []string {
+	seen := map[string]bool{}
+	var roots []string
+	for _, s := range syms {
+		root := filepath.Dir(filepath.Dir(filepath.Dir(s)))
+		if m, err := readModule(s); err == nil && filepath.Base(filepath.Dir(s)) == m.DebugID && !seen[root] {
+			seen[root] = true
+			roots = append(roots, root)
+		}
+	}
+	sort.Strings(roots)
+	return roots
+}
+
+// readSymbols returns a symbol file's text, inflated when gzipped.
+func readSymbols(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil || !strings.HasSuffix(path, ".gz") {
+		return data, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
+}
+
+func readModule(path string) (hostile.SymbolModule, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return hostile.SymbolModule{}, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		if r, err = gzip.NewReader(f); err != nil {
+			return hostile.SymbolModule{}, err
+		}
+	}
+	line, _ := bufio.NewReader(r).ReadBytes('\n')
+	return hostile.ReadSymbolModule(line)
+}
+
+func dumpJobs(c *config, rng *rand.Rand, dumps, stores []string) []job {
+	var jobs []job
+	for _, d := range dumps {
+		data, err := os.ReadFile(d)
 		if err != nil || len(data) < 64 {
 			continue
 		}
-		for k := range 15 {
-			in := mutate(rng, data, k)
-			p := filepath.Join(tmp, "in.dmp")
-			if err := os.WriteFile(p, in, 0o644); err != nil {
-				fail(err)
+		for k := range hostile.Truncations + c.mutations {
+			in := hostile.MutateDump(rng, data, k)
+			args := []string{"in.dmp"}
+			if k%5 == 4 {
+				args = []string{"--json", "in.dmp"} // the JSON printer reads every stream
 			}
-			wall, rss, stderr := run(bin, p, syms)
-			runs++
-			worstWall, worstRSS = max(worstWall, wall), max(worstRSS, rss)
-			what := ""
-			switch {
-			case bytes.Contains(stderr, []byte("panic:")) || bytes.Contains(stderr, []byte("goroutine ")):
-				panics++
-				what = "panic"
-			case wall > maxWall:
-				slow++
-				what = "slow"
-			case rss > maxRSS:
-				big++
-				what = "big"
-			}
-			if what != "" {
-				keep := fmt.Sprintf("%s.%s.%d", filepath.Base(dump), what, k)
-				os.WriteFile(keep, in, 0o644)
-				fmt.Printf("%s: %s: %v, %d KiB (input kept as %s)\n", dump, what, wall, rss, keep)
-			}
+			jobs = append(jobs, job{kind: "dumps", name: fmt.Sprintf("%s#%d", d, k),
+				args: append(args, stores...), files: map[string][]byte{"in.dmp": in}, input: in})
 		}
 	}
-	fmt.Printf("%d runs: %d panics, %d over %v, %d over %d MB; worst %v, %d KiB\n",
-		runs, panics, slow, maxWall, big, maxRSS>>10, worstWall.Round(time.Millisecond), worstRSS)
+	return jobs
 }
 
-// mutate returns the k-th variant of data: truncations first, then
-// mutated copies.
-func mutate(rng *rand.Rand, data []byte, k int) []byte {
-	if k < 5 {
-		return data[:rng.IntN(len(data))]
+// symbolJobs mutates each symbol file and walks it against a dump listing
+// its module.
+func symbolJobs(c *config, rng *rand.Rand, dumps, syms []string) []job {
+	listing := modulesOfDumps(c.bin, dumps)
+	var jobs []job
+	real, made, skipped := 0, 0, 0
+	for _, s := range syms {
+		data, err := readSymbols(s)
+		if err != nil {
+			fmt.Printf("%s: %v (skipped)\n", s, err)
+			skipped++
+			continue
+		}
+		m, err := hostile.ReadSymbolModule(data)
+		if err != nil {
+			fmt.Printf("%s: %v (skipped)\n", s, err)
+			skipped++
+			continue
+		}
+		var dump []byte
+		if d, ok := listing[strings.ToLower(m.DebugFile)+"/"+m.DebugID]; ok {
+			dump, err = os.ReadFile(d)
+			real++
+		} else {
+			dump, err = hostile.DumpForSymbols(data)
+			made++
+		}
+		if err != nil {
+			fmt.Printf("%s: no dump: %v (skipped)\n", s, err)
+			skipped++
+			continue
+		}
+		symPath := filepath.Join("store", filepath.FromSlash(m.StorePath()))
+		for k := range hostile.Truncations + c.mutations {
+			in := hostile.MutateSymbols(rng, data, k)
+			jobs = append(jobs, job{kind: "symbols", name: fmt.Sprintf("%s#%d", s, k),
+				args:  []string{"in.dmp", "store"},
+				files: map[string][]byte{"in.dmp": dump, symPath: in}, input: in})
+		}
 	}
-	out := append([]byte(nil), data...)
-	for range 1 + rng.IntN(16) {
-		off := rng.IntN(len(out)-4) &^ 3
-		switch rng.IntN(3) {
-		case 0:
-			out[off] = byte(rng.Uint32())
-		case 1:
-			binary.LittleEndian.PutUint32(out[off:], 0xffffffff)
-		default:
-			binary.LittleEndian.PutUint32(out[off:], uint32(rng.IntN(1<<20)))
+	fmt.Printf("symbol files: %d walked against a corpus dump, %d against a dump made for them, %d skipped\n", real, made, skipped)
+	return jobs
+}
+
+// modulesOfDumps maps "debug file/debug id" (the file lowercased) to a
+// dump listing that module, from the tool's -m Module lines.
+func modulesOfDumps(bin string, dumps []string) map[string]string {
+	out := map[string]string{}
+	for _, d := range dumps {
+		b, _ := exec.Command(bin, "-m", d).Output()
+		for _, l := range strings.Split(string(b), "\n") {
+			f := strings.Split(l, "|")
+			if len(f) < 5 || f[0] != "Module" {
+				continue
+			}
+			key := strings.ToLower(f[3]) + "/" + f[4]
+			if _, ok := out[key]; !ok {
+				out[key] = d
+			}
 		}
 	}
 	return out
 }
 
-func run(bin, dump, syms string) (time.Duration, int64, []byte) {
+// hostileJobs are the generated worst cases of docs/limits.md; the symbol
+// bombs are written once, under tmp.
+func hostileJobs(tmp string) []job {
+	var jobs []job
+	add := func(name string, data []byte, err error, flags ...string) {
+		if err != nil {
+			fail(fmt.Errorf("%s: %w", name, err))
+		}
+		jobs = append(jobs, job{kind: "hostile", name: name + " " + strings.Join(flags, " "),
+			args: append(flags, "in.dmp"), files: map[string][]byte{"in.dmp": data}})
+	}
+	add("microdump-160k-modules", hostile.Microdump(160_000), nil)
+	d, err := hostile.ModuleList(80_000)
+	add("modules-80k", d, err)
+	d, err = hostile.UnloadedModules(400_000)
+	add("unloaded-400k", d, err)
+	d, err = hostile.FrameChain(100, 100_000)
+	add("threads-100x100k-frames", d, err)
+	add("threads-100x100k-frames", d, err, "-c")
+	add("threads-100x100k-frames", d, err, "-b")
+	add("threads-100x100k-frames", d, err, "-m")
+	add("threads-100x100k-frames", d, err, "--json")
+	add("threads-100x100k-frames", d, err, "-c", "--breakpad-compat")
+	d, err = hostile.OverlappingMemory(100_000)
+	add("memory-100k-overlapping", d, err)
+	d, err = hostile.UnreadableStacks(4096)
+	add("unreadable-stacks-4096", d, err)
+	d, err = hostile.BombDump()
+	for _, ext := range []string{".gz", ".zst"} {
+		store := filepath.Join(tmp, "bomb"+ext)
+		if err := hostile.WriteBombStore(store, ext, 2<<30); err != nil {
+			fail(err)
+		}
+		jobs = append(jobs, job{kind: "hostile", name: "bomb 2 GiB" + ext,
+			args: []string{"in.dmp", store}, files: map[string][]byte{"in.dmp": d}})
+	}
+	return jobs
+}
+
+// serverJobs starts a hostile symbol server per mode and returns the runs
+// asking it for symbols, and a function stopping the servers.
+func serverJobs(c *config, dumps []string) ([]job, func()) {
+	bomb, err := hostile.BombDump()
+	if err != nil {
+		fail(err)
+	}
+	// A corpus dump with many modules: one request per module.
+	var many []byte
+	for _, d := range dumps {
+		if filepath.Base(d) == "tiny-exe-with-cet-xsave.dmp" {
+			many, _ = os.ReadFile(d)
+		}
+	}
+	var jobs []job
+	var stops []func()
+	for _, mode := range hostile.ServerModes {
+		srv := hostile.SymbolServer(mode)
+		stops = append(stops, func() {
+			srv.CloseClientConnections()
+			srv.Close()
+		})
+		for _, d := range [][]byte{bomb, many} {
+			if d == nil {
+				continue
+			}
+			common := []string{"in.dmp", srv.URL, "--symbols-cache", "cache"}
+			jobs = append(jobs,
+				job{kind: "server", name: string(mode), files: map[string][]byte{"in.dmp": d},
+					args: append(common, "--symbols-total-timeout", c.serverTotal.String())},
+				job{kind: "server-defaults", name: string(mode), files: map[string][]byte{"in.dmp": d}, args: common})
+		}
+	}
+	return jobs, func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+}
+
+func runAll(c *config, jobs []job, workers int) []result {
+	results := make([]result, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	start := time.Now()
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = runJob(c, jobs[i], fmt.Sprintf("w%d", w))
+				mu.Lock()
+				done++
+				if r := results[i]; r.what != "" {
+					fmt.Printf("%s %s: %s: %v (CPU %v), %d KiB, exit %d, %d stderr lines\n", r.kind, r.name, r.what,
+						r.wall.Round(time.Millisecond), r.cpu.Round(time.Millisecond), r.rss, r.status, r.lines)
+				}
+				if done%500 == 0 {
+					fmt.Printf("... %d of %d runs, %v\n", done, len(jobs), time.Since(start).Round(time.Second))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	fmt.Printf("%d runs in %v with %d at once\n", len(jobs), time.Since(start).Round(time.Second), workers)
+	return results
+}
+
+func runJob(c *config, j job, worker string) result {
+	dir := filepath.Join(c.tmp, worker)
+	os.RemoveAll(dir)
+	for name, data := range j.files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			fail(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			fail(err)
+		}
+	}
+	// Peak RSS comes from /usr/bin/time: the rusage of a child forked from
+	// this process counts this process's memory too (Linux carries the
+	// pre-exec high-water mark over exec).
+	rssFile := filepath.Join(dir, ".rss")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, dump, syms)
+	cmd := exec.CommandContext(ctx, "/usr/bin/time", append([]string{"-f", "%U %S %M", "-o", rssFile, c.bin}, j.args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Dir = dir
+	// The symbol index goes to a cache of the campaign's own.
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(c.tmp, "xdg-cache"))
 	var stderr bytes.Buffer
+	cmd.Stdout = io.Discard
 	cmd.Stderr = &stderr
 	start := time.Now()
 	_ = cmd.Run()
-	wall := time.Since(start)
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss
+	r := result{job: j, wall: time.Since(start), status: -1, lines: bytes.Count(stderr.Bytes(), []byte("\n"))}
+	if ps := cmd.ProcessState; ps != nil {
+		r.status = ps.ExitCode()
 	}
-	return wall, rss, stderr.Bytes()
+	if b, err := os.ReadFile(rssFile); err == nil {
+		// "Command exited with non-zero status N" or "Command terminated
+		// by signal N" precede the figure.
+		f := strings.Fields(string(b))
+		if len(f) >= 3 {
+			var user, sys float64
+			fmt.Sscan(f[len(f)-3], &user)
+			fmt.Sscan(f[len(f)-2], &sys)
+			fmt.Sscan(f[len(f)-1], &r.rss)
+			r.cpu = time.Duration((user + sys) * float64(time.Second))
+		}
+		if bytes.Contains(b, []byte("terminated by signal")) {
+			r.status = -1
+		}
+	}
+	switch {
+	case bytes.Contains(stderr.Bytes(), []byte("panic:")) || bytes.Contains(stderr.Bytes(), []byte("goroutine ")):
+		r.what = "panic"
+	case r.status < 0 || r.status > 2:
+		r.what = "killed"
+	case r.wall > maxWall:
+		r.what = "slow"
+	case r.rss > maxRSS:
+		r.what = "big"
+	case r.lines > maxWarnings:
+		r.what = "flood"
+	}
+	if r.what != "" && c.keep != "" {
+		os.MkdirAll(c.keep, 0o755)
+		keep := filepath.Join(c.keep, strings.NewReplacer("/", "_", "#", ".", " ", "_").Replace(j.kind+"-"+j.name)+"."+r.what)
+		if j.input != nil {
+			os.WriteFile(keep, j.input, 0o644)
+		}
+		os.WriteFile(keep+".stderr", stderr.Bytes(), 0o644)
+	}
+	r.files, r.input = nil, nil
+	return r
+}
+
+// report prints, per kind, the runs and the flagged ones, the worst time
+// and peak RSS and the run they came from.
+func report(results []result) {
+	type tally struct {
+		runs, panics, slow, big, killed int
+		flood, lines, slowCPU           int
+		cpu                             time.Duration
+		cpuOf                           string
+		wall                            time.Duration
+		wallOf                          string
+		rss                             int64
+		rssOf                           string
+	}
+	kinds := map[string]*tally{}
+	var order []string
+	total := &tally{}
+	for _, r := range results {
+		t := kinds[r.kind]
+		if t == nil {
+			t = &tally{}
+			kinds[r.kind] = t
+			order = append(order, r.kind)
+		}
+		for _, t := range []*tally{t, total} {
+			if r.kind == "server-defaults" && t == total {
+				continue
+			}
+			t.runs++
+			// A run is counted under every bound it breaks (what names the first).
+			switch r.what {
+			case "panic":
+				t.panics++
+			case "killed":
+				t.killed++
+			}
+			if r.wall > maxWall {
+				t.slow++
+			}
+			if r.rss > maxRSS {
+				t.big++
+			}
+			if r.lines > maxWarnings {
+				t.flood++
+			}
+			t.lines = max(t.lines, r.lines)
+			if r.wall > t.wall {
+				t.wall, t.wallOf = r.wall, r.name
+			}
+			if r.cpu > maxWall {
+				t.slowCPU++
+			}
+			if r.cpu > t.cpu {
+				t.cpu, t.cpuOf = r.cpu, r.name
+			}
+			if r.rss > t.rss {
+				t.rss, t.rssOf = r.rss, r.name
+			}
+		}
+	}
+	print := func(name string, t *tally) {
+		fmt.Printf("%-16s %5d runs: %d panics, %d killed, %d over %v (%d over %v of CPU), %d over %d MB, %d over %d stderr lines; "+
+			"slowest %v (%s), most CPU %v (%s), largest %d KiB (%s), most stderr lines %d\n",
+			name, t.runs, t.panics, t.killed, t.slow, maxWall, t.slowCPU, maxWall, t.big, maxRSS>>10, t.flood, maxWarnings,
+			t.wall.Round(time.Millisecond), t.wallOf, t.cpu.Round(time.Millisecond), t.cpuOf, t.rss, t.rssOf, t.lines)
+	}
+	for _, k := range order {
+		print(k, kinds[k])
+	}
+	print("total", total)
+	fmt.Println("(total leaves out server-defaults)")
 }
 
 func fail(err error) {
