@@ -59,8 +59,13 @@ var ErrDownloadBudget = errors.New("symbol download time budget spent")
 // having no symbols; a caller may print the error as a warning.
 type DownloadError struct {
 	URL    string // the URL requested
+	Server string // the symbol server's URL, as given
 	Status int    // the HTTP status, 0 when no response was read
-	Err    error
+	// ServerDown is set when the server is not asked again after this
+	// failure (no response, or too slow), or was not asked because of
+	// such a failure earlier: a caller may warn once per server.
+	ServerDown bool
+	Err        error
 }
 
 func (e *DownloadError) Error() string {
@@ -414,6 +419,9 @@ func (s *HTTPSupplier) settle(base *url.URL, a attemptResult, attempts int) erro
 		de.Err = fmt.Errorf("%w (%d attempts)", de.Err, attempts)
 	}
 	if a.noResponse || a.tooSlow {
+		if errors.As(err, &de) {
+			de.ServerDown = true
+		}
 		s.mu.Lock()
 		if s.down[base] == nil {
 			s.down[base] = err
@@ -429,7 +437,9 @@ func (s *HTTPSupplier) settle(base *url.URL, a attemptResult, attempts int) erro
 // is ever cached; a corrupt file is still returned, with its
 // *CorruptError, for this run.
 func (s *HTTPSupplier) attempt(base *url.URL, target, local string, noRedirect bool) (a attemptResult) {
-	fail := func(status int, err error) error { return &DownloadError{URL: target, Status: status, Err: err} }
+	fail := func(status int, err error) error {
+		return &DownloadError{URL: target, Server: base.String(), Status: status, Err: err}
+	}
 	deadline := time.Now().Add(s.timeout)
 	if !s.deadline.IsZero() {
 		if !time.Now().Before(s.deadline) {
@@ -443,6 +453,7 @@ func (s *HTTPSupplier) attempt(base *url.URL, target, local string, noRedirect b
 	s.mu.Unlock()
 	if downErr != nil {
 		a.err = fail(0, fmt.Errorf("%w: not asked after an earlier failure: %w", ErrServerDown, downErr))
+		a.err.(*DownloadError).ServerDown = true
 		return a
 	}
 	release := s.acquireJob()
