@@ -71,7 +71,8 @@ func (f *symbolServerFlags) addFlags(fs *pflag.FlagSet) {
 		"retries of a download that failed for a passing reason (HTTP 5xx, 429, a timeout, a reset\n"+
 			"connection), with exponential backoff; never for a 404")
 	fs.IntVar(&f.jobs, "symbols-download-jobs", symfile.DefaultDownloadJobs,
-		"symbol files downloaded at once; the dump's modules are fetched ahead of the walk")
+		"symbol files downloaded at once: a dump's modules are fetched ahead of its walk (in\n"+
+			"batch, each worker downloads one file at a time and --jobs bounds them)")
 }
 
 // isSymbolURL reports whether a symbol path names a symbol server.
