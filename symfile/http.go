@@ -158,12 +158,15 @@ type HTTPSupplier struct {
 	files   onceMap[string] // by path relative to the cache directory
 	lookups onceMap[string] // code-info lookups, by path
 
-	mu sync.Mutex // guards down
+	mu sync.Mutex // guards down and flaky
 	// down records, per server, the first request that got no response at
 	// all (refused, unreachable, timed out): the server is not asked again,
 	// so that a dump with hundreds of modules does not wait out the timeout
 	// for each of them.
 	down map[*url.URL]error
+	// flaky records the servers whose last transient failure outlasted
+	// its retries (download).
+	flaky map[*url.URL]bool
 }
 
 // NewHTTPSupplier returns a Supplier over the symbol servers at urls, tried
@@ -375,23 +378,46 @@ func openCorrupt(index *IndexDir, path string) (*File, error) {
 // connection) under the supplier's RetryPolicy. A definite miss (404, 410)
 // is remembered in the negative cache. With noRedirect (a code-info
 // lookup) a redirect is returned as a *redirectAnswer instead of followed.
+//
+// A server whose failures outlast the retries of one file is flaky: its
+// next files get one attempt each, until one succeeds, so that a server
+// answering 503 to everything costs the retries once, not per module.
 func (s *HTTPSupplier) download(base *url.URL, target, local string, noRedirect bool) (*File, error) {
+	retries := s.retry.Retries
+	s.mu.Lock()
+	if s.flaky[base] {
+		retries = 0
+	}
+	s.mu.Unlock()
 	var waited time.Duration
 	for n := 1; ; n++ {
 		a := s.attempt(base, target, local, noRedirect)
 		if a.miss {
 			s.recordMiss(target)
 		}
-		if !a.retry || n > s.retry.Retries {
+		if !a.retry {
+			if a.err == nil || a.miss {
+				s.setFlaky(base, false)
+			}
 			return a.file, s.settle(base, a, n)
 		}
 		d, ok := s.retry.delay(n-1, a.after)
-		if !ok || waited+d > s.retry.MaxWait || (!s.deadline.IsZero() && time.Now().Add(d).After(s.deadline)) {
+		if n > retries || !ok || waited+d > s.retry.MaxWait || (!s.deadline.IsZero() && time.Now().Add(d).After(s.deadline)) {
+			s.setFlaky(base, true)
 			return a.file, s.settle(base, a, n)
 		}
 		time.Sleep(d)
 		waited += d
 	}
+}
+
+func (s *HTTPSupplier) setFlaky(base *url.URL, flaky bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.flaky == nil {
+		s.flaky = map[*url.URL]bool{}
+	}
+	s.flaky[base] = flaky
 }
 
 // attemptResult is the outcome of one request.

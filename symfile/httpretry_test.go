@@ -197,3 +197,36 @@ func TestRetryPolicyDelay(t *testing.T) {
 		}
 	}
 }
+
+// A server that fails every request costs the retries once: its next
+// files get one attempt each, until one succeeds.
+func TestHTTPSupplierFlakyServerRetriedOnce(t *testing.T) {
+	var failing atomic.Bool
+	failing.Store(true)
+	srv := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if failing.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		files(map[string]string{"/c.so/ID/c.so.sym": appSym("c.so", "ID"), "/d.so/ID/d.so.sym": appSym("d.so", "ID")})(w, r)
+	})
+	s, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir(), WithRetry(fastRetry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Symbols(ModuleKey{DebugFile: "a.so", DebugID: "ID"})
+	s.Symbols(ModuleKey{DebugFile: "b.so", DebugID: "ID"})
+	if a, b := srv.count("/a.so/ID/a.so.sym"), srv.count("/b.so/ID/b.so.sym"); a != 1+fastRetry.Retries || b != 1 {
+		t.Errorf("asked %d and %d times; want %d, then 1", a, b, 1+fastRetry.Retries)
+	}
+	// Once the server answers, it gets retries again.
+	failing.Store(false)
+	if _, err := s.Symbols(ModuleKey{DebugFile: "c.so", DebugID: "ID"}); err != nil {
+		t.Fatal(err)
+	}
+	failing.Store(true)
+	s.Symbols(ModuleKey{DebugFile: "d.so", DebugID: "ID"})
+	if n := srv.count("/d.so/ID/d.so.sym"); n != 1+fastRetry.Retries {
+		t.Errorf("after a success: asked %d times, want %d", n, 1+fastRetry.Retries)
+	}
+}
