@@ -128,7 +128,12 @@ func WithTransport(rt http.RoundTripper) HTTPOption {
 //
 // It is safe for concurrent use: each module is asked for at most once, and
 // each file is fetched at most once, however many threads ask at the same
-// time. No path built from a dump's module names leaves the cache directory.
+// time, with at most WithDownloadJobs requests in flight. No path built
+// from a dump's module names leaves the cache directory. A server's 404 is
+// remembered in the cache directory (WithMissTTL, httpmiss.go); a
+// transient failure is retried (WithRetry, httpretry.go); a module whose
+// debug and code paths miss is looked up by code file and id as Mozilla's
+// Tecken serves it (httpcode.go).
 type HTTPSupplier struct {
 	urls      []*url.URL
 	cacheDir  string

@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -90,14 +92,14 @@ func readMiss(p, target string) (time.Time, error) {
 		return time.Time{}, err
 	}
 	rest, ok := bytes.CutPrefix(data, []byte(missMagic))
-	var url, when []byte
+	var named, when []byte
 	if ok {
-		url, rest, ok = cutField(rest, "url ")
+		named, rest, ok = cutField(rest, "url ")
 	}
 	if ok {
 		when, rest, ok = cutField(rest, "time ")
 	}
-	if !ok || len(rest) != 0 || string(url) != target {
+	if !ok || len(rest) != 0 || string(named) != missName(target) {
 		return time.Time{}, fmt.Errorf("%s: malformed miss file", p)
 	}
 	sec, err := strconv.ParseInt(string(when), 10, 64)
@@ -133,7 +135,7 @@ func (s *HTTPSupplier) recordMiss(target string) {
 	if err != nil {
 		return
 	}
-	_, err = fmt.Fprintf(tmp, "%surl %s\ntime %d\n", missMagic, target, time.Now().Unix())
+	_, err = fmt.Fprintf(tmp, "%surl %s\ntime %d\n", missMagic, missName(target), time.Now().Unix())
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -143,6 +145,17 @@ func (s *HTTPSupplier) recordMiss(target string) {
 	if err != nil {
 		os.Remove(tmp.Name())
 	}
+}
+
+// missName is target as a miss file names it: without a password or a
+// query, which may hold credentials that have no place on disk.
+func missName(target string) string {
+	u, err := url.Parse(target)
+	if err != nil {
+		return "?"
+	}
+	u.RawQuery, u.ForceQuery = "", false
+	return strings.ReplaceAll(u.Redacted(), "\n", "%0A")
 }
 
 // removeRegular removes p when it is a regular file (never a directory a

@@ -91,7 +91,7 @@ func TestHTTPSupplierMissPerServer(t *testing.T) {
 
 func rewriteMiss(t *testing.T, p, url string, unix int64) {
 	t.Helper()
-	if err := os.WriteFile(p, fmt.Appendf(nil, "%surl %s\ntime %d\n", missMagic, url, unix), 0o644); err != nil {
+	if err := os.WriteFile(p, fmt.Appendf(nil, "%surl %s\ntime %d\n", missMagic, missName(url), unix), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -112,12 +112,12 @@ func TestHTTPSupplierHostileMissFiles(t *testing.T) {
 		{"zero", func(t *testing.T, p, url string) { rewriteMiss(t, p, url, 0) }},
 		{"other-url", func(t *testing.T, p, url string) { rewriteMiss(t, p, url+"x", time.Now().Unix()) }},
 		{"trailing", func(t *testing.T, p, url string) {
-			os.WriteFile(p, fmt.Appendf(nil, "%surl %s\ntime %d\nttl forever\n", missMagic, url, time.Now().Unix()), 0o644)
+			os.WriteFile(p, fmt.Appendf(nil, "%surl %s\ntime %d\nttl forever\n", missMagic, missName(url), time.Now().Unix()), 0o644)
 		}},
 		{"garbage", func(t *testing.T, p, url string) { os.WriteFile(p, []byte("\x00\xff garbage"), 0o644) }},
 		{"empty", func(t *testing.T, p, url string) { os.WriteFile(p, nil, 0o644) }},
 		{"huge", func(t *testing.T, p, url string) {
-			os.WriteFile(p, []byte(missMagic+"url "+url+"\ntime 1\n"+strings.Repeat("x", maxMissFile)), 0o644)
+			os.WriteFile(p, []byte(missMagic+"url "+missName(url)+"\ntime 1\n"+strings.Repeat("x", maxMissFile)), 0o644)
 		}},
 		{"directory", func(t *testing.T, p, url string) { os.Mkdir(p, 0o755) }},
 		{"symlink", func(t *testing.T, p, url string) {
@@ -161,4 +161,30 @@ func TestMissPathIsAHash(t *testing.T) {
 	if err != nil || strings.Contains(rel, "..") || len(filepath.Base(p)) != 64 {
 		t.Errorf("miss path %q", p)
 	}
+}
+
+// A miss file keeps no credentials of the server's URL.
+func TestMissFileHoldsNoCredentials(t *testing.T) {
+	srv := newSymbolServer(t, files(nil))
+	cache := t.TempDir()
+	u := strings.Replace(srv.URL, "http://", "http://user:secret@", 1) + "/store?token=hunter2"
+	s, err := NewHTTPSupplier([]string{u}, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Symbols(ModuleKey{DebugFile: "libm.so", DebugID: "ID"})
+	s2, _ := NewHTTPSupplier([]string{u}, cache)
+	s2.Symbols(ModuleKey{DebugFile: "libm.so", DebugID: "ID"})
+	if n := srv.total(); n != 1 {
+		t.Errorf("asked %d times in two runs, want 1", n)
+	}
+	filepath.WalkDir(filepath.Join(cache, missDirName), func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			data, _ := os.ReadFile(p)
+			if strings.Contains(string(data), "secret") || strings.Contains(string(data), "hunter2") {
+				t.Errorf("miss file holds credentials: %q", data)
+			}
+		}
+		return nil
+	})
 }
