@@ -57,10 +57,13 @@ func (o *options) showProgress(stderr io.Writer) bool {
 	if o.compat.noInteractive || os.Getenv("TERM") == "dumb" {
 		return false
 	}
-	if t, ok := stderr.(terminal); ok {
+	switch t := stderr.(type) {
+	case terminal:
 		return t.IsTerminal()
+	case *os.File:
+		return isTTY(t) // tty_*.go
 	}
-	return isTerminal(stderr) // batch_progress.go
+	return false
 }
 
 // progressMinBytes: downloads smaller than this show no progress; they

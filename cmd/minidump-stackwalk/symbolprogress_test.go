@@ -195,3 +195,19 @@ func TestSymbolServerMissTTL(t *testing.T) {
 		t.Errorf("--symbols-miss-ttl 0 made %d requests, want %d", n.Load()-first, first)
 	}
 }
+
+// /dev/null is a character device, not a terminal: no progress there.
+func TestIsTTYDevNull(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	if isTTY(f) {
+		t.Errorf("%s taken for a terminal", os.DevNull)
+	}
+	o := &options{}
+	if o.showProgress(f) {
+		t.Errorf("progress shown on %s", os.DevNull)
+	}
+}
