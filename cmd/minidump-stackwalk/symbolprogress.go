@@ -35,7 +35,8 @@ func (o *options) walkSymbols(d *stackwalk.Dump, stderr io.Writer) (symfile.Supp
 		report = prog.report
 	}
 	sup := o.symbolSupplierWith(prog, report)
-	if p, ok := sup.(prefetcher); ok && o.symbolServer.jobs > 1 && d.Minidump != nil {
+	_, urls := splitSymbolPaths(o.symbolPaths)
+	if p, ok := sup.(prefetcher); ok && len(urls) > 0 && o.symbolServer.jobs > 1 && d.Minidump != nil {
 		if mods, _ := d.Minidump.Modules(); len(mods) > 0 {
 			keys := make([]symfile.ModuleKey, len(mods))
 			for i, m := range mods {
