@@ -50,7 +50,10 @@
 // servers into an on-disk cache (downloads bounded in time, rate and size,
 // each file requested once, a server that does not answer or trickles not
 // asked again; a download enters the cache only once it parses cleanly, and
-// a cached file that does not is fetched again), and
+// a cached file that does not is fetched again). Its misses (404) are
+// remembered in the cache for a TTL, passing failures retried with
+// backoff, requests bounded in number and Prefetch runs them in parallel;
+// Mozilla Tecken's code-file/code-id lookup is asked last.
 // ChainSupplier asks several suppliers in order, e.g. local directories
 // before symbol servers.
 //

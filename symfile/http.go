@@ -59,8 +59,13 @@ var ErrDownloadBudget = errors.New("symbol download time budget spent")
 // having no symbols; a caller may print the error as a warning.
 type DownloadError struct {
 	URL    string // the URL requested
+	Server string // the symbol server's URL, as given
 	Status int    // the HTTP status, 0 when no response was read
-	Err    error
+	// ServerDown is set when the server is not asked again after this
+	// failure (no response, or too slow), or was not asked because of
+	// such a failure earlier: a caller may warn once per server.
+	ServerDown bool
+	Err        error
 }
 
 func (e *DownloadError) Error() string {
@@ -123,7 +128,12 @@ func WithTransport(rt http.RoundTripper) HTTPOption {
 //
 // It is safe for concurrent use: each module is asked for at most once, and
 // each file is fetched at most once, however many threads ask at the same
-// time. No path built from a dump's module names leaves the cache directory.
+// time, with at most WithDownloadJobs requests in flight. No path built
+// from a dump's module names leaves the cache directory. A server's 404 is
+// remembered in the cache directory (WithMissTTL, httpmiss.go); a
+// transient failure is retried (WithRetry, httpretry.go); a module whose
+// debug and code paths miss is looked up by code file and id as Mozilla's
+// Tecken serves it (httpcode.go).
 type HTTPSupplier struct {
 	urls      []*url.URL
 	cacheDir  string
@@ -141,15 +151,27 @@ type HTTPSupplier struct {
 	index      *IndexDir                                  // WithIndex
 	trace      func(m ModuleKey, where string, err error) // WithTrace
 
+	missTTL  time.Duration          // WithMissTTL; 0: no negative cache
+	retry    RetryPolicy            // WithRetry
+	jobs     chan struct{}          // request slots, WithDownloadJobs
+	progress func(DownloadProgress) // WithProgress
+	// lookupClient does not follow redirects: a code-info lookup reads
+	// the debug names from the redirect (httpcode.go).
+	lookupClient *http.Client
+
 	modules onceMap[ModuleKey]
 	files   onceMap[string] // by path relative to the cache directory
+	lookups onceMap[string] // code-info lookups, by path
 
-	mu sync.Mutex // guards down
+	mu sync.Mutex // guards down and flaky
 	// down records, per server, the first request that got no response at
 	// all (refused, unreachable, timed out): the server is not asked again,
 	// so that a dump with hundreds of modules does not wait out the timeout
 	// for each of them.
 	down map[*url.URL]error
+	// flaky records the servers whose last transient failure outlasted
+	// its retries (download).
+	flaky map[*url.URL]bool
 }
 
 // NewHTTPSupplier returns a Supplier over the symbol servers at urls, tried
@@ -169,6 +191,9 @@ func NewHTTPSupplier(urls []string, cacheDir string, opts ...HTTPOption) (*HTTPS
 		rateWindow: DefaultRateWindow,
 		partialDir: filepath.Join(cacheDir, partialDirName),
 		down:       make(map[*url.URL]error),
+		missTTL:    DefaultMissTTL,
+		retry:      DefaultRetry,
+		jobs:       make(chan struct{}, DefaultDownloadJobs),
 	}
 	for _, raw := range urls {
 		u, err := url.Parse(raw)
@@ -201,6 +226,13 @@ func NewHTTPSupplier(urls []string, cacheDir string, opts ...HTTPOption) (*HTTPS
 			return nil
 		},
 	}
+	s.lookupClient = &http.Client{
+		Transport: s.transport,
+		Timeout:   s.timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
 	return s, nil
 }
 
@@ -214,8 +246,13 @@ func (s *HTTPSupplier) Symbols(m ModuleKey) (*File, error) {
 
 func (s *HTTPSupplier) find(m ModuleKey) (*File, error) {
 	var failures []error
+	tecken := codeInfoPath(m)
 	for _, rel := range relativeSymbolPaths(m) {
-		f, err := s.file(rel)
+		get := s.file
+		if rel == tecken {
+			get = s.codeInfo // httpcode.go
+		}
+		f, err := get(rel)
 		if s.trace != nil {
 			s.trace(m, rel+" (cache "+s.cacheDir+", servers "+strings.Join(s.urlStrings(), ", ")+")", err)
 		}
@@ -253,6 +290,14 @@ func relativeSymbolPaths(m ModuleKey) []string {
 	}
 	add(m.DebugFile, m.DebugID)
 	add(m.CodeFile, m.CodeID)
+	if rel := codeInfoPath(m); rel != "" { // Tecken's lookup (httpcode.go)
+		for _, r := range out {
+			if r == rel {
+				return out
+			}
+		}
+		out = append(out, rel)
+	}
 	return out
 }
 
@@ -279,8 +324,14 @@ func (s *HTTPSupplier) fetch(rel string) (*File, error) {
 		}
 	}
 	var failures []error
+	var remembered []string
 	for _, u := range s.urls {
-		f, err := s.download(u, rel, local)
+		target := joinURL(u, rel)
+		if at, ok := s.cachedMiss(target); ok {
+			remembered = append(remembered, fmt.Sprintf("%s missed at %s", u, at.UTC().Format(time.RFC3339)))
+			continue
+		}
+		f, err := s.download(u, target, local, false)
 		if err == nil || errors.As(err, new(*CorruptError)) {
 			if cached != nil {
 				cached.Close()
@@ -297,7 +348,23 @@ func (s *HTTPSupplier) fetch(rel string) (*File, error) {
 	if len(failures) > 0 {
 		return nil, errors.Join(failures...)
 	}
-	return nil, fmt.Errorf("%w: %s", ErrNotFound, rel)
+	return nil, notFound(rel, remembered)
+}
+
+// notFound is the error for a file no server has, naming the misses that
+// were remembered rather than asked.
+func notFound(rel string, remembered []string) error {
+	if len(remembered) == 0 {
+		return fmt.Errorf("%w: %s", ErrNotFound, rel)
+	}
+	return fmt.Errorf("%w: %s (not asked: %s; negative cache, see --symbols-miss-ttl)", ErrNotFound, rel, strings.Join(remembered, ", "))
+}
+
+// joinURL is the URL of rel, a store-relative path, on the server base.
+func joinURL(base *url.URL, rel string) string {
+	u := *base
+	u.Path = base.Path + "/" + rel
+	return u.String()
 }
 
 // openCorrupt opens a symbol file (through index, when not nil), reporting
@@ -311,83 +378,187 @@ func openCorrupt(index *IndexDir, path string) (*File, error) {
 	return f, err
 }
 
-// download fetches base/rel into local and returns it parsed. The body is
-// written to a file in the cache's partial directory (see cleanPartial) and
-// parsed there; only a file that parses without error is renamed into the
-// cache, so that nothing half-written or corrupt is ever cached. A corrupt
-// file is still returned, with its *CorruptError, for this run.
-func (s *HTTPSupplier) download(base *url.URL, rel, local string) (*File, error) {
-	u := *base
-	u.Path = base.Path + "/" + rel
-	target := u.String()
-	fail := func(status int, err error) error { return &DownloadError{URL: target, Status: status, Err: err} }
-
-	deadline := time.Now().Add(s.timeout)
-	if !s.deadline.IsZero() {
-		if !time.Now().Before(s.deadline) {
-			return nil, fail(0, fmt.Errorf("%w: not asked (%v in all)", ErrDownloadBudget, s.total))
-		}
-		deadline = minTime(deadline, s.deadline)
-	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	defer cancel()
-	ctx, tooSlow := context.WithCancelCause(ctx)
-	defer tooSlow(nil)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
-	if err != nil {
-		return nil, fail(0, err)
-	}
+// download fetches target from the server base into local and returns it
+// parsed, retrying a transient failure (5xx, 429, a timeout or a reset
+// connection) under the supplier's RetryPolicy. A definite miss (404, 410)
+// is remembered in the negative cache. With noRedirect (a code-info
+// lookup) a redirect is returned as a *redirectAnswer instead of followed.
+//
+// A server whose failures outlast the retries of one file is flaky: its
+// next files get one attempt each, until one succeeds, so that a server
+// answering 503 to everything costs the retries once, not per module.
+func (s *HTTPSupplier) download(base *url.URL, target, local string, noRedirect bool) (*File, error) {
+	retries := s.retry.Retries
 	s.mu.Lock()
-	downErr := s.down[base]
-	s.mu.Unlock()
-	if downErr != nil {
-		return nil, fail(0, fmt.Errorf("%w: not asked after an earlier failure: %w", ErrServerDown, downErr))
+	if s.flaky[base] {
+		retries = 0
 	}
-	var received atomic.Int64
-	defer s.watchRate(&received, tooSlow)()
-	// serverFailed marks the server down after a failure that is its own
-	// (too slow, or, when noResponse, no answer at all), not our budget's.
-	serverFailed := func(err error, noResponse bool) error {
-		if cause := context.Cause(ctx); errors.Is(cause, ErrTooSlow) {
-			err = cause
-		} else if s.budgetSpent(deadline) {
-			return fmt.Errorf("%w: %w", ErrDownloadBudget, err)
-		} else if !noResponse {
-			return err
+	s.mu.Unlock()
+	var waited time.Duration
+	for n := 1; ; n++ {
+		a := s.attempt(base, target, local, noRedirect)
+		if a.miss {
+			s.recordMiss(target)
+		}
+		if !a.retry {
+			if a.err == nil || a.miss {
+				s.setFlaky(base, false)
+			}
+			return a.file, s.settle(base, a, n)
+		}
+		d, ok := s.retry.delay(n-1, a.after)
+		if n > retries || !ok || waited+d > s.retry.MaxWait || (!s.deadline.IsZero() && time.Now().Add(d).After(s.deadline)) {
+			s.setFlaky(base, true)
+			return a.file, s.settle(base, a, n)
+		}
+		time.Sleep(d)
+		waited += d
+	}
+}
+
+func (s *HTTPSupplier) setFlaky(base *url.URL, flaky bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.flaky == nil {
+		s.flaky = map[*url.URL]bool{}
+	}
+	s.flaky[base] = flaky
+}
+
+// attemptResult is the outcome of one request.
+type attemptResult struct {
+	file  *File
+	err   error
+	miss  bool          // a definite "not found"
+	retry bool          // transient: worth asking again
+	after time.Duration // the server's Retry-After, 0 when none
+	// noResponse: no answer at all (refused, unreachable, timed out);
+	// tooSlow: abandoned below the minimum rate. Either marks the server
+	// down once no retry is left.
+	noResponse, tooSlow bool
+}
+
+// settle turns the last attempt's outcome into the error download
+// returns, marking the server down when it failed by itself.
+func (s *HTTPSupplier) settle(base *url.URL, a attemptResult, attempts int) error {
+	err := a.err
+	if err == nil {
+		return nil
+	}
+	var de *DownloadError
+	if attempts > 1 && errors.As(err, &de) {
+		de.Err = fmt.Errorf("%w (%d attempts)", de.Err, attempts)
+	}
+	if a.noResponse || a.tooSlow {
+		if errors.As(err, &de) {
+			de.ServerDown = true
 		}
 		s.mu.Lock()
 		if s.down[base] == nil {
 			s.down[base] = err
 		}
 		s.mu.Unlock()
-		return err
 	}
-	resp, err := s.client.Do(req)
+	return err
+}
+
+// attempt makes one request for target and, on 200, reads the body into a
+// partial file, parses it and renames it into the cache. Only a file that
+// parses without error is cached, so that nothing half-written or corrupt
+// is ever cached; a corrupt file is still returned, with its
+// *CorruptError, for this run.
+func (s *HTTPSupplier) attempt(base *url.URL, target, local string, noRedirect bool) (a attemptResult) {
+	fail := func(status int, err error) error {
+		return &DownloadError{URL: target, Server: base.String(), Status: status, Err: err}
+	}
+	deadline := time.Now().Add(s.timeout)
+	if !s.deadline.IsZero() {
+		if !time.Now().Before(s.deadline) {
+			a.err = fail(0, fmt.Errorf("%w: not asked (%v in all)", ErrDownloadBudget, s.total))
+			return a
+		}
+		deadline = minTime(deadline, s.deadline)
+	}
+	s.mu.Lock()
+	downErr := s.down[base]
+	s.mu.Unlock()
+	if downErr != nil {
+		a.err = fail(0, fmt.Errorf("%w: not asked after an earlier failure: %w", ErrServerDown, downErr))
+		a.err.(*DownloadError).ServerDown = true
+		return a
+	}
+	release := s.acquireJob()
+	defer release()
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	ctx, tooSlow := context.WithCancelCause(ctx)
+	defer tooSlow(nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		a.err = fail(0, err)
+		return a
+	}
+	var received atomic.Int64
+	defer s.watchRate(&received, tooSlow)()
+	// failed classifies a network error: too slow, out of budget, or
+	// (when transient) worth a retry.
+	failed := func(status int, err error, noResponse bool) attemptResult {
+		switch cause := context.Cause(ctx); {
+		case errors.Is(cause, ErrTooSlow):
+			return attemptResult{err: fail(status, cause), tooSlow: true}
+		case s.budgetSpent(deadline):
+			return attemptResult{err: fail(status, fmt.Errorf("%w: %w", ErrDownloadBudget, err))}
+		}
+		return attemptResult{err: fail(status, err), retry: transient(err), noResponse: noResponse}
+	}
+	client := s.client
+	if noRedirect {
+		client = s.lookupClient
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		if errors.As(err, new(*redirectError)) { // a bad redirect is about one file
-			return nil, fail(0, err)
+			a.err = fail(0, err)
+			return a
 		}
-		return nil, fail(0, serverFailed(err, true))
+		return failed(0, err, true)
 	}
 	defer resp.Body.Close()
-	switch {
-	case resp.StatusCode == http.StatusNotFound:
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, target)
-	case resp.StatusCode != http.StatusOK:
-		return nil, fail(resp.StatusCode, errors.New(http.StatusText(resp.StatusCode)))
+	switch code := resp.StatusCode; {
+	case code == http.StatusNotFound || code == http.StatusGone:
+		a.err, a.miss = fmt.Errorf("%w: %s (HTTP %d)", ErrNotFound, target, code), true
+		return a
+	case noRedirect && isRedirect(code):
+		a.err = &redirectAnswer{location: resp.Header.Get("Location"), req: resp.Request.URL}
+		return a
+	case code == http.StatusTooManyRequests || code >= 500:
+		a.err, a.retry = fail(code, errors.New(http.StatusText(code))), true
+		a.after = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		return a
+	case code != http.StatusOK:
+		a.err = fail(code, errors.New(http.StatusText(code)))
+		return a
 	case resp.ContentLength > s.maxSize:
-		return nil, fail(resp.StatusCode, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, resp.ContentLength, s.maxSize))
+		a.err = fail(code, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, resp.ContentLength, s.maxSize))
+		return a
 	}
 
+	done := s.reportProgress(target, local, resp.ContentLength, &received)
+	defer done()
 	body := bufio.NewReaderSize(&countingReader{resp.Body, &received}, 64<<10)
 	// A server that answers 200 with an HTML page must not poison the cache.
-	head, _ := body.Peek(len(pMODULE))
+	head, perr := body.Peek(len(pMODULE))
 	if !bytes.Equal(head, pMODULE) {
-		return nil, fail(resp.StatusCode, errors.New("response is not a Breakpad symbol file (no MODULE line)"))
+		if perr != nil && perr != io.EOF { // cut off, not a short page
+			return failed(resp.StatusCode, perr, false)
+		}
+		a.err = fail(resp.StatusCode, errors.New("response is not a Breakpad symbol file (no MODULE line)"))
+		return a
 	}
 	tmp, err := s.createPartial()
 	if err != nil {
-		return nil, fail(0, fmt.Errorf("cache: %w", err))
+		a.err = fail(0, fmt.Errorf("cache: %w", err))
+		return a
 	}
 	committed := false
 	defer func() {
@@ -398,13 +569,15 @@ func (s *HTTPSupplier) download(base *url.URL, rel, local string) (*File, error)
 	}()
 	n, err := io.Copy(tmp, io.LimitReader(body, s.maxSize+1))
 	if err != nil {
-		return nil, fail(resp.StatusCode, serverFailed(err, false))
+		return failed(resp.StatusCode, err, false)
 	}
 	if n > s.maxSize {
-		return nil, fail(resp.StatusCode, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, s.maxSize))
+		a.err = fail(resp.StatusCode, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, s.maxSize))
+		return a
 	}
 	if err := tmp.Close(); err != nil {
-		return nil, fail(0, fmt.Errorf("cache: %w", err))
+		a.err = fail(0, fmt.Errorf("cache: %w", err))
+		return a
 	}
 	f, err := openCorrupt(nil, tmp.Name()) // in memory: the index is keyed to the cached path
 	if err != nil {
@@ -416,25 +589,30 @@ func (s *HTTPSupplier) download(base *url.URL, rel, local string) (*File, error)
 		if ce, ok := err.(*CorruptError); ok {
 			ce.File = target
 		}
-		return f, err
+		a.file, a.err = f, err
+		return a
 	}
 	if err := os.MkdirAll(filepath.Dir(local), 0o755); err != nil {
 		f.Close()
-		return nil, fail(0, fmt.Errorf("cache: %w", err))
+		a.err = fail(0, fmt.Errorf("cache: %w", err))
+		return a
 	}
 	removeOldDownloads(filepath.Dir(local))
 	if err := os.Rename(tmp.Name(), local); err != nil {
 		f.Close()
-		return nil, fail(0, fmt.Errorf("cache: %w", err))
+		a.err = fail(0, fmt.Errorf("cache: %w", err))
+		return a
 	}
 	committed = true
 	f.name = local
 	if s.index != nil {
 		// Served through the index from now on, as a cached file is.
 		f.Close()
-		return openCorrupt(s.index, local)
+		a.file, a.err = openCorrupt(s.index, local)
+		return a
 	}
-	return f, nil
+	a.file = f
+	return a
 }
 
 // partialDirName is the directory, under the cache directory, where

@@ -140,7 +140,7 @@ func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
 		if len(up) == 0 {
 			return nil, fmt.Errorf("%w: no symbol server left", symfile.ErrNotFound)
 		}
-		opts := []symfile.HTTPOption{symfile.WithTimeout(o.symbolServer.timeout), symfile.WithIndex(index), o.limits.downloadLimit()}
+		opts := append(o.symbolServer.httpOptions(), symfile.WithIndex(index), o.limits.downloadLimit())
 		if total > 0 {
 			opts = append(opts, symfile.WithTotalTimeout(total))
 		}

@@ -274,6 +274,7 @@ func TestBatchPanicAndTimeout(t *testing.T) {
 	var stderr bytes.Buffer
 	var out bytes.Buffer
 	b := &batchFlags{jobs: 2, timeout: 200 * time.Millisecond, examples: 3, progress: "never", top: 5}
+	b.o.symbolServer.addFlags(pflag.NewFlagSet("symbols", pflag.ContinueOnError)) // their defaults
 	b.o.symbolServer.timeout = time.Second
 	b.o.limits.addFlags(pflag.NewFlagSet("limits", pflag.ContinueOnError)) // their defaults
 	if err := b.check(&stderr); err != nil {

@@ -198,7 +198,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 func runWithStdin(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{stdin: stdin}
 	status := exitOK
-	cmd := newCommand(o, flagGroups(), stdout, stderr, &status)
+	groups := flagGroups()
+	setStderr(groups, stderr) // the --verbose log (rustflags.go)
+	cmd := newCommand(o, groups, stdout, stderr, &status)
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %v\n", err)

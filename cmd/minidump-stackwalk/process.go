@@ -54,7 +54,9 @@ func processInput(o *options, group flagGroup, d *stackwalk.Dump, stdout, stderr
 			fmt.Fprintf(stderr, "minidump-stackwalk: %s: %s\n", o.dumpPath, w)
 		}
 	}
-	st, err := d.Process(o.symbolSupplier(stderr), o.budgeted(o.processorOptions(), group)) // limits.go
+	sup, downloaded := o.walkSymbols(d, stderr)                        // prefetch, progress (symbolprogress.go)
+	st, err := d.Process(sup, o.budgeted(o.processorOptions(), group)) // limits.go
+	downloaded()
 	in := &input{Path: o.dumpPath, SymbolPaths: o.symbolPaths, State: st}
 	if err != nil && d.Kind == stackwalk.KindMicrodump {
 		// Breakpad's microdump_stackwalk prints no report then.

@@ -2,7 +2,7 @@ package main
 
 // rust-minidump's flags that select no output: accepted with its meaning
 // where ours has one, and said to change nothing where our design needs
-// none (--symbols-tmp, --no-color), so that scripts written for
+// none (--symbols-tmp), so that scripts written for
 // rust-minidump run unchanged. --dump and --use-local-debuginfo live with
 // their features.
 
@@ -30,8 +30,8 @@ func (c *compatFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.symbolsTmp, "symbols-tmp", "",
 		"accepted for rust-minidump's scripts; changes nothing: downloads are written to a temp file\n"+
 			"inside --symbols-cache and renamed into place, so no separate temp `DIR` is needed")
-	fs.BoolVar(&c.noColor, "no-color", false, "accepted for rust-minidump's scripts; our output has no colors")
-	fs.BoolVar(&c.noInteractive, "no-interactive", false, "never show progress, even on a terminal")
+	fs.BoolVar(&c.noColor, "no-color", false, "our output has no colors; the download progress line is cleared without escape codes")
+	fs.BoolVar(&c.noInteractive, "no-interactive", false, "never show the download progress line, even on a terminal")
 	fs.BoolVar(&c.recoverArgs, "recover-function-args", false,
 		"accepted for rust-minidump's scripts; changes nothing: rust-minidump shows recovered\n"+
 			"arguments only in its own human format, which we do not print")

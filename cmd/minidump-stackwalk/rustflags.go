@@ -38,6 +38,19 @@ type rustFlags struct {
 
 	fs *pflag.FlagSet
 	o  *options
+	// stderr is run()'s stderr, where the --verbose log goes without
+	// --log-file (nil: the log is discarded; never the process's own
+	// stderr, so that tests and embedders capture it).
+	stderr io.Writer
+}
+
+// setStderr gives the groups that write diagnostics run()'s stderr.
+func setStderr(groups []flagGroup, stderr io.Writer) {
+	for _, g := range groups {
+		if r, ok := g.(*rustFlags); ok {
+			r.stderr = stderr
+		}
+	}
 }
 
 // levelTrace is below slog's Debug, for rust-minidump's "trace".
@@ -159,7 +172,10 @@ func (r *rustFlags) logger(w io.Writer) *slog.Logger {
 // Write prints the selected outputs: JSON, human, or both (--cyborg), to
 // stdout or --output-file.
 func (r *rustFlags) Write(w io.Writer, in *input) error {
-	logOut := io.Writer(os.Stderr)
+	logOut := r.stderr
+	if logOut == nil {
+		logOut = io.Discard
+	}
 	if r.logFile != "" {
 		f, err := os.Create(r.logFile)
 		if err != nil {
@@ -242,8 +258,8 @@ func writeFailure(group flagGroup, stdout io.Writer, in *input) {
 		return
 	}
 	in.NoText = true // no human report for a failed dump
-	if werr := r.Write(stdout, in); werr != nil {
-		fmt.Fprintf(os.Stderr, "minidump-stackwalk: writing output: %v\n", werr)
+	if werr := r.Write(stdout, in); werr != nil && r.stderr != nil {
+		fmt.Fprintf(r.stderr, "minidump-stackwalk: writing output: %v\n", werr)
 	}
 }
 

@@ -116,13 +116,20 @@ func TestRustFlagsOutputs(t *testing.T) {
 	}
 
 	// --verbose logs to stderr at the chosen level; off and the default are quiet.
-	quiet := captureStderr(t, func() { runArgs("--json", dump) })
-	info := captureStderr(t, func() { runArgs("--json", "--verbose=info", dump) })
-	off := captureStderr(t, func() { runArgs("--json", "--verbose=off", dump) })
-	trace := captureStderr(t, func() { runArgs("--json", "--verbose=trace", dump, syms) })
+	// It goes to run()'s stderr, never the process's own.
+	var quiet, info, off, trace string
+	process := captureStderr(t, func() {
+		_, _, quiet = runArgs("--json", dump)
+		_, _, info = runArgs("--json", "--verbose=info", dump)
+		_, _, off = runArgs("--json", "--verbose=off", dump)
+		_, _, trace = runArgs("--json", "--verbose=trace", dump, syms)
+	})
 	if quiet != "" || off != "" || !strings.Contains(info, "level=INFO") || strings.Contains(info, "level=DEBUG") ||
 		!strings.Contains(trace, "level=DEBUG") {
 		t.Errorf("--verbose: default %q, off %q, info %q, trace %q", quiet, off, info, trace)
+	}
+	if process != "" {
+		t.Errorf("written to the process's stderr: %q", process)
 	}
 
 	logFile := filepath.Join(dir, "log.txt")
@@ -140,8 +147,8 @@ func TestRustFlagsOutputs(t *testing.T) {
 	}
 }
 
-// captureStderr returns what fn writes to os.Stderr (where the logger of
-// --verbose writes).
+// captureStderr returns what fn writes to the process's os.Stderr, which
+// run() must never write to.
 func captureStderr(t *testing.T, fn func()) string {
 	t.Helper()
 	r, w, err := os.Pipe()

@@ -19,12 +19,30 @@ import (
 )
 
 // symbolServerFlags are --symbols-url, --symbols-cache,
-// --symbol-download-timeout and --symbols-total-timeout.
+// --symbol-download-timeout, --symbols-total-timeout, --symbols-miss-ttl,
+// --symbols-retries and --symbols-download-jobs.
 type symbolServerFlags struct {
 	urls    []string
 	cache   string
 	timeout time.Duration
 	total   time.Duration
+	missTTL time.Duration
+	retries int
+	jobs    int
+}
+
+// Bounds of the flags that size the downloads.
+const (
+	maxDownloadJobs = 64
+	maxRetries      = 10
+)
+
+// httpOptions are the supplier options the flags select.
+func (f *symbolServerFlags) httpOptions() []symfile.HTTPOption {
+	retry := symfile.DefaultRetry
+	retry.Retries = f.retries
+	return []symfile.HTTPOption{symfile.WithTimeout(f.timeout), symfile.WithMissTTL(f.missTTL),
+		symfile.WithRetry(retry), symfile.WithDownloadJobs(f.jobs)}
 }
 
 // defaultSymbolCache is os.UserCacheDir()/minidump-stackwalk/symbols, or ""
@@ -46,6 +64,15 @@ func (f *symbolServerFlags) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.timeout, "symbol-download-timeout", symfile.DefaultDownloadTimeout, "bound on each symbol download, for example 30s or 2m")
 	fs.DurationVar(&f.total, "symbols-total-timeout", symfile.DefaultTotalTimeout, "bound on all symbol downloads together (then modules are walked without\n"+
 		"their symbols, with a warning), for example 10m; 0: no bound")
+	fs.DurationVar(&f.missTTL, "symbols-miss-ttl", symfile.DefaultMissTTL,
+		"how long a server's \"not found\" (HTTP 404, 410) is remembered in --symbols-cache, so\n"+
+			"later runs do not ask again; 0: not remembered")
+	fs.IntVar(&f.retries, "symbols-retries", symfile.DefaultRetry.Retries,
+		"retries of a download that failed for a passing reason (HTTP 5xx, 429, a timeout, a reset\n"+
+			"connection), with exponential backoff; never for a 404")
+	fs.IntVar(&f.jobs, "symbols-download-jobs", symfile.DefaultDownloadJobs,
+		"symbol files downloaded at once: a dump's modules are fetched ahead of its walk (in\n"+
+			"batch, each worker downloads one file at a time and --jobs bounds them)")
 }
 
 // isSymbolURL reports whether a symbol path names a symbol server.
@@ -68,6 +95,15 @@ func (f *symbolServerFlags) check(o *options) error {
 	}
 	if f.total < 0 {
 		return fmt.Errorf("--symbols-total-timeout %v: want a positive duration, or 0 for no bound", f.total)
+	}
+	if f.missTTL < 0 {
+		return fmt.Errorf("--symbols-miss-ttl %v: want a positive duration, or 0 to not remember misses", f.missTTL)
+	}
+	if f.retries < 0 || f.retries > maxRetries {
+		return fmt.Errorf("--symbols-retries %d: want 0 to %d", f.retries, maxRetries)
+	}
+	if f.jobs < 1 || f.jobs > maxDownloadJobs {
+		return fmt.Errorf("--symbols-download-jobs %d: want 1 to %d", f.jobs, maxDownloadJobs)
 	}
 	_, urls := splitSymbolPaths(o.symbolPaths)
 	if len(urls) == 0 {
@@ -99,6 +135,12 @@ func splitSymbolPaths(paths []string) (local, urls []string) {
 // are printed on stderr as warnings (the module is then walked without
 // symbols). It is nil when there are no symbol paths.
 func (o *options) symbolSupplier(stderr io.Writer) symfile.Supplier {
+	return o.symbolSupplierWith(stderr, nil)
+}
+
+// symbolSupplierWith is symbolSupplier with the symbol servers' downloads
+// reported to progress (nil: not reported).
+func (o *options) symbolSupplierWith(stderr io.Writer, progress func(symfile.DownloadProgress)) symfile.Supplier {
 	local, urls := splitSymbolPaths(o.symbolPaths)
 	var chain symfile.ChainSupplier
 	index := o.index.indexDir(stderr)
@@ -113,9 +155,13 @@ func (o *options) symbolSupplier(stderr io.Writer) symfile.Supplier {
 		chain = append(chain, dir)
 	}
 	if len(urls) > 0 {
-		hs, err := symfile.NewHTTPSupplier(urls, o.symbolServer.cache, symfile.WithTimeout(o.symbolServer.timeout),
-			symfile.WithTotalTimeout(o.symbolServer.total), symfile.WithIndex(index), symfile.WithTrace(o.lookups.traceFunc()),
+		opts := append(o.symbolServer.httpOptions(), symfile.WithTotalTimeout(o.symbolServer.total),
+			symfile.WithIndex(index), symfile.WithTrace(o.lookups.traceFunc()),
 			o.limits.downloadLimit()) // limits.go
+		if progress != nil {
+			opts = append(opts, symfile.WithProgress(progress))
+		}
+		hs, err := symfile.NewHTTPSupplier(urls, o.symbolServer.cache, opts...)
 		if err != nil { // check() has accepted these; say so should it happen anyway
 			fmt.Fprintf(stderr, "minidump-stackwalk: warning: symbol servers not used: %v\n", err)
 		} else {
@@ -141,14 +187,27 @@ func (o *options) symbolSupplier(stderr io.Writer) symfile.Supplier {
 	return sup
 }
 
+// Prefetch passes a prefetch on to the supplier it wraps (symfile's
+// ChainSupplier or HTTPSupplier); its answers, warnings included, come
+// when the walk asks.
+func (s *warningSupplier) Prefetch(mods []symfile.ModuleKey) {
+	if p, ok := s.sup.(prefetcher); ok {
+		p.Prefetch(mods)
+	}
+}
+
 // warningSupplier prints, once per module, the errors of a supplier that
 // are neither "not found" nor a corrupt file: failed downloads.
 type warningSupplier struct {
 	sup symfile.Supplier
 	w   io.Writer
 
-	mu     sync.Mutex // guards warned and serializes writes to w
+	mu     sync.Mutex // guards warned, down and serializes writes to w
 	warned map[symfile.ModuleKey]bool
+	// down records the servers already named in a warning as not asked
+	// again: with downloads in parallel several modules can see the
+	// failure that put a server down, and it is told once.
+	down map[string]bool
 }
 
 // Symbols implements symfile.Supplier.
@@ -162,9 +221,16 @@ func (s *warningSupplier) Symbols(m symfile.ModuleKey) (*symfile.File, error) {
 		}
 		s.warned[m] = true
 		for _, e := range joined(err) {
-			// A server already found unreachable was named in an earlier warning.
-			if errors.Is(e, symfile.ErrServerDown) {
-				continue
+			// A server found unreachable or too slow is named once.
+			var de *symfile.DownloadError
+			if errors.As(e, &de) && de.ServerDown {
+				if s.down[de.Server] {
+					continue
+				}
+				if s.down == nil {
+					s.down = map[string]bool{}
+				}
+				s.down[de.Server] = true
 			}
 			for _, line := range strings.Split(e.Error(), "\n") {
 				fmt.Fprintf(s.w, "minidump-stackwalk: warning: symbols of %s: %s\n", moduleName(m), line)

@@ -69,9 +69,10 @@ func TestSymbolServerWalkEqualsLocal(t *testing.T) {
 		})
 	}
 	before := requests()
-	// With the cache filled, a closed server is not missed.
+	// With the cache filled, a closed server is not missed. One job: only
+	// the module the walk needs is asked for (no prefetch).
 	cache := t.TempDir()
-	if _, _, status := runCLI("--symbols-cache", cache, dump, url); status != exitOK {
+	if _, _, status := runCLI("--symbols-download-jobs", "1", "--symbols-cache", cache, dump, url); status != exitOK {
 		t.Fatal(status)
 	}
 	srv.Close()
@@ -94,7 +95,8 @@ func TestSymbolServerFailureIsAWarning(t *testing.T) {
 		http.Error(w, "maintenance", http.StatusServiceUnavailable)
 	}))
 	defer srv.Close()
-	got, gotErr, status := runCLI("--symbols-cache", t.TempDir(), dump, srv.URL)
+	// No retries: they are symfile's tests' business, and take seconds.
+	got, gotErr, status := runCLI("--symbols-retries", "0", "--symbols-cache", t.TempDir(), dump, srv.URL)
 	want, _, _ := runCLI(dump, t.TempDir()) // a symbol path without the module's symbols
 	if status != exitOK {
 		t.Errorf("status %d", status)
@@ -124,6 +126,12 @@ func TestSymbolServerUsageErrors(t *testing.T) {
 		{"--symbol-download-timeout", "0s", dump},
 		{"--symbol-download-timeout", "soon", dump},
 		{"--symbols-total-timeout", "-1s", dump},
+		{"--symbols-miss-ttl", "-1h", dump},
+		{"--symbols-miss-ttl", "forever", dump},
+		{"--symbols-retries", "-1", dump},
+		{"--symbols-retries", "11", dump},
+		{"--symbols-download-jobs", "0", dump},
+		{"--symbols-download-jobs", "65", dump},
 	} {
 		if _, errOut, status := runCLI(args...); status != exitUsage {
 			t.Errorf("%q: status %d, want %d (%s)", args, status, exitUsage, errOut)
