@@ -226,14 +226,14 @@ func scan(w *walker.Walker, start uint32, words int) (loc, ip uint32, ok bool) {
 
 // scanCaller scans for the return address of callee's caller: Breakpad's
 // scan, or outside Breakpad mode the same candidates chosen by their call
-// sites when the dump holds code (retaddr.ScanByCallSite). rule says how
+// sites when the dump holds code (retaddr.Scan). rule says how
 // the word was chosen.
 func scanCaller(w *walker.Walker, callee *walker.Frame, start uint32, words int, breakpad bool) (loc, ip uint32, rule walker.Rule, ok bool) {
 	if breakpad {
 		loc, ip, ok = scan(w, start, words)
 		return loc, ip, walker.RuleScan, ok
 	}
-	l, v, ok := retaddr.ScanByCallSite(w, callee, uint64(start), words, 4)
+	l, v, ok := retaddr.Scan(w, callee, uint64(start), words, ^uint64(0), scanArch, 0)
 	if !ok {
 		return 0, 0, walker.RuleNone, false
 	}
