@@ -64,6 +64,18 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	var f *walker.Frame
 	if rules, ok := w.CFIRules(last); ok {
 		f = w.Tried(walker.RuleCFI, byCFI(w, last, rules))
+		if !w.Breakpad() && (f == nil || cannotBeCaller(w, f, last)) {
+			// A realigned frame's CFA is a DWARF expression dump_syms
+			// cannot write: its rows name a register (r10, r13) the
+			// caller does not know.
+			if d := w.Tried(walker.RuleRealigned, byDRAP(w, last)); d != nil {
+				if f != nil {
+					ip, _ := f.Context.IP()
+					w.Reject(walker.RuleCFI, "CFI's caller (rip %#x) cannot be one", ip)
+				}
+				f = d
+			}
+		}
 	} else {
 		w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
 	}

@@ -9,5 +9,9 @@
 // (retaddr.Scan). It also reads a prologue at frame 0 (entry.go),
 // returns from a frameless frame 0 through [rsp] when the code confirms it
 // (byFramelessLeaf), and, above glibc's sigreturn trampoline, recovers the
-// interrupted frame from the kernel's signal frame (signal.go).
+// interrupted frame from the kernel's signal frame (signal.go). Where CFI
+// gives no caller for a function that realigned its stack through a DRAP
+// register (its CFA `$r10` or `$r13`, which the caller does not know), the
+// caller's rsp is the saved DRAP value below the frame record, checked by
+// the return address's copy (realign.go).
 package amd64
