@@ -24,6 +24,9 @@ const (
 	CallIndirect
 )
 
+// isCall reports whether a call instruction ends at the address.
+func (k CallKind) isCall() bool { return k == CallDirect || k == CallIndirect }
+
 func (k CallKind) String() string {
 	switch k {
 	case NotCall:
@@ -47,7 +50,11 @@ type CallSite struct {
 // saved on the stack: on ARM with the Thumb bit of the caller's code, on
 // arm64 with pointer-authentication bits already cleared.
 func ClassifyCallSite(w *walker.Walker, arch minidump.Arch, ra uint64) CallSite {
-	set := isaOf(arch).desc()
+	return isaOf(arch).desc().callSite(w, ra)
+}
+
+// callSite is ClassifyCallSite in instruction set s.
+func (set *instrSet) callSite(w *walker.Walker, ra uint64) CallSite {
 	if set.decode == nil || !w.HasCode() {
 		return CallSite{}
 	}

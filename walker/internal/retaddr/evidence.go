@@ -49,7 +49,7 @@ func (c *Candidate) Call() Verdict {
 // when they do not (symbolObjection).
 func (c *Candidate) SymbolObjection() string {
 	if !c.symDone {
-		c.symbol, c.symDone = symbolObjection(c.w, c.RA, c.set.callOffset, c.mask), true
+		c.symbol, c.symDone = symbolObjection(c.w, c.RA, c.set, c.mask), true
 	}
 	return c.symbol
 }
@@ -88,35 +88,63 @@ func decide(c *Candidate, checks Checks) bool {
 	return checks&CheckCFI == 0 || c.CFIConsistent()
 }
 
-// symbolObjection is why ra cannot be a return address by the symbols,
-// beyond Breakpad's test (in a module and, with symbols, in a function),
-// or "": ra is the start of a function (a function pointer, as the
-// comparator qsort keeps on the stack), or only a PUBLIC name lies near,
-// or (ARM) that PUBLIC's instruction set is not ra's. callOffset is how
-// far before ra the call instruction lies.
-func symbolObjection(w *walker.Walker, ra uint64, callOffset uint64, mask uint64) string {
-	addr := ra &^ 1 & mask
-	if addr < callOffset {
+// maxInitReturn bounds a return address's offset into _init: the
+// crti/crtn code of every supported architecture calls at most once, with
+// the return address 0x8 (arm), 0x10 (arm64), 0x12 (amd64) or 0x1b (i386)
+// bytes in (0x16 behind an endbr64). Past that lies the section's padding
+// and the PLT, which a PUBLIC _init names up to the next symbol.
+const maxInitReturn = 0x20
+
+// symbolObjection is why the symbols (and the program's entry point) say
+// ra cannot be a return address, beyond Breakpad's test (in a module and,
+// with symbols, in a function), or "". It needs no code:
+//   - ra is a function's first byte (a function pointer, as the
+//     comparator qsort keeps on the stack; _start's entry), unless the
+//     FUNC before it ends right there and the dump's code shows a call
+//     ending at ra (a call to a noreturn function as its last
+//     instruction), or the program's entry point (Env.EntryPoint);
+//   - the call before ra would lie in _fini, which calls nothing, or in
+//     _init past its code (maxInitReturn), or farther than MaxPublicOffset
+//     from the PUBLIC symbol that names it (data after the last function:
+//     static binaries' "_fini + 0x1f87a");
+//   - on ARM, that PUBLIC's instruction set (its Thumb bit) is not ra's.
+func symbolObjection(w *walker.Walker, ra uint64, set *instrSet, mask uint64) string {
+	addr := ra &^ set.thumbBit & mask
+	if addr < set.callOffset {
 		return "below the first call"
+	}
+	if e := w.Env.EntryPoint; e != 0 && addr == e&^set.thumbBit&mask {
+		return "the program's entry point"
 	}
 	at := &walker.Frame{Instruction: addr}
 	w.Symbolize(at, false)
 	if at.Module == nil {
 		return "in no module"
 	}
-	if at.Function != "" && at.FunctionBase&^1 == addr {
-		return "the first byte of " + at.Function
+	callAddr := (addr - set.callOffset) & mask
+	if at.Function != "" && at.FunctionBase&^set.thumbBit == addr {
+		before, ok := w.FunctionAt(callAddr)
+		if !ok || before.Public || before.End() != addr || !set.callSite(w, ra).Kind.isCall() {
+			return "the first byte of " + at.Function
+		}
 	}
-	call := &walker.Frame{Instruction: (addr - callOffset) & mask}
-	w.Symbolize(call, false)
-	if call.Function != "" && call.IsPublic && call.Instruction-call.FunctionBase > MaxPublicOffset {
-		return "too far past the PUBLIC symbol " + call.Function
+	call, ok := w.FunctionAt(callAddr)
+	if !ok || !call.Public {
+		return ""
+	}
+	switch off := callAddr - call.Base; {
+	case off > MaxPublicOffset:
+		return "too far past the PUBLIC symbol " + call.Name
+	case call.Name == "_fini":
+		return "in _fini, which calls nothing"
+	case call.Name == "_init" && addr-call.Base&^set.thumbBit > maxInitReturn:
+		return "past _init's code"
 	}
 	// On ARM a PUBLIC symbol's address carries the Thumb bit of its
 	// function, and a return address the instruction set of its caller:
 	// the two must agree.
-	if mask == 0xffffffff && call.Function != "" && call.IsPublic && call.FunctionBase&1 != ra&1 {
-		return "in the other instruction set than the PUBLIC symbol " + call.Function
+	if set.thumbBit != 0 && call.Base&set.thumbBit != ra&set.thumbBit {
+		return "in the other instruction set than the PUBLIC symbol " + call.Name
 	}
 	return ""
 }

@@ -16,7 +16,21 @@ const MaxPublicOffset = 0x10000
 // before ra the call instruction lies (2 on ARM, which clears the Thumb
 // bit first; 4 on arm64).
 func Plausible(w *walker.Walker, ra uint64, callOffset uint64, mask uint64) bool {
-	return symbolObjection(w, ra, callOffset, mask) == ""
+	return symbolObjection(w, ra, setFor(callOffset, mask), mask) == ""
+}
+
+// setFor is the instruction set whose return addresses lie callOffset
+// bytes after their calls, with words of mask's width.
+func setFor(callOffset, mask uint64) *instrSet {
+	switch {
+	case callOffset == 2:
+		return isaARM.desc()
+	case callOffset == 4:
+		return isaARM64.desc()
+	case mask == 0xffffffff:
+		return isaX86.desc()
+	}
+	return isaAMD64.desc()
 }
 
 // ScanRule names the rule by which a scan chose ra as callee's return
