@@ -224,11 +224,21 @@ func bySimulatingReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RuleLeafReturn, ArchState: &state{rawRBP: rawRBP(last)}}
 }
 
+// checks is what the scan requires of a candidate beyond Breakpad's test:
+// outside Breakpad mode, that no symbol rules it out (a function's first
+// byte, _init's padding, _fini, the entry point).
+func checks(w *walker.Walker) retaddr.Checks {
+	if w.Breakpad() {
+		return 0
+	}
+	return retaddr.CheckSymbols
+}
+
 func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	sp, _ := last.Context.SP()
 	// Breakpad's scan; when the dump holds code (never in Breakpad's
 	// modes), the candidates are chosen by their call sites.
-	loc, ip, ok := retaddr.Scan(w, last, sp, walker.ScanWords(last), ^uint64(0), scanArch, 0)
+	loc, ip, ok := retaddr.Scan(w, last, sp, walker.ScanWords(last), ^uint64(0), scanArch, checks(w))
 	if !ok {
 		w.Reject(walker.RuleScan, "no candidate from %#x", sp)
 		return nil
@@ -253,5 +263,5 @@ func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	if v, ok := ctx.Index(minidump.AMD64RBP); ok {
 		st.rawRBP = v
 	}
-	return &walker.Frame{Context: ctx, Trust: walker.TrustScan, Rule: retaddr.ScanRule(w, last, ip, false), ArchState: st}
+	return &walker.Frame{Context: ctx, Trust: walker.TrustScan, Rule: retaddr.ScanRule(w, last, ip, !w.Breakpad()), ArchState: st}
 }

@@ -225,19 +225,20 @@ func scan(w *walker.Walker, start uint32, words int) (loc, ip uint32, ok bool) {
 }
 
 // scanCaller scans for the return address of callee's caller: Breakpad's
-// scan, or outside Breakpad mode the same candidates chosen by their call
-// sites when the dump holds code (retaddr.Scan). rule says how
-// the word was chosen.
+// scan, or outside Breakpad mode its candidates less those the symbols
+// rule out (retaddr.CheckSymbols: a function's first byte, _init's
+// padding, _fini, the entry point), chosen by their call sites when the
+// dump holds code (retaddr.Scan). rule says how the word was chosen.
 func scanCaller(w *walker.Walker, callee *walker.Frame, start uint32, words int, breakpad bool) (loc, ip uint32, rule walker.Rule, ok bool) {
 	if breakpad {
 		loc, ip, ok = scan(w, start, words)
 		return loc, ip, walker.RuleScan, ok
 	}
-	l, v, ok := retaddr.Scan(w, callee, uint64(start), words, ^uint64(0), scanArch, 0)
+	l, v, ok := retaddr.Scan(w, callee, uint64(start), words, ^uint64(0), scanArch, retaddr.CheckSymbols)
 	if !ok {
 		return 0, 0, walker.RuleNone, false
 	}
-	return uint32(l), uint32(v), retaddr.ScanRule(w, callee, v, false), true
+	return uint32(l), uint32(v), retaddr.ScanRule(w, callee, v, true), true
 }
 
 func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, scanAllowed, breakpad bool) *walker.Frame {

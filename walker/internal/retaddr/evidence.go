@@ -80,13 +80,24 @@ const (
 )
 
 // decide is the one judgement of a candidate's evidence beyond its call
-// site, which pick weighs: every check in checks must pass.
-func decide(c *Candidate, checks Checks) bool {
-	if checks&CheckSymbols != 0 && c.SymbolObjection() != "" {
-		return false
+// site, which pick weighs: every check in checks must pass. A candidate
+// that fails gets why, for the walk's trace.
+func decide(c *Candidate, checks Checks) (ok bool, why string) {
+	if checks&CheckSymbols != 0 {
+		if o := c.SymbolObjection(); o != "" {
+			return false, SymbolsReject + o
+		}
 	}
-	return checks&CheckCFI == 0 || c.CFIConsistent()
+	if checks&CheckCFI != 0 && !c.CFIConsistent() {
+		return false, "its own CFI unwinds to no plausible caller"
+	}
+	return true, ""
 }
+
+// SymbolsReject starts the trace note of a candidate the symbols rule out
+// (walker.RuleScanChecked: "word at L = RA: symbols: WHY"): tests find
+// there the reason a scan passed over a word Breakpad takes.
+const SymbolsReject = "symbols: "
 
 // maxInitReturn bounds a return address's offset into _init: the
 // crti/crtn code of every supported architecture calls at most once, with

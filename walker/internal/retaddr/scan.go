@@ -76,9 +76,9 @@ type pick struct {
 func (p *pick) offer(c *Candidate, checks Checks) (done bool) {
 	w := c.w
 	if !p.useCode {
-		if !decide(c, checks) {
+		if ok, why := decide(c, checks); !ok {
 			if w.Tracing() {
-				w.Reject(walker.RuleScanChecked, "word at %#x = %#x: fails the symbol or CFI checks", c.Loc, c.RA)
+				w.Reject(walker.RuleScanChecked, "word at %#x = %#x: %s", c.Loc, c.RA, why)
 			}
 			return false
 		}
@@ -97,9 +97,10 @@ func (p *pick) offer(c *Candidate, checks Checks) (done bool) {
 			w.Reject(walker.RuleScanCallSite, "word at %#x = %#x: call site %s, the earlier candidate at %#x stays", c.Loc, c.RA, v, p.loc)
 		}
 		return false
-	case !decide(c, checks):
+	}
+	if ok, why := decide(c, checks); !ok {
 		if w.Tracing() {
-			w.Reject(walker.RuleScanChecked, "word at %#x = %#x: fails the symbol or CFI checks", c.Loc, c.RA)
+			w.Reject(walker.RuleScanChecked, "word at %#x = %#x: %s", c.Loc, c.RA, why)
 		}
 		return false
 	}
@@ -138,7 +139,10 @@ func confirmedBeyond(w *walker.Walker, callee *walker.Frame, start uint64, words
 			break
 		}
 		c := newCandidate(w, callee, a, mask, l, v)
-		if !c.InFunction() || c.Call() != Confirmed || !decide(c, checks) {
+		if !c.InFunction() || c.Call() != Confirmed {
+			continue
+		}
+		if ok, _ := decide(c, checks); !ok {
 			continue
 		}
 		w.Found("word at %#x = %#x, past the %d-word window: a direct call to %s precedes it", l, c.RA, words, callee.Function)
@@ -176,7 +180,10 @@ func wordBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uint64, 
 			break
 		}
 		c := newCandidate(w, callee, a, mask, l, v)
-		if c.InFunction() && match(c) && decide(c, CheckSymbols|CheckCFI) {
+		if !c.InFunction() || !match(c) {
+			continue
+		}
+		if ok, _ := decide(c, CheckSymbols|CheckCFI); ok {
 			return true
 		}
 	}
