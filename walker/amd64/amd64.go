@@ -86,6 +86,14 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		}
 	}
 	windows := w.Env.OS == "windows"
+	if f == nil && !w.Breakpad() && !windows && last.Function != "" {
+		// Without CFI (dump_syms may leave a realigning function's rows
+		// out) the same evidence tells a realigned frame's record; only
+		// in a function the symbols name (the frame pointer of code
+		// without symbols, a vDSO trampoline's, may be an earlier
+		// frame's).
+		f = w.Tried(walker.RuleRealigned, byDRAP(w, last))
+	}
 	if f == nil && windows && last.Trust == walker.TrustContext {
 		f = w.Tried(walker.RuleLeafReturn, bySimulatingReturn(w, last))
 	}

@@ -2,6 +2,7 @@ package amd64_test
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
@@ -18,7 +19,7 @@ import (
 // address right below that. The caller gets that rsp, the record's rbp and
 // rule realigned_frame; its own CFI then finds the next caller. Without
 // the original below the saved word, or in Breakpad mode, no frame is
-// realigned.
+// realigned. Without realigned's CFI rows the same evidence decides.
 func TestRealignedFrame(t *testing.T) {
 	const (
 		leafRA  = mod1Base + 0x2040 // in realigned, after its call of leaf
@@ -32,7 +33,8 @@ func TestRealignedFrame(t *testing.T) {
 		"STACK CFI INIT 1000 100 .cfa: $rsp 8 + .ra: .cfa -8 + ^\n" +
 		"STACK CFI INIT 2000 100 .cfa: $rsp 8 + .ra: .cfa -8 + ^\nSTACK CFI 2005 .cfa: $r10 0 +\n" +
 		"STACK CFI INIT 3000 100 .cfa: $rsp 16 + .ra: .cfa -8 + ^\n"
-	walk := func(original uint64, mode walker.Mode) []*walker.Frame {
+	noRows := strings.Replace(syms, "STACK CFI INIT 2000 100 .cfa: $rsp 8 + .ra: .cfa -8 + ^\nSTACK CFI 2005 .cfa: $r10 0 +\n", "", 1)
+	walkWith := func(syms string, original uint64, mode walker.Mode) []*walker.Frame {
 		data := make([]byte, 0x400)
 		put := func(at, v uint64) { binary.LittleEndian.PutUint64(data[at-codeStack:], v) }
 		put(codeStack, leafRA)      // leaf's return address
@@ -53,18 +55,22 @@ func TestRealignedFrame(t *testing.T) {
 		}
 		return walker.Walk(env, amd64.New(), ctx).Frames
 	}
-	fs := walk(outerRA, walker.Extended)
-	if len(fs) < 4 {
-		t.Fatalf("%d frames, want leaf, realigned, outer, top", len(fs))
-	}
-	f := fs[2]
-	sp, _ := f.Context.SP()
-	fp, _ := f.Context.Index(minidump.AMD64RBP)
-	if f.Function != "outer" || f.Rule != walker.RuleRealigned || sp != cfa || fp != callerR {
-		t.Errorf("frame 2: %q rule %v rsp %#x rbp %#x, want outer, realigned_frame, rsp %#x rbp %#x", f.Function, f.Rule, sp, fp, uint64(cfa), uint64(callerR))
-	}
-	if fs[3].Function != "top" || fs[3].Rule != walker.RuleCFI {
-		t.Errorf("frame 3: %q rule %v, want top by outer's CFI", fs[3].Function, fs[3].Rule)
+	walk := func(original uint64, mode walker.Mode) []*walker.Frame { return walkWith(syms, original, mode) }
+	// With realigned's rows (CFA $r10) and without them.
+	for _, s := range []string{syms, noRows} {
+		fs := walkWith(s, outerRA, walker.Extended)
+		if len(fs) < 4 {
+			t.Fatalf("%d frames, want leaf, realigned, outer, top", len(fs))
+		}
+		f := fs[2]
+		sp, _ := f.Context.SP()
+		fp, _ := f.Context.Index(minidump.AMD64RBP)
+		if f.Function != "outer" || f.Rule != walker.RuleRealigned || sp != cfa || fp != callerR {
+			t.Errorf("frame 2: %q rule %v rsp %#x rbp %#x, want outer, realigned_frame, rsp %#x rbp %#x", f.Function, f.Rule, sp, fp, uint64(cfa), uint64(callerR))
+		}
+		if fs[3].Function != "top" || fs[3].Rule != walker.RuleCFI {
+			t.Errorf("frame 3: %q rule %v, want top by outer's CFI", fs[3].Function, fs[3].Rule)
+		}
 	}
 	for _, tc := range []struct {
 		name     string

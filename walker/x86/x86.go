@@ -84,8 +84,10 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	} else {
 		w.Reject(walker.RuleStackWin, "no STACK WIN or FUNC record at %#x", last.Instruction)
 	}
+	realignTried := false // byDRAP, in the CFI branch
 	if f == nil {
 		if rules, ok := w.CFIRules(last); ok {
+			realignTried = !breakpad
 			f = w.Tried(walker.RuleCFI, byCFI(w, last, rules))
 			if !breakpad && (f == nil || cannotBeCaller(w, f, last)) {
 				// A realigned frame's CFA is a DWARF expression
@@ -109,6 +111,14 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		if f == nil && w.HasCode() {
 			f = w.Tried(walker.RuleLeafReturn, byFramelessLeaf(w, last))
 		}
+	}
+	if f == nil && !breakpad && w.Env.OS != "windows" && !realignTried && last.Function != "" {
+		// Without CFI (dump_syms may leave a realigning function's rows
+		// out) the same evidence tells a realigned frame's record; only
+		// in a function the symbols name (the frame pointer of code
+		// without symbols, a vDSO trampoline's, may be an earlier
+		// frame's).
+		f = w.Tried(walker.RuleRealigned, byDRAP(w, last))
 	}
 	if f == nil {
 		f = w.Tried(walker.RuleFrameRecord, byEBP(w, last, scanAllowed, breakpad, !breakpad && framelessByCode(w, last)))
