@@ -137,12 +137,13 @@ func ReturnRejected(w *walker.Walker, callee *walker.Frame, ra, start, end, mask
 	if a.WordSize == 4 {
 		ra &= 0xffffffff
 	}
-	switch Judge(w, callee, ra) {
+	c := newCandidate(w, callee, a, ^uint64(0), 0, ra)
+	switch c.Call() {
 	case NoCall:
 		return true
 	case Contradicted:
 		return confirmedBelow(w, callee, start, end, mask, a) ||
-			ownerReturnBelow(w, callee, ClassifyCallSite(w, callee.Context.Arch, ra).Target, start, end, mask, a)
+			ownerReturnBelow(w, callee, c.set.callSite(w, c.RA).Target, start, end, mask, a)
 	}
 	return false
 }
@@ -200,18 +201,25 @@ func FramelessLeaf(w *walker.Walker, last *walker.Frame, sp, fp uint64, a Arch) 
 	}
 	ra, ok1 := w.ReadWord(sp, a.WordSize)
 	recRA, ok2 := w.ReadWord(fp+uint64(a.WordSize), a.WordSize)
-	if !ok1 || !ok2 || ra < walker.MinCallerIP || !w.InstructionSeemsValid((ra-1)&mask) || !Plausible(w, ra, 1, mask) ||
-		SameFunction(w, (ra-1)&mask, last.Instruction) {
+	if !ok1 || !ok2 || ra < walker.MinCallerIP {
 		return 0, false
 	}
-	v := Judge(w, last, ra)
-	if v == NoCall || Judge(w, last, recRA) == Confirmed {
+	// Two candidates for last's caller: the word at sp, and the record's.
+	c := newCandidate(w, last, a, mask, sp, ra)
+	rec := newCandidate(w, last, a, mask, fp+uint64(a.WordSize), recRA)
+	if !c.InFunction() || c.SymbolObjection() != "" || SameFunction(w, (ra-1)&mask, last.Instruction) {
+		return 0, false
+	}
+	v := c.Call()
+	if v == NoCall || rec.Call() == Confirmed {
 		return 0, false
 	}
 	if v == Confirmed {
 		return ra, true
 	}
+	// The record is the next frame's when its return address follows a
+	// direct call to the function the word at sp returns into.
 	caller := &walker.Frame{Instruction: (ra - 1) & mask, Context: minidump.NewContext(last.Context.Arch)}
 	w.Symbolize(caller, false)
-	return ra, caller.Function != "" && Judge(w, caller, recRA) == Confirmed
+	return ra, caller.Function != "" && newCandidate(w, caller, a, mask, rec.Loc, recRA).Call() == Confirmed
 }
