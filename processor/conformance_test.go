@@ -312,7 +312,7 @@ func rawIndex(c *minidump.Context, i int) uint64 {
 	return v
 }
 
-type tally struct{ frames, machineFrames, same, trustSame, regsSame, known, callSite int }
+type tally struct{ frames, machineFrames, same, trustSame, regsSame, known, callSite, symbolChecked int }
 
 func TestConformanceFrames(t *testing.T) {
 	cases := conformanceCases(t)
@@ -342,7 +342,8 @@ func TestConformanceFrames(t *testing.T) {
 			if len(c.roots) > 0 {
 				sup = symfile.NewDirSupplier(c.roots...)
 			}
-			st, err := Process(d, sup, Options{})
+			// Traced: the steps name the candidates the scans passed over.
+			st, err := Process(d, sup, Options{Trace: true})
 			if err != nil {
 				t.Fatalf("Process: %v", err)
 			}
@@ -350,7 +351,7 @@ func TestConformanceFrames(t *testing.T) {
 			threads, _ := st.BreakpadThreads()
 			// The same walk with Breakpad's scans (no code read): where the
 			// call-site check made ours differ, that walk must be Breakpad's.
-			stScan, err := Process(d, sup, Options{NoCode: true})
+			stScan, err := Process(d, sup, Options{NoCode: true, Trace: true})
 			if err != nil {
 				t.Fatalf("Process: %v", err)
 			}
@@ -371,16 +372,27 @@ func TestConformanceFrames(t *testing.T) {
 			for _, th := range ths {
 				exp := want[th]
 				var got []*walker.Frame
+				var gotThread *Thread
 				if th < len(threads) {
-					got = threads[th].Frames
+					got, gotThread = threads[th].Frames, threads[th]
 				}
 				if from := callSiteDivergence(threads, scanThreads, th); from >= 0 {
 					// A documented difference (callSite): from frame
 					// `from` on, compare the walk without code instead.
 					tl.callSite += len(got) - from
-					got = scanThreads[th].Frames
+					got, gotThread = scanThreads[th].Frames, scanThreads[th]
 				}
 				n := max(len(exp), len(got))
+				var scanThread *Thread
+				if th < len(scanThreads) {
+					scanThread = scanThreads[th]
+				}
+				if from := symbolCheckedFrom(got, exp, gotThread, scanThread); from >= 0 {
+					// A documented difference: Breakpad's frame `from`
+					// is a word the symbols rule out (symbolCheckedFrom).
+					tl.symbolChecked += n - from
+					n = from
+				}
 				auto := autoPastEntry(t, c, threads, th, got, len(exp))
 				entry := oraclePastEntry(t, c, threads, th, got)
 				if r := oracleRealigned(t, c, threads, th, got); r != nil && (entry == nil || r.fromFrame < entry.fromFrame) {
@@ -446,8 +458,8 @@ func TestConformanceFrames(t *testing.T) {
 	}
 	for _, s := range sets {
 		tl := totals[s]
-		t.Logf("%-18s frames %5d  -m identical %5d/%d (%.1f%%)  trust %5d  registers %5d  documented differences %d  call-site checked %d",
-			s, tl.frames, tl.same, tl.machineFrames, 100*float64(tl.same)/float64(max(tl.machineFrames, 1)), tl.trustSame, tl.regsSame, tl.known, tl.callSite)
+		t.Logf("%-18s frames %5d  -m identical %5d/%d (%.1f%%)  trust %5d  registers %5d  documented differences %d  call-site checked %d  symbol-checked %d",
+			s, tl.frames, tl.same, tl.machineFrames, 100*float64(tl.same)/float64(max(tl.machineFrames, 1)), tl.trustSame, tl.regsSame, tl.known, tl.callSite, tl.symbolChecked)
 	}
 }
 
@@ -686,4 +698,54 @@ func TestNodeImageBaseEvidence(t *testing.T) {
 	if m := f.Module(); m.ID != "DFF2EAEB4D36EB5E7096F0F7722A69EE0" {
 		t.Errorf("MODULE id %s", m.ID)
 	}
+}
+
+var ipInRegs = regexp.MustCompile(`\b[er]ip=0x([0-9a-f]+)`)
+
+// symbolCheckedFrom returns the first frame where our walk (got)
+// differs from Breakpad's (exp) because the scan passed over Breakpad's
+// word for it: the symbols rule that word out as a return address
+// (retaddr's symbolObjection: a function's first byte, the program's
+// entry point, _fini, _init past its code, far from a PUBLIC), and the
+// traced steps of our frame there (or of the walk's end) say so, in got's
+// thread or in the walk without code (where the code did not decide
+// first, the symbols did); or -1. From there on the walks are not
+// compared. The frames our walk finds instead are held to gdb, the
+// symbols or the code by internal/difftest's TestCorpusAddedFrames.
+func symbolCheckedFrom(got []*walker.Frame, exp []expectedFrame, traced ...*Thread) int {
+	for fr := range exp {
+		m := ipInRegs.FindStringSubmatch(exp[fr].regs)
+		var ip uint64
+		if m != nil {
+			ip, _ = strconv.ParseUint(m[1], 16, 64)
+		}
+		same := fr < len(got) && exp[fr].machine != "" && machineLine(got[fr]) == exp[fr].machine
+		if exp[fr].machine == "" && fr < len(got) && m != nil {
+			gotIP, _ := got[fr].Context.IP()
+			same = gotIP == ip
+		}
+		if same {
+			continue
+		}
+		if m == nil {
+			return -1
+		}
+		note := fmt.Sprintf("= %#x: symbols: ", ip)
+		for _, th := range traced {
+			if th == nil {
+				continue
+			}
+			steps := th.WalkEnd
+			if fr < len(th.Frames) {
+				steps = th.Frames[fr].Steps
+			}
+			for _, s := range steps {
+				if s.Rule == walker.RuleScanChecked && !s.Taken && strings.Contains(s.Note, note) {
+					return fr
+				}
+			}
+		}
+		return -1
+	}
+	return -1
 }

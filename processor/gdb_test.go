@@ -34,7 +34,8 @@ func gdbFrames(t *testing.T, path string) map[uint32][]uint64 {
 // walk through main, whose prologue realigns the stack (GCC's DRAP; its CFA
 // is a DWARF expression dump_syms cannot convert), used to end at main or
 // go on with main's realigned esp into junk, as Breakpad's do; the walker
-// now takes the saved pre-alignment stack pointer (x86 byDRAP).
+// now takes the saved pre-alignment stack pointer (x86 byDRAP), and so on
+// amd64 (amd64-realign: two DRAP frames through r10, amd64 byDRAP).
 var gdbKnown = map[string]int{}
 
 // TestTestdataAgainstGDB compares the walks of testdata/'s x86 and amd64

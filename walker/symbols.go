@@ -191,3 +191,33 @@ func ScanWords(f *Frame) int {
 	}
 	return RASearchWords
 }
+
+// FunctionSpan is the symbol that names an address: its name, its start
+// (absolute), and its size, 0 for a PUBLIC symbol, whose end is unknown.
+type FunctionSpan struct {
+	Name       string
+	Base, Size uint64
+	Public     bool
+}
+
+// End returns the first address past a FUNC's range (0 for a PUBLIC).
+func (s FunctionSpan) End() uint64 {
+	if s.Size == 0 {
+		return 0
+	}
+	return s.Base + s.Size
+}
+
+// FunctionAt returns the symbol naming addr in its module's symbol file,
+// as Symbolize would name it.
+func (w *Walker) FunctionAt(addr uint64) (FunctionSpan, bool) {
+	file, m := w.moduleSymbols(&Frame{Instruction: addr})
+	if file == nil {
+		return FunctionSpan{}, false
+	}
+	sym, ok := file.Lookup(addr - m.SymbolBase)
+	if !ok {
+		return FunctionSpan{}, false
+	}
+	return FunctionSpan{Name: sym.Name, Base: m.SymbolBase + sym.Base, Size: sym.Size, Public: sym.IsPublic}, true
+}

@@ -3,7 +3,9 @@ package main
 // A deliberate difference from Breakpad and rust-minidump: when a dump holds
 // the code before a scanned stack word (Linux dumps hold 256 bytes around
 // the crash address), a word no call instruction precedes is no return
-// address and is skipped. Breakpad and rust-minidump print such words as
+// address and is skipped; so is, with or without code, a word the symbols
+// rule out (a function's first byte, the program's entry point, _fini,
+// _init past its code: symbolCut). Breakpad and rust-minidump print such words as
 // frames (function pointers: the Linux dumps' `driver+0x1edd` follows a
 // jmp, linux-mini's `crash+0x1dc0` is _start after padding). processor's
 // TestConformanceFrames holds the walk with Options.NoCode to
@@ -142,7 +144,7 @@ func callSiteCuts(t *testing.T, dump string, roots []string) map[int]int {
 		th, _ := st.BreakpadThreads()
 		return th
 	}
-	ours, scan := walk(processor.Options{}), walk(processor.Options{NoCode: true})
+	ours, scan := walk(processor.Options{Trace: true}), walk(processor.Options{NoCode: true, Trace: true})
 	if len(ours) != len(scan) {
 		t.Errorf("%s: %d threads, with NoCode %d", dump, len(ours), len(scan))
 		return nil
@@ -156,8 +158,44 @@ func callSiteCuts(t *testing.T, dump string, roots []string) map[int]int {
 				break
 			}
 		}
+		// Where the code rules a word out first, the walk without code
+		// names the symbols' reason.
+		for _, th := range []*processor.Thread{ours[i], scan[i]} {
+			if j := symbolCut(th); j >= 0 {
+				if c, ok := cuts[i]; !ok || j < c {
+					cuts[i] = j
+				}
+			}
+		}
 	}
 	return cuts
+}
+
+// symbolCut returns the first frame of the traced thread th for which a
+// scan passed over a word the symbols rule out as a return address (a
+// function's first byte, the program's entry point, _fini, _init past its
+// code, far from a PUBLIC: retaddr's symbolObjection), or len(th.Frames)
+// when that happened after the last frame, or -1. Breakpad takes such
+// words; processor's TestConformanceFrames checks that the word our scan
+// passed over there is Breakpad's frame (symbolCheckedFrom).
+func symbolCut(th *processor.Thread) int {
+	rejected := func(steps []walker.Step) bool {
+		for _, s := range steps {
+			if s.Rule == walker.RuleScanChecked && !s.Taken && strings.Contains(s.Note, ": symbols: ") {
+				return true
+			}
+		}
+		return false
+	}
+	for j, f := range th.Frames {
+		if rejected(f.Steps) {
+			return j
+		}
+	}
+	if rejected(th.WalkEnd) {
+		return len(th.Frames)
+	}
+	return -1
 }
 
 func sameFrame(a, b *walker.Frame) bool {

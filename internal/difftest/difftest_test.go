@@ -301,6 +301,7 @@ func TestDifferential(t *testing.T) {
 	oracle.Require(t, oracle.Stackwalk)
 	for _, fl := range Flavors {
 		t.Run(fl.Name, func(t *testing.T) {
+			var truth, ours, bp, codeOurs, codeBP int
 			for seed := int64(1); seed <= fixedSeeds; seed++ {
 				c, err := Generate(fl, seed)
 				if err != nil {
@@ -312,8 +313,14 @@ func TestDifferential(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkCode(t, cc, runCase(t, cc), o)
+				oc := runCase(t, cc)
+				checkCode(t, cc, oc, o)
+				truth, ours, bp, codeOurs, codeBP = truth+o.truth, ours+o.oursRec, bp+o.bpRec, codeOurs+oc.oursRec, codeBP+oc.bpRec
 			}
+			// The figures to compare before and after a walker change
+			// (DIFFTEST_BIN runs the older build).
+			t.Logf("%s: true frames %d; recovered without code: ours %d, Breakpad %d; with code: ours %d, Breakpad %d",
+				fl.Name, truth, ours, bp, codeOurs, codeBP)
 		})
 	}
 }

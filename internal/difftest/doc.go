@@ -42,4 +42,15 @@
 // lists the exceptions: tail calls). DIFFTEST_CODE=1 adds the code variant
 // to TestDifferentialLong, with each case where code costs frames and its
 // cause; DIFFTEST_REPORT=N prints the first N failures in full.
+// TestDifferential logs each flavor's true frames recovered, the figures to
+// compare before and after a walker change (DIFFTEST_BIN=older build).
+//
+// TestCorpusAddedFrames walks every dump of the shared corpus
+// (../shared/corpus: Breakpad's, the generated ones with and without
+// symbols, rust-minidump's) and holds each frame the default walk has and
+// Breakpad's has not to evidence: gdb's backtrace of the same crash, the
+// symbol file (CFI, a scan the symbols and CFI accept), the dump's code
+// (a call site, a prologue), or the stack's own records (a realigned
+// frame's saved stack pointer, a signal frame); it says which for each,
+// and fails on a frame with none: the walker never invents a frame.
 package difftest

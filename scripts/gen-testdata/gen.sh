@@ -192,7 +192,7 @@ dynamic_case() {
 
 # Extra cases: programs of their own (src/extra/CASE.c, built as CASEdemo),
 # for code whose flags must not change crashdemo and so the existing dumps.
-EXTRA_CASES=${EXTRA_CASES:-"arm-apcs amd64-leaf x86-leaf amd64-signal x86-signal arm-signal arm-rtsignal arm64-signal"}
+EXTRA_CASES=${EXTRA_CASES:-"arm-apcs amd64-leaf x86-leaf amd64-signal x86-signal amd64-realign arm-signal arm-rtsignal arm64-signal"}
 
 # extra_build ARCH CASE: compiles src/extra/CASE.c in the current directory.
 extra_build() {
@@ -225,6 +225,11 @@ extra_build() {
 	arm-rtsignal)
 		# ARM mode, SA_SIGINFO: an rt_sigframe and __default_rt_sa_restorer.
 		$CC $common -marm -O2 -funwind-tables -DUNWIND_ORACLE -DUSE_SIGINFO -o signal.o -c "$HERE/src/extra/signal.c"
+		;;
+	amd64-realign)
+		# A VLA beside an over-aligned local: GCC realigns through DRAP
+		# (r10), whose CFA dump_syms cannot write.
+		$CC $common -O2 -c "$HERE/src/extra/realign.c"
 		;;
 	*) log "unknown extra case $1-$2"; return 1 ;;
 	esac

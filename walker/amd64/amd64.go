@@ -64,6 +64,18 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	var f *walker.Frame
 	if rules, ok := w.CFIRules(last); ok {
 		f = w.Tried(walker.RuleCFI, byCFI(w, last, rules))
+		if !w.Breakpad() && (f == nil || cannotBeCaller(w, f, last)) {
+			// A realigned frame's CFA is a DWARF expression dump_syms
+			// cannot write: its rows name a register (r10, r13) the
+			// caller does not know.
+			if d := w.Tried(walker.RuleRealigned, byDRAP(w, last)); d != nil {
+				if f != nil {
+					ip, _ := f.Context.IP()
+					w.Reject(walker.RuleCFI, "CFI's caller (rip %#x) cannot be one", ip)
+				}
+				f = d
+			}
+		}
 	} else {
 		w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
 	}
@@ -74,6 +86,14 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		}
 	}
 	windows := w.Env.OS == "windows"
+	if f == nil && !w.Breakpad() && !windows && last.Function != "" {
+		// Without CFI (dump_syms may leave a realigning function's rows
+		// out) the same evidence tells a realigned frame's record; only
+		// in a function the symbols name (the frame pointer of code
+		// without symbols, a vDSO trampoline's, may be an earlier
+		// frame's).
+		f = w.Tried(walker.RuleRealigned, byDRAP(w, last))
+	}
 	if f == nil && windows && last.Trust == walker.TrustContext {
 		f = w.Tried(walker.RuleLeafReturn, bySimulatingReturn(w, last))
 	}
@@ -212,11 +232,21 @@ func bySimulatingReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RuleLeafReturn, ArchState: &state{rawRBP: rawRBP(last)}}
 }
 
+// checks is what the scan requires of a candidate beyond Breakpad's test:
+// outside Breakpad mode, that no symbol rules it out (a function's first
+// byte, _init's padding, _fini, the entry point).
+func checks(w *walker.Walker) retaddr.Checks {
+	if w.Breakpad() {
+		return 0
+	}
+	return retaddr.CheckSymbols
+}
+
 func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	sp, _ := last.Context.SP()
 	// Breakpad's scan; when the dump holds code (never in Breakpad's
 	// modes), the candidates are chosen by their call sites.
-	loc, ip, ok := retaddr.ScanByCallSite(w, last, sp, walker.ScanWords(last), 8)
+	loc, ip, ok := retaddr.Scan(w, last, sp, walker.ScanWords(last), ^uint64(0), scanArch, checks(w))
 	if !ok {
 		w.Reject(walker.RuleScan, "no candidate from %#x", sp)
 		return nil
@@ -241,5 +271,5 @@ func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	if v, ok := ctx.Index(minidump.AMD64RBP); ok {
 		st.rawRBP = v
 	}
-	return &walker.Frame{Context: ctx, Trust: walker.TrustScan, Rule: retaddr.ScanRule(w, last, ip, false), ArchState: st}
+	return &walker.Frame{Context: ctx, Trust: walker.TrustScan, Rule: retaddr.ScanRule(w, last, ip, !w.Breakpad()), ArchState: st}
 }

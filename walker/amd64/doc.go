@@ -6,8 +6,14 @@
 // In the default (non-Breakpad) mode, when the dump holds the code before a
 // scanned candidate (walker.Env.Code), a word no call instruction precedes
 // is skipped and a direct call to the current function is preferred
-// (retaddr.ScanByCallSite). It also reads a prologue at frame 0 (entry.go),
+// (retaddr.Scan); with or without code, a word the symbols rule out (a
+// function's first byte, the entry point, _fini, _init's padding:
+// retaddr.CheckSymbols) is skipped. It also reads a prologue at frame 0 (entry.go),
 // returns from a frameless frame 0 through [rsp] when the code confirms it
 // (byFramelessLeaf), and, above glibc's sigreturn trampoline, recovers the
-// interrupted frame from the kernel's signal frame (signal.go).
+// interrupted frame from the kernel's signal frame (signal.go). Where CFI
+// gives no caller for a function that realigned its stack through a DRAP
+// register (its CFA `$r10` or `$r13`, which the caller does not know), the
+// caller's rsp is the saved DRAP value below the frame record, checked by
+// the return address's copy (realign.go).
 package amd64

@@ -6,7 +6,9 @@
 // In the default (non-Breakpad) mode, when the dump holds the code before a
 // scanned candidate (walker.Env.Code), a word no call instruction precedes
 // is skipped and a direct call to the current function is preferred
-// (retaddr.ScanByCallSite). It also reads a prologue at frame 0 (entry.go),
+// (retaddr.Scan); with or without code, a word the symbols rule out (a
+// function's first byte, the entry point, _fini, _init's padding:
+// retaddr.CheckSymbols) is skipped. It also reads a prologue at frame 0 (entry.go),
 // returns from a frameless frame 0 through [esp] when the code confirms it
 // (byFramelessLeaf), takes a realigned frame's caller from its saved
 // pre-alignment stack pointer when its CFI cannot give it (byDRAP), and,

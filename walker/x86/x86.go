@@ -84,8 +84,10 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	} else {
 		w.Reject(walker.RuleStackWin, "no STACK WIN or FUNC record at %#x", last.Instruction)
 	}
+	realignTried := false // byDRAP, in the CFI branch
 	if f == nil {
 		if rules, ok := w.CFIRules(last); ok {
+			realignTried = !breakpad
 			f = w.Tried(walker.RuleCFI, byCFI(w, last, rules))
 			if !breakpad && (f == nil || cannotBeCaller(w, f, last)) {
 				// A realigned frame's CFA is a DWARF expression
@@ -109,6 +111,14 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		if f == nil && w.HasCode() {
 			f = w.Tried(walker.RuleLeafReturn, byFramelessLeaf(w, last))
 		}
+	}
+	if f == nil && !breakpad && w.Env.OS != "windows" && !realignTried && last.Function != "" {
+		// Without CFI (dump_syms may leave a realigning function's rows
+		// out) the same evidence tells a realigned frame's record; only
+		// in a function the symbols name (the frame pointer of code
+		// without symbols, a vDSO trampoline's, may be an earlier
+		// frame's).
+		f = w.Tried(walker.RuleRealigned, byDRAP(w, last))
 	}
 	if f == nil {
 		f = w.Tried(walker.RuleFrameRecord, byEBP(w, last, scanAllowed, breakpad, !breakpad && framelessByCode(w, last)))
@@ -225,19 +235,20 @@ func scan(w *walker.Walker, start uint32, words int) (loc, ip uint32, ok bool) {
 }
 
 // scanCaller scans for the return address of callee's caller: Breakpad's
-// scan, or outside Breakpad mode the same candidates chosen by their call
-// sites when the dump holds code (retaddr.ScanByCallSite). rule says how
-// the word was chosen.
+// scan, or outside Breakpad mode its candidates less those the symbols
+// rule out (retaddr.CheckSymbols: a function's first byte, _init's
+// padding, _fini, the entry point), chosen by their call sites when the
+// dump holds code (retaddr.Scan). rule says how the word was chosen.
 func scanCaller(w *walker.Walker, callee *walker.Frame, start uint32, words int, breakpad bool) (loc, ip uint32, rule walker.Rule, ok bool) {
 	if breakpad {
 		loc, ip, ok = scan(w, start, words)
 		return loc, ip, walker.RuleScan, ok
 	}
-	l, v, ok := retaddr.ScanByCallSite(w, callee, uint64(start), words, 4)
+	l, v, ok := retaddr.Scan(w, callee, uint64(start), words, ^uint64(0), scanArch, retaddr.CheckSymbols)
 	if !ok {
 		return 0, 0, walker.RuleNone, false
 	}
-	return uint32(l), uint32(v), retaddr.ScanRule(w, callee, v, false), true
+	return uint32(l), uint32(v), retaddr.ScanRule(w, callee, v, true), true
 }
 
 func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, scanAllowed, breakpad bool) *walker.Frame {

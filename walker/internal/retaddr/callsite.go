@@ -24,6 +24,9 @@ const (
 	CallIndirect
 )
 
+// isCall reports whether a call instruction ends at the address.
+func (k CallKind) isCall() bool { return k == CallDirect || k == CallIndirect }
+
 func (k CallKind) String() string {
 	switch k {
 	case NotCall:
@@ -42,45 +45,21 @@ type CallSite struct {
 	Target uint64 // CallDirect: the called address (ARM: Thumb bit clear)
 }
 
-// isa is an instruction set whose calls we decode.
-type isa uint8
-
-const (
-	isaNone  isa = iota
-	isaARM       // 32-bit ARM; the return address's bit 0 selects Thumb
-	isaARM64     // A64
-	isaX86       // IA-32
-	isaAMD64     // x86-64
-)
-
-func isaOf(a minidump.Arch) isa {
-	switch a {
-	case minidump.ArchARM:
-		return isaARM
-	case minidump.ArchARM64, minidump.ArchARM64Old:
-		return isaARM64
-	case minidump.ArchX86:
-		return isaX86
-	case minidump.ArchAMD64:
-		return isaAMD64
-	}
-	return isaNone
+// ClassifyCallSite decodes the call instruction, if any, that ends at the
+// return address ra in the dump's code (walker.Env.Code). ra is the value
+// saved on the stack: on ARM with the Thumb bit of the caller's code, on
+// arm64 with pointer-authentication bits already cleared.
+func ClassifyCallSite(w *walker.Walker, arch minidump.Arch, ra uint64) CallSite {
+	return isaOf(arch).desc().callSite(w, ra)
 }
 
-// maxCallBytes is how many bytes before a return address the decoders
-// look at: ARM's `mov lr, pc` + branch idiom is 8 bytes; an x86 call ends
-// at most 7 bytes after its opcode (FF, ModRM, SIB, disp32; 9A ptr16:32),
-// and up to 4 more bytes may hold an address-size prefix.
-func maxCallBytes(i isa) int {
-	switch i {
-	case isaARM:
-		return 8
-	case isaARM64:
-		return 4
-	case isaX86, isaAMD64:
-		return 11
+// callSite is ClassifyCallSite in instruction set s.
+func (set *instrSet) callSite(w *walker.Walker, ra uint64) CallSite {
+	if set.decode == nil || !w.HasCode() {
+		return CallSite{}
 	}
-	return 0
+	end := ra &^ set.thumbBit & set.mask()
+	return set.decode(readBefore(w, end, set.maxCallBytes), ra)
 }
 
 // readBefore returns the longest run of dump memory (at most n bytes) that
@@ -100,38 +79,20 @@ func readBefore(w *walker.Walker, addr uint64, n int) []byte {
 	return buf[n-k:]
 }
 
-// ClassifyCallSite decodes the call instruction, if any, that ends at the
-// return address ra in the dump's code (walker.Env.Code). ra is the value
-// saved on the stack: on ARM with the Thumb bit of the caller's code, on
-// arm64 with pointer-authentication bits already cleared.
-func ClassifyCallSite(w *walker.Walker, arch minidump.Arch, ra uint64) CallSite {
-	i := isaOf(arch)
-	if i == isaNone || !w.HasCode() {
-		return CallSite{}
-	}
-	end := ra
-	if i == isaARM {
-		end = ra &^ 1 & 0xffffffff
-	}
-	return decodeCallSite(i, readBefore(w, end, maxCallBytes(i)), ra)
-}
-
 // decodeCallSite classifies the bytes b, which end at the return address ra.
 func decodeCallSite(i isa, b []byte, ra uint64) CallSite {
-	switch i {
-	case isaARM:
-		if ra&1 == 1 {
-			return decodeThumb(b, ra&^1&0xffffffff)
-		}
-		return decodeARM(b, ra&0xffffffff)
-	case isaARM64:
-		return decodeARM64(b, ra)
-	case isaX86:
-		return decodeX86(b, ra, false)
-	case isaAMD64:
-		return decodeX86(b, ra, true)
+	if d := i.desc(); d.decode != nil {
+		return d.decode(b, ra)
 	}
 	return CallSite{}
+}
+
+// decodeARMState picks the decoder by the return address's Thumb bit.
+func decodeARMState(b []byte, ra uint64) CallSite {
+	if ra&1 == 1 {
+		return decodeThumb(b, ra&^1&0xffffffff)
+	}
+	return decodeARM(b, ra&0xffffffff)
 }
 
 func signExtend(v uint64, bits uint) uint64 {
@@ -377,10 +338,7 @@ func Judge(w *walker.Walker, callee *walker.Frame, ra uint64) Verdict {
 	// On ARM the decoded target has the Thumb bit clear, and a Thumb
 	// PUBLIC symbol's address has it set: compare without it, and look the
 	// target up as both instruction sets would name it.
-	var thumbBit uint64
-	if isaOf(arch) == isaARM {
-		thumbBit = 1
-	}
+	thumbBit := isaOf(arch).desc().thumbBit
 	target := cs.Target &^ thumbBit
 	if callee.FunctionBase&^thumbBit == target {
 		return Confirmed

@@ -1,11 +1,15 @@
-// Package retaddr holds what the arm and arm64 walkers share about return
-// addresses: the plausibility checks and CFI verification of their extended
-// (non-Breakpad) mode, the stack scan step of both modes (ScanCaller), and
-// symbol questions (SameFunction, FunctionKnown), and the call sites
-// before return addresses when the dump holds code (walker.Env.Code):
-// ClassifyCallSite decodes the call instruction that ends at an address
-// (arm, Thumb, arm64, x86, amd64), Judge compares it with the callee, the
-// extended scans (ScanCaller, ScanByCallSite for x86 and amd64) choose
-// among candidates by it, and CallSiteContradicts lets a frame-pointer step
-// reject a saved return address.
+// Package retaddr holds what the four walkers share about return
+// addresses. A possible caller frame is a Candidate: a return address
+// found on the stack and the evidence for it, gathered when asked for —
+// Breakpad's test (in a function), the symbols' objections
+// (SymbolObjection), the consistency of the candidate frame's own CFI
+// (CFIConsistent) and, when the dump holds code (walker.Env.Code), the
+// call instruction that ends at it (Call: ClassifyCallSite decodes it for
+// arm, Thumb, arm64, x86 and amd64, Judge compares it with the callee).
+// decide weighs the checks a walker asks for, and Scan, the one stack
+// scan, chooses among a window's candidates by their call sites (pick).
+// Each instruction set has one description (instrSet: word size, call
+// offset, Thumb bit, decoder). CallSiteContradicts and ReturnRejected let
+// a frame-pointer or LR step reject a saved return address; FramelessLeaf
+// decides a frameless frame 0.
 package retaddr

@@ -1,0 +1,161 @@
+package retaddr
+
+import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+)
+
+// Candidate is a possible caller frame of callee: the return address RA
+// found in the stack word at Loc, and the evidence for and against it.
+// Each piece of evidence is gathered when first asked for and kept, so a
+// rule that reads it twice pays once.
+type Candidate struct {
+	Loc, RA uint64 // RA with the bits outside the scan's mask cleared
+
+	w      *walker.Walker
+	callee *walker.Frame
+	a      Arch
+	set    *instrSet
+	mask   uint64
+
+	call              Verdict
+	symbol            string
+	cfi               bool
+	callDone, symDone bool
+	cfiDone           bool
+}
+
+// newCandidate describes the candidate ra at loc for callee's caller;
+// mask as for Scan (the word's bits, less any pointer signature).
+func newCandidate(w *walker.Walker, callee *walker.Frame, a Arch, mask, loc, ra uint64) *Candidate {
+	set := isaOf(callee.Context.Arch).desc()
+	return &Candidate{Loc: loc, RA: ra & mask, w: w, callee: callee, a: a, set: set, mask: mask}
+}
+
+// InFunction is Breakpad's test: RA − 1 lies in a loaded module and, when
+// its symbols are loaded, in a FUNC or PUBLIC symbol.
+func (c *Candidate) InFunction() bool { return c.w.InstructionSeemsValid((c.RA - 1) & c.mask) }
+
+// Call is what the dump's code says of the call before RA for callee
+// (Judge; Undecided without code).
+func (c *Candidate) Call() Verdict {
+	if !c.callDone {
+		c.call, c.callDone = Judge(c.w, c.callee, c.RA), true
+	}
+	return c.call
+}
+
+// SymbolObjection is why the symbols say RA is no return address, ""
+// when they do not (symbolObjection).
+func (c *Candidate) SymbolObjection() string {
+	if !c.symDone {
+		c.symbol, c.symDone = symbolObjection(c.w, c.RA, c.set, c.mask), true
+	}
+	return c.symbol
+}
+
+// CFIConsistent reports whether unwinding the candidate frame one step by
+// its own CFI gives a plausible caller (VerifyByCFI).
+func (c *Candidate) CFIConsistent() bool {
+	if !c.cfiDone {
+		ctx := minidump.NewContext(c.callee.Context.Arch)
+		ctx.SetIndex(c.a.PC, c.RA)
+		ctx.SetIndex(c.a.SP, c.Loc+uint64(c.set.wordSize))
+		c.cfi = VerifyByCFI(c.w, walker.Frame{Instruction: (c.RA - c.set.callOffset) & c.mask, Context: ctx}, c.a.CFIRegs, c.set.callOffset, c.mask)
+		c.cfiDone = true
+	}
+	return c.cfi
+}
+
+// Checks is the evidence, beyond Breakpad's test and the call site, a
+// scan requires of a candidate (Arch.decide).
+type Checks uint8
+
+// Checks.
+const (
+	// CheckSymbols: no symbol rules the candidate out (SymbolObjection).
+	CheckSymbols Checks = 1 << iota
+	// CheckCFI: the candidate frame's CFI unwinds to a plausible caller.
+	CheckCFI
+)
+
+// decide is the one judgement of a candidate's evidence beyond its call
+// site, which pick weighs: every check in checks must pass. A candidate
+// that fails gets why, for the walk's trace.
+func decide(c *Candidate, checks Checks) (ok bool, why string) {
+	if checks&CheckSymbols != 0 {
+		if o := c.SymbolObjection(); o != "" {
+			return false, SymbolsReject + o
+		}
+	}
+	if checks&CheckCFI != 0 && !c.CFIConsistent() {
+		return false, "its own CFI unwinds to no plausible caller"
+	}
+	return true, ""
+}
+
+// SymbolsReject starts the trace note of a candidate the symbols rule out
+// (walker.RuleScanChecked: "word at L = RA: symbols: WHY"): tests find
+// there the reason a scan passed over a word Breakpad takes.
+const SymbolsReject = "symbols: "
+
+// maxInitReturn bounds a return address's offset into _init: the
+// crti/crtn code of every supported architecture calls at most once, with
+// the return address 0x8 (arm), 0x10 (arm64), 0x12 (amd64) or 0x1b (i386)
+// bytes in (0x16 behind an endbr64). Past that lies the section's padding
+// and the PLT, which a PUBLIC _init names up to the next symbol.
+const maxInitReturn = 0x20
+
+// symbolObjection is why the symbols (and the program's entry point) say
+// ra cannot be a return address, beyond Breakpad's test (in a module and,
+// with symbols, in a function), or "". It needs no code:
+//   - ra is a function's first byte (a function pointer, as the
+//     comparator qsort keeps on the stack; _start's entry), unless the
+//     FUNC before it ends right there and the dump's code shows a call
+//     ending at ra (a call to a noreturn function as its last
+//     instruction), or the program's entry point (Env.EntryPoint);
+//   - the call before ra would lie in _fini, which calls nothing, or in
+//     _init past its code (maxInitReturn), or farther than MaxPublicOffset
+//     from the PUBLIC symbol that names it (data after the last function:
+//     static binaries' "_fini + 0x1f87a");
+//   - on ARM, that PUBLIC's instruction set (its Thumb bit) is not ra's.
+func symbolObjection(w *walker.Walker, ra uint64, set *instrSet, mask uint64) string {
+	addr := ra &^ set.thumbBit & mask
+	if addr < set.callOffset {
+		return "below the first call"
+	}
+	if e := w.Env.EntryPoint; e != 0 && addr == e&^set.thumbBit&mask {
+		return "the program's entry point"
+	}
+	at := &walker.Frame{Instruction: addr}
+	w.Symbolize(at, false)
+	if at.Module == nil {
+		return "in no module"
+	}
+	callAddr := (addr - set.callOffset) & mask
+	if at.Function != "" && at.FunctionBase&^set.thumbBit == addr {
+		before, ok := w.FunctionAt(callAddr)
+		if !ok || before.Public || before.End() != addr || !set.callSite(w, ra).Kind.isCall() {
+			return "the first byte of " + at.Function
+		}
+	}
+	call, ok := w.FunctionAt(callAddr)
+	if !ok || !call.Public {
+		return ""
+	}
+	switch off := callAddr - call.Base; {
+	case off > MaxPublicOffset:
+		return "too far past the PUBLIC symbol " + call.Name
+	case call.Name == "_fini":
+		return "in _fini, which calls nothing"
+	case call.Name == "_init" && addr-call.Base&^set.thumbBit > maxInitReturn:
+		return "past _init's code"
+	}
+	// On ARM a PUBLIC symbol's address carries the Thumb bit of its
+	// function, and a return address the instruction set of its caller:
+	// the two must agree.
+	if set.thumbBit != 0 && call.Base&set.thumbBit != ra&set.thumbBit {
+		return "in the other instruction set than the PUBLIC symbol " + call.Name
+	}
+	return ""
+}

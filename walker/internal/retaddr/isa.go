@@ -1,0 +1,80 @@
+package retaddr
+
+import "github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+
+// isa names an instruction set whose return addresses the package checks.
+type isa uint8
+
+const (
+	isaNone  isa = iota
+	isaARM       // 32-bit ARM; the return address's bit 0 selects Thumb
+	isaARM64     // A64
+	isaX86       // IA-32
+	isaAMD64     // x86-64
+)
+
+// instrSet is the one description of an instruction set every check
+// reads: what a return address looks like in it and how the call before
+// one is decoded.
+type instrSet struct {
+	wordSize int // bytes in a stack word and a return address
+	// callOffset is how far before a return address a lookup goes to land
+	// in the call instruction: 1 on x86 and amd64, 2 on ARM (after
+	// clearing the Thumb bit), 4 on arm64.
+	callOffset uint64
+	// thumbBit is the return-address bit that selects the caller's
+	// instruction set (ARM: 1), cleared before a lookup.
+	thumbBit uint64
+	// maxCallBytes is how many bytes before a return address decode looks
+	// at: ARM's `mov lr, pc` + branch idiom is 8 bytes; an x86 call ends
+	// at most 7 bytes after its opcode (FF, ModRM, SIB, disp32; 9A
+	// ptr16:32), and up to 4 more bytes may hold an address-size prefix.
+	maxCallBytes int
+	// decode classifies the bytes that end at the return address ra.
+	decode func(b []byte, ra uint64) CallSite
+	// chainScan: a scan chosen by call site yields to an earlier
+	// candidate whose own caller follows it (chainedCandidate). The x86
+	// family's scans, which take Breakpad's candidates without the
+	// symbol and CFI checks of the ARM family's, rely on it.
+	chainScan bool
+}
+
+var isas = [...]instrSet{
+	isaNone:  {wordSize: 8, callOffset: 1},
+	isaARM:   {wordSize: 4, callOffset: 2, thumbBit: 1, maxCallBytes: 8, decode: decodeARMState},
+	isaARM64: {wordSize: 8, callOffset: 4, maxCallBytes: 4, decode: decodeARM64},
+	isaX86: {wordSize: 4, callOffset: 1, maxCallBytes: 11, chainScan: true,
+		decode: func(b []byte, ra uint64) CallSite { return decodeX86(b, ra, false) }},
+	isaAMD64: {wordSize: 8, callOffset: 1, maxCallBytes: 11, chainScan: true,
+		decode: func(b []byte, ra uint64) CallSite { return decodeX86(b, ra, true) }},
+}
+
+// desc returns i's description (isaNone's for an unknown value).
+func (i isa) desc() *instrSet {
+	if int(i) < len(isas) {
+		return &isas[i]
+	}
+	return &isas[isaNone]
+}
+
+// mask keeps the bits of a word.
+func (s *instrSet) mask() uint64 {
+	if s.wordSize == 4 {
+		return 0xffffffff
+	}
+	return ^uint64(0)
+}
+
+func isaOf(a minidump.Arch) isa {
+	switch a {
+	case minidump.ArchARM:
+		return isaARM
+	case minidump.ArchARM64, minidump.ArchARM64Old:
+		return isaARM64
+	case minidump.ArchX86:
+		return isaX86
+	case minidump.ArchAMD64:
+		return isaAMD64
+	}
+	return isaNone
+}

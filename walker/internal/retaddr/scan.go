@@ -1,0 +1,191 @@
+package retaddr
+
+import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+)
+
+// Arch describes an architecture's registers to the checks: its stack
+// word and call offset (those of its instruction set), the context indexes
+// of its PC and SP, and its CFI register map.
+type Arch struct {
+	WordSize   int    // bytes in a stack word: 4 or 8
+	CallOffset uint64 // how far before a return address the call lies
+	PC, SP     int    // minidump.Context indexes
+	CFIRegs    []walker.CFIRegister
+}
+
+// Scan is the one stack scan of the walkers' own (non-Breakpad) mode: it
+// looks at the words from start to start+words words (inclusive) for the
+// return address of callee's caller. A word is a candidate when its value,
+// with the bits outside mask cleared, less one, passes Breakpad's test
+// (Candidate.InFunction); the candidates must pass checks (decide), and
+// when the dump holds code they are chosen by their call sites (pick). A
+// window without a candidate is searched on for a confirmed one
+// (confirmedBeyond); on x86 and amd64 a confirmed choice may yield to an
+// earlier candidate whose own caller follows it (chainedCandidate). mask
+// has no bits above a word; on arm64 it also clears pointer-authentication
+// signatures, which Apple's arm64e code puts on every return address it
+// saves. Without code and checks it is exactly Breakpad's scan.
+func Scan(w *walker.Walker, callee *walker.Frame, start uint64, words int, mask uint64, a Arch, checks Checks) (loc, ra uint64, ok bool) {
+	set := isaOf(callee.Context.Arch).desc()
+	mask &= set.mask()
+	start &= mask
+	p := pick{useCode: w.HasCode()}
+	size := uint64(set.wordSize)
+	for i := 0; i <= words; i++ {
+		l := start + uint64(i)*size
+		if l < start || l > mask {
+			break
+		}
+		v, ok := w.ReadWord(l, set.wordSize)
+		if !ok {
+			break
+		}
+		c := newCandidate(w, callee, a, mask, l, v)
+		if !c.InFunction() { // also: inside a loaded module
+			continue
+		}
+		if p.offer(c, checks) {
+			break
+		}
+	}
+	if !p.ok {
+		return confirmedBeyond(w, callee, start, words, mask, a, checks)
+	}
+	if set.chainScan && p.useCode && Judge(w, callee, p.ra) == Confirmed {
+		return chainedCandidate(w, callee, start, p.loc, p.ra, set.wordSize)
+	}
+	return p.loc, p.ra, true
+}
+
+// pick chooses among the candidates of a scan window, offered in order.
+// Without code it takes the first one that passes the checks, as the scans
+// always did. With code (useCode) it drops candidates no call instruction
+// precedes, takes the first whose call site is a direct call to the
+// callee's function, and otherwise the first remaining one: a real return
+// address may follow a direct call to another function when that function
+// tail-called the callee, or an indirect call, or code the dump lacks.
+type pick struct {
+	useCode bool
+	loc, ra uint64
+	ok      bool
+}
+
+// offer considers the candidate c; its checks run only when their verdict
+// could change the choice. It reports whether the choice is final.
+func (p *pick) offer(c *Candidate, checks Checks) (done bool) {
+	w := c.w
+	if !p.useCode {
+		if ok, why := decide(c, checks); !ok {
+			if w.Tracing() {
+				w.Reject(walker.RuleScanChecked, "word at %#x = %#x: %s", c.Loc, c.RA, why)
+			}
+			return false
+		}
+		p.loc, p.ra, p.ok = c.Loc, c.RA, true
+		return true
+	}
+	v := c.Call()
+	switch {
+	case v == NoCall:
+		if w.Tracing() {
+			w.Reject(walker.RuleScanAfterCall, "word at %#x = %#x: no call instruction precedes it", c.Loc, c.RA)
+		}
+		return false
+	case p.ok && v != Confirmed:
+		if w.Tracing() {
+			w.Reject(walker.RuleScanCallSite, "word at %#x = %#x: call site %s, the earlier candidate at %#x stays", c.Loc, c.RA, v, p.loc)
+		}
+		return false
+	}
+	if ok, why := decide(c, checks); !ok {
+		if w.Tracing() {
+			w.Reject(walker.RuleScanChecked, "word at %#x = %#x: %s", c.Loc, c.RA, why)
+		}
+		return false
+	}
+	if p.ok && w.Tracing() {
+		w.Reject(walker.RuleScanAfterCall, "word at %#x = %#x: call site not confirmed, a later confirmed one replaces it", p.loc, p.ra)
+	}
+	p.loc, p.ra = c.Loc, c.RA
+	p.ok = true
+	// Nothing can confirm a callee whose function is unknown: the first
+	// candidate after a call is final.
+	return v == Confirmed || c.callee.Function == ""
+}
+
+// confirmedBeyond continues a scan of words words from start that found
+// no candidate, up to the window of a trustworthy frame (ScanWords of a
+// CFI frame), taking only a word whose call site is a direct call to
+// callee's function (Judge: Confirmed) and that passes checks. A function
+// with a large frame (alloca, variable-length arrays, big local buffers;
+// glibc's __libc_start_call_main keeps a jmp_buf) keeps its return address
+// beyond the window of a scanned frame; a call to the callee's own
+// function is the evidence that lets the search go on. Only with the
+// dump's code and callee's function known.
+func confirmedBeyond(w *walker.Walker, callee *walker.Frame, start uint64, words int, mask uint64, a Arch, checks Checks) (loc, ra uint64, ok bool) {
+	limit := walker.RASearchWords * 4
+	if !w.HasCode() || callee.Function == "" || words >= limit {
+		return 0, 0, false
+	}
+	size := isaOf(callee.Context.Arch).desc().wordSize
+	for i := words + 1; i <= limit; i++ {
+		l := start + uint64(i*size)
+		if l < start || l > mask {
+			break
+		}
+		v, ok := w.ReadWord(l, size)
+		if !ok {
+			break
+		}
+		c := newCandidate(w, callee, a, mask, l, v)
+		if !c.InFunction() || c.Call() != Confirmed {
+			continue
+		}
+		if ok, _ := decide(c, checks); !ok {
+			continue
+		}
+		w.Found("word at %#x = %#x, past the %d-word window: a direct call to %s precedes it", l, c.RA, words, callee.Function)
+		return l, c.RA, true
+	}
+	return 0, 0, false
+}
+
+// ScanCaller is Scan for the arm and arm64 walkers from last's sp:
+// Breakpad's scan, or, when validated, Scan with the symbol and CFI
+// checks over ScanWords(last) words. It returns the address of the word
+// and the return address.
+func ScanCaller(w *walker.Walker, last *walker.Frame, sp uint64, validated bool, mask uint64, a Arch) (loc, ra uint64, ok bool) {
+	if !validated {
+		return w.ScanForReturnAddress(sp, walker.ScanWords(last), a.WordSize)
+	}
+	return Scan(w, last, sp, ScanWords(last), mask, a, CheckSymbols|CheckCFI)
+}
+
+// wordBelow reports whether a stack word from start up to end (exclusive;
+// at most ScanWords(callee) words) that could be a return address (value
+// − 1 seems a valid instruction, mask applied) satisfies match and passes
+// the symbol and CFI checks.
+func wordBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uint64, a Arch, match func(c *Candidate) bool) bool {
+	if a.WordSize == 4 {
+		mask &= 0xffffffff
+	}
+	size := uint64(a.WordSize)
+	if limit := start + uint64(ScanWords(callee))*size; limit > start && limit < end {
+		end = limit
+	}
+	for l := start; l < end && l >= start; l += size {
+		v, ok := w.ReadWord(l, a.WordSize)
+		if !ok {
+			break
+		}
+		c := newCandidate(w, callee, a, mask, l, v)
+		if !c.InFunction() || !match(c) {
+			continue
+		}
+		if ok, _ := decide(c, CheckSymbols|CheckCFI); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,72 @@
+package retaddr
+
+import (
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/walkertest"
+)
+
+// TestSymbolObjection: what the symbols alone say of a candidate return
+// address, on each instruction set. The module's layout is a static
+// program's: _init (PUBLIC) with the PLT after its code, FUNCs f and g
+// (f ends where g starts), _start (the entry point), and _fini (PUBLIC),
+// the last symbol, before the data. The instruction set's call offset
+// and Thumb bit decide where the call lies; the dump's code decides only
+// whether a call ends at g's first byte.
+func TestSymbolObjection(t *testing.T) {
+	const base = 0x400000
+	syms := "MODULE Linux x86_64 ID1 prog\n" +
+		"PUBLIC 1000 0 _init\nFUNC 2000 40 0 f\nFUNC 2040 40 0 g\nFUNC 2100 30 0 _start\nPUBLIC 9000 0 _fini\n"
+	thumbSyms := "MODULE Linux arm ID1 prog\n" +
+		"PUBLIC 1001 0 _init\nFUNC 2000 40 0 f\nFUNC 2040 40 0 g\nFUNC 2100 30 0 _start\nPUBLIC 9001 0 _fini\nPUBLIC 3001 0 thumbfn\nPUBLIC 4000 0 armfn\n"
+	for _, c := range []struct {
+		set  isa
+		syms string
+		ra   uint64 // module offset
+		code []byte // ending at ra, in the dump
+		want string
+	}{
+		{isaAMD64, syms, 0x2010, nil, ""},
+		{isaAMD64, syms, 0x2040, nil, "the first byte of g"},
+		{isaAMD64, syms, 0x2040, []byte{0xe8, 0, 0, 0, 0}, ""}, // f's last instruction is a call
+		{isaAMD64, syms, 0x2040, []byte{0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90}, "the first byte of g"},
+		{isaAMD64, syms, 0x2100, nil, "the program's entry point"},
+		{isaAMD64, syms, 0x1012, nil, ""}, // after _init's call of __gmon_start__
+		{isaAMD64, syms, 0x1040, nil, "past _init's code"},
+		{isaAMD64, syms, 0x9008, nil, "in _fini, which calls nothing"},
+		{isaAMD64, syms, 0x1a000, nil, "too far past the PUBLIC symbol _fini"},
+		{isaX86, syms, 0x101b, nil, ""},
+		{isaX86, syms, 0x1021, nil, "past _init's code"},
+		{isaX86, syms, 0x2041, nil, ""},
+		{isaX86, syms, 0x2040, nil, "the first byte of g"},
+		{isaX86, syms, 0x9005, nil, "in _fini, which calls nothing"},
+		{isaARM64, syms, 0x1010, nil, ""},
+		{isaARM64, syms, 0x1024, nil, "past _init's code"},
+		{isaARM64, syms, 0x2040, nil, "the first byte of g"},
+		{isaARM64, syms, 0x2100, nil, "the program's entry point"},
+		{isaARM, thumbSyms, 0x1009, nil, ""},                    // Thumb _init
+		{isaARM, thumbSyms, 0x1031, nil, "past _init's code"},   // Thumb bit cleared first
+		{isaARM, thumbSyms, 0x2041, nil, "the first byte of g"}, // Thumb return to g's start
+		{isaARM, thumbSyms, 0x2101, nil, "the program's entry point"},
+		{isaARM, thumbSyms, 0x9005, nil, "in _fini, which calls nothing"},
+		{isaARM, thumbSyms, 0x3011, nil, ""},
+		{isaARM, thumbSyms, 0x3010, nil, "in the other instruction set than the PUBLIC symbol thumbfn"},
+		{isaARM, thumbSyms, 0x4010, nil, ""},
+	} {
+		set := c.set.desc()
+		env := &walker.Env{
+			Modules:    walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "prog", base, 0x20000)}),
+			Symbols:    walkertest.NewSymbols(t, map[string]string{"prog": c.syms}),
+			EntryPoint: base + 0x2100,
+		}
+		if c.code != nil {
+			end := base + c.ra
+			env.Code = &walkertest.Memory{Base: end - uint64(len(c.code)), Data: c.code}
+		}
+		w := walker.NewWalker(env)
+		if got := symbolObjection(w, base+c.ra, set, set.mask()); got != c.want {
+			t.Errorf("isa %d ra +%#x (code %x): %q, want %q", c.set, c.ra, c.code, got, c.want)
+		}
+	}
+}
