@@ -301,6 +301,13 @@ main() {
 		log "building $arch"
 		build "$arch"
 		symbols "$arch"
+		# The program, stripped (same build id and layout), on every
+		# architecture: qemu-user cores hold no program text, so the
+		# converter tests need it, and the walks with local debug info
+		# (--use-local-debuginfo) read its unwind tables and code.
+		"${CC%gcc}strip" -o "$WORK/$arch/crashdemo.stripped" "$WORK/$arch/crashdemo"
+		zstd -q -f -19 -T1 "$WORK/$arch/crashdemo.stripped" -o "$OUT/cores/$arch-crashdemo.zst"
+		chmod 644 "$OUT/cores/$arch-crashdemo.zst"
 		for c in $(cases "$arch"); do
 			local name=$arch-$c producer
 			producer=$(crash "$arch" "$c")
@@ -312,12 +319,6 @@ main() {
 			echo "$name $arch $c $producer $threads" >>"$manifest"
 			if [[ " $KEEP_CORES " == *" $name "* ]]; then
 				zstd -q -f -19 -T1 "$WORK/$arch/$c/core" -o "$OUT/cores/$name.core.zst"
-				if [ "$producer" = qemu ]; then
-					# qemu-user cores hold no program text: the converter test
-					# needs the program (stripped; same build id and layout).
-					"${CC%gcc}strip" -o "$WORK/$arch/crashdemo.stripped" "$WORK/$arch/crashdemo"
-					zstd -q -f -19 -T1 "$WORK/$arch/crashdemo.stripped" -o "$OUT/cores/$arch-crashdemo.zst"
-				fi
 			fi
 			log "$name: $producer core, $threads threads"
 		done
