@@ -12,6 +12,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/dumpsyms"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // Supplier makes symbol files from ELF files. It is safe for concurrent
@@ -25,9 +26,10 @@ type Supplier struct {
 }
 
 type result struct {
-	once sync.Once
-	file *symfile.File
-	err  error
+	once   sync.Once
+	file   *symfile.File
+	native *Module // nil without the binary (a debug file has no code)
+	err    error
 }
 
 // New returns a Supplier that finds files with l. ctx bounds debuginfod
@@ -45,8 +47,22 @@ func (s *Supplier) Symbols(m symfile.ModuleKey) (*symfile.File, error) {
 		s.done[m] = r
 	}
 	s.mu.Unlock()
-	r.once.Do(func() { r.file, r.err = s.build(m) })
+	r.once.Do(func() { r.file, r.native, r.err = s.build(m) })
 	return r.file, r.err
+}
+
+// Native implements processor.NativeSupplier: the module's ELF file as
+// evidence for the walker (see Module), nil when no binary with the
+// module's build id was found or its code could not be read.
+func (s *Supplier) Native(m symfile.ModuleKey) walker.NativeModule {
+	s.Symbols(m)
+	s.mu.Lock()
+	r := s.done[m]
+	s.mu.Unlock()
+	if r.native == nil {
+		return nil // not a nil *Module in an interface
+	}
+	return r.native
 }
 
 // NotFoundError says why no ELF file was used for a module: none found,
@@ -70,28 +86,28 @@ func (e *NotFoundError) Error() string {
 
 func (e *NotFoundError) Unwrap() error { return symfile.ErrNotFound }
 
-func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, error) {
+func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, *Module, error) {
 	codeID, err := hex.DecodeString(strings.ToLower(m.CodeID))
 	if err != nil || len(codeID) == 0 {
-		return nil, fmt.Errorf("%s: code id %q is not a build id: %w", m.CodeFile, m.CodeID, symfile.ErrNotFound)
+		return nil, nil, fmt.Errorf("%s: code id %q is not a build id: %w", m.CodeFile, m.CodeID, symfile.ErrNotFound)
 	}
 	found, err := s.locator.Find(s.ctx, m.CodeFile, codeID)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v: %w", m.CodeFile, err, symfile.ErrNotFound)
+		return nil, nil, fmt.Errorf("%s: %v: %w", m.CodeFile, err, symfile.ErrNotFound)
 	}
 	if found.Binary == "" && found.Debug == "" {
-		return nil, &NotFoundError{Module: m.CodeFile, Refused: found.Refused}
+		return nil, nil, &NotFoundError{Module: m.CodeFile, Refused: found.Refused}
 	}
 	var bin, debug *elf.File
 	if found.Binary != "" {
 		if bin, err = elf.Open(found.Binary); err != nil {
-			return nil, fmt.Errorf("%s: %w", found.Binary, err)
+			return nil, nil, fmt.Errorf("%s: %w", found.Binary, err)
 		}
 		defer bin.Close()
 	}
 	if found.Debug != "" {
 		if debug, err = elf.Open(found.Debug); err != nil {
-			return nil, fmt.Errorf("%s: %w", found.Debug, err)
+			return nil, nil, fmt.Errorf("%s: %w", found.Debug, err)
 		}
 		defer debug.Close()
 	}
@@ -105,7 +121,14 @@ func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, error) {
 		name = name[i+1:]
 	}
 	if err := dumpsyms.WriteWithDebug(&out, main, debug, path, dumpsyms.Options{Name: name}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return symfile.NewFile(out.Bytes(), path+" (as .sym)")
+	file, err := symfile.NewFile(out.Bytes(), path+" (as .sym)")
+	if err != nil || bin == nil {
+		return file, nil, err
+	}
+	// The binary's code and function starts; a file whose code cannot be
+	// read still gives its .sym.
+	native, _ := newModule(bin, debug, found.Binary, file)
+	return file, native, nil
 }
