@@ -220,7 +220,7 @@ func (m *Module) CFIRules(q walker.NativeQuery) (symfile.CFIRules, bool) {
 		return symfile.CFIRules{}, false
 	}
 	arch := m.arch
-	if arch == prologue.ARM && m.isThumb(start, q.Rel, code) {
+	if arch == prologue.ARM && (q.Context && m.isThumb(start, q, code) || !q.Context && q.Rel&1 == 1) {
 		arch = prologue.Thumb
 	}
 	fr := prologue.Analyze(arch, code, start, pc)
@@ -233,51 +233,115 @@ func (m *Module) CFIRules(q walker.NativeQuery) (symfile.CFIRules, bool) {
 
 // functionFor returns where the prologue of the function containing pc
 // starts: the nearest of the symbol file's start and the file's own
-// function starts. On ARM a caller's function (not the context frame's)
-// has pushed its return address before the call: the last push of lr
-// after that start (pushLR) is where its frame begins, for a function
-// the evidence leaves out (one only called through pointers). The
-// context frame's function is read only from a symbol's start: without
-// one its start may be an earlier function's, and the walkers' own
-// frame-0 rules do better than a wrong prologue.
+// function starts; on ARM, when that is not the symbol's, after the last
+// return before pc if there is one (lastReturn): the nearest start is
+// then an earlier function's, and the one containing pc (only called
+// through pointers, so no call names its start) begins after it.
 func (m *Module) functionFor(q walker.NativeQuery, pc uint64) (uint64, bool) {
 	start, ok := m.functionStart(pc)
-	if q.HaveStart && q.SymStart <= pc && (!ok || q.SymStart > start) {
-		start, ok = q.SymStart, true
+	if q.HaveStart && q.SymStart <= pc && (!ok || q.SymStart >= start) {
+		return q.SymStart, pc-q.SymStart <= maxFunctionSize
 	}
 	if !ok || pc-start > maxFunctionSize {
 		return 0, false
 	}
-	if q.Context && !q.HaveStart && m.arch == prologue.ARM && m.returnsBetween(start, pc, m.isThumb(start, q.Rel, m.code(start, 4))) {
-		return 0, false
-	}
-	if m.arch == prologue.ARM && !q.Context && !(q.HaveStart && start == q.SymStart) {
-		if p, found := m.pushLR(start, pc, q.Rel&1 == 1); found {
-			start = p
+	if m.arch == prologue.ARM {
+		thumb := m.isThumb(start, q, m.code(start, 4))
+		if !q.Context && thumb != (q.Rel&1 == 1) {
+			// The start is of another instruction set than the caller's
+			// return address says pc is: another function's.
+			return m.pushStart((start+3)&^3, pc, q.Rel&1 == 1), true
+		}
+		if end, found := m.lastReturn(start, pc, thumb); found {
+			start = m.pushStart(end, pc, thumb)
 		}
 	}
 	return start, true
 }
 
-// returnsBetween reports whether an unconditional return instruction
-// (Thumb `bx lr`, `pop {..., pc}`, `pop.w {..., pc}`, `ldr pc, [sp], #4`;
-// their ARM forms) lies in [from, pc), read in order from from: then
-// from is the start of an earlier function, or pc lies past a return of
-// its own, where the prologue's frame is gone.
-func (m *Module) returnsBetween(from, pc uint64, thumb bool) bool {
+// pushStart returns where the function that follows the end of another
+// at end starts, for pc in it: at its first push of lr before pc (what
+// lies between is padding and literal pools, which read as instructions
+// would mislead), moved back over the pushes and `mov ip, sp` right
+// before it (variadic functions push their arguments first); end when
+// there is no push of lr (a leaf).
+func (m *Module) pushStart(end, pc uint64, thumb bool) uint64 {
+	code := m.code(end, int(pc-end))
+	if thumb {
+		for i := 0; i+2 <= len(code); i += 2 {
+			hw := binary.LittleEndian.Uint16(code[i:])
+			lr := hw&0xff00 == 0xb500 || hw == 0xe92d && i+4 <= len(code) && binary.LittleEndian.Uint16(code[i+2:])&0x4000 != 0
+			if !lr {
+				continue
+			}
+			for i >= 2 {
+				prev := binary.LittleEndian.Uint16(code[i-2:])
+				if prev&0xff00 != 0xb400 && prev&0xff80 != 0xb080 { // PUSH without lr, SUB sp
+					break
+				}
+				i -= 2
+			}
+			return end + uint64(i)
+		}
+		return end
+	}
+	for i := 0; i+4 <= len(code); i += 4 {
+		if binary.LittleEndian.Uint32(code[i:])&0xffff4000 != 0xe92d4000 {
+			continue
+		}
+		for i >= 4 {
+			prev := binary.LittleEndian.Uint32(code[i-4:])
+			if prev&0xffff0000 != 0xe92d0000 && prev != 0xe1a0c00d { // PUSH, MOV ip, sp
+				break
+			}
+			i -= 4
+		}
+		return end + uint64(i)
+	}
+	return end
+}
+
+// lastReturn finds the last return instruction or unconditional jump
+// back in [from, pc) that ends a function, read in order from from, and returns the address after it:
+// where the next function starts (its literal pool aside), when from is
+// an earlier function's start. A return ends the function when no branch
+// before it (since the last end) jumps past it: code a branch reaches
+// after an early return is the same function's. Returns are Thumb `bx
+// lr`, `pop {..., pc}`, `ldm.w sp{!}, {..., pc}`, `ldr pc, [sp], #4` and
+// their ARM forms, outside IT blocks; a table branch (TBB, TBH) reaches
+// up to pc.
+func (m *Module) lastReturn(from, pc uint64, thumb bool) (uint64, bool) {
 	code := m.code(from, int(pc-from))
+	var end uint64
+	found := false
+	reach := from // the farthest branch target since the last end
+	ended := func(at, size uint64) {
+		if reach <= at {
+			end, found = at+size, true
+			reach = at + size
+		}
+	}
 	if !thumb {
 		for i := 0; i+4 <= len(code); i += 4 {
+			at := from + uint64(i)
 			w := binary.LittleEndian.Uint32(code[i:])
-			if w == 0xe12fff1e || w&0xffff8000 == 0xe8bd8000 || w == 0xe49df004 {
-				return true
+			switch {
+			case w>>28 == 0xe && (w == 0xe12fff1e || w&0xffdf8000 == 0xe89d8000 || w == 0xe49df004): // BX lr, LDM sp{!}, {..., pc}, POP {pc}
+				ended(at, 4)
+			case w>>28 != 0xf && w&0x0f000000 == 0x0a000000: // B<c>
+				t := at + 8 + signExtend(uint64(w&0xffffff)<<2, 26)
+				reach = max(reach, t)
+				if w>>28 == 0xe && t < at { // a jump back with nothing reaching past it
+					ended(at, 4)
+				}
 			}
 		}
-		return false
+		return end, found
 	}
 	inIT := 0
 	for i := 0; i+2 <= len(code); {
-		hw := binary.LittleEndian.Uint16(code[i:])
+		at := from + uint64(i)
+		hw := uint64(binary.LittleEndian.Uint16(code[i:]))
 		size := 2
 		if hw>>11 >= 0x1d {
 			size = 4
@@ -287,49 +351,43 @@ func (m *Module) returnsBetween(from, pc uint64, thumb bool) bool {
 		}
 		ret := hw == 0x4770 || hw&0xff00 == 0xbd00
 		if size == 4 {
-			hw2 := binary.LittleEndian.Uint16(code[i+2:])
-			ret = hw == 0xe8bd && hw2&0x8000 != 0 || hw == 0xf85d && hw2 == 0xfb04
+			hw2 := uint64(binary.LittleEndian.Uint16(code[i+2:]))
+			ret = hw&0xffdf == 0xe89d && hw2&0x8000 != 0 || hw == 0xf85d && hw2 == 0xfb04 // LDM.W sp{!}, {..., pc}
+			switch {
+			case hw&0xf800 == 0xf000 && hw2&0xd000 == 0x9000: // B.W
+				t := thumbBranch(at, hw, hw2)
+				reach = max(reach, t)
+				ret = t < at // a jump back with nothing reaching past it
+			case hw&0xf800 == 0xf000 && hw2&0xd000 == 0x8000 && hw>>6&0xe != 0xe: // B<c>.W
+				imm := (hw>>10&1)<<20 | (hw2>>11&1)<<19 | (hw2>>13&1)<<18 | (hw&0x3f)<<12 | (hw2&0x7ff)<<1
+				reach = max(reach, at+4+signExtend(imm, 21))
+			case hw&0xfff0 == 0xe8d0 && hw2&0xffe0 == 0xf000: // TBB, TBH
+				reach = max(reach, pc)
+			}
+		} else {
+			switch {
+			case hw&0xf000 == 0xd000 && hw&0x0e00 != 0x0e00: // B<c>
+				reach = max(reach, at+4+signExtend((hw&0xff)<<1, 9))
+			case hw&0xf800 == 0xe000: // B
+				t := at + 4 + signExtend((hw&0x7ff)<<1, 12)
+				reach = max(reach, t)
+				ret = t < at // a jump back with nothing reaching past it
+			case hw&0xf500 == 0xb100: // CBZ, CBNZ
+				reach = max(reach, at+4+((hw>>9&1)<<6|(hw>>3&0x1f)<<1))
+			}
 		}
 		if ret && inIT == 0 {
-			return true
+			ended(at, uint64(size))
 		}
 		if inIT > 0 {
 			inIT--
 		}
 		if hw&0xff00 == 0xbf00 && hw&0xf != 0 { // IT: up to 4 conditional instructions
-			inIT = 4 - bits.TrailingZeros16(hw&0xf)
+			inIT = 4 - bits.TrailingZeros16(uint16(hw&0xf))
 		}
 		i += size
 	}
-	return false
-}
-
-// pushLR finds the last push of lr in (from, pc): Thumb `push {..., lr}`
-// and `push.w {..., lr}`, ARM `push {..., lr}` (with the APCS `mov ip,
-// sp` before it).
-func (m *Module) pushLR(from, pc uint64, thumb bool) (uint64, bool) {
-	code := m.code(from, int(pc-from))
-	if thumb {
-		for i := len(code) - 2; i > 0; i -= 2 {
-			hw := binary.LittleEndian.Uint16(code[i:])
-			if hw&0xff00 == 0xb500 {
-				return from + uint64(i), true
-			}
-			if i+4 <= len(code) && hw == 0xe92d && binary.LittleEndian.Uint16(code[i+2:])&0x4000 != 0 {
-				return from + uint64(i), true
-			}
-		}
-		return 0, false
-	}
-	for i := (len(code) - 4) &^ 3; i > 0; i -= 4 {
-		if w := binary.LittleEndian.Uint32(code[i:]); w&0xffff4000 == 0xe92d4000 {
-			if i >= 4 && binary.LittleEndian.Uint32(code[i-4:]) == 0xe1a0c00d {
-				i -= 4
-			}
-			return from + uint64(i), true
-		}
-	}
-	return 0, false
+	return end, found
 }
 
 // FunctionStart implements walker.NativeModule.
@@ -345,12 +403,13 @@ func (m *Module) functionStart(rel uint64) (uint64, bool) {
 }
 
 // isThumb tells the instruction set of the ARM function at start: a
-// symbol's Thumb bit, rel's (a return address's) bit 0, a start that is
-// not word-aligned; else the first word decides, an unconditional A32
-// instruction (condition AL) telling ARM.
-func (m *Module) isThumb(start, rel uint64, code []byte) bool {
+// symbol's or call's Thumb bit, a start that is not word-aligned; else
+// the first word decides, an unconditional A32 instruction (condition
+// AL) telling ARM. (A caller's own instruction set is its return
+// address's bit 0, kept in q.Rel.)
+func (m *Module) isThumb(start uint64, q walker.NativeQuery, code []byte) bool {
 	switch {
-	case m.thumb[start], rel&1 == 1, start&3 != 0:
+	case m.thumb[start], start&3 != 0:
 		return true
 	case len(code) < 4:
 		return true
