@@ -118,7 +118,7 @@ func TestWalksWithLocalDebugInfoEqualGDB(t *testing.T) {
 	}
 	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
 	var table strings.Builder
-	fmt.Fprintf(&table, "%-16s %-8s %5s %9s %9s %9s\n", "dump", "thread", "gdb", "sym+elf", "elf", "sym")
+	fmt.Fprintf(&table, "%-16s %-8s %5s %9s %9s %9s %9s\n", "dump", "thread", "gdb", "sym+elf", "elf", "sym", "elf .sym")
 	for _, c := range cases {
 		path := filepath.Join(root, "dumps", c.name+".dmp")
 		d, err := minidump.Open(path)
@@ -144,6 +144,8 @@ func TestWalksWithLocalDebugInfoEqualGDB(t *testing.T) {
 		bpNative := walkWith(t, path, syms, processor.Options{Mode: walker.Breakpad, Native: elfSup})
 		both := walkWith(t, path, symfile.ChainSupplier{syms, elfSup}, processor.Options{Native: elfSup})
 		elfOnly := walkWith(t, path, elfSup, processor.Options{Native: elfSup})
+		// The program's .sym without its evidence, as before Options.Native.
+		elfSymOnly := walkWith(t, path, elfSup, processor.Options{})
 		for _, g := range oracle.ReadGDBFrames(t, filepath.Join(root, "oracle", c.name+".frames.txt")) {
 			want := g.PCs()
 			id := uint32(g.LWP)
@@ -161,7 +163,7 @@ func TestWalksWithLocalDebugInfoEqualGDB(t *testing.T) {
 				}
 				return fmt.Sprintf("%d/%d%s", n, len(got), mark)
 			}
-			fmt.Fprintf(&table, "%-16s %-8d %5d %9s %9s %9s\n", c.name, id, len(want), row(both[id]), row(elfOnly[id]), row(symOnly[id]))
+			fmt.Fprintf(&table, "%-16s %-8d %5d %9s %9s %9s %9s\n", c.name, id, len(want), row(both[id]), row(elfOnly[id]), row(symOnly[id]), row(elfSymOnly[id]))
 			if fmt.Sprint(both[id]) != fmt.Sprint(want) {
 				t.Errorf("%s thread %d, .sym and program: %x, gdb %x", c.name, id, both[id], want)
 			}
@@ -170,5 +172,7 @@ func TestWalksWithLocalDebugInfoEqualGDB(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("frames equal to gdb's from the top / frames walked (* differs from gdb):\n%s", table.String())
+	t.Logf("frames equal to gdb's from the top / frames walked (* differs from gdb); sym+elf: the .sym "+
+		"and the program; elf: the program alone; sym: the .sym alone; elf .sym: the .sym made from the program, "+
+		"without its evidence (Options.Native):\n%s", table.String())
 }
