@@ -138,6 +138,9 @@ func stepARM(f *Frame, b []byte) (int, string) {
 		return 0, "conditional instruction"
 	}
 	rot := func() int64 { return int64(bits.RotateLeft32(w&0xff, -int(w>>8&0xf)*2)) }
+	if f.FPReg == 12 && w&0x0c000000 == 0 && w>>12&0xf == 12 && w != 0xe1a0c00d {
+		f.FPReg = -1 // ip overwritten before fp was set from it
+	}
 	switch {
 	case w == 0xe1a0c00d: // MOV ip, sp
 		f.FPReg, f.FPBelow = 12, f.SPBelow // ip: a scratch copy, read by SUB fp, ip
@@ -163,9 +166,6 @@ func stepARM(f *Frame, b []byte) (int, string) {
 		return 0, "load multiple or load into pc"
 	case w&0x0c000000 == 0 && w>>12&0xf == armSP && w&0x01900000 != 0x01000000:
 		return 0, "stack pointer changed" // data processing into sp (not TST/TEQ/CMP/CMN)
-	}
-	if f.FPReg == 12 && w&0x0c000000 == 0 && w>>12&0xf == 12 {
-		f.FPReg = -1 // ip reused
 	}
 	return 4, ""
 }

@@ -1,69 +1,57 @@
 package prologue
 
-import "encoding/binary"
+import (
+	"strings"
 
-// stepX86 reads one IA-32 or x86-64 instruction of the forms gdb's
-// i386_analyze_prologue and amd64_analyze_prologue know, and a few GCC
-// puts among them: ENDBR, PUSH reg, MOV rsp→rbp, SUB imm from rsp,
-// register-to-register MOV and XOR (which touch no stack). Any other
-// instruction ends the prologue: x86 code cannot be skipped without
-// decoding it in full.
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// stepX86 reads one IA-32 or x86-64 instruction (decoded in full by
+// x86asm, so that GCC's scheduling of moves and arithmetic among the
+// pushes does not end the prologue): PUSH reg, SUB imm from the stack
+// pointer, MOV of the stack pointer into the frame pointer. Branches,
+// calls, returns, POP and LEAVE, pushes of memory or immediates and any
+// other write to the stack pointer (a realigning AND, LEA) end it, as in
+// gdb's i386_analyze_prologue and amd64_analyze_prologue.
 func stepX86(f *Frame, b []byte, long bool) (int, string) {
-	word := int64(4)
+	mode, word := 32, int64(4)
+	sp, bp, first := x86asm.ESP, x86asm.EBP, x86asm.EAX
 	if long {
-		word = 8
+		mode, word = 64, 8
+		sp, bp, first = x86asm.RSP, x86asm.RBP, x86asm.RAX
 	}
-	if len(b) >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && (b[3] == 0xfa || b[3] == 0xfb) {
-		return 4, "" // ENDBR64 / ENDBR32
+	inst, err := x86asm.Decode(b, mode)
+	if err != nil {
+		return 0, "cannot decode: " + err.Error()
 	}
-	i, rex := 0, byte(0)
-	if long && b[0]&0xf0 == 0x40 {
-		rex, i = b[0], 1
-	}
-	if i >= len(b) {
+	if inst.Op == 0 { // x86asm's answer for bytes that end inside an instruction
 		return 0, "truncated instruction"
 	}
-	op := b[i]
+	dst, _ := inst.Args[0].(x86asm.Reg)
+	src, _ := inst.Args[1].(x86asm.Reg)
+	op := inst.Op.String()
 	switch {
-	case op >= 0x50 && op <= 0x57: // PUSH r
-		r := int(op&7) | int(rex&1)<<3
-		f.push([]int{r}, word)
-		return i + 1, ""
-	case op == 0x89 || op == 0x8b || op == 0x31 || op == 0x33:
-		if i+1 >= len(b) || b[i+1]>>6 != 3 {
-			return 0, "memory operand"
+	case inst.Op == x86asm.PUSH:
+		r, ok := inst.Args[0].(x86asm.Reg)
+		if !ok || r < first || r > first+15 {
+			return 0, "push of memory or an immediate"
 		}
-		modrm := b[i+1]
-		reg, rm := int(modrm>>3&7)|int(rex>>2&1)<<3, int(modrm&7)|int(rex&1)<<3
-		dst, src := rm, reg
-		if op == 0x8b || op == 0x33 {
-			dst, src = reg, rm
-		}
-		if dst == x86SP {
+		f.push([]int{int(r - first)}, word)
+	case inst.Op == x86asm.SUB && dst == sp:
+		imm, ok := inst.Args[1].(x86asm.Imm)
+		if !ok {
 			return 0, "stack pointer changed"
 		}
-		if (op == 0x89 || op == 0x8b) && src == x86SP && dst == x86BP && (!long || rex&8 != 0) {
-			f.setFP(x86BP, 0) // MOV rsp, rbp
-		} else if dst == x86BP {
-			f.FPReg = -1
-		}
-		return i + 2, ""
-	case op == 0x83 || op == 0x81:
-		if i+1 >= len(b) || b[i+1] != 0xec { // SUB imm, rsp
-			if i+1 < len(b) && b[i+1]&0xc7 == 0xc4 {
-				return 0, "stack pointer changed"
-			}
-			return 0, "not a prologue instruction"
-		}
-		if op == 0x83 && i+2 < len(b) {
-			f.SPBelow += int64(int8(b[i+2]))
-			return i + 3, ""
-		}
-		if op == 0x81 && i+5 < len(b) {
-			f.SPBelow += int64(int32(binary.LittleEndian.Uint32(b[i+2:])))
-			return i + 6, ""
-		}
-		return 0, "truncated instruction"
+		f.SPBelow += int64(imm)
+	case inst.Op == x86asm.MOV && dst == bp && src == sp:
+		f.setFP(x86BP, 0)
+	case strings.HasPrefix(op, "J") || strings.HasPrefix(op, "LOOP") || strings.Contains(op, "CALL") ||
+		strings.Contains(op, "RET") || inst.Op == x86asm.POP || inst.Op == x86asm.LEAVE || inst.Op == x86asm.ENTER:
+		return 0, "control flow or stack pointer raised"
+	case dst == sp && inst.Op != x86asm.CMP && inst.Op != x86asm.TEST:
+		return 0, "stack pointer changed"
+	case dst == bp && f.FPReg == x86BP:
+		f.FPReg = -1 // the frame pointer reused
 	}
-	return 0, "not a prologue instruction"
+	return inst.Len, ""
 }
