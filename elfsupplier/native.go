@@ -56,8 +56,9 @@ func (e *CodeError) Error() string {
 func (e *CodeError) Unwrap() error { return e.Err }
 
 // newModule reads f's executable segments and function starts. file is
-// the .sym made from f (and its debug file debug, which may be nil).
-func newModule(f, debug *elf.File, path string, file *symfile.File) (*Module, error) {
+// the .sym made from f (and its debug file debug, which may be nil);
+// size is f's size in bytes, which every segment must lie within.
+func newModule(f, debug *elf.File, path string, size int64, file *symfile.File) (*Module, error) {
 	m := &Module{file: file, thumb: map[uint64]bool{}}
 	switch f.Machine {
 	case elf.EM_ARM:
@@ -84,6 +85,9 @@ func newModule(f, debug *elf.File, path string, file *symfile.File) (*Module, er
 		total += p.Filesz
 		if total > MaxCodeBytes || p.Filesz > p.Memsz {
 			return nil, &CodeError{Path: path, Off: p.Off, Err: fmt.Errorf("%d bytes (limit %d, memory size %d)", p.Filesz, MaxCodeBytes, p.Memsz)}
+		}
+		if p.Off > uint64(size) || p.Filesz > uint64(size)-p.Off {
+			return nil, &CodeError{Path: path, Off: p.Off, Err: fmt.Errorf("%d bytes past the file's end (%d bytes)", p.Filesz, size)}
 		}
 		data := make([]byte, p.Filesz)
 		if _, err := p.ReadAt(data, 0); err != nil && err != io.EOF {
@@ -182,6 +186,9 @@ func (m *Module) ReadCode(rel uint64, p []byte) bool {
 
 // code returns the executable bytes from rel up to n of them.
 func (m *Module) code(rel uint64, n int) []byte {
+	if n <= 0 {
+		return nil
+	}
 	for _, s := range m.segs {
 		if rel >= s.rel && rel-s.rel < uint64(len(s.data)) {
 			b := s.data[rel-s.rel:]
@@ -266,6 +273,9 @@ func (m *Module) functionFor(q walker.NativeQuery, pc uint64) (uint64, bool) {
 // before it (variadic functions push their arguments first); end when
 // there is no push of lr (a leaf).
 func (m *Module) pushStart(end, pc uint64, thumb bool) uint64 {
+	if end >= pc {
+		return end
+	}
 	code := m.code(end, int(pc-end))
 	if thumb {
 		for i := 0; i+2 <= len(code); i += 2 {
@@ -311,6 +321,9 @@ func (m *Module) pushStart(end, pc uint64, thumb bool) uint64 {
 // their ARM forms, outside IT blocks; a table branch (TBB, TBH) reaches
 // up to pc.
 func (m *Module) lastReturn(from, pc uint64, thumb bool) (uint64, bool) {
+	if from >= pc {
+		return 0, false
+	}
 	code := m.code(from, int(pc-from))
 	var end uint64
 	found := false

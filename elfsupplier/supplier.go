@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -129,6 +130,9 @@ func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, *Module, error) {
 	}
 	// The binary's code and function starts; a file whose code cannot be
 	// read still gives its .sym.
-	native, _ := newModule(bin, debug, found.Binary, file)
+	var native *Module
+	if st, err := os.Stat(found.Binary); err == nil {
+		native, _ = newModule(bin, debug, found.Binary, st.Size(), file)
+	}
 	return file, native, nil
 }
