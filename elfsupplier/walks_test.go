@@ -25,7 +25,8 @@ type walkCase struct {
 }
 
 // casesWithBinaries lists testdata/cases.txt's dumps whose stripped
-// program (testdata/cores/ARCH-PROGRAM.zst) is kept.
+// program (testdata/cores/ARCH-PROGRAM.zst, PROGRAM the dump's first
+// module) is kept.
 func casesWithBinaries(t *testing.T, root string) []walkCase {
 	f, err := os.Open(filepath.Join(root, "cases.txt"))
 	if err != nil {
@@ -39,11 +40,7 @@ func casesWithBinaries(t *testing.T, root string) []walkCase {
 		if len(fields) < 3 || strings.HasPrefix(fields[0], "#") {
 			continue
 		}
-		c := walkCase{name: fields[0], arch: fields[1], program: "crashdemo"}
-		switch fields[2] {
-		case "apcs", "leaf", "signal": // extra cases are programs of their own
-			c.program = fields[2] + "demo"
-		}
+		c := walkCase{name: fields[0], arch: fields[1], program: mainModule(t, filepath.Join(root, "dumps", fields[0]+".dmp"))}
 		zst := filepath.Join(root, "cores", c.arch+"-"+c.program+".zst")
 		if _, err := os.Stat(zst); err != nil {
 			continue
@@ -52,6 +49,20 @@ func casesWithBinaries(t *testing.T, root string) []walkCase {
 		out = append(out, c)
 	}
 	return out
+}
+
+// mainModule returns the file name of a dump's first module, the program.
+func mainModule(t *testing.T, path string) string {
+	d, err := minidump.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	mods, err := d.Modules()
+	if err != nil || len(mods) == 0 {
+		t.Fatalf("%s: no modules: %v", path, err)
+	}
+	return filepath.Base(mods[0].Name)
 }
 
 // physicalPCs returns each thread's physical frame PCs (ARM's Thumb bit
@@ -121,17 +132,8 @@ func TestWalksWithLocalDebugInfoEqualGDB(t *testing.T) {
 	fmt.Fprintf(&table, "%-16s %-8s %5s %9s %9s %9s %9s\n", "dump", "thread", "gdb", "sym+elf", "elf", "sym", "elf .sym")
 	for _, c := range cases {
 		path := filepath.Join(root, "dumps", c.name+".dmp")
-		d, err := minidump.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mods, _ := d.Modules()
-		d.Close()
-		if len(mods) == 0 {
-			t.Fatalf("%s: no modules", c.name)
-		}
 		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(mods[0].Name)), c.binary, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, c.program), c.binary, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		elfSup := New(context.Background(), &elfsym.Locator{Roots: []string{dir}})

@@ -192,7 +192,7 @@ dynamic_case() {
 
 # Extra cases: programs of their own (src/extra/CASE.c, built as CASEdemo),
 # for code whose flags must not change crashdemo and so the existing dumps.
-EXTRA_CASES=${EXTRA_CASES:-"arm-apcs amd64-leaf x86-leaf amd64-signal x86-signal"}
+EXTRA_CASES=${EXTRA_CASES:-"arm-apcs arm-assert amd64-leaf x86-leaf amd64-signal x86-signal"}
 
 # extra_build ARCH CASE: compiles src/extra/CASE.c in the current directory.
 extra_build() {
@@ -215,6 +215,12 @@ extra_build() {
 		;;
 	amd64-signal | x86-signal)
 		$CC $common -O2 -c "$HERE/src/extra/signal.c"
+		;;
+	arm-assert)
+		# A failed assert() through glibc code without unwind entries;
+		# the walks with the stripped program (--use-local-debuginfo)
+		# must equal gdb's.
+		$CC $common -O2 -c "$HERE/src/extra/assert.c"
 		;;
 	*) log "unknown extra case $1-$2"; return 1 ;;
 	esac
@@ -247,14 +253,14 @@ extra_case() {
 	cp "$dir/$prog.sym" "$OUT/symbols/$prog/$id/$prog.sym"
 	local modarg=()
 	if [ "$producer" = qemu ]; then
-		modarg=(-module "$dir/$prog")
+		modarg=(--module "$dir/$prog")
 		# As for crashdemo: the converter tests need the program (stripped).
 		mkdir -p "$OUT/cores"
 		"${CC%gcc}strip" -o "$dir/$prog.stripped" "$dir/$prog"
 		zstd -q -f -19 -T1 "$dir/$prog.stripped" -o "$OUT/cores/$arch-$prog.zst"
 		chmod 644 "$OUT/cores/$arch-$prog.zst"
 	fi
-	"$WORK/core2md" -stack-limit "$STACK_LIMIT" "${modarg[@]}" "$dir/core" "$OUT/dumps/$name.dmp"
+	"$WORK/core2md" --stack-limit "$STACK_LIMIT" "${modarg[@]}" "$dir/core" "$OUT/dumps/$name.dmp"
 	local gdbargs=(-batch -nx -iex "set debuginfod enabled off" "$dir/$prog" "$dir/core")
 	gdb-multiarch "${gdbargs[@]}" -ex "thread apply all bt" 2>/dev/null | sed "s|$WORK|WORK|g" >"$OUT/oracle/$name.gdb.txt"
 	gdb-multiarch "${gdbargs[@]}" -x "$HERE/gdb_frames.py" 2>/dev/null | grep -E '^(#|thread|reg|frame|library) ' >"$OUT/oracle/$name.frames.txt"
