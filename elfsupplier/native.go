@@ -239,11 +239,15 @@ func (m *Module) CFIRules(q walker.NativeQuery) (symfile.CFIRules, bool) {
 }
 
 // functionFor returns where the prologue of the function containing pc
-// starts: the nearest of the symbol file's start and the file's own
-// function starts; on ARM, when that is not the symbol's, after the last
-// return before pc if there is one (lastReturn): the nearest start is
-// then an earlier function's, and the one containing pc (only called
-// through pointers, so no call names its start) begins after it.
+// starts: the symbol file's start when it is the nearest; else, on ARM,
+// from the nearest of the file's own starts (an earlier function's when
+// the one containing pc is only called through pointers, so no call
+// names it): past the last end of a function before pc (lastReturn), a
+// caller's function starts at its last push of lr before the call (it
+// must have saved its return address to call), the context frame's at
+// the first push of lr after that end, or there for a leaf (pushStart).
+// A caller's instruction set is its return address's bit 0: a start of
+// the other set is another function's.
 func (m *Module) functionFor(q walker.NativeQuery, pc uint64) (uint64, bool) {
 	start, ok := m.functionStart(pc)
 	if q.HaveStart && q.SymStart <= pc && (!ok || q.SymStart >= start) {
@@ -252,63 +256,123 @@ func (m *Module) functionFor(q walker.NativeQuery, pc uint64) (uint64, bool) {
 	if !ok || pc-start > maxFunctionSize {
 		return 0, false
 	}
-	if m.arch == prologue.ARM {
-		thumb := m.isThumb(start, q, m.code(start, 4))
-		if !q.Context && thumb != (q.Rel&1 == 1) {
-			// The start is of another instruction set than the caller's
-			// return address says pc is: another function's.
-			return m.pushStart((start+3)&^3, pc, q.Rel&1 == 1), true
+	if m.arch != prologue.ARM {
+		return start, true
+	}
+	thumb := m.isThumb(start, q, m.code(start, 4))
+	if !q.Context && thumb != (q.Rel&1 == 1) {
+		thumb = q.Rel&1 == 1
+		start = (start + 3) &^ 3
+		if !thumb {
+			return m.pushStart(start, pc, thumb, true), true
 		}
-		if end, found := m.lastReturn(start, pc, thumb); found {
-			start = m.pushStart(end, pc, thumb)
+	}
+	from := start
+	if end, found := m.lastReturn(start, pc, thumb); found {
+		from = end
+	}
+	if !q.Context {
+		if p := m.pushStart(from, pc, thumb, true); p != from {
+			return p, true
 		}
+		// No push of lr since that end, or since the nearest start: the
+		// end was none (a loop's jump back in a long function) or the
+		// start a false call target; the caller's push lies before.
+		if p, ok := m.lastPushBefore(start, pc, thumb); ok {
+			return p, true
+		}
+	}
+	if from != start {
+		return m.pushStart(from, pc, thumb, false), true
 	}
 	return start, true
 }
 
-// pushStart returns where the function that follows the end of another
-// at end starts, for pc in it: at its first push of lr before pc (what
-// lies between is padding and literal pools, which read as instructions
-// would mislead), moved back over the pushes and `mov ip, sp` right
-// before it (variadic functions push their arguments first); end when
-// there is no push of lr (a leaf).
-func (m *Module) pushStart(end, pc uint64, thumb bool) uint64 {
-	if end >= pc {
-		return end
+// lastPushBefore finds the last push of lr before pc, read from the
+// nearest function start at or below start for which there is one, back
+// to maxFunctionSize before pc.
+func (m *Module) lastPushBefore(start, pc uint64, thumb bool) (uint64, bool) {
+	j := sort.Search(len(m.starts), func(j int) bool { return m.starts[j] > start }) - 1
+	for ; j >= 0 && pc-m.starts[j] <= maxFunctionSize; j-- {
+		from := m.starts[j]
+		if !thumb {
+			from = (from + 3) &^ 3
+		}
+		if p := m.pushStart(from, pc, thumb, true); p != from {
+			return p, true
+		}
 	}
-	code := m.code(end, int(pc-end))
+	return 0, false
+}
+
+// pushStart returns where the frame of a function containing pc begins,
+// reading from from (a function's start or the end of an earlier one) in
+// instruction order: at the last push of lr before pc (last set) or the
+// first, moved back over the pushes and `mov ip, sp` right before it
+// (variadic functions push their arguments first; what lies before is
+// padding, literal pools or instructions that leave the stack alone);
+// from when there is no push of lr (a leaf).
+func (m *Module) pushStart(from, pc uint64, thumb, last bool) uint64 {
+	if from >= pc {
+		return from
+	}
+	code := m.code(from, int(pc-from))
+	found := -1
 	if thumb {
-		for i := 0; i+2 <= len(code); i += 2 {
+		for i := 0; i+2 <= len(code); {
 			hw := binary.LittleEndian.Uint16(code[i:])
-			lr := hw&0xff00 == 0xb500 || hw == 0xe92d && i+4 <= len(code) && binary.LittleEndian.Uint16(code[i+2:])&0x4000 != 0
-			if !lr {
-				continue
+			size := 2
+			if hw>>11 >= 0x1d {
+				size = 4
 			}
-			for i >= 2 {
-				prev := binary.LittleEndian.Uint16(code[i-2:])
-				if prev&0xff00 != 0xb400 && prev&0xff80 != 0xb080 { // PUSH without lr, SUB sp
-					break
-				}
-				i -= 2
-			}
-			return end + uint64(i)
-		}
-		return end
-	}
-	for i := 0; i+4 <= len(code); i += 4 {
-		if binary.LittleEndian.Uint32(code[i:])&0xffff4000 != 0xe92d4000 {
-			continue
-		}
-		for i >= 4 {
-			prev := binary.LittleEndian.Uint32(code[i-4:])
-			if prev&0xffff0000 != 0xe92d0000 && prev != 0xe1a0c00d { // PUSH, MOV ip, sp
+			if i+size > len(code) {
 				break
 			}
-			i -= 4
+			if hw&0xff00 == 0xb500 || hw == 0xe92d && binary.LittleEndian.Uint16(code[i+2:])&0x4000 != 0 ||
+				hw == 0xf84d && binary.LittleEndian.Uint16(code[i+2:]) == 0xed04 { // PUSH {..., lr}, PUSH.W, STR lr, [sp, #-4]!
+				found = i
+				if !last {
+					break
+				}
+			}
+			i += size
 		}
-		return end + uint64(i)
+		if found < 0 {
+			return from
+		}
+		for found >= 2 {
+			prev := binary.LittleEndian.Uint16(code[found-2:])
+			switch {
+			case prev&0xfe00 == 0xb400, prev&0xff80 == 0xb080, prev == 0x46ec: // PUSH, SUB sp, MOV ip, sp
+				found -= 2
+				continue
+			case found >= 4 && binary.LittleEndian.Uint16(code[found-4:]) == 0xe92d: // PUSH.W
+				found -= 4
+				continue
+			}
+			break
+		}
+		return from + uint64(found)
 	}
-	return end
+	for i := 0; i+4 <= len(code); i += 4 {
+		if binary.LittleEndian.Uint32(code[i:])&0xffff4000 == 0xe92d4000 {
+			found = i
+			if !last {
+				break
+			}
+		}
+	}
+	if found < 0 {
+		return from
+	}
+	for found >= 4 {
+		prev := binary.LittleEndian.Uint32(code[found-4:])
+		if prev&0xffff0000 != 0xe92d0000 && prev != 0xe1a0c00d { // PUSH, MOV ip, sp
+			break
+		}
+		found -= 4
+	}
+	return from + uint64(found)
 }
 
 // lastReturn finds the last return instruction or unconditional jump
