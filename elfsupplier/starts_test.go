@@ -2,8 +2,8 @@ package elfsupplier
 
 import (
 	"context"
-	"fmt"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
