@@ -14,8 +14,14 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
-// MaxCodeBytes bounds the executable bytes kept of one module's file.
-const MaxCodeBytes = 256 << 20
+// MaxCodeBytes bounds the executable bytes kept of one module's file;
+// MaxTotalCodeBytes those a Supplier keeps of all its modules' files (a
+// dump of a process with hundreds of libraries at hand): past it, modules
+// get their .sym's unwind rules but no code and no prologues.
+const (
+	MaxCodeBytes      = 256 << 20
+	MaxTotalCodeBytes = 1 << 30
+)
 
 // maxFunctionSize bounds how far from a function's start an address may
 // lie for the prologue to be read: farther, the start is no evidence.

@@ -24,6 +24,9 @@ type Supplier struct {
 
 	mu   sync.Mutex
 	done map[symfile.ModuleKey]*result
+	// codeBytes is what the modules built so far keep of their files'
+	// code (MaxTotalCodeBytes bounds it); guarded by mu.
+	codeBytes int64
 }
 
 type result struct {
@@ -131,8 +134,29 @@ func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, *Module, error) {
 	// The binary's code and function starts; a file whose code cannot be
 	// read still gives its .sym.
 	var native *Module
-	if st, err := os.Stat(found.Binary); err == nil {
+	if st, err := os.Stat(found.Binary); err == nil && s.reserveCode(bin) {
 		native, _ = newModule(bin, debug, found.Binary, st.Size(), file)
 	}
 	return file, native, nil
+}
+
+// reserveCode counts f's executable file bytes against MaxTotalCodeBytes;
+// false when they do not fit.
+func (s *Supplier) reserveCode(f *elf.File) bool {
+	var n int64
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 {
+			if p.Filesz > MaxTotalCodeBytes {
+				return false
+			}
+			n += int64(p.Filesz)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n < 0 || n > MaxTotalCodeBytes-s.codeBytes {
+		return false
+	}
+	s.codeBytes += n
+	return true
 }

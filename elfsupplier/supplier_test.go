@@ -31,3 +31,28 @@ func TestRefusals(t *testing.T) {
 		t.Errorf("bad code id: %v", err)
 	}
 }
+
+// TestCodeBudget checks that a supplier whose modules have kept
+// MaxTotalCodeBytes of code gives the next module its .sym but no code.
+func TestCodeBudget(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "crashdemo"), corpus.ReadZstd(t, "../testdata/cores/arm-crashdemo.zst"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	key := symfile.ModuleKey{CodeFile: "/bin/crashdemo", CodeID: "E7D5C19730CDB450FA08C2632E99C7BAB6400CD6"}
+	full := New(context.Background(), &elfsym.Locator{Roots: []string{dir}})
+	full.codeBytes = MaxTotalCodeBytes - 1000
+	if f, err := full.Symbols(key); err != nil || f == nil {
+		t.Fatalf("symbols: %v", err)
+	}
+	if nm := full.Native(key); nm != nil {
+		t.Errorf("a module past the code budget has code: %v", nm)
+	}
+	fresh := New(context.Background(), &elfsym.Locator{Roots: []string{dir}})
+	if nm := fresh.Native(key); nm == nil || !nm.IsCode(0x1cc) {
+		t.Errorf("within the budget: no code at abort (%v)", nm)
+	}
+	if fresh.codeBytes == 0 || fresh.codeBytes > MaxCodeBytes {
+		t.Errorf("code counted: %d bytes", fresh.codeBytes)
+	}
+}
