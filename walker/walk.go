@@ -166,7 +166,11 @@ func Walk(env *Env, arch Arch, ctx minidump.Context) *Stack {
 			break
 		}
 		if env.isEntry(frame) || frame.Function == "" && env.EntryPoint != 0 && w.nativeStartsAt(frame, env.EntryPoint) {
-			w.Reject(RuleStop, "%s is the program's entry: nothing above it returns", frame.Function)
+			name := frame.Function
+			if name == "" {
+				name = "the function at the program's entry (its file's evidence)"
+			}
+			w.Reject(RuleStop, "%s is the program's entry: nothing above it returns", name)
 			break
 		}
 		frame = arch.Caller(w, scanned < maxScanned)
