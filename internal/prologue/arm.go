@@ -50,8 +50,11 @@ func stepThumb(f *Frame, b []byte) (int, string) {
 		return 0, "stack pointer raised"
 	case hw&0xff87 == 0x4685, hw&0xfe00 == 0xbc00: // MOV sp, rm; POP
 		return 0, "stack pointer restored"
-	case hw&0xf000 == 0xd000 && hw&0x0f00 != 0x0f00, hw&0xf800 == 0xe000, hw&0xf500 == 0xb100, hw&0xff00 == 0x4700:
-		return 0, "branch" // B<c>, B, CBZ/CBNZ, BX/BLX
+	case hw&0xf000 == 0xd000 && hw&0x0e00 != 0x0e00 && hw&0x80 == 0, hw&0xf500 == 0xb100:
+		// B<c> forward, CBZ/CBNZ: the prologue goes on along the fall-through
+		// path (an early exit skips it).
+	case hw&0xf000 == 0xd000 && hw&0x0f00 != 0x0f00, hw&0xf800 == 0xe000, hw&0xff00 == 0x4700:
+		return 0, "branch" // B<c> back, B, BX/BLX
 	case hw&0xff78 == 0x4468 || hw&0xff87 == 0x4485: // ADD rdn, sp / ADD sp, rm
 		return 0, "stack pointer arithmetic"
 	}
@@ -84,8 +87,10 @@ func thumb32(f *Frame, hw1, hw2 uint32) string {
 		}
 		f.save(int(hw2>>12), f.SPBelow-off)
 		f.save(int(hw2>>8&0xf), f.SPBelow-off-4)
+	case hw1&0xf800 == 0xf000 && hw2&0xd000 == 0x8000 && hw1>>6&0xe != 0xe && hw1&0x400 == 0:
+		// B<c>.W forward (S clear): the fall-through path goes on
 	case hw1&0xf800 == 0xf000 && hw2&0x8000 == 0x8000:
-		return "branch" // B, BL, BLX, B<c>, and the system instructions in that space
+		return "branch" // B, BL, BLX, B<c> back, and the system instructions in that space
 	case hw1&0xfe50 == 0xe810 || hw1&0xfe50 == 0xe850 && hw1&0xf == 13:
 		return "load multiple" // LDM/POP.W (writes sp or pc), LDRD sp-relative with writeback
 	case writesSP32(hw1, hw2):

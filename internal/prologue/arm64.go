@@ -34,8 +34,11 @@ func stepARM64(f *Frame, b []byte) (int, string) {
 		f.setFP(a64FP, a64Imm12(w))
 	case w == 0xd503233f, w == 0xd503237f, w&0xffffff3f == 0xd503241f, w == 0xd503201f:
 		// PACIASP, PACIBSP, BTI, NOP
+	case w&0xff000010 == 0x54000000 && w&(1<<23) == 0, w&0x7e000000 == 0x34000000 && w&(1<<23) == 0, w&0x7e000000 == 0x36000000 && w&(1<<18) == 0:
+		// B.cond, CBZ/CBNZ, TBZ/TBNZ forward (the offset's sign bit clear):
+		// the prologue goes on along the fall-through path
 	case w&0x7c000000 == 0x14000000, w&0xfe000000 == 0xd6000000, w&0x7c000000 == 0x34000000, w&0xff000010 == 0x54000000:
-		return 0, "branch" // B, BL, BR/BLR/RET, CBZ/CBNZ/TBZ/TBNZ, B.cond
+		return 0, "branch" // B, BL, BR/BLR/RET, conditional branches back
 	case w&0x1f000000 == 0x11000000 && w&0x1f == 0x1f && w&0x20000000 == 0: // ADD/SUB (immediate) into sp
 		return 0, "stack pointer changed"
 	case w&0x7fc00000 == 0x28c00000 && w>>5&0x1f == 0x1f: // LDP post-indexed from sp

@@ -32,6 +32,9 @@ func readObjdump(t *testing.T, c goldenCase) Frame {
 				ops = ops[:i]
 			}
 		}
+		if forwardConditional(c.arch, mn, ops, l.addr) {
+			continue
+		}
 		var stop bool
 		switch c.arch {
 		case ARM, Thumb:
@@ -247,4 +250,28 @@ func readX86(t *testing.T, f *Frame, mn, ops string, long bool) bool {
 		f.FPReg, f.FPBelow = x86BP, f.SPBelow
 	}
 	return false
+}
+
+var condBranch = map[Arch]*regexp.Regexp{
+	Thumb: regexp.MustCompile(`^(b(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)(\.[nw])?|cbz|cbnz)$`),
+	ARM64: regexp.MustCompile(`^(b\.\w+|cbz|cbnz|tbz|tbnz)$`),
+	X86:   regexp.MustCompile(`^j(?:[a-ln-z]|m[a-oq-z])\w*$`), // every j* but jmp
+	AMD64: regexp.MustCompile(`^j(?:[a-ln-z]|m[a-oq-z])\w*$`),
+}
+
+var targetRE = regexp.MustCompile(`(?:0x)?([0-9a-f]+)$`)
+
+// forwardConditional reports whether objdump's line is a conditional
+// branch to a higher address (the target is the last operand).
+func forwardConditional(a Arch, mn, ops string, addr uint64) bool {
+	re := condBranch[a]
+	if re == nil || !re.MatchString(mn) {
+		return false
+	}
+	m := targetRE.FindStringSubmatch(strings.TrimSpace(ops))
+	if m == nil {
+		return false
+	}
+	target, err := strconv.ParseUint(m[1], 16, 64)
+	return err == nil && target > addr
 }
