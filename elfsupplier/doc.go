@@ -8,5 +8,12 @@
 // through the same path as a .sym: chain it after the .sym suppliers
 // (symfile.ChainSupplier) for --use-local-debuginfo.
 //
+// Supplier.Native gives the walkers the binary itself as evidence
+// (processor.Options.Native, walker.NativeModule): its executable bytes
+// for call-site checks, its function starts (entry point, FDEs, exidx
+// entries, symbols, direct call targets), its unwind tables where the
+// module's .sym has none, and prologue analysis (internal/prologue) for
+// code no unwind entry covers. See docs/native-debuginfo.md.
+//
 // Not yet: FUNC and line records from DWARF (dumpsyms does not write them).
 package elfsupplier

@@ -6,12 +6,14 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/dumpsyms"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // Supplier makes symbol files from ELF files. It is safe for concurrent
@@ -22,12 +24,16 @@ type Supplier struct {
 
 	mu   sync.Mutex
 	done map[symfile.ModuleKey]*result
+	// codeBytes is what the modules built so far keep of their files'
+	// code (MaxTotalCodeBytes bounds it); guarded by mu.
+	codeBytes int64
 }
 
 type result struct {
-	once sync.Once
-	file *symfile.File
-	err  error
+	once   sync.Once
+	file   *symfile.File
+	native *Module // nil without the binary (a debug file has no code)
+	err    error
 }
 
 // New returns a Supplier that finds files with l. ctx bounds debuginfod
@@ -45,8 +51,22 @@ func (s *Supplier) Symbols(m symfile.ModuleKey) (*symfile.File, error) {
 		s.done[m] = r
 	}
 	s.mu.Unlock()
-	r.once.Do(func() { r.file, r.err = s.build(m) })
+	r.once.Do(func() { r.file, r.native, r.err = s.build(m) })
 	return r.file, r.err
+}
+
+// Native implements processor.NativeSupplier: the module's ELF file as
+// evidence for the walker (see Module), nil when no binary with the
+// module's build id was found or its code could not be read.
+func (s *Supplier) Native(m symfile.ModuleKey) walker.NativeModule {
+	s.Symbols(m)
+	s.mu.Lock()
+	r := s.done[m]
+	s.mu.Unlock()
+	if r.native == nil {
+		return nil // not a nil *Module in an interface
+	}
+	return r.native
 }
 
 // NotFoundError says why no ELF file was used for a module: none found,
@@ -70,28 +90,28 @@ func (e *NotFoundError) Error() string {
 
 func (e *NotFoundError) Unwrap() error { return symfile.ErrNotFound }
 
-func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, error) {
+func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, *Module, error) {
 	codeID, err := hex.DecodeString(strings.ToLower(m.CodeID))
 	if err != nil || len(codeID) == 0 {
-		return nil, fmt.Errorf("%s: code id %q is not a build id: %w", m.CodeFile, m.CodeID, symfile.ErrNotFound)
+		return nil, nil, fmt.Errorf("%s: code id %q is not a build id: %w", m.CodeFile, m.CodeID, symfile.ErrNotFound)
 	}
 	found, err := s.locator.Find(s.ctx, m.CodeFile, codeID)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v: %w", m.CodeFile, err, symfile.ErrNotFound)
+		return nil, nil, fmt.Errorf("%s: %v: %w", m.CodeFile, err, symfile.ErrNotFound)
 	}
 	if found.Binary == "" && found.Debug == "" {
-		return nil, &NotFoundError{Module: m.CodeFile, Refused: found.Refused}
+		return nil, nil, &NotFoundError{Module: m.CodeFile, Refused: found.Refused}
 	}
 	var bin, debug *elf.File
 	if found.Binary != "" {
 		if bin, err = elf.Open(found.Binary); err != nil {
-			return nil, fmt.Errorf("%s: %w", found.Binary, err)
+			return nil, nil, fmt.Errorf("%s: %w", found.Binary, err)
 		}
 		defer bin.Close()
 	}
 	if found.Debug != "" {
 		if debug, err = elf.Open(found.Debug); err != nil {
-			return nil, fmt.Errorf("%s: %w", found.Debug, err)
+			return nil, nil, fmt.Errorf("%s: %w", found.Debug, err)
 		}
 		defer debug.Close()
 	}
@@ -105,7 +125,38 @@ func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, error) {
 		name = name[i+1:]
 	}
 	if err := dumpsyms.WriteWithDebug(&out, main, debug, path, dumpsyms.Options{Name: name}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return symfile.NewFile(out.Bytes(), path+" (as .sym)")
+	file, err := symfile.NewFile(out.Bytes(), path+" (as .sym)")
+	if err != nil || bin == nil {
+		return file, nil, err
+	}
+	// The binary's code and function starts; a file whose code cannot be
+	// read still gives its .sym.
+	var native *Module
+	if st, err := os.Stat(found.Binary); err == nil && s.reserveCode(bin) {
+		native, _ = newModule(bin, debug, found.Binary, st.Size(), file)
+	}
+	return file, native, nil
+}
+
+// reserveCode counts f's executable file bytes against MaxTotalCodeBytes;
+// false when they do not fit.
+func (s *Supplier) reserveCode(f *elf.File) bool {
+	var n int64
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 {
+			if p.Filesz > MaxTotalCodeBytes {
+				return false
+			}
+			n += int64(p.Filesz)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n < 0 || n > MaxTotalCodeBytes-s.codeBytes {
+		return false
+	}
+	s.codeBytes += n
+	return true
 }

@@ -90,4 +90,11 @@
 //     exists; the conformance test compares those frames with
 //     Options.NoCode). Options.NoCode, and Breakpad mode, restore
 //     Breakpad's scans.
+//   - The modules' own files. With Options.Native (elfsupplier, for
+//     --use-local-debuginfo) the walkers also read a module's ELF file
+//     where its symbol file falls short: unwind rules from the file's
+//     .eh_frame, .debug_frame and .ARM.exidx, else from its prologues;
+//     its executable bytes as code, after the dump's (walker.Env.Native;
+//     elfsupplier's TestWalksWithLocalDebugInfoEqualGDB). Breakpad mode
+//     reads none of it.
 package processor

@@ -38,6 +38,12 @@ type Options struct {
 	// to the callee's own function. For measuring what the call sites
 	// add; Mode walker.Breakpad implies it.
 	NoCode bool
+	// Native gives the modules' own executable files (elfsupplier, for
+	// --use-local-debuginfo): where a symbol file has no CFI the walkers
+	// use the file's unwind tables, else its prologues, and its code
+	// serves as the dump's code does (NoCode withholds it too). Not read
+	// in Breakpad's mode. Nil: none.
+	Native NativeSupplier
 	// Trace records every step of every walk: which rule found each frame
 	// and what was rejected before it (walker.Frame.Steps), and why the
 	// walk ended (Thread.WalkEnd).
@@ -197,6 +203,16 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	// all of the dump's memory; Breakpad reads only thread stacks.
 	if !opts.breakpad() && !opts.NoCode && memList != nil {
 		env.Code = memList
+	}
+	if !opts.breakpad() && opts.Native != nil {
+		env.Native = newNativeCache(opts.Native)
+		if !opts.NoCode {
+			code := &codeMemory{modules: env.Modules, native: env.Native}
+			if memList != nil {
+				code.dump = memList
+			}
+			env.Code = code
+		}
 	}
 
 	type job struct {

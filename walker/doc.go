@@ -16,6 +16,11 @@
 // (arch-specific), so that a call at the end of a function is attributed to
 // it. Printed addresses are Frame.ReturnAddress().
 //
+// Env.Native gives, outside Breakpad's mode, what the modules' own
+// executable files show where their symbol files fall short: unwind
+// rules (CFIRules falls back to them), executable bytes (a scan candidate
+// there counts as in a function; the processor serves them as Env.Code).
+//
 // Env.Mode is the one switch between Breakpad's rules (Breakpad) and ours
 // (Extended, the zero value); every architecture reads it the same way.
 // Each frame records the Rule that found it; with Env.Trace it also

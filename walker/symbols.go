@@ -98,13 +98,17 @@ func (w *Walker) moduleSymbols(f *Frame) (*symfile.File, *Module) {
 	return file, m
 }
 
-// CFIRules returns the STACK CFI rules at f.Instruction.
+// CFIRules returns the STACK CFI rules at f.Instruction: the symbol
+// file's, else (Extended mode) those of the module's executable file
+// (Env.Native: its unwind tables, else its prologue).
 func (w *Walker) CFIRules(f *Frame) (symfile.CFIRules, bool) {
 	file, m := w.moduleSymbols(f)
-	if file == nil {
-		return symfile.CFIRules{}, false
+	if file != nil {
+		if rules, ok := file.CFIRules(f.Instruction - m.SymbolBase); ok {
+			return rules, true
+		}
 	}
-	return file.CFIRules(f.Instruction - m.SymbolBase)
+	return w.nativeCFIRules(f)
 }
 
 // StackWin returns the STACK WIN record covering f.Instruction (FrameData preferred).
@@ -133,7 +137,10 @@ func (w *Walker) FuncParamSize(f *Frame) (uint32, bool) {
 
 // InstructionSeemsValid is Breakpad's test of a scanned candidate (given
 // as return address − 1): it must lie in a loaded module and, when that
-// module's symbols are loaded, inside a FUNC or PUBLIC symbol.
+// module's symbols are loaded, inside a FUNC or PUBLIC symbol. In the
+// Extended mode the executable bytes of the module's file (Env.Native)
+// count as a function too: a stripped file has no symbols, and the walkers
+// check the call site before such a candidate in the same bytes.
 func (w *Walker) InstructionSeemsValid(addr uint64) bool {
 	m := w.Env.Modules.At(addr)
 	if m == nil {
@@ -147,11 +154,11 @@ func (w *Walker) InstructionSeemsValid(addr uint64) bool {
 		return true
 	}
 	if file == nil {
-		return false
+		return w.nativeCode(addr)
 	}
 	// HasFunctionAt is Lookup's yes/no (a found symbol always has a
 	// name) without parsing the function's lines and inlines.
-	return file.HasFunctionAt(addr - m.SymbolBase)
+	return file.HasFunctionAt(addr-m.SymbolBase) || w.nativeCode(addr)
 }
 
 // ScanForReturnAddress looks at the words from start to start+words*size

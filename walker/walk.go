@@ -38,6 +38,11 @@ type Env struct {
 	Modules  *ModuleMap   // loaded modules
 	Unloaded *ModuleMap   // unloaded modules, for naming frames only
 	Symbols  SymbolSource // nil: walk without symbols
+	// Native gives the modules' own executable files (unwind tables,
+	// prologues, code) where the symbol files fall short; nil: none.
+	// Read only in the Extended mode. The processor also serves their
+	// code through Code.
+	Native NativeSource
 
 	// EntryPoint, when not 0, is the program's entry address (Linux
 	// AT_ENTRY, the address of _start). A frame whose function starts there
@@ -160,8 +165,12 @@ func Walk(env *Env, arch Arch, ctx minidump.Context) *Stack {
 			w.Reject(RuleStop, "no stack memory")
 			break
 		}
-		if env.isEntry(frame) {
-			w.Reject(RuleStop, "%s is the program's entry: nothing above it returns", frame.Function)
+		if env.isEntry(frame) || frame.Function == "" && env.EntryPoint != 0 && w.nativeStartsAt(frame, env.EntryPoint) {
+			name := frame.Function
+			if name == "" {
+				name = "the function at the program's entry (its file's evidence)"
+			}
+			w.Reject(RuleStop, "%s is the program's entry: nothing above it returns", name)
 			break
 		}
 		frame = arch.Caller(w, scanned < maxScanned)

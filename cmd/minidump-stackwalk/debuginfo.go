@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/spf13/pflag"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/debuginfod"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
@@ -25,9 +27,20 @@ type debuginfoFlags struct {
 	useLocal bool
 	roots    []string
 	urls     []string
+	// built is the one supplier of the run, made on first use: the
+	// symbol chain and the walkers' native evidence (processor.Options.Native)
+	// share its files. Allocated by addFlags.
+	built *builtSupplier
+}
+
+type builtSupplier struct {
+	once sync.Once
+	sup  *elfsupplier.Supplier
+	err  error
 }
 
 func (f *debuginfoFlags) addFlags(fs *pflag.FlagSet) {
+	f.built = &builtSupplier{}
 	fs.BoolVar(&f.useLocal, "use-local-debuginfo", false,
 		"for modules without a .sym, read symbols and unwind tables from their ELF files: the path\n"+
 			"the dump names, /usr/lib/debug and --debuginfo-path, used only when the build id matches")
@@ -55,9 +68,37 @@ func (f *debuginfoFlags) check() error {
 // supplier returns the ELF-file supplier, or nil when it is off. Its
 // downloads keep to the symbol server's per-download bound.
 func (f *debuginfoFlags) supplier(o *options) (symfile.Supplier, error) {
+	s, err := f.elfSupplier(o)
+	if s == nil || err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// native returns the supplier as the walkers' evidence from the modules'
+// own files (unwind tables and code where a .sym has no CFI, prologues),
+// or nil when it is off.
+func (f *debuginfoFlags) native(o *options) processor.NativeSupplier {
+	s, err := f.elfSupplier(o)
+	if s == nil || err != nil {
+		return nil
+	}
+	return s
+}
+
+// elfSupplier makes the run's supplier once.
+func (f *debuginfoFlags) elfSupplier(o *options) (*elfsupplier.Supplier, error) {
 	if !f.on() {
 		return nil, nil
 	}
+	if f.built == nil {
+		return f.newSupplier(o)
+	}
+	f.built.once.Do(func() { f.built.sup, f.built.err = f.newSupplier(o) })
+	return f.built.sup, f.built.err
+}
+
+func (f *debuginfoFlags) newSupplier(o *options) (*elfsupplier.Supplier, error) {
 	l := &elfsym.Locator{Roots: f.roots, DebugDir: elfsym.DefaultDebugDir, UseModulePath: true}
 	urls := f.urls
 	if len(urls) == 0 {

@@ -79,7 +79,9 @@ func TestThreadOutOfRange(t *testing.T) {
 }
 
 // --debuginfo-path must name a directory; a store with the module's .sym
-// is asked first, so its walk is unchanged by ELF files beside it.
+// is asked first, so its frames are unchanged by ELF files beside it (-m:
+// the same frames; the program's .ARM.exidx now finds the last two by
+// CFI, with their registers, where the .sym alone scans).
 func TestDebuginfoPath(t *testing.T) {
 	dump := corpus.Testdata(t, "dumps", "arm-fp.dmp")
 	symbols := corpus.Testdata(t, "symbols")
@@ -92,8 +94,8 @@ func TestDebuginfoPath(t *testing.T) {
 	if err := os.WriteFile(prog, corpus.ReadZstd(t, corpus.Testdata(t, "cores", "arm-crashdemo.zst")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want, _, _ := runCLI(dump, symbols)
-	if got, errOut, status := runCLI("--debuginfo-path", dir, dump, symbols); status != exitOK || got != want {
+	want, _, _ := runCLI("-m", dump, symbols)
+	if got, errOut, status := runCLI("-m", "--debuginfo-path", dir, dump, symbols); status != exitOK || got != want {
 		t.Errorf("with the .sym and --debuginfo-path: status %d, stderr %q, output differs: %v", status, errOut, got != want)
 	}
 }

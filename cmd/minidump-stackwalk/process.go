@@ -27,6 +27,7 @@ func (o *options) processorOptions() processor.Options {
 	if o.breakpadCompat {
 		opts.Mode = walker.Breakpad
 	}
+	opts.Native = o.debuginfo.native(o) // the modules' ELF files (debuginfo.go)
 	return opts
 }
 

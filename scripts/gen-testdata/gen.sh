@@ -192,7 +192,7 @@ dynamic_case() {
 
 # Extra cases: programs of their own (src/extra/CASE.c, built as CASEdemo),
 # for code whose flags must not change crashdemo and so the existing dumps.
-EXTRA_CASES=${EXTRA_CASES:-"arm-apcs amd64-leaf x86-leaf amd64-signal x86-signal amd64-realign arm-signal arm-rtsignal arm64-signal"}
+EXTRA_CASES=${EXTRA_CASES:-"arm-apcs arm-assert amd64-leaf x86-leaf amd64-signal x86-signal amd64-realign arm-signal arm-rtsignal arm64-signal"}
 
 # extra_build ARCH CASE: compiles src/extra/CASE.c in the current directory.
 extra_build() {
@@ -230,6 +230,12 @@ extra_build() {
 		# A VLA beside an over-aligned local: GCC realigns through DRAP
 		# (r10), whose CFA dump_syms cannot write.
 		$CC $common -O2 -c "$HERE/src/extra/realign.c"
+		;;
+	arm-assert)
+		# A failed assert() through glibc code without unwind entries;
+		# the walks with the stripped program (--use-local-debuginfo)
+		# must equal gdb's.
+		$CC $common -O2 -c "$HERE/src/extra/assert.c"
 		;;
 	*) log "unknown extra case $1-$2"; return 1 ;;
 	esac
@@ -333,6 +339,13 @@ main() {
 		log "building $arch"
 		build "$arch"
 		symbols "$arch"
+		# The program, stripped (same build id and layout), on every
+		# architecture: qemu-user cores hold no program text, so the
+		# converter tests need it, and the walks with local debug info
+		# (--use-local-debuginfo) read its unwind tables and code.
+		"${CC%gcc}strip" -o "$WORK/$arch/crashdemo.stripped" "$WORK/$arch/crashdemo"
+		zstd -q -f -19 -T1 "$WORK/$arch/crashdemo.stripped" -o "$OUT/cores/$arch-crashdemo.zst"
+		chmod 644 "$OUT/cores/$arch-crashdemo.zst"
 		for c in $(cases "$arch"); do
 			local name=$arch-$c producer
 			producer=$(crash "$arch" "$c")
@@ -344,12 +357,6 @@ main() {
 			echo "$name $arch $c $producer $threads" >>"$manifest"
 			if [[ " $KEEP_CORES " == *" $name "* ]]; then
 				zstd -q -f -19 -T1 "$WORK/$arch/$c/core" -o "$OUT/cores/$name.core.zst"
-				if [ "$producer" = qemu ]; then
-					# qemu-user cores hold no program text: the converter test
-					# needs the program (stripped; same build id and layout).
-					"${CC%gcc}strip" -o "$WORK/$arch/crashdemo.stripped" "$WORK/$arch/crashdemo"
-					zstd -q -f -19 -T1 "$WORK/$arch/crashdemo.stripped" -o "$OUT/cores/$arch-crashdemo.zst"
-				fi
 			fi
 			log "$name: $producer core, $threads threads"
 		done

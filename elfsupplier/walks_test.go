@@ -1,0 +1,180 @@
+package elfsupplier
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+)
+
+// walkCase is a testdata dump whose program is kept in testdata/cores.
+type walkCase struct {
+	name, arch, program string
+	binary              []byte
+}
+
+// casesWithBinaries lists testdata/cases.txt's dumps whose stripped
+// program (testdata/cores/ARCH-PROGRAM.zst, PROGRAM the dump's first
+// module) is kept.
+func casesWithBinaries(t *testing.T, root string) []walkCase {
+	f, err := os.Open(filepath.Join(root, "cases.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []walkCase
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 3 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		c := walkCase{name: fields[0], arch: fields[1], program: mainModule(t, filepath.Join(root, "dumps", fields[0]+".dmp"))}
+		zst := filepath.Join(root, "cores", c.arch+"-"+c.program+".zst")
+		if _, err := os.Stat(zst); err != nil {
+			continue
+		}
+		c.binary = corpus.ReadZstd(t, zst)
+		out = append(out, c)
+	}
+	return out
+}
+
+// mainModule returns the file name of a dump's first module, the program.
+func mainModule(t *testing.T, path string) string {
+	d, err := minidump.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	mods, err := d.Modules()
+	if err != nil || len(mods) == 0 {
+		t.Fatalf("%s: no modules: %v", path, err)
+	}
+	return filepath.Base(mods[0].Name)
+}
+
+// physicalPCs returns each thread's physical frame PCs (ARM's Thumb bit
+// cleared), by thread id.
+func physicalPCs(st *processor.ProcessState) map[uint32][]uint64 {
+	out := map[uint32][]uint64{}
+	for _, th := range st.Threads {
+		var pcs []uint64
+		for _, f := range th.Frames {
+			if f.Trust == walker.TrustInline {
+				continue
+			}
+			pc, _ := f.Context.IP()
+			if f.Context.Arch == minidump.ArchARM {
+				pc &^= 1
+			}
+			pcs = append(pcs, pc)
+		}
+		out[th.ID] = pcs
+	}
+	return out
+}
+
+// leadingEqual counts the leading equal entries of a and b.
+func leadingEqual(a, b []uint64) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+func walkWith(t *testing.T, path string, sup symfile.Supplier, opts processor.Options) map[uint32][]uint64 {
+	d, err := minidump.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	st, err := processor.Process(d, sup, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return physicalPCs(st)
+}
+
+// TestWalksWithLocalDebugInfoEqualGDB walks every testdata dump whose
+// program is kept, on all four architectures, three ways: Breakpad's .sym
+// alone; the .sym and the stripped program (--use-local-debuginfo: the
+// program's .ARM.exidx, .eh_frame, prologues and code where the .sym has
+// no CFI); the stripped program alone. With the program, every thread's
+// walk must equal gdb's physical frames from the top (gdb read the
+// unstripped program). With the .sym alone the walks must be what they
+// are without the ELF supplier's evidence (a supplier that finds no file
+// changes nothing).
+func TestWalksWithLocalDebugInfoEqualGDB(t *testing.T) {
+	root := corpus.Testdata(t)
+	cases := casesWithBinaries(t, root)
+	archs := map[string]bool{}
+	for _, c := range cases {
+		archs[c.arch] = true
+	}
+	if len(archs) < 4 {
+		t.Fatalf("programs kept for %v, want all four architectures", archs)
+	}
+	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
+	var table strings.Builder
+	fmt.Fprintf(&table, "%-16s %-8s %5s %9s %9s %9s %9s\n", "dump", "thread", "gdb", "sym+elf", "elf", "sym", "elf .sym")
+	for _, c := range cases {
+		path := filepath.Join(root, "dumps", c.name+".dmp")
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, c.program), c.binary, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		elfSup := New(context.Background(), &elfsym.Locator{Roots: []string{dir}})
+		none := New(context.Background(), &elfsym.Locator{Roots: []string{t.TempDir()}})
+
+		symOnly := walkWith(t, path, syms, processor.Options{})
+		inert := walkWith(t, path, syms, processor.Options{Native: none})
+		// Breakpad's mode reads nothing of the file but its .sym.
+		bpSym := walkWith(t, path, syms, processor.Options{Mode: walker.Breakpad})
+		bpNative := walkWith(t, path, syms, processor.Options{Mode: walker.Breakpad, Native: elfSup})
+		both := walkWith(t, path, symfile.ChainSupplier{syms, elfSup}, processor.Options{Native: elfSup})
+		elfOnly := walkWith(t, path, elfSup, processor.Options{Native: elfSup})
+		// The program's .sym without its evidence, as before Options.Native.
+		elfSymOnly := walkWith(t, path, elfSup, processor.Options{})
+		for _, g := range oracle.ReadGDBFrames(t, filepath.Join(root, "oracle", c.name+".frames.txt")) {
+			want := g.PCs()
+			id := uint32(g.LWP)
+			if fmt.Sprint(inert[id]) != fmt.Sprint(symOnly[id]) {
+				t.Errorf("%s thread %d: .sym alone walks %x, with a supplier that finds no file %x", c.name, id, symOnly[id], inert[id])
+			}
+			if fmt.Sprint(bpNative[id]) != fmt.Sprint(bpSym[id]) {
+				t.Errorf("%s thread %d: Breakpad's mode walks %x, with the program %x", c.name, id, bpSym[id], bpNative[id])
+			}
+			row := func(got []uint64) string {
+				n := leadingEqual(got, want)
+				mark := ""
+				if n != len(want) || len(got) != len(want) {
+					mark = "*"
+				}
+				return fmt.Sprintf("%d/%d%s", n, len(got), mark)
+			}
+			fmt.Fprintf(&table, "%-16s %-8d %5d %9s %9s %9s %9s\n", c.name, id, len(want), row(both[id]), row(elfOnly[id]), row(symOnly[id]), row(elfSymOnly[id]))
+			if fmt.Sprint(both[id]) != fmt.Sprint(want) {
+				t.Errorf("%s thread %d, .sym and program: %x, gdb %x", c.name, id, both[id], want)
+			}
+			if fmt.Sprint(elfOnly[id]) != fmt.Sprint(want) {
+				t.Errorf("%s thread %d, program alone: %x, gdb %x", c.name, id, elfOnly[id], want)
+			}
+		}
+	}
+	t.Logf("frames equal to gdb's from the top / frames walked (* differs from gdb); sym+elf: the .sym "+
+		"and the program; elf: the program alone; sym: the .sym alone; elf .sym: the .sym made from the program, "+
+		"without its evidence (Options.Native):\n%s", table.String())
+}
