@@ -91,7 +91,7 @@ func (s *symbols) add(fn *dwarfsyms.Func) bool {
 // readDWARF adds the functions of f's DWARF data.
 func (s *symbols) readDWARF(f *elf.File, opts Options) error {
 	d, err := dwarfsyms.Read(f, dwarfsyms.Options{Inlines: opts.Inlines, NoInterCURefs: opts.NoInterCURefs,
-		BreakpadRanges: opts.BreakpadCompat}, s.add)
+		BreakpadRanges: opts.BreakpadCompat, NoLexicalBlocks: opts.BreakpadCompat}, s.add)
 	if errors.Is(err, dwarfsyms.ErrNoDWARF) {
 		return nil
 	}

@@ -53,7 +53,12 @@ type Options struct {
 	// a function or inlined call with DW_AT_ranges (GCC's hot/cold split
 	// functions) is dropped.
 	BreakpadRanges bool
-	Limits         Limits
+	// NoLexicalBlocks leaves out the inlined calls inside
+	// DW_TAG_lexical_block DIEs, as Google's dump_syms did before Breakpad
+	// commit 22f54f19 (January 2024), the npm minidump@0.26.0 build among
+	// them.
+	NoLexicalBlocks bool
+	Limits          Limits
 }
 
 // Limits bound what one file may make Read hold; zero fields take the
@@ -302,7 +307,11 @@ func (rd *reader) children(parent dieKind, ctx *dieContext, inlines *[]*Inline, 
 			return nil
 		}
 		var handled bool
-		switch kind := childKind(parent, e.Tag, rd.opts.Inlines); kind {
+		kind := childKind(parent, e.Tag, rd.opts.Inlines)
+		if kind == kindBlock && rd.opts.NoLexicalBlocks {
+			kind = -1
+		}
+		switch kind {
 		case kindFunc:
 			handled = true
 			err = rd.function(e, ctx, depth)

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Builds the C++ test program of package dumpsyms from src/ with g++ and
+# the Debian cross compilers (g++-aarch64-linux-gnu, g++-arm-linux-gnueabihf,
+# g++-i686-linux-gnu), compressed with zstd:
+#   <arch>-cxx       -O2 -g: DWARF 5 with inlined calls, DW_AT_ranges
+# Run from this directory. The oracle (Google's dump_syms) runs in the tests.
+set -eu
+out=$(pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for arch in amd64 x86 arm arm64; do
+	case $arch in
+	amd64) cxx=g++ ;;
+	x86) cxx=i686-linux-gnu-g++ ;;
+	arm) cxx=arm-linux-gnueabihf-g++ ;;
+	arm64) cxx=aarch64-linux-gnu-g++ ;;
+	esac
+	"$cxx" -O2 -g -o "$tmp/$arch-cxx" src/shapes.cc
+	zstd -q -19 -f "$tmp/$arch-cxx" -o "$out/$arch-cxx.zst"
+done
