@@ -334,9 +334,12 @@ func TestAgainstGoogleDumpSymsSystem(t *testing.T) {
 		total.entries += add.entries
 		total.deltas += add.deltas
 		total.rules += add.rules
+		total.dwarf.funcs += add.dwarf.funcs
+		total.dwarf.inlines += add.dwarf.inlines
+		total.dwarf.publicsReplaced += add.dwarf.publicsReplaced
 		n++
 	}
-	t.Logf("%d files; ours adds %d CFI entries, %d delta records, %d rules, replaces %d", n, total.entries, total.deltas, total.rules, total.replaced)
+	t.Logf("%d files; ours adds %d CFI entries, %d delta records, %d rules, replaces %d; %s", n, total.entries, total.deltas, total.rules, total.replaced, total.dwarf)
 }
 
 // lineDiff shows the first differing lines of two files.
