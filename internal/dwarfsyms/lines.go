@@ -17,11 +17,14 @@ type FormatError struct {
 	Section string
 	Offset  uint64
 	Msg     string
+	Err     error // the debug/dwarf error, if any
 }
 
 func (e *FormatError) Error() string {
 	return fmt.Sprintf("dwarfsyms: %s at offset %#x: %s", e.Section, e.Offset, e.Msg)
 }
+
+func (e *FormatError) Unwrap() error { return e.Err }
 
 // buf reads a section with bounds checks; the first failure sticks.
 type buf struct {
@@ -34,7 +37,7 @@ type buf struct {
 
 func (b *buf) fail(msg string) {
 	if b.err == nil {
-		b.err = &FormatError{b.section, b.off, msg}
+		b.err = &FormatError{Section: b.section, Offset: b.off, Msg: msg}
 	}
 }
 
@@ -152,7 +155,7 @@ func (b *buf) cstring() string {
 func stringAt(section string, data []byte, off uint64) (string, error) {
 	b := &buf{section: section, data: data, off: off}
 	if off >= uint64(len(data)) {
-		return "", &FormatError{section, off, "string offset past the end"}
+		return "", &FormatError{Section: section, Offset: off, Msg: "string offset past the end"}
 	}
 	s := b.cstring()
 	return s, b.err
@@ -235,7 +238,7 @@ func (t *fileTable) find(name string) int {
 func (lr *lineReader) read(off uint64, addrSize int, compDir string) (*lineTable, error) {
 	b := &buf{section: ".debug_line", data: lr.debugLine, off: off, order: lr.order}
 	if off >= uint64(len(lr.debugLine)) {
-		return nil, &FormatError{".debug_line", off, "line program offset past the end"}
+		return nil, &FormatError{Section: ".debug_line", Offset: off, Msg: "line program offset past the end"}
 	}
 	offSize := 4
 	length := uint64(b.u32())
@@ -249,12 +252,12 @@ func (lr *lineReader) read(off uint64, addrSize int, compDir string) (*lineTable
 	}
 	end := b.off + length
 	if length > uint64(len(lr.debugLine))-b.off {
-		return nil, &FormatError{".debug_line", off, "line program runs past the end of the section"}
+		return nil, &FormatError{Section: ".debug_line", Offset: off, Msg: "line program runs past the end of the section"}
 	}
 	b.data = lr.debugLine[:end]
 	version := b.u16()
 	if version < 2 || version > 5 {
-		return nil, &FormatError{".debug_line", off, fmt.Sprintf("unsupported line table version %d", version)}
+		return nil, &FormatError{Section: ".debug_line", Offset: off, Msg: fmt.Sprintf("unsupported line table version %d", version)}
 	}
 	if version >= 5 {
 		addrSize = int(b.u8())
@@ -320,7 +323,7 @@ func (lr *lineReader) read(off uint64, addrSize int, compDir string) (*lineTable
 		return nil, b.err
 	}
 	if programStart > end || programStart < b.off {
-		return nil, &FormatError{".debug_line", off, "header length out of range"}
+		return nil, &FormatError{Section: ".debug_line", Offset: off, Msg: "header length out of range"}
 	}
 	b.off = programStart
 	return t, lr.run(b, t, addrSize, minInsn, lineBase, lineRange, opcodeBase, opLengths, defineFile)
@@ -446,7 +449,7 @@ func (lr *lineReader) run(b *buf, t *lineTable, addrSize int, minInsn uint64, li
 			return nil
 		}
 		if *lr.rows >= lr.limits.MaxLines {
-			return &FormatError{".debug_line", b.off, fmt.Sprintf("more than %d line rows", lr.limits.MaxLines)}
+			return &FormatError{Section: ".debug_line", Offset: b.off, Msg: fmt.Sprintf("more than %d line rows", lr.limits.MaxLines)}
 		}
 		*lr.rows++
 		t.lines = append(t.lines, Line{address, length, idx, int32(line)})

@@ -103,7 +103,7 @@ func Read(f *elf.File, opts Options, add func(*Func) bool) (*Data, error) {
 	}
 	d, err := f.DWARF()
 	if err != nil {
-		return nil, fmt.Errorf("dwarfsyms: %w", err)
+		return nil, decodeError(err)
 	}
 	sec := func(name string) []byte {
 		s := f.Section(name)
@@ -116,14 +116,54 @@ func Read(f *elf.File, opts Options, add func(*Func) bool) (*Data, error) {
 		}
 		return data
 	}
+	s := &Sections{Info: sec(".debug_info"), Abbrev: sec(".debug_abbrev"), Line: sec(".debug_line"), Str: sec(".debug_str"),
+		LineStr: sec(".debug_line_str"), HasAddr: f.Section(".debug_addr") != nil, Order: f.ByteOrder}
+	return read(d, s, opts, add)
+}
+
+// Sections are the DWARF sections ReadSections reads, uncompressed.
+type Sections struct {
+	Info, Abbrev, Line, Str, LineStr, Ranges, RngLists, Addr, StrOffsets []byte
+	HasAddr                                                              bool // a .debug_addr section exists (maybe empty)
+	Order                                                                binary.ByteOrder
+}
+
+// ReadSections is Read on DWARF sections given as bytes (with no ELF
+// relocations applied).
+func ReadSections(s *Sections, opts Options, add func(*Func) bool) (*Data, error) {
+	if len(s.Info) == 0 {
+		return nil, ErrNoDWARF
+	}
+	if err := checkAbbrevs(s.Abbrev); err != nil {
+		return nil, err
+	}
+	d, err := dwarf.New(s.Abbrev, nil, nil, s.Info, s.Line, nil, s.Ranges, s.Str)
+	if err != nil {
+		return nil, decodeError(err)
+	}
+	for name, data := range map[string][]byte{".debug_rnglists": s.RngLists, ".debug_addr": s.Addr,
+		".debug_line_str": s.LineStr, ".debug_str_offsets": s.StrOffsets} {
+		if len(data) > 0 {
+			if err := d.AddSection(name, data); err != nil {
+				return nil, decodeError(err)
+			}
+		}
+	}
+	return read(d, s, opts, add)
+}
+
+func read(d *dwarf.Data, s *Sections, opts Options, add func(*Func) bool) (*Data, error) {
+	if err := checkAbbrevs(s.Abbrev); err != nil {
+		return nil, err
+	}
 	opts.Limits.setDefaults()
 	rd := &reader{
 		d:    d,
 		opts: opts,
 		add:  add,
 		lines: lineReader{
-			debugLine: sec(".debug_line"), debugStr: sec(".debug_str"), debugLineStr: sec(".debug_line_str"),
-			order: f.ByteOrder, files: &fileTable{index: map[string]int{}}, limits: &opts.Limits,
+			debugLine: s.Line, debugStr: s.Str, debugLineStr: s.LineStr,
+			order: s.Order, files: &fileTable{index: map[string]int{}}, limits: &opts.Limits,
 		},
 		specs:       map[dwarf.Offset]*spec{},
 		origins:     map[dwarf.Offset]string{},
@@ -132,8 +172,9 @@ func Read(f *elf.File, opts Options, add func(*Func) bool) (*Data, error) {
 		inlineOrigs: map[dwarf.Offset]*Origin{},
 	}
 	rd.lines.rows = &rd.lineRows
-	rd.noDebugAddr = f.Section(".debug_addr") == nil
-	rd.units = unitVersions(sec(".debug_info"), f.ByteOrder)
+	rd.noDebugAddr = !s.HasAddr && len(s.Addr) == 0
+	rd.units = unitVersions(s.Info, s.Order)
+	rd.maxDIEs = len(s.Info)
 	if err := rd.readAll(); err != nil {
 		return nil, err
 	}
@@ -159,6 +200,7 @@ type reader struct {
 	inlineOrigs map[dwarf.Offset]*Origin
 
 	lineRows, funcs, inlines int
+	dies, maxDIEs            int
 	noDebugAddr              bool
 	units                    []unitHeader
 
@@ -179,12 +221,27 @@ type unit struct {
 	files    map[uint64]int
 }
 
+// next reads the next DIE. Each DIE takes at least a byte of
+// .debug_info, so more DIEs than bytes means debug/dwarf is not advancing
+// (it returns null entries forever at a truncated LEB128).
+func (rd *reader) next() (*dwarf.Entry, error) {
+	rd.dies++
+	if rd.dies > rd.maxDIEs {
+		return nil, &FormatError{Section: ".debug_info", Msg: "more DIEs than bytes: a truncated LEB128"}
+	}
+	e, err := rd.r.Next()
+	if err != nil {
+		return nil, decodeError(err)
+	}
+	return e, nil
+}
+
 func (rd *reader) readAll() error {
 	rd.r = rd.d.Reader()
 	for {
-		e, err := rd.r.Next()
+		e, err := rd.next()
 		if err != nil {
-			return fmt.Errorf("dwarfsyms: %w", err)
+			return decodeError(err)
 		}
 		if e == nil {
 			return nil
@@ -296,12 +353,12 @@ const (
 // their inlined calls at nesting level level.
 func (rd *reader) children(parent dieKind, ctx *dieContext, inlines *[]*Inline, level, depth int) error {
 	if depth > rd.opts.Limits.MaxDepth {
-		return &FormatError{".debug_info", uint64(rd.cu.offset), fmt.Sprintf("DIEs nested over %d deep", rd.opts.Limits.MaxDepth)}
+		return &FormatError{Section: ".debug_info", Offset: uint64(rd.cu.offset), Msg: fmt.Sprintf("DIEs nested over %d deep", rd.opts.Limits.MaxDepth)}
 	}
 	for {
-		e, err := rd.r.Next()
+		e, err := rd.next()
 		if err != nil {
-			return fmt.Errorf("dwarfsyms: %w", err)
+			return decodeError(err)
 		}
 		if e == nil || e.Tag == 0 {
 			return nil
@@ -584,7 +641,7 @@ func (rd *reader) function(e *dwarf.Entry, parent *dieContext, depth int) error 
 		if ranges[0].Addr != 0 {
 			rd.funcs++
 			if rd.funcs > rd.opts.Limits.MaxFuncs {
-				return &FormatError{".debug_info", uint64(e.Offset), fmt.Sprintf("more than %d functions", rd.opts.Limits.MaxFuncs)}
+				return &FormatError{Section: ".debug_info", Offset: uint64(e.Offset), Msg: fmt.Sprintf("more than %d functions", rd.opts.Limits.MaxFuncs)}
 			}
 			fn := &Func{Name: shown, Ranges: ranges, Inlines: inlines}
 			rd.unitFuncs = append(rd.unitFuncs, fn)
@@ -625,7 +682,7 @@ func (rd *reader) inline(e *dwarf.Entry, inlines *[]*Inline, level, depth int) e
 	}
 	rd.inlines++
 	if rd.inlines > rd.opts.Limits.MaxInlines {
-		return &FormatError{".debug_info", uint64(e.Offset), fmt.Sprintf("more than %d inlined calls", rd.opts.Limits.MaxInlines)}
+		return &FormatError{Section: ".debug_info", Offset: uint64(e.Offset), Msg: fmt.Sprintf("more than %d inlined calls", rd.opts.Limits.MaxInlines)}
 	}
 	rd.setInlineRef(a.specOffset, a.specOffset)
 	origin := rd.inlineOrigin(a.specOffset, name)
@@ -655,7 +712,9 @@ func (rd *reader) setInlineRef(off, target dwarf.Offset) {
 
 func (rd *reader) inlineOrigin(off dwarf.Offset, name string) *Origin {
 	root := rd.inlineRefs[off]
-	for steps := 0; steps < 1<<16; steps++ {
+	// Chains are a few links long; a longer one is a cycle in hostile
+	// data, where Breakpad would loop forever.
+	for steps := 0; steps < maxRefChain; steps++ {
 		next, ok := rd.inlineRefs[root]
 		if !ok || next == root {
 			break
@@ -703,6 +762,9 @@ func languageOf(v int64) language {
 	}
 	return langCPlusPlus
 }
+
+// maxRefChain bounds the DW_AT_specification chains followed.
+const maxRefChain = 64
 
 // maxDemangleInput bounds the linkage names handed to the demangler.
 const maxDemangleInput = 1 << 14
@@ -766,4 +828,47 @@ func unitVersions(info []byte, order binary.ByteOrder) []unitHeader {
 		b.off = start + length
 	}
 	return out
+}
+
+// decodeError makes an error of debug/dwarf (a DecodeError, or an untyped
+// one) a *FormatError.
+func decodeError(err error) error {
+	var de dwarf.DecodeError
+	if errors.As(err, &de) {
+		return &FormatError{Section: de.Name, Offset: uint64(de.Offset), Msg: de.Err, Err: err}
+	}
+	return &FormatError{Section: ".debug_info", Msg: err.Error(), Err: err}
+}
+
+// maxAbbrevAttrs bounds the attributes of one abbreviation. Compilers use
+// a few dozen; debug/dwarf makes a field for each in every DIE, and with
+// DW_FORM_implicit_const a DIE of one byte could otherwise make thousands.
+const maxAbbrevAttrs = 256
+
+// checkAbbrevs refuses a .debug_abbrev section with an abbreviation of
+// more than maxAbbrevAttrs attributes.
+func checkAbbrevs(data []byte) error {
+	b := &buf{section: ".debug_abbrev", data: data, order: binary.LittleEndian}
+	for b.err == nil && b.off < uint64(len(data)) {
+		start := b.off
+		if b.uleb() == 0 { // the end of a unit's abbreviations
+			continue
+		}
+		b.uleb() // tag
+		b.u8()   // children
+		for n := 0; b.err == nil; n++ {
+			attr, form := b.uleb(), b.uleb()
+			if attr == 0 && form == 0 {
+				break
+			}
+			if form == 0x21 { // DW_FORM_implicit_const
+				b.sleb()
+			}
+			if n >= maxAbbrevAttrs {
+				return &FormatError{Section: ".debug_abbrev", Offset: start, Msg: fmt.Sprintf("abbreviation with over %d attributes", maxAbbrevAttrs)}
+			}
+		}
+	}
+	// A truncated section is debug/dwarf's to report.
+	return nil
 }
