@@ -101,24 +101,34 @@ func Read(f *elf.File, opts Options, add func(*Func) bool) (*Data, error) {
 	if f.Section(".debug_info") == nil {
 		return nil, ErrNoDWARF
 	}
-	d, err := f.DWARF()
-	if err != nil {
-		return nil, decodeError(err)
-	}
+	var secErr error
 	sec := func(name string) []byte {
 		s := f.Section(name)
 		if s == nil || s.Type == elf.SHT_NOBITS {
 			return nil
 		}
 		data, err := s.Data()
-		if err != nil {
-			return nil
+		if err != nil && secErr == nil {
+			secErr = &FormatError{Section: name, Msg: err.Error(), Err: err}
 		}
 		return data
 	}
 	s := &Sections{Info: sec(".debug_info"), Abbrev: sec(".debug_abbrev"), Line: sec(".debug_line"), Str: sec(".debug_str"),
 		LineStr: sec(".debug_line_str"), HasAddr: f.Section(".debug_addr") != nil, Order: f.ByteOrder}
-	return read(d, s, opts, add)
+	if f.Type == elf.ET_REL {
+		// Relocatable objects need the relocations debug/elf applies.
+		d, err := f.DWARF()
+		if err != nil {
+			return nil, decodeError(err)
+		}
+		return read(d, s, opts, add)
+	}
+	// Each section decompressed once, for debug/dwarf and for us.
+	s.Ranges, s.RngLists, s.Addr, s.StrOffsets = sec(".debug_ranges"), sec(".debug_rnglists"), sec(".debug_addr"), sec(".debug_str_offsets")
+	if secErr != nil {
+		return nil, secErr
+	}
+	return ReadSections(s, opts, add)
 }
 
 // Sections are the DWARF sections ReadSections reads, uncompressed.
