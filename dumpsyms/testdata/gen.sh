@@ -15,6 +15,6 @@ for arch in amd64 x86 arm arm64; do
 	arm) cxx=arm-linux-gnueabihf-g++ ;;
 	arm64) cxx=aarch64-linux-gnu-g++ ;;
 	esac
-	"$cxx" -O2 -g -o "$tmp/$arch-cxx" src/shapes.cc
+	"$cxx" -O2 -g -ffile-prefix-map="$(pwd)"=/src -o "$tmp/$arch-cxx" src/shapes.cc
 	zstd -q -19 -f "$tmp/$arch-cxx" -o "$out/$arch-cxx.zst"
 done
