@@ -23,7 +23,7 @@ type symbols struct {
 
 	externs   map[uint64]*public
 	funcs     map[funcKey]*function
-	funcAddrs map[uint64]bool
+	funcAddrs map[uint64]*function // the least-named function at each address
 	files     []string
 }
 
@@ -39,7 +39,7 @@ type function struct {
 
 func newSymbols(pubs []public, li loadInfo, machine elf.Machine, multiple, compat bool) *symbols {
 	s := &symbols{li: li, arm: machine == elf.EM_ARM, multiple: multiple, compat: compat,
-		externs: make(map[uint64]*public, len(pubs)), funcs: map[funcKey]*function{}, funcAddrs: map[uint64]bool{}}
+		externs: make(map[uint64]*public, len(pubs)), funcs: map[funcKey]*function{}, funcAddrs: map[uint64]*function{}}
 	for i := range pubs {
 		s.externs[pubs[i].addr] = &pubs[i]
 	}
@@ -68,24 +68,20 @@ func (s *symbols) add(fn *dwarfsyms.Func) bool {
 		}
 		delete(s.externs, ext.addr)
 	}
-	if s.multiple && s.funcAddrs[addr] {
-		var first *function
-		for k, g := range s.funcs {
-			if k.addr == addr && (first == nil || k.name < first.Name) {
-				first = g
-			}
-		}
-		if first != nil {
-			first.multiple = true
-		}
+	if first, ok := s.funcAddrs[addr]; ok && s.multiple {
+		first.multiple = true
 		return false
 	}
-	s.funcAddrs[addr] = true
 	key := funcKey{addr, fn.Name}
 	if _, dup := s.funcs[key]; dup {
 		return false
 	}
 	s.funcs[key] = f
+	// Breakpad marks the first function at the address in its set's
+	// order: the least name.
+	if first, ok := s.funcAddrs[addr]; !ok || f.Name < first.Name {
+		s.funcAddrs[addr] = f
+	}
 	return true
 }
 
