@@ -19,8 +19,7 @@
 //
 // From DWARF, the default mode also writes what Google's npm build drops:
 // functions and inlined calls with DW_AT_ranges in DWARF 5 files without
-// .debug_addr, inlined calls inside lexical blocks, and the lines of a
-// range listed after a higher one.
+// .debug_addr, and inlined calls inside lexical blocks.
 //
 // Options.BreakpadCompat leaves all the additions out: the output is then
 // byte-identical to Google's (tested on every ELF file of testdata and, on

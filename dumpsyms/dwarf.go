@@ -19,7 +19,6 @@ type symbols struct {
 	li       loadInfo
 	arm      bool
 	multiple bool // dump_syms -m
-	compat   bool // Options.BreakpadCompat
 
 	externs   map[uint64]*public
 	funcs     map[funcKey]*function
@@ -37,8 +36,8 @@ type function struct {
 	multiple bool
 }
 
-func newSymbols(pubs []public, li loadInfo, machine elf.Machine, multiple, compat bool) *symbols {
-	s := &symbols{li: li, arm: machine == elf.EM_ARM, multiple: multiple, compat: compat,
+func newSymbols(pubs []public, li loadInfo, machine elf.Machine, multiple bool) *symbols {
+	s := &symbols{li: li, arm: machine == elf.EM_ARM, multiple: multiple,
 		externs: make(map[uint64]*public, len(pubs)), funcs: map[funcKey]*function{}, funcAddrs: map[uint64]*function{}}
 	for i := range pubs {
 		s.externs[pubs[i].addr] = &pubs[i]
@@ -177,13 +176,6 @@ func (s *symbols) write(w *bufio.Writer) {
 				b = append(b, '\n')
 				w.Write(b)
 			})
-			if !s.compat {
-				// Each range's own lines. Google's dump_syms walks the
-				// lines once, in address order, alongside the ranges in
-				// DWARF order, so a range after a higher one (GCC's .cold
-				// parts come first) loses its lines.
-				li = sort.Search(len(f.Lines), func(k int) bool { return f.Lines[k].Addr >= r.Addr })
-			}
 			for ; li < len(f.Lines) && f.Lines[li].Addr >= r.Addr && f.Lines[li].Addr-r.Addr < r.Size; li++ {
 				l := f.Lines[li]
 				b = strconv.AppendUint(b[:0], l.Addr-base, 16)

@@ -216,6 +216,8 @@ var testELFs = []struct {
 	{"testdata/x86-cxx.zst", 0, 0},
 	{"testdata/arm64-cxx.zst", 0, 0},
 	{"testdata/arm-cxx.zst", 0, 0},
+	{"testdata/amd64-cxx4.zst", 0, 0}, // DWARF 4: .debug_ranges
+	{"testdata/x86-cxx4.zst", 0, 0},
 	{"../elfsym/testdata/prog.zst", 0, 0},
 	{"../elfsym/testdata/prog.debug.zst", 0, 0},
 }

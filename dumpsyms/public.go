@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ianlancetaylor/demangle"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/dwarfsyms"
 )
 
 // public is a PUBLIC record: a function symbol's address and name.
@@ -56,7 +57,7 @@ func publics(f *elf.File, li loadInfo) []public {
 // is kept as it is.
 func demangleName(name string) string {
 	if strings.HasPrefix(name, "_Z") {
-		if d, err := demangle.ToString(name); err == nil {
+		if d, err := dwarfsyms.Demangle(name); err == nil {
 			return d
 		}
 		return name

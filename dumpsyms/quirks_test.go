@@ -1,7 +1,6 @@
 package dumpsyms
 
 import (
-	"cmp"
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
@@ -44,19 +43,13 @@ func openDebugLink(t *testing.T, f *elf.File, path string, dirs []string) *elf.F
 //     DW_TAG_lexical_block (the npm build predates Breakpad's lexical block
 //     support), those with DW_AT_ranges it cannot read (as above), and
 //     the inlines under those. We write them.
-//   - unorderedFuncs: the addresses of functions whose DW_AT_ranges list
-//     is not in ascending order (GCC lists a hot part before its lower
-//     .cold part). Google's dump_syms writes each range's lines by walking
-//     the address-sorted lines alongside the ranges in list order, so a
-//     range after a higher one loses its lines; we write them.
 type dwarfQuirks struct {
 	rangesFuncs    map[uint64]bool // relative to the load base
-	unorderedFuncs map[uint64]bool
 	droppedInlines map[string]bool
 }
 
 func (q *dwarfQuirks) any() bool {
-	return q != nil && (len(q.rangesFuncs) > 0 || len(q.droppedInlines) > 0 || len(q.unorderedFuncs) > 0)
+	return q != nil && (len(q.rangesFuncs) > 0 || len(q.droppedInlines) > 0)
 }
 
 func dwarfQuirksOf(t *testing.T, path string, dirs []string) *dwarfQuirks {
@@ -72,7 +65,7 @@ func dwarfQuirksOf(t *testing.T, path string, dirs []string) *dwarfQuirks {
 		defer debug.Close()
 		df = debug
 	}
-	q := &dwarfQuirks{rangesFuncs: map[uint64]bool{}, droppedInlines: map[string]bool{}, unorderedFuncs: map[uint64]bool{}}
+	q := &dwarfQuirks{rangesFuncs: map[uint64]bool{}, droppedInlines: map[string]bool{}}
 	if df.Section(".debug_info") == nil {
 		return q
 	}
@@ -111,11 +104,6 @@ func dwarfQuirksOf(t *testing.T, path string, dirs []string) *dwarfQuirks {
 		switch e.Tag {
 		case dwarf.TagSubprogram:
 			dropped = false
-			if rs, _ := d.Ranges(e); e.Val(dwarf.AttrRanges) != nil && !slices.IsSortedFunc(rs, func(a, b [2]uint64) int {
-				return cmp.Compare(a[0], b[0])
-			}) {
-				q.unorderedFuncs[rs[0][0]-base] = true
-			}
 			if unreadable {
 				rs, _ := d.Ranges(e)
 				for _, r := range rs {
@@ -259,7 +247,7 @@ func compareDWARF(t *testing.T, name string, google, ours []string, q *dwarfQuir
 		}
 		of := o.funcs[j]
 		j++
-		if !slices.Equal(gf.lines, of.lines) && !(q.unorderedFuncs[gf.addr] && isSubsequence(gf.lines, of.lines)) {
+		if !slices.Equal(gf.lines, of.lines) {
 			t.Errorf("%s: lines of %q differ:\ngoogle %q\n  ours %q", name, gf.head, gf.lines, of.lines)
 		}
 		k := 0
@@ -302,15 +290,4 @@ func compareDWARF(t *testing.T, name string, google, ours []string, q *dwarfQuir
 		}
 	}
 	return add
-}
-
-// isSubsequence says whether a's elements appear in b in order.
-func isSubsequence(a, b []string) bool {
-	i := 0
-	for _, x := range b {
-		if i < len(a) && a[i] == x {
-			i++
-		}
-	}
-	return i == len(a)
 }

@@ -75,7 +75,7 @@ func WriteWithDebug(w io.Writer, f, debug *elf.File, path string, opts Options) 
 			}
 		}
 	}
-	syms := newSymbols(pubs, li, f.Machine, opts.Multiple, opts.BreakpadCompat)
+	syms := newSymbols(pubs, li, f.Machine, opts.Multiple)
 	if err := syms.readDWARF(dwarfFile, opts); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

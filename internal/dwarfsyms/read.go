@@ -21,7 +21,7 @@ type Range struct{ Addr, Size uint64 }
 // Func is a function: a DW_TAG_subprogram whose ranges cover some code.
 type Func struct {
 	Name    string
-	Ranges  []Range // in the DIE's order; the first one's address is the function's
+	Ranges  []Range // by address (DW_AT_ranges sorted, as Breakpad does); the first is the function's address
 	Lines   []Line  // the unit's lines clipped to Ranges, by address
 	Inlines []*Inline
 }
@@ -618,6 +618,9 @@ func (rd *reader) rangesOf(e *dwarf.Entry, a *attrs) []Range {
 	for i, r := range rs {
 		out[i] = Range{r[0], r[1] - r[0]}
 	}
+	// Breakpad's range list handler sorts them: a function's address is
+	// its lowest range (GCC's .cold part, below the entry point).
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Addr < out[j].Addr })
 	return out
 }
 
@@ -785,7 +788,7 @@ func (l language) demangle(s string) (string, bool) {
 		return s, true
 	case langCPlusPlus, langObjCPlusPlus:
 		if len(s) > 2 && s[0] == '_' && s[1] == 'Z' && len(s) <= maxDemangleInput {
-			if d, err := demangle.ToString(s, demangle.MaxLength(16)); err == nil && d != "" {
+			if d, err := Demangle(s, demangle.MaxLength(16)); err == nil && d != "" {
 				return d, true
 			}
 		}
