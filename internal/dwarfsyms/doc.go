@@ -15,6 +15,12 @@
 // with no name is "<name omitted>". The line programs are read here (Go's
 // debug/dwarf LineReader cleans file names); the DIEs through debug/dwarf.
 //
-// Read bounds what hostile DWARF may make it hold (Limits) and returns
+// Options.BreakpadRanges and NoLexicalBlocks reproduce what the npm build
+// of Google's dump_syms gets wrong (docs/native-debuginfo.md). Demangle
+// prints C++ names as __cxa_demangle does.
+//
+// Read (an ELF file) and ReadSections (section bytes; the fuzz target's
+// entry) bound what hostile DWARF may make them hold (Limits, one DIE per
+// byte of .debug_info, 256 attributes per abbreviation) and return
 // *FormatError for malformed data, never panicking.
 package dwarfsyms
