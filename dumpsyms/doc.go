@@ -1,7 +1,10 @@
 // Package dumpsyms writes a Breakpad symbol file (.sym) from an ELF file, as
 // Google's dump_syms does: MODULE and INFO CODE_ID from the GNU build id (or
-// the hash of .text's first page), PUBLIC records from .symtab (else
-// .dynsym), and STACK CFI records from .debug_frame and .eh_frame.
+// the hash of .text's first page); FILE, FUNC, line and (Options.Inlines,
+// -d) INLINE_ORIGIN and INLINE records from DWARF (internal/dwarfsyms);
+// PUBLIC records from .symtab (else .dynsym) where no FUNC starts; and
+// STACK CFI records from .debug_frame and .eh_frame. Options.Multiple (-m)
+// marks folded symbols with 'm'.
 //
 // The STACK CFI records are those of Google's dump_syms (the same rules at
 // the same addresses, reported the way its CFI reader reports them) plus
@@ -14,12 +17,14 @@
 //   - on 32-bit ARM, .ARM.exidx entries for code no DWARF CFI covers;
 //   - PUBLIC records from MiniDebugInfo (.gnu_debugdata) symbols.
 //
-// Options.BreakpadCompat leaves the additions out: the output is then
-// byte-identical to Google's for files without DWARF debug information.
-// WriteWithDebug also reads a separate debug file, as Google's dump_syms
-// reads a .gnu_debuglink file. docs/native-debuginfo.md lists what was
-// compared and where we differ.
+// From DWARF, the default mode also writes what Google's npm build drops:
+// functions and inlined calls with DW_AT_ranges in DWARF 5 files without
+// .debug_addr, and inlined calls inside lexical blocks.
 //
-// FILE, FUNC, line and INLINE records from DWARF are not written yet: a file
-// with .debug_info gets the same records as a stripped one.
+// Options.BreakpadCompat leaves all the additions out: the output is then
+// byte-identical to Google's (tested on every ELF file of testdata and, on
+// demand, on system libraries). WriteWithDebug also reads a separate debug
+// file, as Google's dump_syms reads a .gnu_debuglink file (FindDebugLink
+// finds it under debug directories). docs/native-debuginfo.md lists what
+// was compared and where we differ.
 package dumpsyms

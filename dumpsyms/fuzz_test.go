@@ -10,9 +10,10 @@ import (
 )
 
 // FuzzWrite writes the .sym of hostile ELF files, seeded with the small
-// test binaries (arm-eh has .ARM.exidx, x86-eh expression CFAs).
+// test binaries (arm-eh has .ARM.exidx, x86-eh expression CFAs, x86-df
+// DWARF).
 func FuzzWrite(f *testing.F) {
-	for _, name := range []string{"arm-eh", "x86-eh", "arm64-eh"} {
+	for _, name := range []string{"arm-eh", "x86-eh", "arm64-eh", "x86-df"} {
 		f.Add(corpus.ReadZstd(f, "../elfcfi/testdata/"+name+".zst"))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -20,7 +21,7 @@ func FuzzWrite(f *testing.F) {
 		if err != nil {
 			return
 		}
-		Write(io.Discard, ef, "fuzz", Options{})
+		Write(io.Discard, ef, "fuzz", Options{Inlines: true, Multiple: true})
 	})
 }
 

@@ -85,6 +85,7 @@ func parseSym(t *testing.T, data []byte) *symRecords {
 type additions struct {
 	entries, deltas, rules int
 	replaced               int // Google's stale rules ours replaces by expressions
+	dwarf                  dwarfAdditions
 }
 
 // compareWithGoogle checks ours against Google's: identical records outside
@@ -95,10 +96,13 @@ type additions struct {
 // which keeps the rule in force before the expression.
 type exprRuleFunc func(entry, addr, reg string) bool
 
-func compareWithGoogle(t *testing.T, name string, google, ours []byte, fromExpr exprRuleFunc) additions {
+func compareWithGoogle(t *testing.T, name string, google, ours []byte, fromExpr exprRuleFunc, q *dwarfQuirks) additions {
 	t.Helper()
 	g, o := parseSym(t, google), parseSym(t, ours)
-	if strings.Join(g.other, "\n") != strings.Join(o.other, "\n") {
+	var add additions
+	if q.any() {
+		add.dwarf = compareDWARF(t, name, g.other, o.other, q)
+	} else if strings.Join(g.other, "\n") != strings.Join(o.other, "\n") {
 		gl, ol := g.other, o.other
 		for i := 0; i < len(gl) || i < len(ol); i++ {
 			var a, b string
@@ -114,7 +118,6 @@ func compareWithGoogle(t *testing.T, name string, google, ours []byte, fromExpr 
 			}
 		}
 	}
-	var add additions
 	subset := func(key, addr string, gr, or map[string]string) {
 		for reg, v := range gr {
 			if ov, ok := or[reg]; !ok || ov != v && !fromExpr(key, addr, reg) {
@@ -146,26 +149,30 @@ func compareWithGoogle(t *testing.T, name string, google, ours []byte, fromExpr 
 	return add
 }
 
-func googleDumpSyms(t *testing.T, bin, path string) []byte {
-	cmd := exec.Command(bin, path)
+func googleDumpSyms(t *testing.T, bin string, args ...string) []byte {
+	cmd := exec.Command(bin, args...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %s: %v", bin, path, err)
+		t.Fatalf("%s %q: %v", bin, args, err)
 	}
 	return out.Bytes()
 }
 
 // ourDumpSyms writes our .sym of path, and tells which rules came from
 // DWARF expressions.
-func ourDumpSyms(t *testing.T, path string, opts Options) ([]byte, exprRuleFunc) {
+func ourDumpSyms(t *testing.T, path string, dirs []string, opts Options) ([]byte, exprRuleFunc) {
 	f, err := elf.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	debug := openDebugLink(t, f, path, dirs)
+	if debug != nil {
+		defer debug.Close()
+	}
 	var out bytes.Buffer
-	if err := Write(&out, f, path, opts); err != nil {
+	if err := WriteWithDebug(&out, f, debug, path, opts); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 	li := loadInfoOf(f)
@@ -190,9 +197,7 @@ func ourDumpSyms(t *testing.T, path string, opts Options) ([]byte, exprRuleFunc)
 // testELFs are the ELF files in the repository's testdata, with the CFI
 // additions each must show (see doc.go).
 var testELFs = []struct {
-	path string
-	// DWARF FUNC/line records are not written yet: these files' -df
-	// builds are left out.
+	path                 string
 	minEntries, minRules int
 }{
 	{"../elfcfi/testdata/amd64-eh.zst", 0, 2}, // expression CFAs, sigtramp
@@ -201,10 +206,35 @@ var testELFs = []struct {
 	{"../elfcfi/testdata/arm-eh.zst", 12, 0},  // .ARM.exidx
 	{"../testdata/cores/arm64-crashdemo.zst", 0, 0},
 	{"../testdata/cores/arm-crashdemo.zst", 165, 0}, // exidx-only libc
+	// DWARF: C with .debug_frame, C++ (inlines, templates, hot/cold
+	// splits), a binary and its --only-keep-debug file.
+	{"../elfcfi/testdata/amd64-df.zst", 0, 0},
+	{"../elfcfi/testdata/x86-df.zst", 0, 0},
+	{"../elfcfi/testdata/arm64-df.zst", 0, 0},
+	{"../elfcfi/testdata/arm-df.zst", 0, 0},
+	{"testdata/amd64-cxx.zst", 0, 0},
+	{"testdata/x86-cxx.zst", 0, 0},
+	{"testdata/arm64-cxx.zst", 0, 0},
+	{"testdata/arm-cxx.zst", 0, 0},
+	{"testdata/amd64-cxx4.zst", 0, 0}, // DWARF 4: .debug_ranges
+	{"testdata/x86-cxx4.zst", 0, 0},
+	{"../elfsym/testdata/prog.zst", 0, 0},
+	{"../elfsym/testdata/prog.debug.zst", 0, 0},
+}
+
+// flagSets are the dump_syms flags compared, with our options for them.
+var flagSets = []struct {
+	args []string
+	opts Options
+}{
+	{nil, Options{}},
+	{[]string{"-d", "-m"}, Options{Inlines: true, Multiple: true}},
 }
 
 // TestAgainstGoogleDumpSyms runs Google's dump_syms and ours on each ELF
-// file of testdata.
+// file of testdata: with BreakpadCompat byte-identical; by default a
+// superset of its STACK CFI and, outside STACK CFI, its records plus the
+// named differences of compareDWARF.
 func TestAgainstGoogleDumpSyms(t *testing.T) {
 	bin := oracle.Require(t, "dump_syms")
 	dir := t.TempDir()
@@ -215,18 +245,60 @@ func TestAgainstGoogleDumpSyms(t *testing.T) {
 			if err := os.WriteFile(path, corpus.ReadZstd(t, tc.path), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			google := googleDumpSyms(t, bin, path)
-			compat, _ := ourDumpSyms(t, path, Options{BreakpadCompat: true})
-			if !bytes.Equal(google, compat) {
-				t.Errorf("with BreakpadCompat, not byte-identical to Google's:\n%s", lineDiff(google, compat))
-			}
-			ours, fromExpr := ourDumpSyms(t, path, Options{})
-			add := compareWithGoogle(t, name, google, ours, fromExpr)
-			t.Logf("ours adds %d CFI entries, %d delta records, %d rules, replaces %d", add.entries, add.deltas, add.rules, add.replaced)
-			if add.entries < tc.minEntries || add.rules < tc.minRules {
-				t.Errorf("additions %+v, want at least %d entries and %d rules", add, tc.minEntries, tc.minRules)
+			for _, fs := range flagSets {
+				checkAgainstGoogle(t, bin, path, nil, fs.args, fs.opts, tc.minEntries, tc.minRules)
 			}
 		})
+	}
+}
+
+// TestAgainstGoogleDumpSymsDebugLink runs both with a debug directory on a
+// stripped binary whose .gnu_debuglink names its debug file.
+func TestAgainstGoogleDumpSymsDebugLink(t *testing.T) {
+	bin := oracle.Require(t, "dump_syms")
+	dir, debugDir := t.TempDir(), t.TempDir()
+	path := filepath.Join(dir, "prog-stripped")
+	if err := os.WriteFile(path, corpus.ReadZstd(t, "../elfsym/testdata/prog-stripped.zst"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(debugDir, "prog.debug"), corpus.ReadZstd(t, "../elfsym/testdata/prog.debug.zst"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, fs := range flagSets {
+		checkAgainstGoogle(t, bin, path, []string{debugDir}, fs.args, fs.opts, 0, 0)
+	}
+	// A wrong CRC is refused, as Google's dump_syms refuses it.
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := os.WriteFile(filepath.Join(debugDir, "prog.debug"), []byte("not the debug file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := FindDebugLink(f, path, []string{debugDir}); err == nil {
+		t.Errorf("FindDebugLink accepted %s with the wrong CRC", p)
+	}
+}
+
+// checkAgainstGoogle compares ours with Google's dump_syms on path (with
+// debug directories dirs) for one flag set.
+func checkAgainstGoogle(t *testing.T, bin, path string, dirs, args []string, opts Options, minEntries, minRules int) {
+	t.Helper()
+	name := filepath.Base(path) + " " + strings.Join(args, " ")
+	google := googleDumpSyms(t, bin, append(append(append([]string(nil), args...), path), dirs...)...)
+	compatOpts := opts
+	compatOpts.BreakpadCompat = true
+	compat, _ := ourDumpSyms(t, path, dirs, compatOpts)
+	if !bytes.Equal(google, compat) {
+		t.Errorf("%s: with BreakpadCompat, not byte-identical to Google's:\n%s", name, lineDiff(google, compat))
+	}
+	ours, fromExpr := ourDumpSyms(t, path, dirs, opts)
+	add := compareWithGoogle(t, name, google, ours, fromExpr, dwarfQuirksOf(t, path, dirs))
+	t.Logf("%s: ours adds %d CFI entries, %d delta records, %d rules, replaces %d; %s", name,
+		add.entries, add.deltas, add.rules, add.replaced, add.dwarf)
+	if add.entries < minEntries || add.rules < minRules {
+		t.Errorf("%s: additions %+v, want at least %d entries and %d rules", name, add, minEntries, minRules)
 	}
 }
 
@@ -253,20 +325,23 @@ func TestAgainstGoogleDumpSymsSystem(t *testing.T) {
 		} else {
 			f.Close()
 		}
-		google := googleDumpSyms(t, bin, path)
-		compat, _ := ourDumpSyms(t, path, Options{BreakpadCompat: true})
+		google := googleDumpSyms(t, bin, "-d", "-m", path)
+		compat, _ := ourDumpSyms(t, path, nil, Options{BreakpadCompat: true, Inlines: true, Multiple: true})
 		if !bytes.Equal(google, compat) {
 			t.Errorf("%s: with BreakpadCompat, not byte-identical to Google's:\n%s", path, lineDiff(google, compat))
 		}
-		ours, fromExpr := ourDumpSyms(t, path, Options{})
-		add := compareWithGoogle(t, path, google, ours, fromExpr)
+		ours, fromExpr := ourDumpSyms(t, path, nil, Options{Inlines: true, Multiple: true})
+		add := compareWithGoogle(t, path, google, ours, fromExpr, dwarfQuirksOf(t, path, nil))
 		total.replaced += add.replaced
 		total.entries += add.entries
 		total.deltas += add.deltas
 		total.rules += add.rules
+		total.dwarf.funcs += add.dwarf.funcs
+		total.dwarf.inlines += add.dwarf.inlines
+		total.dwarf.publicsReplaced += add.dwarf.publicsReplaced
 		n++
 	}
-	t.Logf("%d files; ours adds %d CFI entries, %d delta records, %d rules, replaces %d", n, total.entries, total.deltas, total.rules, total.replaced)
+	t.Logf("%d files; ours adds %d CFI entries, %d delta records, %d rules, replaces %d; %s", n, total.entries, total.deltas, total.rules, total.replaced, total.dwarf)
 }
 
 // lineDiff shows the first differing lines of two files.

@@ -6,12 +6,16 @@ import (
 	"strings"
 
 	"github.com/ianlancetaylor/demangle"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/dwarfsyms"
 )
 
 // public is a PUBLIC record: a function symbol's address and name.
 type public struct {
 	addr uint64
 	name string
+	// multiple: other symbols share the address (dump_syms -m writes
+	// "PUBLIC m").
+	multiple bool
 }
 
 // publics reads the function symbols of .symtab, or of .dynsym when there is
@@ -26,17 +30,21 @@ func publics(f *elf.File, li loadInfo) []public {
 			return nil
 		}
 	}
-	seen := map[uint64]bool{}
+	seen := map[uint64]int{}
 	var out []public
 	for _, s := range syms {
 		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Section == elf.SHN_UNDEF {
 			continue
 		}
-		if !li.contains(s.Value) || seen[s.Value] {
+		if !li.contains(s.Value) {
 			continue
 		}
-		seen[s.Value] = true
-		out = append(out, public{s.Value, demangleName(s.Name)})
+		if i, ok := seen[s.Value]; ok {
+			out[i].multiple = true
+			continue
+		}
+		seen[s.Value] = len(out)
+		out = append(out, public{addr: s.Value, name: demangleName(s.Name)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].addr < out[j].addr })
 	return out
@@ -49,7 +57,7 @@ func publics(f *elf.File, li loadInfo) []public {
 // is kept as it is.
 func demangleName(name string) string {
 	if strings.HasPrefix(name, "_Z") {
-		if d, err := demangle.ToString(name); err == nil {
+		if d, err := dwarfsyms.Demangle(name); err == nil {
 			return d
 		}
 		return name
@@ -71,17 +79,20 @@ func demangleName(name string) string {
 	return demangle.ASTToString(fn.Args[0])
 }
 
-// mergePublics adds to a the symbols of b at addresses a has none at.
-func mergePublics(a, b []public) []public {
-	seen := make(map[uint64]bool, len(a))
-	for _, p := range a {
-		seen[p.addr] = true
+// mergePublics adds to a the symbols of b at addresses a has none at; with
+// mark, a's symbols at b's addresses become multiple.
+func mergePublics(a, b []public, mark bool) []public {
+	seen := make(map[uint64]int, len(a))
+	for i, p := range a {
+		seen[p.addr] = i
 	}
 	for _, p := range b {
-		if !seen[p.addr] {
-			seen[p.addr] = true
-			a = append(a, p)
+		if i, ok := seen[p.addr]; ok {
+			a[i].multiple = a[i].multiple || mark
+			continue
 		}
+		seen[p.addr] = len(a)
+		a = append(a, p)
 	}
 	sort.SliceStable(a, func(i, j int) bool { return a[i].addr < a[j].addr })
 	return a

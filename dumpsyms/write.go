@@ -23,6 +23,9 @@ type Options struct {
 	// CIEs without 'z' augmentation, no .ARM.exidx entries, no PUBLIC
 	// records from MiniDebugInfo.
 	BreakpadCompat bool
+	Inlines        bool // -d: INLINE and INLINE_ORIGIN records
+	Multiple       bool // -m: the 'm' flag on FUNC and PUBLIC records
+	NoInterCURefs  bool // -r: no DW_AT_specification references to earlier units
 }
 
 // Write writes the symbol file of the ELF file f, read from path, to w.
@@ -53,8 +56,12 @@ func WriteWithDebug(w io.Writer, f, debug *elf.File, path string, opts Options) 
 	}
 	li := loadInfoOf(f)
 	pubs := publics(f, li)
-	if debug != nil {
-		pubs = mergePublics(pubs, publics(debug, li))
+	// The DWARF data: f's, else (as Google's dump_syms follows
+	// .gnu_debuglink only from a file without .debug_info) the debug file's.
+	dwarfFile := f
+	if debug != nil && f.Section(".debug_info") == nil {
+		pubs = mergePublics(pubs, publics(debug, li), true)
+		dwarfFile = debug
 	}
 	if !opts.BreakpadCompat {
 		// MiniDebugInfo (Fedora's .gnu_debugdata): the function symbols a
@@ -64,13 +71,15 @@ func WriteWithDebug(w io.Writer, f, debug *elf.File, path string, opts Options) 
 				continue
 			}
 			if mini, err := elfsym.MiniDebugInfo(file); err == nil && mini != nil {
-				pubs = mergePublics(pubs, publics(mini, li))
+				pubs = mergePublics(pubs, publics(mini, li), false)
 			}
 		}
 	}
-	for _, p := range pubs {
-		fmt.Fprintf(bw, "PUBLIC %x 0 %s\n", p.addr-li.base, p.name)
+	syms := newSymbols(pubs, li, f.Machine, opts.Multiple)
+	if err := syms.readDWARF(dwarfFile, opts); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
+	syms.write(bw)
 	if !opts.NoCFI {
 		entries, err := cfiEntries(f, li, opts.BreakpadCompat)
 		if err != nil {

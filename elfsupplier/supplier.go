@@ -124,7 +124,7 @@ func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, *Module, error) {
 	if i := strings.LastIndexAny(name, "/\\"); i >= 0 {
 		name = name[i+1:]
 	}
-	if err := dumpsyms.WriteWithDebug(&out, main, debug, path, dumpsyms.Options{Name: name}); err != nil {
+	if err := dumpsyms.WriteWithDebug(&out, main, debug, path, dumpsyms.Options{Name: name, Inlines: true}); err != nil {
 		return nil, nil, err
 	}
 	file, err := symfile.NewFile(out.Bytes(), path+" (as .sym)")

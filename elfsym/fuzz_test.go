@@ -9,7 +9,8 @@ import (
 )
 
 // FuzzTable reads hostile ELF files (seeded with the test files, whose
-// .gnu_debugdata is an xz stream) into a symbol table and line table.
+// .gnu_debugdata is an xz stream) into a symbol table, a line table and a
+// DebugInfo.
 func FuzzTable(f *testing.F) {
 	for _, name := range []string{"prog-mini", "prog"} {
 		f.Add(corpus.ReadZstd(f, "testdata/"+name+".zst"))
@@ -21,6 +22,9 @@ func FuzzTable(f *testing.F) {
 		}
 		if lines, err := NewLines(ef); err == nil {
 			lines.Lookup(0x1070)
+		}
+		if di, err := NewDebugInfo(ef); err == nil {
+			di.Lookup(0x1070)
 		}
 		tab, err := NewTable(ef)
 		if err != nil {

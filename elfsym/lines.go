@@ -38,7 +38,16 @@ func NewLines(f *elf.File) (*Lines, error) {
 	l := &Lines{}
 	fileIndex := map[string]int32{}
 	r := d.Reader()
-	for {
+	// Each DIE takes a byte of .debug_info at least; debug/dwarf returns
+	// null entries forever at a truncated LEB128.
+	maxDIEs := 0
+	if s := f.Section(".debug_info"); s != nil {
+		maxDIEs = int(min(s.Size, 1<<40))
+	}
+	for n := 0; ; n++ {
+		if n > maxDIEs {
+			return nil, errors.New("elfsym: DWARF: .debug_info does not advance (truncated LEB128)")
+		}
 		cu, err := r.Next()
 		if err != nil {
 			return nil, fmt.Errorf("elfsym: DWARF: %w", err)

@@ -34,7 +34,7 @@ func TestRun(t *testing.T) {
 	if rc := run([]string{"-c", path}, &out, &errOut); rc != 0 || strings.Contains(out.String(), "STACK CFI") {
 		t.Errorf("-c: exit %d, output has STACK CFI", rc)
 	}
-	for _, args := range [][]string{{}, {"a", "b"}, {"-x", path}} {
+	for _, args := range [][]string{{}, {"-x", path}} {
 		if rc := run(args, &out, &errOut); rc != 2 {
 			t.Errorf("%q: exit %d, want 2", args, rc)
 		}
@@ -42,5 +42,36 @@ func TestRun(t *testing.T) {
 	errOut.Reset()
 	if rc := run([]string{"main_test.go"}, &out, &errOut); rc != 1 || !strings.Contains(errOut.String(), "main_test.go") {
 		t.Errorf("not ELF: exit %d, %q", rc, errOut.String())
+	}
+}
+
+// TestRunDWARF: -d writes INLINE records for the C++ test program; a
+// stripped binary with a debug directory gets its debug file's FUNC
+// records; a debug directory without the file is an error naming it.
+func TestRunDWARF(t *testing.T) {
+	dir, debugDir := t.TempDir(), t.TempDir()
+	cxx := filepath.Join(dir, "amd64-cxx")
+	stripped := filepath.Join(dir, "prog-stripped")
+	for path, src := range map[string]string{
+		cxx:                                   "../../dumpsyms/testdata/amd64-cxx.zst",
+		stripped:                              "../../elfsym/testdata/prog-stripped.zst",
+		filepath.Join(debugDir, "prog.debug"): "../../elfsym/testdata/prog.debug.zst",
+	} {
+		if err := os.WriteFile(path, corpus.ReadZstd(t, src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if rc := run([]string{"-c", "-d", cxx}, &out, &errOut); rc != 0 ||
+		!strings.Contains(out.String(), "\nINLINE_ORIGIN 0 ") || !strings.Contains(out.String(), "\nFUNC 1810 30 0 checked(int)\n") {
+		t.Errorf("-d: exit %d, %s, output:\n%.500s", rc, errOut.String(), out.String())
+	}
+	out.Reset()
+	if rc := run([]string{"-c", stripped, debugDir}, &out, &errOut); rc != 0 || !strings.Contains(out.String(), "\nFUNC ") {
+		t.Errorf("debug dir: exit %d, %s, output:\n%.500s", rc, errOut.String(), out.String())
+	}
+	errOut.Reset()
+	if rc := run([]string{"-c", stripped, dir}, &out, &errOut); rc != 1 || !strings.Contains(errOut.String(), "prog.debug") {
+		t.Errorf("no debug file: exit %d, %q", rc, errOut.String())
 	}
 }
