@@ -1,7 +1,6 @@
 package symfile
 
 import (
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -372,6 +372,16 @@ func openMapped(fh *os.File, size int64, name string) (*File, error) {
 // data over a bound (wrapping ErrDecompressLimit), is a *CorruptError; a
 // failed write is returned as it is.
 func decompressTo(fh io.Reader, path string, w io.Writer, b *DecompressBudget) error {
+	n, err := decompressCounted(fh, path, w, b)
+	if err == nil && b != nil {
+		b.used.Add(n)
+	}
+	return err
+}
+
+// decompressCounted is decompressTo, returning the bytes written and
+// leaving the budget's count to the caller.
+func decompressCounted(fh io.Reader, path string, w io.Writer, b *DecompressBudget) (int64, error) {
 	limit := int64(DefaultMaxDecompressedFile)
 	if b != nil {
 		limit = min(b.perFile, b.total-b.used.Load())
@@ -380,14 +390,14 @@ func decompressTo(fh io.Reader, path string, w io.Writer, b *DecompressBudget) e
 	if strings.HasSuffix(path, ".gz") {
 		zr, err := gzip.NewReader(fh)
 		if err != nil {
-			return &CorruptError{File: path, Err: err}
+			return 0, &CorruptError{File: path, Err: err}
 		}
 		defer zr.Close()
 		r = zr
 	} else {
 		zr, err := zstd.NewReader(fh, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(128<<20))
 		if err != nil {
-			return &CorruptError{File: path, Err: err}
+			return 0, &CorruptError{File: path, Err: err}
 		}
 		defer zr.Close()
 		r = zr
@@ -395,18 +405,15 @@ func decompressTo(fh io.Reader, path string, w io.Writer, b *DecompressBudget) e
 	er := &errReader{r: io.LimitReader(r, max(limit, 0)+1)}
 	n, err := io.Copy(w, er)
 	if er.err != nil {
-		return &CorruptError{File: path, Err: er.err}
+		return 0, &CorruptError{File: path, Err: er.err}
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if n > limit {
-		return &CorruptError{File: path, Err: fmt.Errorf("%w: more than %d bytes", ErrDecompressLimit, limit)}
+		return 0, &CorruptError{File: path, Err: fmt.Errorf("%w: more than %d bytes", ErrDecompressLimit, limit)}
 	}
-	if b != nil {
-		b.used.Add(n)
-	}
-	return nil
+	return n, nil
 }
 
 // errReader keeps its reader's error, to tell it from the writer's.
