@@ -2,6 +2,7 @@ package symfile
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -151,5 +152,55 @@ func BenchmarkCFIRules(b *testing.B) {
 			b.Fatal("CFI lookup failed")
 		}
 		i++
+	}
+}
+
+// BenchmarkIndexChunk measures the index pass over a file in one chunk on
+// one goroutine (no merge, no page release): the scanning cost alone.
+// SYMFILE_BENCH_CHUNK_FILE names the file; the benchmark skips without it.
+func BenchmarkIndexChunk(b *testing.B) {
+	path := os.Getenv("SYMFILE_BENCH_CHUNK_FILE")
+	if path == "" {
+		b.Skip("SYMFILE_BENCH_CHUNK_FILE not set")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		indexChunk(data, 0, len(data))
+	}
+}
+
+// BenchmarkMerge measures the merge of the index pass's chunk results (the
+// part after the parallel scan) over the 8 MB chunks of
+// SYMFILE_BENCH_CHUNK_FILE; it skips without it.
+func BenchmarkMerge(b *testing.B) {
+	path := os.Getenv("SYMFILE_BENCH_CHUNK_FILE")
+	if path == "" {
+		b.Skip("SYMFILE_BENCH_CHUNK_FILE not set")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var chunks []*chunkIndex
+	for pos := 0; pos < len(data); {
+		end := min(pos+defaultChunkSize, len(data))
+		if nl := bytes.IndexByte(data[end:], '\n'); nl >= 0 {
+			end += nl + 1
+		} else {
+			end = len(data)
+		}
+		c := indexChunk(data, pos, end)
+		c.sortRuns()
+		chunks = append(chunks, c)
+		pos = end
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		f := &File{data: data}
+		f.merge(chunks)
 	}
 }

@@ -3,7 +3,6 @@ package symfile
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -14,12 +13,15 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
 
 // Bounds on decompressed symbol data (docs/limits.md). A .sym.gz or
-// .sym.zst file is decompressed into memory, and a small compressed file can
-// expand a thousandfold: the defaults keep a run within a 2 GB container.
+// .sym.zst file is decompressed into a temporary file (into memory when
+// none can be made; into the index directory with one), and a small
+// compressed file can expand a thousandfold: the defaults keep a run
+// within a 2 GB container.
 const (
 	// DefaultMaxDecompressedFile bounds the decompressed size of one file.
 	DefaultMaxDecompressedFile = 512 << 20
@@ -59,9 +61,17 @@ func (b *DecompressBudget) Used() int64 { return b.used.Load() }
 // OpenWithBudget is Open with the decompressed data of a .gz or .zst file
 // bounded by b (nil: the default bound per file, none in all). A file over
 // the bound is not indexed: the error wraps ErrDecompressLimit.
+//
+// The data is streamed into an unlinked temporary file (in os.TempDir)
+// that is then mapped and indexed as a plain file is, so the process's
+// memory does not grow with the decompressed size; only when no temporary
+// file can be made is it decompressed into memory.
 func OpenWithBudget(path string, b *DecompressBudget) (*File, error) {
 	if !isCompressed(path) {
 		return Open(path)
+	}
+	if f, err, ok := openViaTemp(path, b); ok {
+		return f, err
 	}
 	data, release, err := readCompressed(path, b)
 	if err != nil {
@@ -76,6 +86,75 @@ func OpenWithBudget(path string, b *DecompressBudget) (*File, error) {
 		runtime.AddCleanup(f, func(r func() error) { r() }, once)
 	}
 	return f, err
+}
+
+// openViaTemp decompresses path into an unlinked temporary file, within
+// b's bounds, and opens that. ok is false when no temporary file could be
+// made or written (the caller decompresses into memory instead).
+func openViaTemp(path string, b *DecompressBudget) (f *File, err error, ok bool) {
+	fh, _, err := openRegular(path)
+	if err != nil {
+		return nil, err, true
+	}
+	defer fh.Close()
+	tmp, err := os.CreateTemp("", "minidump-stackwalk-sym-*")
+	if err != nil {
+		return nil, nil, false
+	}
+	// Unlinked at once: nothing is left behind however the process ends,
+	// and the mapping keeps the data until Close.
+	os.Remove(tmp.Name())
+	defer tmp.Close()
+	bw := &budgetWriter{w: tmp, b: b}
+	n, err := decompressCounted(fh, path, bw, b)
+	if err != nil {
+		if b != nil {
+			b.used.Add(-bw.n)
+		}
+		var ce *CorruptError
+		switch {
+		case errors.As(err, &ce):
+			return nil, err, true
+		case errors.Is(err, ErrDecompressLimit):
+			return nil, &CorruptError{File: path, Err: err}, true
+		}
+		return nil, nil, false // the temporary file could not be written
+	}
+	f, err = openMapped(tmp, n, path)
+	if f == nil {
+		if b != nil {
+			b.used.Add(-n)
+		}
+		return nil, err, true
+	}
+	if b != nil {
+		// The File's data stays counted until it is closed.
+		u := f.unmap
+		var once sync.Once
+		f.unmap = func() error {
+			once.Do(func() { b.used.Add(-n) })
+			return u()
+		}
+	}
+	return f, err, true
+}
+
+// budgetWriter charges the bytes written through it to b's total as they
+// arrive, so that concurrent loads cannot together pass it.
+type budgetWriter struct {
+	w io.Writer
+	b *DecompressBudget
+	n int64 // bytes charged
+}
+
+func (bw *budgetWriter) Write(p []byte) (int, error) {
+	if bw.b != nil {
+		bw.n += int64(len(p))
+		if bw.b.used.Add(int64(len(p))) > bw.b.total {
+			return 0, fmt.Errorf("%w: more than %d bytes in all symbol files", ErrDecompressLimit, bw.b.total)
+		}
+	}
+	return bw.w.Write(p)
 }
 
 func isCompressed(path string) bool {

@@ -3,8 +3,9 @@
 // line and inline chain cover a module-relative address, which STACK CFI
 // rules and which STACK WIN record apply there.
 //
-// Open memory-maps a plain file (a .sym.gz or .sym.zst file is decompressed
-// into memory, within a DecompressBudget's bounds per file and per run) and
+// Open memory-maps a plain file (a .sym.gz or .sym.zst file is decompressed,
+// streaming, into an unlinked temporary file that is then mapped, within a
+// DecompressBudget's bounds per file and per run) and
 // builds a compact index in one pass, run in parallel over
 // chunks of the file. The pass validates every line as Breakpad's parser
 // would, and records only the offsets and address ranges of FUNC, PUBLIC,

@@ -36,7 +36,7 @@ type File struct {
 }
 
 // Open reads the symbol file at path: memory-mapped when plain, decompressed
-// to memory when the name ends in .gz or .zst (at most
+// into a temporary file when the name ends in .gz or .zst (at most
 // DefaultMaxDecompressedFile bytes; see OpenWithBudget).
 //
 // When some lines are malformed, Open returns the File together with a

@@ -160,7 +160,7 @@ func indexChunk(data []byte, start, end int) *chunkIndex {
 		}
 		switch line[0] {
 		case 'S':
-			if bytes.HasPrefix(line, pSTACKCFI) {
+			if isStackCFI(line) {
 				if bytes.HasPrefix(line, pSTACKCFIINIT) {
 					if !c.stackCFIInit(line[len(pSTACKCFIINIT):], off) {
 						c.addErr(lineNo, off, "malformed STACK CFI INIT record")
@@ -397,9 +397,7 @@ func (f *File) buildIndex(chunkSize int, release func(lo, hi int)) {
 				}
 				c := indexChunk(data, bounds[i], bounds[i+1])
 				// Sorting here, in parallel, leaves merge only sorted runs to merge.
-				sortByAddr(c.pubs, cmpPub)
-				// (Not funcs: merge still needs their chunk order for c.tail.)
-				sortByAddr(c.cfi, byAddr[rangeEntry])
+				c.sortRuns()
 				chunks[i] = c
 				if release != nil {
 					release(bounds[i], bounds[i+1])
@@ -411,92 +409,62 @@ func (f *File) buildIndex(chunkSize int, release func(lo, hi int)) {
 	f.merge(chunks)
 }
 
-func (f *File) merge(chunks []*chunkIndex) {
-	var nf, np, nc, nw int
-	for _, c := range chunks {
-		nf += len(c.funcs)
-		np += len(c.pubs)
-		nc += len(c.cfi)
-		nw += len(c.win)
+// sortRuns sorts the chunk's ranges and PUBLIC records by address, keeping
+// c.tail on the same function.
+func (c *chunkIndex) sortRuns() {
+	sortByAddr(c.pubs, cmpPub)
+	sortByAddr(c.cfi, byAddr[rangeEntry])
+	if c.tail < 0 {
+		sortByAddr(c.funcs, byAddr[funcEntry])
+		return
 	}
-	funcs := make([]funcEntry, 0, nf)
-	pubs := make([]pubEntry, 0, np)
-	cfi := make([]rangeEntry, 0, nc)
-	win := make([]winEntry, 0, nw)
-	winType := make([]uint8, 0, nw)
-	var errs []lineError
-	cur := ownerNone
-	lineBase := 0
-	for _, c := range chunks {
-		if c.leadEnd != 0 && cur >= 0 {
-			funcs[cur].end = c.leadEnd
-		}
-		for _, e := range c.leadBad {
-			if cur == ownerNone {
-				e.msg = "source line data without a function"
-			}
-			e.line += lineBase
-			errs = append(errs, e)
-		}
-		if cur == ownerNone {
-			for _, e := range c.leadErrs {
-				e.line += lineBase
-				errs = append(errs, e)
-			}
-		}
-		for _, e := range c.errs {
-			e.line += lineBase
-			errs = append(errs, e)
-		}
-		switch {
-		case c.tail >= 0:
-			cur = len(funcs) + c.tail
-		case c.tail == ownerNone || c.tail == ownerSink:
-			cur = c.tail
-		}
-		funcs = append(funcs, c.funcs...)
-		pubs = append(pubs, c.pubs...)
-		cfi = append(cfi, c.cfi...)
-		win = append(win, c.win...)
-		winType = append(winType, c.winType...)
-		f.files = append(f.files, c.files...)
-		f.origins = append(f.origins, c.origins...)
-		if len(f.info) < maxInfo {
-			f.info = append(f.info, c.info...)
-		}
-		if c.module != nil && f.module == (ModuleLine{}) {
-			f.module = *c.module
-		}
-		if c.codeID != nil && f.codeID == "" {
-			f.codeID = string(c.codeID)
-		}
-		lineBase += c.lines
-	}
-	// Lead errors are appended before the chunk's own; restore file order.
-	slices.SortStableFunc(errs, func(a, b lineError) int { return a.line - b.line })
+	tailOff := c.funcs[c.tail].off
+	sortByAddr(c.funcs, byAddr[funcEntry])
+	c.tail = slices.IndexFunc(c.funcs, func(e funcEntry) bool { return e.off == tailOff })
+}
 
-	// Duplicate PUBLIC addresses: Breakpad keeps the first and counts an error.
-	sortByAddr(pubs, cmpPub)
-	w := 0
+// merge combines the chunks' results: serially the little that depends
+// on the chunks before (function blocks that continue into the next chunk,
+// error line numbers), then each array on its own goroutine, copied into
+// its presized final slice and sorted.
+func (f *File) merge(chunks []*chunkIndex) {
+	errs := f.joinChunks(chunks)
+
+	var funcs []funcEntry
+	var pubs []pubEntry
+	var cfi []rangeEntry
 	var dups []uint64
-	for i, p := range pubs {
-		if i > 0 && p.addr == pubs[w-1].addr {
-			// The stable sort keeps file order, so pubs[w-1] is the earlier record.
-			dups = append(dups, p.off)
-			continue
-		}
-		pubs[w] = p
-		w++
-	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		funcs = concat(chunks, func(c *chunkIndex) []funcEntry { return c.funcs })
+		sortByAddr(funcs, byAddr[funcEntry])
+	})
+	wg.Go(func() {
+		cfi = concat(chunks, func(c *chunkIndex) []rangeEntry { return c.cfi })
+		sortByAddr(cfi, byAddr[rangeEntry])
+	})
+	wg.Go(func() {
+		pubs = concat(chunks, func(c *chunkIndex) []pubEntry { return c.pubs })
+		pubs, dups = firstPublics(pubs)
+	})
+	wg.Go(func() {
+		f.files = concat(chunks, func(c *chunkIndex) []idEntry { return c.files })
+		f.origins = concat(chunks, func(c *chunkIndex) []idEntry { return c.origins })
+		slices.SortStableFunc(f.files, func(a, b idEntry) int { return cmp.Compare(a.id, b.id) })
+		slices.SortStableFunc(f.origins, func(a, b idEntry) int { return cmp.Compare(a.id, b.id) })
+	})
+	win := concat(chunks, func(c *chunkIndex) []winEntry { return c.win })
+	winType := concat(chunks, func(c *chunkIndex) []uint8 { return c.winType })
+	wg.Wait()
+
 	if len(dups) > 0 {
 		slices.Sort(dups)
 		dups = dups[:min(len(dups), maxErrors+1)]
 		for i, line := range f.linesAt(dups) {
 			errs = append(errs, lineError{line: line, off: dups[i], msg: "duplicate PUBLIC address"})
 		}
+		slices.SortStableFunc(errs, func(a, b lineError) int { return a.line - b.line })
 	}
-	pubs = pubs[:w]
-	slices.SortStableFunc(errs, func(a, b lineError) int { return a.line - b.line })
 
 	// Breakpad stops loading after more than maxErrors errors.
 	limit := uint64(len(f.data))
@@ -511,9 +479,10 @@ func (f *File) merge(chunks []*chunkIndex) {
 		cfi = slices.DeleteFunc(cfi, func(e rangeEntry) bool { return e.off >= limit })
 		pubs = slices.DeleteFunc(pubs, func(p pubEntry) bool { return p.off >= limit })
 	}
-	f.funcs = exclusiveFirstWins(funcs)
-	f.pubs = pubs
-	f.cfi = exclusiveFirstWins(cfi)
+	wg.Go(func() { funcs = exclusiveFirstWins(funcs) }) // sorted already: one pass
+	cfi = exclusiveFirstWins(cfi)
+	wg.Wait()
+	f.funcs, f.pubs, f.cfi = funcs, pubs, cfi
 	for i, e := range win {
 		if e.off >= limit {
 			win, winType = win[:i], winType[:i]
@@ -522,11 +491,99 @@ func (f *File) merge(chunks []*chunkIndex) {
 	}
 	f.win, f.winType = win, winType
 	f.limit = limit
-	slices.SortStableFunc(f.files, func(a, b idEntry) int { return cmp.Compare(a.id, b.id) })
-	slices.SortStableFunc(f.origins, func(a, b idEntry) int { return cmp.Compare(a.id, b.id) })
 }
 
-func cmpPub(a, b pubEntry) int { return cmp.Compare(a.addr, b.addr) }
+// joinChunks does the serial part of merge: it carries each chunk's
+// leading line data to the function the chunk before ended in, collects
+// the errors with file line numbers, in file order, and takes the MODULE,
+// INFO and CODE_ID records.
+func (f *File) joinChunks(chunks []*chunkIndex) []lineError {
+	var errs []lineError
+	var cur *funcEntry // the function line data continues, if any
+	curState := ownerNone
+	lineBase := 0
+	for _, c := range chunks {
+		if c.leadEnd != 0 && cur != nil {
+			cur.end = c.leadEnd
+		}
+		for _, e := range c.leadBad {
+			if curState == ownerNone {
+				e.msg = "source line data without a function"
+			}
+			e.line += lineBase
+			errs = append(errs, e)
+		}
+		if curState == ownerNone {
+			for _, e := range c.leadErrs {
+				e.line += lineBase
+				errs = append(errs, e)
+			}
+		}
+		for _, e := range c.errs {
+			e.line += lineBase
+			errs = append(errs, e)
+		}
+		switch {
+		case c.tail >= 0:
+			cur, curState = &c.funcs[c.tail], c.tail
+		case c.tail == ownerNone || c.tail == ownerSink:
+			cur, curState = nil, c.tail
+		}
+		if len(f.info) < maxInfo {
+			f.info = append(f.info, c.info...)
+		}
+		if c.module != nil && f.module == (ModuleLine{}) {
+			f.module = *c.module
+		}
+		if c.codeID != nil && f.codeID == "" {
+			f.codeID = string(c.codeID)
+		}
+		lineBase += c.lines
+	}
+	// Lead errors are appended before the chunk's own; restore file order.
+	slices.SortStableFunc(errs, func(a, b lineError) int { return a.line - b.line })
+	return errs
+}
+
+// concat copies one array of every chunk into a slice of the total size.
+func concat[T any](chunks []*chunkIndex, of func(*chunkIndex) []T) []T {
+	n := 0
+	for _, c := range chunks {
+		n += len(of(c))
+	}
+	out := make([]T, 0, n)
+	for _, c := range chunks {
+		out = append(out, of(c)...)
+	}
+	return out
+}
+
+// firstPublics sorts PUBLIC records by address and keeps the first of
+// each address (Breakpad keeps the first and counts an error for each
+// other); it returns the offsets of the others.
+func firstPublics(pubs []pubEntry) ([]pubEntry, []uint64) {
+	sortByAddr(pubs, cmpPub)
+	w := 0
+	var dups []uint64
+	for i, p := range pubs {
+		if i > 0 && p.addr == pubs[w-1].addr {
+			// cmpPub orders equal addresses by offset: pubs[w-1] came first.
+			dups = append(dups, p.off)
+			continue
+		}
+		pubs[w] = p
+		w++
+	}
+	return pubs[:w], dups
+}
+
+// cmpPub orders PUBLIC records by address, then file position.
+func cmpPub(a, b pubEntry) int {
+	if c := cmp.Compare(a.addr, b.addr); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.off, b.off)
+}
 
 // byAddr orders ranges by start address, then file position.
 func byAddr[T ranger](a, b T) int {

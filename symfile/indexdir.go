@@ -1,7 +1,6 @@
 package symfile
 
 import (
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -93,6 +93,53 @@ var errStale = errors.New("stale")
 // An index that cannot be used is rebuilt; a directory that cannot be
 // written leaves the File indexed in memory. A nil IndexDir is Open.
 func (d *IndexDir) Open(path string) (*File, error) {
+	return d.open(path, "")
+}
+
+// OpenETag is Open for a file a symbol server sent with the validator
+// etag (the ETag header's value, as sent): its index is keyed to the ETag,
+// the file's size and its modification time instead of a hash of its head
+// and tail, which is not read. An index made by Open for the same path
+// does not match, nor does one made for another ETag: a supplier uses one
+// of the two for a given file. An empty etag is Open.
+func (d *IndexDir) OpenETag(path, etag string) (*File, error) {
+	return d.open(path, etag)
+}
+
+// Adopt writes the index of f, made in memory (NewFile, Open, or an
+// IndexDir's Open) from exactly the bytes now in the plain symbol file at
+// path, as that file's index: a download that indexed the file to check
+// it before renaming it into a cache spares the next Open a second build.
+// etag keys it as OpenETag does ("" as Open does). A File made from other
+// bytes gives a mismatched index that a lookup may answer wrongly from, so
+// only the size is checked here; the caller vouches for the rest.
+func (d *IndexDir) Adopt(f *File, path, etag string) error {
+	if compressedName(path) {
+		return fmt.Errorf("symfile: Adopt %s: not a plain symbol file", path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	fh, st, err := openRegular(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	if st.Size() != int64(len(f.data)) {
+		return fmt.Errorf("symfile: Adopt %s: %d bytes, the File has %d", path, st.Size(), len(f.data))
+	}
+	srcID, err := sourceIdentity(fh, st, etag)
+	if err != nil {
+		return err
+	}
+	d.cleanOnce.Do(d.removeOldTemps)
+	return writeAtomic(d.dir, filepath.Join(d.dir, indexKey(abs)+".idx"), func(w io.Writer) error {
+		return writeIndex(w, f, abs, srcID, srcID)
+	})
+}
+
+func (d *IndexDir) open(path, etag string) (*File, error) {
 	if d == nil {
 		return Open(path)
 	}
@@ -105,7 +152,7 @@ func (d *IndexDir) Open(path string) (*File, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	srcID, err := fileIdentity(fh, st)
+	srcID, err := sourceIdentity(fh, st, etag)
 	if err != nil {
 		return nil, err
 	}
@@ -146,6 +193,18 @@ func indexKey(abs string) string {
 		}
 	}
 	return hex.EncodeToString(sum[:16]) + "-" + string(base)
+}
+
+// sourceIdentity is the identity of the symbol file fh: from the
+// server's ETag when etag is not empty, else from its content
+// (fileIdentity).
+func sourceIdentity(fh *os.File, st fs.FileInfo, etag string) (identity, error) {
+	if etag == "" {
+		return fileIdentity(fh, st)
+	}
+	// Prefixed to tell it from a hash of content.
+	return identity{size: uint64(st.Size()), mtime: st.ModTime().UnixNano(),
+		hash: sha256.Sum256([]byte("ETag\x00" + etag))}, nil
 }
 
 // fileIdentity reads the identity of the open file fh.
@@ -372,6 +431,16 @@ func openMapped(fh *os.File, size int64, name string) (*File, error) {
 // data over a bound (wrapping ErrDecompressLimit), is a *CorruptError; a
 // failed write is returned as it is.
 func decompressTo(fh io.Reader, path string, w io.Writer, b *DecompressBudget) error {
+	n, err := decompressCounted(fh, path, w, b)
+	if err == nil && b != nil {
+		b.used.Add(n)
+	}
+	return err
+}
+
+// decompressCounted is decompressTo, returning the bytes written and
+// leaving the budget's count to the caller.
+func decompressCounted(fh io.Reader, path string, w io.Writer, b *DecompressBudget) (int64, error) {
 	limit := int64(DefaultMaxDecompressedFile)
 	if b != nil {
 		limit = min(b.perFile, b.total-b.used.Load())
@@ -380,14 +449,14 @@ func decompressTo(fh io.Reader, path string, w io.Writer, b *DecompressBudget) e
 	if strings.HasSuffix(path, ".gz") {
 		zr, err := gzip.NewReader(fh)
 		if err != nil {
-			return &CorruptError{File: path, Err: err}
+			return 0, &CorruptError{File: path, Err: err}
 		}
 		defer zr.Close()
 		r = zr
 	} else {
 		zr, err := zstd.NewReader(fh, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(128<<20))
 		if err != nil {
-			return &CorruptError{File: path, Err: err}
+			return 0, &CorruptError{File: path, Err: err}
 		}
 		defer zr.Close()
 		r = zr
@@ -395,18 +464,15 @@ func decompressTo(fh io.Reader, path string, w io.Writer, b *DecompressBudget) e
 	er := &errReader{r: io.LimitReader(r, max(limit, 0)+1)}
 	n, err := io.Copy(w, er)
 	if er.err != nil {
-		return &CorruptError{File: path, Err: er.err}
+		return 0, &CorruptError{File: path, Err: er.err}
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if n > limit {
-		return &CorruptError{File: path, Err: fmt.Errorf("%w: more than %d bytes", ErrDecompressLimit, limit)}
+		return 0, &CorruptError{File: path, Err: fmt.Errorf("%w: more than %d bytes", ErrDecompressLimit, limit)}
 	}
-	if b != nil {
-		b.used.Add(n)
-	}
-	return nil
+	return n, nil
 }
 
 // errReader keeps its reader's error, to tell it from the writer's.

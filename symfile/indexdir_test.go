@@ -414,3 +414,62 @@ func TestIndexedSuppliers(t *testing.T) {
 		t.Errorf("no index: err %v, origin %d", err, f.origin)
 	}
 }
+
+// TestIndexETag: an index keyed to a server's ETag is used for that ETag
+// only; an index keyed by content does not stand for it, nor the reverse.
+func TestIndexETag(t *testing.T) {
+	syms, idxDir := t.TempDir(), t.TempDir()
+	p := writeSym(t, syms, "m.sym", "MODULE Linux x86_64 ID m\nFUNC 10 10 0 aaaa\nPUBLIC 30 0 pub\n")
+	d := NewIndexDir(idxDir, failOnWarn(t))
+	steps := []struct {
+		etag string
+		want int
+	}{
+		{`"v1"`, fromBuild}, {`"v1"`, fromIndex}, {`W/"v2"`, fromBuild}, {`W/"v2"`, fromIndex},
+		{"", fromBuild}, {"", fromIndex}, {`"v1"`, fromBuild},
+	}
+	for i, s := range steps {
+		f, err := d.OpenETag(p, s.etag)
+		if err != nil || f.origin != s.want {
+			t.Fatalf("step %d, ETag %q: origin %d, error %v; want origin %d", i, s.etag, f.origin, err, s.want)
+		}
+		if sym, ok := f.Lookup(0x12); !ok || sym.Name != "aaaa" {
+			t.Errorf("step %d: Lookup(0x12) = %+v, %v", i, sym, ok)
+		}
+		f.Close()
+	}
+}
+
+// TestIndexAdopt: the index of a File made in memory, adopted for the
+// file holding the same bytes, is what the next Open maps, and it answers
+// as the File did.
+func TestIndexAdopt(t *testing.T) {
+	for _, p := range repoSymFiles(t) {
+		if compressedName(p) {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem, _ := NewFile(data, p)
+		for _, etag := range []string{"", `"abc"`} {
+			d := NewIndexDir(t.TempDir(), failOnWarn(t))
+			if err := d.Adopt(mem, p, etag); err != nil {
+				t.Fatalf("%s: Adopt: %v", p, err)
+			}
+			f, _ := d.OpenETag(p, etag)
+			if f == nil || f.origin != fromIndex {
+				t.Fatalf("%s, ETag %q: Open after Adopt did not map the adopted index", p, etag)
+			}
+			sameFile(t, mem, f)
+			f.Close()
+		}
+	}
+	d := NewIndexDir(t.TempDir(), failOnWarn(t))
+	other := writeSym(t, t.TempDir(), "o.sym", "MODULE Linux x86_64 ID o\n")
+	mem, _ := NewFile([]byte("MODULE Linux x86_64 ID m\nFUNC 10 10 0 f\n"), "m")
+	if err := d.Adopt(mem, other, ""); err == nil {
+		t.Error("Adopt of a File of another size succeeded")
+	}
+}

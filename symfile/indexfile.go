@@ -8,6 +8,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"sync"
 	"unsafe"
 )
 
@@ -69,7 +70,9 @@ var entrySize = [numSections]uint64{
 	secMeta:    1,
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is the CRC-32C table, made on first use: a package-level
+// table would be computed at every process start, index or not.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // identity names the exact content of a file: its size, modification time
 // and a hash of its first and last identityBytes bytes.
@@ -240,7 +243,7 @@ func writeIndex(w io.Writer, f *File, source string, srcID, dataID identity) err
 		off += uint64(len(s))
 	}
 	binary.LittleEndian.PutUint64(hdr[16:], off)
-	crc := crc32.New(castagnoli)
+	crc := crc32.New(castagnoli())
 	crc.Write(hdr[crcStart:])
 	pos := uint64(indexHeaderSize)
 	var pad [8]byte

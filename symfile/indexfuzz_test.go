@@ -43,7 +43,7 @@ func alignedCopy(b []byte) []byte {
 // fixCRC rewrites the CRC of an index file so it matches its contents.
 func fixCRC(idx []byte) {
 	if len(idx) >= indexHeaderSize {
-		binary.LittleEndian.PutUint32(idx[24:], crc32.Checksum(idx[crcStart:], castagnoli))
+		binary.LittleEndian.PutUint32(idx[24:], crc32.Checksum(idx[crcStart:], castagnoli()))
 	}
 }
 

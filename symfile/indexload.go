@@ -33,7 +33,7 @@ func fileFromIndex(idx, data []byte, name, source string, wantSrc, wantData iden
 	if h.data != wantData || h.data.size != uint64(len(data)) {
 		return nil, fmt.Errorf("%w: the symbol data changed since the index was made", errStale)
 	}
-	crc := crc32.New(castagnoli)
+	crc := crc32.New(castagnoli())
 	crcOf(crc, idx, crcStart, release)
 	if got, want := crc.Sum32(), leUint32(idx[24:]); got != want {
 		return nil, fmt.Errorf("corrupt: CRC-32C %#08x, header says %#08x", got, want)

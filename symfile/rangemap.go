@@ -2,8 +2,11 @@ package symfile
 
 import (
 	"cmp"
+	"math/bits"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 )
 
 // span is an address range [base, high] (high inclusive, as Breakpad's maps
@@ -106,15 +109,23 @@ func firstWinsSmall[T ranger](c []T) []T {
 // maxRuns bounds the sorted runs sortByAddr merges; beyond that it sorts.
 const maxRuns = 512
 
-// sortByAddr sorts in, stably. The index pass sorts each chunk's records,
-// so the concatenation is a few hundred sorted runs at most (and one run for
-// a sorted file); they are merged pairwise. Anything else is sorted outright.
+// parallelMerge is the size (in entries) from which a merge of two runs is
+// worth splitting over goroutines.
+const parallelMerge = 1 << 15
+
+// sortByAddr sorts in by cmp, which must be a total order (every
+// comparator here ends with the file offset, which no two entries share),
+// so the result does not depend on the algorithm. The index pass sorts
+// each chunk's records, so the concatenation is a few hundred sorted runs at
+// most (and one run for a sorted file); they are merged pairwise, the pairs
+// of a level and the halves of a large pair on separate goroutines.
+// Anything else is sorted outright.
 func sortByAddr[T any](in []T, cmp func(a, b T) int) {
 	var starts []int
 	for k := 1; k < len(in); k++ {
 		if cmp(in[k-1], in[k]) > 0 {
 			if starts = append(starts, k); len(starts) > maxRuns {
-				slices.SortStableFunc(in, cmp)
+				slices.SortFunc(in, cmp)
 				return
 			}
 		}
@@ -125,37 +136,82 @@ func sortByAddr[T any](in []T, cmp func(a, b T) int) {
 	bounds := append(append([]int{0}, starts...), len(in))
 	buf := make([]T, len(in))
 	src, dst := in, buf
+	depth := bits.Len(uint(runtime.GOMAXPROCS(0)))
 	for len(bounds) > 2 {
 		var next []int
+		var wg sync.WaitGroup
 		for k := 0; k+1 < len(bounds); k += 2 {
 			lo := bounds[k]
+			next = append(next, lo)
 			if k+2 >= len(bounds) { // odd run out: copy through
 				copy(dst[lo:], src[lo:])
-				next = append(next, lo)
 				continue
 			}
 			mid, hi := bounds[k+1], bounds[k+2]
-			a, b, o := lo, mid, lo
-			for a < mid && b < hi {
-				if cmp(src[b], src[a]) < 0 {
-					dst[o] = src[b]
-					b++
-				} else {
-					dst[o] = src[a]
-					a++
-				}
-				o++
+			if hi-lo < parallelMerge {
+				mergeRuns(dst[lo:hi], src[lo:mid], src[mid:hi], cmp)
+				continue
 			}
-			o += copy(dst[o:], src[a:mid])
-			copy(dst[o:], src[b:hi])
-			next = append(next, lo)
+			d := depth
+			if len(bounds) > 3 { // other pairs share the level's parallelism
+				d = 0
+			}
+			wg.Go(func() { mergeRunsParallel(dst[lo:hi], src[lo:mid], src[mid:hi], cmp, d) })
 		}
+		wg.Wait()
 		bounds = append(next, len(in))
 		src, dst = dst, src
 	}
 	if &src[0] != &in[0] {
 		copy(in, src)
 	}
+}
+
+// mergeRunsParallel is mergeRuns split into 2^depth parts: a's middle
+// entry and its place in b cut both runs in two, and the halves are
+// merged at once.
+func mergeRunsParallel[T any](dst, a, b []T, cmp func(a, b T) int, depth int) {
+	if depth <= 0 || len(a)+len(b) < parallelMerge || len(a) == 0 {
+		mergeRuns(dst, a, b, cmp)
+		return
+	}
+	i := len(a) / 2
+	j := sort.Search(len(b), func(k int) bool { return cmp(b[k], a[i]) > 0 })
+	var wg sync.WaitGroup
+	wg.Go(func() { mergeRunsParallel(dst[:i+j], a[:i], b[:j], cmp, depth-1) })
+	mergeRunsParallel(dst[i+j:], a[i:], b[j:], cmp, depth-1)
+	wg.Wait()
+}
+
+// mergeRuns merges the sorted runs a and b into dst. The runs of a symbol
+// file's chunks seldom interleave much (rounds of a file, sections of a
+// module), so the part of a before b's first entry and the part of b
+// after a's last are copied whole, and only the overlap is compared.
+func mergeRuns[T any](dst, a, b []T, cmp func(a, b T) int) {
+	if len(a) > 0 && len(b) > 0 {
+		i := sort.Search(len(a), func(k int) bool { return cmp(a[k], b[0]) > 0 })
+		dst = dst[copy(dst, a[:i]):]
+		a = a[i:]
+	}
+	if len(a) > 0 && len(b) > 0 {
+		j := sort.Search(len(b), func(k int) bool { return cmp(b[k], a[len(a)-1]) > 0 })
+		copy(dst[len(dst)-(len(b)-j):], b[j:])
+		dst = dst[:len(dst)-(len(b)-j)]
+		b = b[:j]
+	}
+	x, y, o := 0, 0, 0
+	for x < len(a) && y < len(b) {
+		if cmp(b[y], a[x]) < 0 {
+			dst[o] = b[y]
+			y++
+		} else {
+			dst[o] = a[x]
+			x++
+		}
+		o++
+	}
+	o += copy(dst[o:], a[x:])
+	copy(dst[o:], b[y:])
 }
 
 // exclusiveInFileOrder replays the insertion of ranges given in file order.

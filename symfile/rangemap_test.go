@@ -105,3 +105,33 @@ func TestContainedMapNestingBound(t *testing.T) {
 		t.Errorf("lookup: %d entries, innermost %v", len(got), got[:1])
 	}
 }
+
+// sortByAddr merges sorted runs (in parallel when large, copying the parts
+// that do not interleave whole); the result must be the plain sort.
+func TestSortByAddrRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct{ runs, size, spread int }{
+		{1, 10, 100}, {2, 5, 10}, {3, 100000, 1 << 40}, {7, 40000, 1 << 20}, {5, 50000, 1 << 62},
+		{300, 500, 1 << 30}, {600, 10, 1 << 20}, {2, 200000, 8}, {40, 3000, 1 << 16},
+	} {
+		var in []rangeEntry
+		off := uint64(0)
+		for r := range tc.runs {
+			run := make([]rangeEntry, tc.size)
+			base := uint64(rng.IntN(4)) << 40 * uint64(r%3)
+			for i := range run {
+				a := base + uint64(rng.Int64N(int64(tc.spread)))
+				run[i] = rangeEntry{base: a, high: a + 1, off: off}
+				off++
+			}
+			slices.SortFunc(run, byAddr[rangeEntry])
+			in = append(in, run...)
+		}
+		want := slices.Clone(in)
+		slices.SortFunc(want, byAddr[rangeEntry])
+		sortByAddr(in, byAddr[rangeEntry])
+		if !slices.Equal(in, want) {
+			t.Errorf("%d runs of %d: sortByAddr differs from a sort", tc.runs, tc.size)
+		}
+	}
+}

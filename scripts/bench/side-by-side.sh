@@ -7,7 +7,7 @@
 #
 # Environment: OURS (our binary; default: built from ./cmd/minidump-stackwalk
 # into a temp dir), BREAKPAD (default: minidump_stackwalk in
-# $BREAKPAD_ORACLE_DIR, else /tmp/oracle/package/bin/linux-x64); OURS_ARGS,
+# $BREAKPAD_ORACLE_DIR, else the test cache: common.sh); OURS_ARGS,
 # extra arguments for our CLI only (--no-index for the in-memory index; by
 # default our CLI uses its --index-dir, which the warm-up run fills).
 # Needs GNU time (/usr/bin/time; apt-get install time). Output goes to /dev/null;
