@@ -22,10 +22,6 @@ func mapFile(fh *os.File, size int64) ([]byte, func() error, error) {
 	return data, func() error { return syscall.Munmap(data) }, nil
 }
 
-// madvPopulateRead is MADV_POPULATE_READ (Linux 5.14): map a range's pages
-// in one call instead of one page fault per 16 pages.
-const madvPopulateRead = 22
-
 // prefaultPages maps data[lo:hi] ahead of the index pass; errors (older
 // kernels, other systems) only lose the speed-up.
 func prefaultPages(data []byte, lo, hi int) {
@@ -34,7 +30,7 @@ func prefaultPages(data []byte, lo, hi int) {
 	if hi <= lo {
 		return
 	}
-	_ = syscall.Madvise(data[lo:hi], madvPopulateRead)
+	_ = madvise(data[lo:hi], madvPopulateRead)
 }
 
 // releasePages drops the pages of data[lo:hi] from the process: the index
@@ -50,13 +46,13 @@ func releasePages(data []byte, lo, hi int) {
 	if hi <= lo {
 		return
 	}
-	_ = syscall.Madvise(data[lo:hi], syscall.MADV_DONTNEED)
+	_ = madvise(data[lo:hi], madvDontNeed)
 }
 
 // adviseRandom tells the kernel that data is read at random places, so a
 // lookup's page fault does not read ahead megabytes of a cold file.
 func adviseRandom(data []byte) {
 	if len(data) > 0 {
-		_ = syscall.Madvise(data, syscall.MADV_RANDOM)
+		_ = madvise(data, madvRandom)
 	}
 }

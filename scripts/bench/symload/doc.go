@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command symload measures how long symfile.Open takes to make a symbol file
 // ready for lookups and the process's peak RSS, then runs a few lookups.
 //

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command campaign runs the tool on hostile input and reports the runs that
 // panic, take longer than 5 s or peak over 512 MB RSS (docs/limits.md):
 //
