@@ -193,9 +193,8 @@ func (st *serverState) downErr() error {
 }
 
 // markDown records err as the failure that put the server down (the first
-// one only) and cuts short its requests in flight. It reports whether
-// this call put the server down.
-func (st *serverState) markDown(err error) bool {
+// one only) and cuts short its requests in flight.
+func (st *serverState) markDown(err error) {
 	st.mu.Lock()
 	first := st.down == nil
 	if first {
@@ -205,7 +204,6 @@ func (st *serverState) markDown(err error) bool {
 	if first {
 		st.cancel(fmt.Errorf("%w: cut short after another request failed: %w", ErrServerDown, err))
 	}
-	return first
 }
 
 // NewHTTPSupplier returns a Supplier over the symbol servers at urls, tried
@@ -439,7 +437,10 @@ func (s *HTTPSupplier) download(base *url.URL, target, local string, noRedirect 
 			a.hostile = true
 			return a.file, s.settle(base, a, n)
 		}
-		time.Sleep(d)
+		select { // the next attempt is not made if the server went down meanwhile
+		case <-time.After(d):
+		case <-s.servers[base].ctx.Done():
+		}
 		waited += d
 	}
 }
@@ -478,9 +479,8 @@ func (s *HTTPSupplier) settle(base *url.URL, a attemptResult, attempts int) erro
 		de.ServerDown = true
 	case a.hostile:
 		de.ServerDown = true
-		if s.servers[base].markDown(err) {
-			de.Err = fmt.Errorf("%w; %s not asked again in this run", de.Err, base.Redacted())
-		}
+		de.Err = fmt.Errorf("%w; %s not asked again in this run", de.Err, base.Redacted())
+		s.servers[base].markDown(err)
 	}
 	return err
 }
