@@ -23,6 +23,9 @@
 //     and its line in the report counts the requests that server saw.
 //
 // Inputs of flagged runs are kept in -keep.
+//
+// With -serve MODE it runs nothing: it serves a hostile symbol server in
+// that mode on -addr until killed, to time the tool against by hand.
 package main
 
 import (
@@ -35,6 +38,7 @@ import (
 	"io"
 	"io/fs"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -104,7 +108,13 @@ func main() {
 	flag.DurationVar(&c.serverTotal, "server-total", 3*time.Second, "--symbols-total-timeout of the server runs")
 	seed := flag.Uint64("seed", 17, "random seed")
 	only := flag.String("only", "", "run only this kind: dumps, symbols, hostile or server")
+	serve := flag.String("serve", "", "only serve a hostile symbol server in this `mode` (trickle, gzip-bomb, ...) on -addr")
+	addr := flag.String("addr", "127.0.0.1:0", "address of the -serve server")
 	flag.Parse()
+	if *serve != "" {
+		serveOnly(hostile.ServerMode(*serve), *addr)
+		return
+	}
 	if flag.NArg() < 2 {
 		fmt.Fprintln(os.Stderr, "usage: campaign [flags] BIN PATH...")
 		os.Exit(2)
@@ -136,6 +146,19 @@ func main() {
 	}
 	results := runAll(&c, jobs, *workers)
 	report(results)
+}
+
+// serveOnly serves a hostile symbol server in mode on addr until killed.
+func serveOnly(mode hostile.ServerMode, addr string) {
+	if !slices.Contains(hostile.ServerModes, mode) {
+		fail(fmt.Errorf("-serve %q: want one of %v", mode, hostile.ServerModes))
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fail(err)
+	}
+	fmt.Printf("http://%s\n", ln.Addr())
+	fail(http.Serve(ln, hostile.SymbolHandler(mode)))
 }
 
 // findInputs walks paths for dumps and symbol files.
