@@ -49,8 +49,9 @@
 // Breakpad's symbol directory layout and loads it at most once.
 // NewHTTPSupplier fetches files in the same layout from Breakpad symbol
 // servers into an on-disk cache (downloads bounded in time, rate and size,
-// each file requested once, a server that does not answer or trickles not
-// asked again; a download enters the cache only once it parses cleanly, and
+// each file requested once, a server that does not answer, trickles,
+// streams a file past the bound or fails past the retries not asked
+// again; a download enters the cache only once it parses cleanly, and
 // a cached file that does not is fetched again). Its misses (404) are
 // remembered in the cache for a TTL, passing failures retried with
 // backoff, requests bounded in number and Prefetch runs them in parallel;

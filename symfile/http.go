@@ -41,9 +41,11 @@ const (
 // ErrTooLarge reports a symbol file larger than the download bound.
 var ErrTooLarge = errors.New("symbol file larger than the download limit")
 
-// ErrServerDown reports a request not made because an earlier request to
-// the same server got no response.
-var ErrServerDown = errors.New("symbol server unreachable")
+// ErrServerDown reports a request not made, or cut short, because an
+// earlier request to the same server found it unusable for the rest of
+// the run: no response, too slow, an answer streamed past the download
+// bound, or failures that outlasted the retries.
+var ErrServerDown = errors.New("symbol server not used")
 
 // ErrTooSlow reports a download abandoned because the server sent less
 // than the minimum rate (WithMinRate); the server is not asked again.
@@ -62,8 +64,9 @@ type DownloadError struct {
 	Server string // the symbol server's URL, as given
 	Status int    // the HTTP status, 0 when no response was read
 	// ServerDown is set when the server is not asked again after this
-	// failure (no response, or too slow), or was not asked because of
-	// such a failure earlier: a caller may warn once per server.
+	// failure (no response, too slow, oversized, failing past the
+	// retries), or was not asked because of such a failure earlier: a
+	// caller may warn once per server.
 	ServerDown bool
 	Err        error
 }
@@ -163,15 +166,44 @@ type HTTPSupplier struct {
 	files   onceMap[string] // by path relative to the cache directory
 	lookups onceMap[string] // code-info lookups, by path
 
-	mu sync.Mutex // guards down and flaky
-	// down records, per server, the first request that got no response at
-	// all (refused, unreachable, timed out): the server is not asked again,
-	// so that a dump with hundreds of modules does not wait out the timeout
-	// for each of them.
-	down map[*url.URL]error
-	// flaky records the servers whose last transient failure outlasted
-	// its retries (download).
-	flaky map[*url.URL]bool
+	// servers holds each server's state for the supplier's run.
+	servers map[*url.URL]*serverState
+}
+
+// serverState is what a supplier learnt of one server. A server whose
+// failure would cost as much again for each module (no response, too
+// slow, an answer streamed past the download bound, failures outlasting
+// the retries) is not asked again, so that a dump with hundreds of modules
+// does not pay the bounds for each. A miss (404) says nothing against a
+// server.
+type serverState struct {
+	mu   sync.Mutex
+	down error // the failure that put the server down, nil while it is up
+	// ctx is cancelled, with the failure as cause, when the server goes
+	// down: it cuts short the requests to it still in flight.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+// downErr returns the failure that put the server down, or nil.
+func (st *serverState) downErr() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.down
+}
+
+// markDown records err as the failure that put the server down (the first
+// one only) and cuts short its requests in flight.
+func (st *serverState) markDown(err error) {
+	st.mu.Lock()
+	first := st.down == nil
+	if first {
+		st.down = err
+	}
+	st.mu.Unlock()
+	if first {
+		st.cancel(fmt.Errorf("%w: cut short after another request failed: %w", ErrServerDown, err))
+	}
 }
 
 // NewHTTPSupplier returns a Supplier over the symbol servers at urls, tried
@@ -190,7 +222,7 @@ func NewHTTPSupplier(urls []string, cacheDir string, opts ...HTTPOption) (*HTTPS
 		minRate:    DefaultMinRate,
 		rateWindow: DefaultRateWindow,
 		partialDir: filepath.Join(cacheDir, partialDirName),
-		down:       make(map[*url.URL]error),
+		servers:    make(map[*url.URL]*serverState),
 		missTTL:    DefaultMissTTL,
 		retry:      DefaultRetry,
 		jobs:       make(chan struct{}, DefaultDownloadJobs),
@@ -206,6 +238,9 @@ func NewHTTPSupplier(urls []string, cacheDir string, opts ...HTTPOption) (*HTTPS
 		u.Path = strings.TrimRight(u.Path, "/")
 		u.RawPath = ""
 		s.urls = append(s.urls, u)
+		st := &serverState{}
+		st.ctx, st.cancel = context.WithCancelCause(context.Background())
+		s.servers[u] = st
 	}
 	for _, o := range opts {
 		o(s)
@@ -384,16 +419,10 @@ func openCorrupt(index *IndexDir, path string) (*File, error) {
 // is remembered in the negative cache. With noRedirect (a code-info
 // lookup) a redirect is returned as a *redirectAnswer instead of followed.
 //
-// A server whose failures outlast the retries of one file is flaky: its
-// next files get one attempt each, until one succeeds, so that a server
-// answering 503 to everything costs the retries once, not per module.
+// A server whose failures outlast the retries of one file is not asked
+// again in this run (serverState): a server answering 503 to everything
+// costs the retries once, not per module.
 func (s *HTTPSupplier) download(base *url.URL, target, local string, noRedirect bool) (*File, error) {
-	retries := s.retry.Retries
-	s.mu.Lock()
-	if s.flaky[base] {
-		retries = 0
-	}
-	s.mu.Unlock()
 	var waited time.Duration
 	for n := 1; ; n++ {
 		a := s.attempt(base, target, local, noRedirect)
@@ -401,28 +430,19 @@ func (s *HTTPSupplier) download(base *url.URL, target, local string, noRedirect 
 			s.recordMiss(target)
 		}
 		if !a.retry {
-			if a.err == nil || a.miss {
-				s.setFlaky(base, false)
-			}
 			return a.file, s.settle(base, a, n)
 		}
 		d, ok := s.retry.delay(n-1, a.after)
-		if n > retries || !ok || waited+d > s.retry.MaxWait || (!s.deadline.IsZero() && time.Now().Add(d).After(s.deadline)) {
-			s.setFlaky(base, true)
+		if n > s.retry.Retries || !ok || waited+d > s.retry.MaxWait || (!s.deadline.IsZero() && time.Now().Add(d).After(s.deadline)) {
+			a.hostile = true
 			return a.file, s.settle(base, a, n)
 		}
-		time.Sleep(d)
+		select { // the next attempt is not made if the server went down meanwhile
+		case <-time.After(d):
+		case <-s.servers[base].ctx.Done():
+		}
 		waited += d
 	}
-}
-
-func (s *HTTPSupplier) setFlaky(base *url.URL, flaky bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.flaky == nil {
-		s.flaky = map[*url.URL]bool{}
-	}
-	s.flaky[base] = flaky
 }
 
 // attemptResult is the outcome of one request.
@@ -432,32 +452,35 @@ type attemptResult struct {
 	miss  bool          // a definite "not found"
 	retry bool          // transient: worth asking again
 	after time.Duration // the server's Retry-After, 0 when none
-	// noResponse: no answer at all (refused, unreachable, timed out);
-	// tooSlow: abandoned below the minimum rate. Either marks the server
-	// down once no retry is left.
-	noResponse, tooSlow bool
+	// hostile: a failure that would cost as much for each module (no
+	// answer at all, below the minimum rate, an answer streamed past the
+	// download bound, failing past the retries): it puts the server
+	// down. wasDown: the server was down already (not asked, or cut
+	// short).
+	hostile, wasDown bool
 }
 
 // settle turns the last attempt's outcome into the error download
-// returns, marking the server down when it failed by itself.
+// returns, putting the server down when it failed by itself.
 func (s *HTTPSupplier) settle(base *url.URL, a attemptResult, attempts int) error {
 	err := a.err
 	if err == nil {
 		return nil
 	}
 	var de *DownloadError
-	if attempts > 1 && errors.As(err, &de) {
+	if !errors.As(err, &de) {
+		return err
+	}
+	if attempts > 1 {
 		de.Err = fmt.Errorf("%w (%d attempts)", de.Err, attempts)
 	}
-	if a.noResponse || a.tooSlow {
-		if errors.As(err, &de) {
-			de.ServerDown = true
-		}
-		s.mu.Lock()
-		if s.down[base] == nil {
-			s.down[base] = err
-		}
-		s.mu.Unlock()
+	switch {
+	case a.wasDown:
+		de.ServerDown = true
+	case a.hostile:
+		de.ServerDown = true
+		de.Err = fmt.Errorf("%w; %s not asked again in this run", de.Err, base.Redacted())
+		s.servers[base].markDown(err)
 	}
 	return err
 }
@@ -479,37 +502,46 @@ func (s *HTTPSupplier) attempt(base *url.URL, target, local string, noRedirect b
 		}
 		deadline = minTime(deadline, s.deadline)
 	}
-	s.mu.Lock()
-	downErr := s.down[base]
-	s.mu.Unlock()
-	if downErr != nil {
-		a.err = fail(0, fmt.Errorf("%w: not asked after an earlier failure: %w", ErrServerDown, downErr))
-		a.err.(*DownloadError).ServerDown = true
+	server := s.servers[base]
+	notAsked := func() bool {
+		if downErr := server.downErr(); downErr != nil {
+			a.err, a.wasDown = fail(0, fmt.Errorf("%w: not asked after an earlier failure: %w", ErrServerDown, downErr)), true
+			return true
+		}
+		return false
+	}
+	if notAsked() {
 		return a
 	}
 	release := s.acquireJob()
 	defer release()
+	if notAsked() { // while this request waited for a slot
+		return a
+	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	ctx, tooSlow := context.WithCancelCause(ctx)
-	defer tooSlow(nil)
+	ctx, abort := context.WithCancelCause(ctx)
+	defer abort(nil)
+	defer context.AfterFunc(server.ctx, func() { abort(context.Cause(server.ctx)) })()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		a.err = fail(0, err)
 		return a
 	}
 	var received atomic.Int64
-	defer s.watchRate(&received, tooSlow)()
-	// failed classifies a network error: too slow, out of budget, or
-	// (when transient) worth a retry.
+	defer s.watchRate(&received, abort)()
+	// failed classifies a network error: too slow, cut short because the
+	// server went down, out of budget, or (when transient) worth a retry.
 	failed := func(status int, err error, noResponse bool) attemptResult {
 		switch cause := context.Cause(ctx); {
 		case errors.Is(cause, ErrTooSlow):
-			return attemptResult{err: fail(status, cause), tooSlow: true}
+			return attemptResult{err: fail(status, cause), hostile: true}
+		case errors.Is(cause, ErrServerDown):
+			return attemptResult{err: fail(status, cause), wasDown: true}
 		case s.budgetSpent(deadline):
 			return attemptResult{err: fail(status, fmt.Errorf("%w: %w", ErrDownloadBudget, err))}
 		}
-		return attemptResult{err: fail(status, err), retry: transient(err), noResponse: noResponse}
+		return attemptResult{err: fail(status, err), retry: transient(err), hostile: noResponse && !transient(err)}
 	}
 	client := s.client
 	if noRedirect {
@@ -545,7 +577,10 @@ func (s *HTTPSupplier) attempt(base *url.URL, target, local string, noRedirect b
 
 	done := s.reportProgress(target, local, resp.ContentLength, &received)
 	defer done()
-	body := bufio.NewReaderSize(&countingReader{resp.Body, &received}, 64<<10)
+	// The body stops at the deadline even where the HTTP client would
+	// still return what it has buffered: a gzip-encoded body inflates
+	// megabytes from each buffered kilobyte.
+	body := bufio.NewReaderSize(&countingReader{r: resp.Body, n: &received, ctx: ctx}, 64<<10)
 	// A server that answers 200 with an HTML page must not poison the cache.
 	head, perr := body.Peek(len(pMODULE))
 	if !bytes.Equal(head, pMODULE) {
@@ -572,7 +607,10 @@ func (s *HTTPSupplier) attempt(base *url.URL, target, local string, noRedirect b
 		return failed(resp.StatusCode, err, false)
 	}
 	if n > s.maxSize {
+		// Streamed, not announced: it cost the whole bound, and would
+		// again for each module.
 		a.err = fail(resp.StatusCode, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, s.maxSize))
+		a.hostile = true
 		return a
 	}
 	if err := tmp.Close(); err != nil {
@@ -667,13 +705,18 @@ func removeOldDownloads(dir string) {
 	}
 }
 
-// countingReader counts the bytes read from r in n.
+// countingReader counts the bytes read from r in n, and fails every read
+// once ctx is done.
 type countingReader struct {
-	r io.Reader
-	n *atomic.Int64
+	r   io.Reader
+	n   *atomic.Int64
+	ctx context.Context
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		return 0, context.Cause(c.ctx)
+	}
 	k, err := c.r.Read(p)
 	c.n.Add(int64(k))
 	return k, err

@@ -108,7 +108,8 @@ func fillResult(res *triage.Result, st *processor.ProcessState) {
 
 // newSymbolLoader returns the uncached loader of o's symbol paths: the local
 // ones, then the symbol servers' disk cache, then the servers. A server that
-// gave no answer at all is not asked again in the run; --symbols-total-timeout
+// gave no answer, trickled, streamed a file past the download bound or failed
+// past the retries is not asked again in the run; --symbols-total-timeout
 // bounds the downloads of the whole run. Download failures are printed on
 // stderr, once per module (the cache asks once per module). Nil when there
 // are no symbol paths.

@@ -35,11 +35,17 @@ var ServerModes = []ServerMode{Trickle, Stall, NotSymbols, Corrupt, WrongModule,
 // request in the given mode. Close it after use; Close waits for the
 // handlers, which end when their client goes away.
 func SymbolServer(mode ServerMode) *httptest.Server {
+	return httptest.NewServer(SymbolHandler(mode))
+}
+
+// SymbolHandler is the handler of SymbolServer: for a caller that counts
+// the requests, or serves it its own way.
+func SymbolHandler(mode ServerMode) http.Handler {
 	var bomb []byte
 	if mode == GzipBomb {
 		bomb = gzipBomb(16 << 30)
 	}
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		module := symbolModuleLine(r.URL.Path)
 		ctx := r.Context()
 		switch mode {
@@ -93,7 +99,7 @@ func SymbolServer(mode ServerMode) *httptest.Server {
 			}
 			http.Error(w, "boom", http.StatusInternalServerError)
 		}
-	}))
+	})
 }
 
 // symbolModuleLine returns the MODULE line of the symbol file a request

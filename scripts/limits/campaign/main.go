@@ -21,9 +21,13 @@
 //     deep shared frame chains, 2 GiB .sym.gz and .sym.zst bombs);
 //   - server: a hostile symbol server on loopback in each hostile.ServerMode,
 //     with --symbols-total-timeout (-server-total), and once more with the
-//     default timeouts, reported apart.
+//     default timeouts, reported apart. Each run has a server of its own,
+//     and its line in the report counts the requests that server saw.
 //
 // Inputs of flagged runs are kept in -keep.
+//
+// With -serve MODE it runs nothing: it serves a hostile symbol server in
+// that mode on -addr until killed, to time the tool against by hand.
 package main
 
 import (
@@ -36,12 +40,17 @@ import (
 	"io"
 	"io/fs"
 	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -72,7 +81,13 @@ type job struct {
 	args  []string
 	files map[string][]byte // written, relative to the job's directory, before the run
 	input []byte            // kept when the run is flagged
+	// server, when set, is a hostile symbol server started for this run
+	// alone; serverURL in args is replaced by its URL.
+	server hostile.ServerMode
 }
+
+// serverURL stands for the URL of a job's own server in its args.
+const serverURL = "{server}"
 
 // result is what one run did.
 type result struct {
@@ -83,6 +98,8 @@ type result struct {
 	status int
 	lines  int    // lines on stderr
 	what   string // "", panic, killed, slow, big, flood
+	// requests is the number of requests the run's own server saw.
+	requests int64
 }
 
 func main() {
@@ -93,7 +110,13 @@ func main() {
 	flag.DurationVar(&c.serverTotal, "server-total", 3*time.Second, "--symbols-total-timeout of the server runs")
 	seed := flag.Uint64("seed", 17, "random seed")
 	only := flag.String("only", "", "run only this kind: dumps, symbols, hostile or server")
+	serve := flag.String("serve", "", "only serve a hostile symbol server in this `mode` (trickle, gzip-bomb, ...) on -addr")
+	addr := flag.String("addr", "127.0.0.1:0", "address of the -serve server")
 	flag.Parse()
+	if *serve != "" {
+		serveOnly(hostile.ServerMode(*serve), *addr)
+		return
+	}
 	if flag.NArg() < 2 {
 		fmt.Fprintln(os.Stderr, "usage: campaign [flags] BIN PATH...")
 		os.Exit(2)
@@ -120,17 +143,24 @@ func main() {
 	if want("hostile") {
 		jobs = append(jobs, hostileJobs(c.tmp)...)
 	}
-	var servers []func()
 	if want("server") {
-		sj, stop := serverJobs(&c, dumps)
-		jobs = append(jobs, sj...)
-		servers = append(servers, stop)
+		jobs = append(jobs, serverJobs(&c, dumps)...)
 	}
 	results := runAll(&c, jobs, *workers)
-	for _, stop := range servers {
-		stop()
-	}
 	report(results)
+}
+
+// serveOnly serves a hostile symbol server in mode on addr until killed.
+func serveOnly(mode hostile.ServerMode, addr string) {
+	if !slices.Contains(hostile.ServerModes, mode) {
+		fail(fmt.Errorf("-serve %q: want one of %v", mode, hostile.ServerModes))
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fail(err)
+	}
+	fmt.Printf("http://%s\n", ln.Addr())
+	fail(http.Serve(ln, hostile.SymbolHandler(mode)))
 }
 
 // findInputs walks paths for dumps and symbol files.
@@ -320,9 +350,9 @@ func hostileJobs(tmp string) []job {
 	return jobs
 }
 
-// serverJobs starts a hostile symbol server per mode and returns the runs
-// asking it for symbols, and a function stopping the servers.
-func serverJobs(c *config, dumps []string) ([]job, func()) {
+// serverJobs returns the runs asking a hostile symbol server, one per mode
+// and dump, for symbols.
+func serverJobs(c *config, dumps []string) []job {
 	bomb, err := hostile.BombDump()
 	if err != nil {
 		fail(err)
@@ -335,28 +365,43 @@ func serverJobs(c *config, dumps []string) ([]job, func()) {
 		}
 	}
 	var jobs []job
-	var stops []func()
 	for _, mode := range hostile.ServerModes {
-		srv := hostile.SymbolServer(mode)
-		stops = append(stops, func() {
-			srv.CloseClientConnections()
-			srv.Close()
-		})
-		for _, d := range [][]byte{bomb, many} {
-			if d == nil {
+		for _, d := range []struct {
+			name string
+			data []byte
+		}{{"bomb.dmp", bomb}, {"tiny-exe-with-cet-xsave.dmp", many}} {
+			if d.data == nil {
 				continue
 			}
-			common := []string{"in.dmp", srv.URL, "--symbols-cache", "cache"}
+			common := []string{"in.dmp", serverURL, "--symbols-cache", "cache"}
+			name := string(mode) + " " + d.name
+			files := map[string][]byte{"in.dmp": d.data}
 			jobs = append(jobs,
-				job{kind: "server", name: string(mode), files: map[string][]byte{"in.dmp": d},
+				job{kind: "server", name: name, files: files, server: mode,
 					args: append(common, "--symbols-total-timeout", c.serverTotal.String())},
-				job{kind: "server-defaults", name: string(mode), files: map[string][]byte{"in.dmp": d}, args: common})
+				job{kind: "server-defaults", name: name, files: files, server: mode, args: common})
 		}
 	}
-	return jobs, func() {
-		for _, s := range stops {
-			s()
+	return jobs
+}
+
+// startServer starts the hostile server of a job, counting its requests,
+// and returns the job's args with its URL, and the function that stops it.
+func startServer(j job, requests *atomic.Int64) ([]string, func()) {
+	h := hostile.SymbolHandler(j.server)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		h.ServeHTTP(w, r)
+	}))
+	args := slices.Clone(j.args)
+	for i, a := range args {
+		if a == serverURL {
+			args[i] = srv.URL
 		}
+	}
+	return args, func() {
+		srv.CloseClientConnections()
+		srv.Close()
 	}
 }
 
@@ -375,7 +420,11 @@ func runAll(c *config, jobs []job, workers int) []result {
 				results[i] = runJob(c, jobs[i], fmt.Sprintf("w%d", w))
 				mu.Lock()
 				done++
-				if r := results[i]; r.what != "" {
+				if r := results[i]; r.server != "" {
+					fmt.Printf("%s %s: %v (CPU %v), %d KiB, exit %d, %d stderr lines, %d requests%s\n", r.kind, r.name,
+						r.wall.Round(time.Millisecond), r.cpu.Round(time.Millisecond), r.rss, r.status, r.lines, r.requests,
+						map[bool]string{true: ", " + r.what}[r.what != ""])
+				} else if r.what != "" {
 					fmt.Printf("%s %s: %s: %v (CPU %v), %d KiB, exit %d, %d stderr lines\n", r.kind, r.name, r.what,
 						r.wall.Round(time.Millisecond), r.cpu.Round(time.Millisecond), r.rss, r.status, r.lines)
 				}
@@ -411,9 +460,16 @@ func runJob(c *config, j job, worker string) result {
 	// this process counts this process's memory too (Linux carries the
 	// pre-exec high-water mark over exec).
 	rssFile := filepath.Join(dir, ".rss")
+	args := j.args
+	var requests atomic.Int64
+	if j.server != "" {
+		var stop func()
+		args, stop = startServer(j, &requests)
+		defer stop()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "/usr/bin/time", append([]string{"-f", "%U %S %M", "-o", rssFile, c.bin}, j.args...)...)
+	cmd := exec.CommandContext(ctx, "/usr/bin/time", append([]string{"-f", "%U %S %M", "-o", rssFile, c.bin}, args...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.Dir = dir
@@ -424,7 +480,8 @@ func runJob(c *config, j job, worker string) result {
 	cmd.Stderr = &stderr
 	start := time.Now()
 	_ = cmd.Run()
-	r := result{job: j, wall: time.Since(start), status: -1, lines: bytes.Count(stderr.Bytes(), []byte("\n"))}
+	r := result{job: j, wall: time.Since(start), status: -1, lines: bytes.Count(stderr.Bytes(), []byte("\n")),
+		requests: requests.Load()}
 	if ps := cmd.ProcessState; ps != nil {
 		r.status = ps.ExitCode()
 	}
