@@ -644,8 +644,13 @@ func (s *HTTPSupplier) attempt(base *url.URL, target, local string, noRedirect b
 	committed = true
 	f.name = local
 	if s.index != nil {
-		// Served through the index from now on, as a cached file is.
+		// The check above built the file's index in memory: it becomes the
+		// cached file's index, so Open maps it instead of building it again
+		// (keyed by content, as a cached file is looked up later). A failed
+		// Adopt costs only that second build.
+		_ = s.index.Adopt(f, local, "")
 		f.Close()
+		// Served through the index from now on, as a cached file is.
 		a.file, a.err = openCorrupt(s.index, local)
 		return a
 	}
