@@ -190,15 +190,6 @@ func (w *Walker) ScanForReturnAddress(start uint64, words, size int) (loc, ip ui
 	return 0, 0, false
 }
 
-// ScanWords is the number of words scanned from frame f: four times more
-// for the context frame.
-func ScanWords(f *Frame) int {
-	if f.Trust == TrustContext {
-		return RASearchWords * 4
-	}
-	return RASearchWords
-}
-
 // FunctionSpan is the symbol that names an address: its name, its start
 // (absolute), and its size, 0 for a PUBLIC symbol, whose end is unknown.
 type FunctionSpan struct {

@@ -246,7 +246,7 @@ func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	sp, _ := last.Context.SP()
 	// Breakpad's scan; when the dump holds code (never in Breakpad's
 	// modes), the candidates are chosen by their call sites.
-	loc, ip, ok := retaddr.Scan(w, last, sp, walker.ScanWords(last), ^uint64(0), scanArch, checks(w))
+	loc, ip, ok := retaddr.Scan(w, last, sp, retaddr.ScanWords(w, last), ^uint64(0), scanArch, checks(w))
 	if !ok {
 		w.Reject(walker.RuleScan, "no candidate from %#x", sp)
 		return nil
