@@ -74,8 +74,8 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	// Breakpad ignores iOS CFI, which its tools did not collect correctly.
 	if ios {
 		w.Reject(walker.RuleCFI, "iOS CFI is not used")
-	} else if rules, ok := w.CFIRules(last); ok {
-		f = w.Tried(walker.RuleCFI, byCFI(w, last, rules))
+	} else if rules, src, ok := w.CFIRulesFrom(last); ok {
+		f = w.Tried(src.Rule(), byCFI(w, last, rules))
 	} else {
 		w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
 	}

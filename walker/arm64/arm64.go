@@ -83,8 +83,8 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		return nil
 	}
 	var f *walker.Frame
-	if rules, ok := w.CFIRules(last); ok {
-		f = w.Tried(walker.RuleCFI, a.byCFI(w, last, rules))
+	if rules, src, ok := w.CFIRulesFrom(last); ok {
+		f = w.Tried(src.Rule(), a.byCFI(w, last, rules))
 	} else {
 		w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
 	}

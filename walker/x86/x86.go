@@ -86,9 +86,9 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	}
 	realignTried := false // byDRAP, in the CFI branch
 	if f == nil {
-		if rules, ok := w.CFIRules(last); ok {
+		if rules, src, ok := w.CFIRulesFrom(last); ok {
 			realignTried = !breakpad
-			f = w.Tried(walker.RuleCFI, byCFI(w, last, rules))
+			f = w.Tried(src.Rule(), byCFI(w, last, rules))
 			if !breakpad && (f == nil || cannotBeCaller(w, f, last)) {
 				// A realigned frame's CFA is a DWARF expression
 				// dump_syms cannot write: its rows name a register
