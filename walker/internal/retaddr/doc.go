@@ -3,9 +3,12 @@
 // found on the stack and the evidence for it, gathered when asked for —
 // Breakpad's test (in a function), the symbols' objections
 // (SymbolObjection), the consistency of the candidate frame's own CFI
-// (CFIConsistent) and, when the dump holds code (walker.Env.Code), the
-// call instruction that ends at it (Call: ClassifyCallSite decodes it for
-// arm, Thumb, arm64, x86 and amd64, Judge compares it with the callee).
+// (CFIConsistent), whether it lies among the registers a signal frame the
+// walk validated saved (SignalSaved: walker.NoteSignalFrame, which the
+// four walkers call when they unwind one) and, when the dump holds code
+// (walker.Env.Code), the call instruction that ends at it (Call:
+// ClassifyCallSite decodes it for arm, Thumb, arm64, x86 and amd64, Judge
+// compares it with the callee).
 // decide weighs the checks a walker asks for, and Scan, the one stack
 // scan of all four walkers and both modes (Breakpad's scan without code or
 // checks), chooses among a window's candidates by their call sites (pick),

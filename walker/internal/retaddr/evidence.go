@@ -1,6 +1,8 @@
 package retaddr
 
 import (
+	"fmt"
+
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -106,6 +108,18 @@ func (c *Candidate) CallerConsistent(caller minidump.Context) bool {
 	return sp > c.Loc+uint64(c.set.wordSize) && next.InFunction() && next.SymbolObjection() == ""
 }
 
+// SignalSaved returns the validated signal frame (walker.NoteSignalFrame)
+// whose saved registers hold the candidate's word: the kernel's copy of
+// the interrupted frame's pc or lr points into a function, but it is that
+// frame's own address, recovered by the signal frame (walker.RuleSignal),
+// never a return address above the handler.
+func (c *Candidate) SignalSaved() (walker.SignalFrame, bool) {
+	if c.Loc == 0 {
+		return walker.SignalFrame{}, false // from a register
+	}
+	return c.w.InSignalFrame(c.Loc)
+}
+
 // Checks is the evidence, beyond Breakpad's test and the call site, a
 // scan requires of a candidate (Arch.decide).
 type Checks uint8
@@ -129,9 +143,14 @@ func ScanChecks(validated bool) Checks {
 }
 
 // decide is the one judgement of a candidate's evidence beyond its call
-// site, which pick weighs: every check in checks must pass. A candidate
+// site, which pick weighs: it lies in no validated signal frame
+// (SignalSaved; Breakpad's mode validates none), and every check in
+// checks passes. A candidate
 // that fails gets why, for the walk's trace.
 func decide(c *Candidate, checks Checks) (ok bool, why string) {
+	if s, ok := c.SignalSaved(); ok {
+		return false, fmt.Sprintf("a register saved in the signal frame at %#x", s.Lo)
+	}
 	if checks&CheckSymbols != 0 {
 		if o := c.SymbolObjection(); o != "" {
 			return false, SymbolsReject + o
