@@ -32,11 +32,6 @@ type Candidate struct {
 // architecture, mask as for Scan (the word's bits, less any pointer
 // signature).
 func NewCandidate(w *walker.Walker, callee *walker.Frame, a Arch, mask, loc, ra uint64) *Candidate {
-	return newCandidate(w, callee, a, mask, loc, ra)
-}
-
-// newCandidate is NewCandidate.
-func newCandidate(w *walker.Walker, callee *walker.Frame, a Arch, mask, loc, ra uint64) *Candidate {
 	set := isaOf(callee.Context.Arch).desc()
 	mask &= set.mask()
 	return &Candidate{Loc: loc, RA: ra & mask, w: w, callee: callee, a: a, set: set, mask: mask}
@@ -104,7 +99,7 @@ func (c *Candidate) CallerConsistent(caller minidump.Context) bool {
 	if !raOK || !spOK || ra < walker.MinCallerIP {
 		return true
 	}
-	next := newCandidate(c.w, c.callee, c.a, c.mask, 0, ra)
+	next := NewCandidate(c.w, c.callee, c.a, c.mask, 0, ra)
 	return sp > c.Loc+uint64(c.set.wordSize) && next.InFunction() && next.SymbolObjection() == ""
 }
 
@@ -145,8 +140,7 @@ func ScanChecks(validated bool) Checks {
 // decide is the one judgement of a candidate's evidence beyond its call
 // site, which pick weighs: it lies in no validated signal frame
 // (SignalSaved; Breakpad's mode validates none), and every check in
-// checks passes. A candidate
-// that fails gets why, for the walk's trace.
+// checks passes. A candidate that fails gets why, for the walk's trace.
 func decide(c *Candidate, checks Checks) (ok bool, why string) {
 	if s, ok := c.SignalSaved(); ok {
 		return false, fmt.Sprintf("a register saved in the signal frame at %#x", s.Lo)

@@ -92,7 +92,7 @@ func ReturnRejected(w *walker.Walker, callee *walker.Frame, ra, start, end, mask
 	if a.WordSize == 4 {
 		ra &= 0xffffffff
 	}
-	c := newCandidate(w, callee, a, ^uint64(0), 0, ra)
+	c := NewCandidate(w, callee, a, ^uint64(0), 0, ra)
 	switch c.Call() {
 	case NoCall:
 		return true
@@ -160,8 +160,8 @@ func FramelessLeaf(w *walker.Walker, last *walker.Frame, sp, fp uint64, a Arch) 
 		return 0, false
 	}
 	// Two candidates for last's caller: the word at sp, and the record's.
-	c := newCandidate(w, last, a, mask, sp, ra)
-	rec := newCandidate(w, last, a, mask, fp+uint64(a.WordSize), recRA)
+	c := NewCandidate(w, last, a, mask, sp, ra)
+	rec := NewCandidate(w, last, a, mask, fp+uint64(a.WordSize), recRA)
 	if !c.InFunction() || c.SymbolObjection() != "" || SameFunction(w, (ra-1)&mask, last.Instruction) {
 		return 0, false
 	}
@@ -176,5 +176,5 @@ func FramelessLeaf(w *walker.Walker, last *walker.Frame, sp, fp uint64, a Arch) 
 	// direct call to the function the word at sp returns into.
 	caller := &walker.Frame{Instruction: (ra - 1) & mask, Context: minidump.NewContext(last.Context.Arch)}
 	w.Symbolize(caller, false)
-	return ra, caller.Function != "" && newCandidate(w, caller, a, mask, rec.Loc, recRA).Call() == Confirmed
+	return ra, caller.Function != "" && NewCandidate(w, caller, a, mask, rec.Loc, recRA).Call() == Confirmed
 }

@@ -41,7 +41,7 @@ func Scan(w *walker.Walker, callee *walker.Frame, start uint64, words int, mask 
 		if !ok {
 			break
 		}
-		c := newCandidate(w, callee, a, mask, l, v)
+		c := NewCandidate(w, callee, a, mask, l, v)
 		if !c.InFunction() { // also: inside a loaded module
 			continue
 		}
@@ -137,7 +137,7 @@ func confirmedBeyond(w *walker.Walker, callee *walker.Frame, start uint64, words
 		if !ok {
 			break
 		}
-		c := newCandidate(w, callee, a, mask, l, v)
+		c := NewCandidate(w, callee, a, mask, l, v)
 		if !c.InFunction() || c.Call() != Confirmed {
 			continue
 		}
@@ -167,7 +167,7 @@ func wordBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uint64, 
 		if !ok {
 			break
 		}
-		c := newCandidate(w, callee, a, mask, l, v)
+		c := NewCandidate(w, callee, a, mask, l, v)
 		if !c.InFunction() || !match(c) {
 			continue
 		}
