@@ -208,17 +208,18 @@ func (m *Module) code(rel uint64, n int) []byte {
 }
 
 // CFIRules implements walker.NativeModule: the STACK CFI made from the
-// file's unwind tables, else the prologue of the function containing
-// q.Rel (see functionFor). On ARM, q.Rel's bit 0 says Thumb (a caller's
-// address keeps the bit of its return address).
-func (m *Module) CFIRules(q walker.NativeQuery) (symfile.CFIRules, bool) {
+// file's unwind tables (walker.CFIUnwindTables), else (walker.CFIPrologue)
+// from the prologue of the function containing q.Rel (see functionFor).
+// On ARM, q.Rel's bit 0 says Thumb (a caller's address keeps the bit of
+// its return address).
+func (m *Module) CFIRules(q walker.NativeQuery) (symfile.CFIRules, walker.CFISource, bool) {
 	if m.file != nil {
 		if rules, ok := m.file.CFIRules(q.Rel); ok {
-			return rules, true
+			return rules, walker.CFIUnwindTables, true
 		}
 	}
 	if m.arch == 0 {
-		return symfile.CFIRules{}, false
+		return symfile.CFIRules{}, walker.CFISymbols, false
 	}
 	pc := q.Rel
 	if m.arch == prologue.ARM {
@@ -226,11 +227,11 @@ func (m *Module) CFIRules(q walker.NativeQuery) (symfile.CFIRules, bool) {
 	}
 	start, ok := m.functionFor(q, pc)
 	if !ok {
-		return symfile.CFIRules{}, false
+		return symfile.CFIRules{}, walker.CFISymbols, false
 	}
 	code := m.code(start, prologue.MaxBytes)
 	if code == nil {
-		return symfile.CFIRules{}, false
+		return symfile.CFIRules{}, walker.CFISymbols, false
 	}
 	arch := m.arch
 	if arch == prologue.ARM && (q.Context && m.isThumb(start, q, code) || !q.Context && q.Rel&1 == 1) {
@@ -241,7 +242,7 @@ func (m *Module) CFIRules(q walker.NativeQuery) (symfile.CFIRules, bool) {
 	for reg, expr := range fr.Rules() {
 		rules.Set(reg, expr)
 	}
-	return rules, true
+	return rules, walker.CFIPrologue, true
 }
 
 // functionFor returns where the prologue of the function containing pc

@@ -20,8 +20,8 @@ func (f *fakeNative) Native(m symfile.ModuleKey) walker.NativeModule {
 
 type fakeModule struct{}
 
-func (fakeModule) CFIRules(walker.NativeQuery) (symfile.CFIRules, bool) {
-	return symfile.CFIRules{}, false
+func (fakeModule) CFIRules(walker.NativeQuery) (symfile.CFIRules, walker.CFISource, bool) {
+	return symfile.CFIRules{}, walker.CFISymbols, false
 }
 func (fakeModule) FunctionStart(uint64) (uint64, bool) { return 0, false }
 func (fakeModule) IsCode(rel uint64) bool              { return rel >= 0x100 && rel < 0x200 }

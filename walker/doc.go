@@ -18,8 +18,11 @@
 //
 // Env.Native gives, outside Breakpad's mode, what the modules' own
 // executable files show where their symbol files fall short: unwind
-// rules (CFIRules falls back to them), executable bytes (a scan candidate
-// there counts as in a function; the processor serves them as Env.Code).
+// rules (CFIRules falls back to them; CFIRulesFrom says whence: a frame
+// unwound by rules read from a prologue, which no compiler wrote, has
+// RuleModulePrologue, its trust still TrustCFI, Breakpad's "call frame
+// info"), executable bytes (a scan candidate there counts as in a
+// function; the processor serves them as Env.Code).
 //
 // Env.Mode is the one switch between Breakpad's rules (Breakpad) and ours
 // (Extended, the zero value); every architecture reads it the same way.

@@ -16,9 +16,9 @@ type NativeSource interface {
 // the module's SymbolBase, as in its symbol file.
 type NativeModule interface {
 	// CFIRules returns the unwind rules at q.Rel from the file's unwind
-	// tables or, where none covers it, from the prologue of the function
-	// containing it.
-	CFIRules(q NativeQuery) (symfile.CFIRules, bool)
+	// tables (CFIUnwindTables) or, where none covers it, from the
+	// prologue of the function containing it (CFIPrologue).
+	CFIRules(q NativeQuery) (symfile.CFIRules, CFISource, bool)
 	// FunctionStart returns the start of the function containing rel as
 	// the file's own evidence gives it (unwind entries, symbols, the
 	// entry point): the nearest start at or below rel.
@@ -48,6 +48,25 @@ type NativeQuery struct {
 	Context bool
 }
 
+// CFISource says where a frame's unwind rules came from.
+type CFISource uint8
+
+// CFI sources.
+const (
+	CFISymbols      CFISource = iota // the symbol file's STACK CFI
+	CFIUnwindTables                  // the module file's unwind tables (.eh_frame, .debug_frame, .ARM.exidx)
+	CFIPrologue                      // the module file's code: the function's prologue, analysed (internal/prologue)
+)
+
+// Rule is the rule of a frame unwound by rules from s: RuleModulePrologue
+// for rules read from a prologue, which no compiler wrote, else RuleCFI.
+func (s CFISource) Rule() Rule {
+	if s == CFIPrologue {
+		return RuleModulePrologue
+	}
+	return RuleCFI
+}
+
 // native returns the executable file of the module containing addr, in
 // the Extended mode only.
 func (w *Walker) native(addr uint64) (NativeModule, *Module) {
@@ -63,10 +82,10 @@ func (w *Walker) native(addr uint64) (NativeModule, *Module) {
 
 // nativeCFIRules returns the rules the module's executable file gives at
 // f.Instruction (see NativeModule.CFIRules).
-func (w *Walker) nativeCFIRules(f *Frame) (symfile.CFIRules, bool) {
+func (w *Walker) nativeCFIRules(f *Frame) (symfile.CFIRules, CFISource, bool) {
 	nm, m := w.native(f.Instruction)
 	if nm == nil {
-		return symfile.CFIRules{}, false
+		return symfile.CFIRules{}, CFISymbols, false
 	}
 	q := NativeQuery{Rel: f.Instruction - m.SymbolBase, Context: f.Trust == TrustContext}
 	if f.Module == m && f.Function != "" && f.FunctionBase >= m.SymbolBase && f.FunctionBase <= f.Instruction {

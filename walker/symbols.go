@@ -102,10 +102,17 @@ func (w *Walker) moduleSymbols(f *Frame) (*symfile.File, *Module) {
 // file's, else (Extended mode) those of the module's executable file
 // (Env.Native: its unwind tables, else its prologue).
 func (w *Walker) CFIRules(f *Frame) (symfile.CFIRules, bool) {
+	rules, _, ok := w.CFIRulesFrom(f)
+	return rules, ok
+}
+
+// CFIRulesFrom is CFIRules and where the rules came from: a walker that
+// unwinds a frame by them names its rule by the source (CFISource.Rule).
+func (w *Walker) CFIRulesFrom(f *Frame) (symfile.CFIRules, CFISource, bool) {
 	file, m := w.moduleSymbols(f)
 	if file != nil {
 		if rules, ok := file.CFIRules(f.Instruction - m.SymbolBase); ok {
-			return rules, true
+			return rules, CFISymbols, true
 		}
 	}
 	return w.nativeCFIRules(f)
@@ -188,15 +195,6 @@ func (w *Walker) ScanForReturnAddress(start uint64, words, size int) (loc, ip ui
 		}
 	}
 	return 0, 0, false
-}
-
-// ScanWords is the number of words scanned from frame f: four times more
-// for the context frame.
-func ScanWords(f *Frame) int {
-	if f.Trust == TrustContext {
-		return RASearchWords * 4
-	}
-	return RASearchWords
 }
 
 // FunctionSpan is the symbol that names an address: its name, its start

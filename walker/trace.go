@@ -26,6 +26,7 @@ const (
 	RuleScanCallSite        // a stack scan: a word that follows a direct call to the callee's function
 	RuleRealigned           // a realigned frame (GCC's DRAP): its frame record and the saved pre-alignment stack pointer
 	RuleSignal              // the interrupted frame of a signal handler: the registers the kernel's signal frame saved
+	RuleModulePrologue      // unwind rules read from the function's prologue in the module's own file (Env.Native; Trust: CFI)
 	RuleStop                // not a frame: the stop rule ended the walk
 )
 
@@ -46,6 +47,7 @@ var ruleNames = [...]string{
 	RuleScanCallSite:   "scan_call_site",
 	RuleRealigned:      "realigned_frame",
 	RuleSignal:         "signal_frame",
+	RuleModulePrologue: "module_prologue",
 	RuleStop:           "stop",
 }
 

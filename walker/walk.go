@@ -95,6 +95,8 @@ type Walker struct {
 	physical []*Frame
 	steps    []Step // traced steps for the next frame (Env.Trace)
 	found    string // traced note of the method that produces it
+	// signalFrames are the signal frames validated so far (NoteSignalFrame).
+	signalFrames []SignalFrame
 }
 
 // NewWalker returns a Walker over env with no frames; tests use it to drive

@@ -179,6 +179,8 @@ func justification(f *walker.Frame, gdb map[uint64]bool) string {
 		return "the dump: the thread's context (named by its own symbol lookup)"
 	case walker.RuleCFI, walker.RuleStackWin:
 		return "symbols: the symbol file's unwind rules"
+	case walker.RuleModulePrologue:
+		return "code: the prologue in the module's file"
 	case walker.RuleScanChecked:
 		return "symbols: a scanned word the symbols and the caller's CFI accept"
 	case walker.RuleScanCallSite:

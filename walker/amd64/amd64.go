@@ -62,8 +62,8 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		return f // its Instruction is the interrupted one
 	}
 	var f *walker.Frame
-	if rules, ok := w.CFIRules(last); ok {
-		f = w.Tried(walker.RuleCFI, byCFI(w, last, rules))
+	if rules, src, ok := w.CFIRulesFrom(last); ok {
+		f = w.Tried(src.Rule(), byCFI(w, last, rules))
 		if !w.Breakpad() && (f == nil || cannotBeCaller(w, f, last)) {
 			// A realigned frame's CFA is a DWARF expression dump_syms
 			// cannot write: its rows name a register (r10, r13) the
@@ -246,7 +246,7 @@ func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	sp, _ := last.Context.SP()
 	// Breakpad's scan; when the dump holds code (never in Breakpad's
 	// modes), the candidates are chosen by their call sites.
-	loc, ip, ok := retaddr.Scan(w, last, sp, walker.ScanWords(last), ^uint64(0), scanArch, checks(w))
+	loc, ip, ok := retaddr.Scan(w, last, sp, retaddr.ScanWords(w, last), ^uint64(0), scanArch, checks(w))
 	if !ok {
 		w.Reject(walker.RuleScan, "no candidate from %#x", sp)
 		return nil

@@ -16,4 +16,11 @@
 // register (its CFA `$r10` or `$r13`, which the caller does not know), the
 // caller's rsp is the saved DRAP value below the frame record, checked by
 // the return address's copy (realign.go).
+//
+// Like every walker, it names a frame unwound by rules read from a
+// prologue in the module's ELF file walker.RuleModulePrologue (walker.Env.Native;
+// trust: call frame info), notes each signal frame it unwinds
+// (walker.NoteSignalFrame) so that no scan takes the saved registers for
+// return addresses, and scans through retaddr.Scan over retaddr.ScanWords
+// (Breakpad's window in both modes).
 package amd64

@@ -72,6 +72,7 @@ func bySignalFrame(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	for i, idx := range sigcontextRegs {
 		ctx.SetIndex(idx, words[i])
 	}
+	w.NoteSignalFrame(rsp, rsp+sigcontextOffset+8*sigcontextWords)
 	w.Found("the kernel's signal frame at rsp %#x: rip %#x rsp %#x", rsp, savedRIP, savedRSP)
 	return &walker.Frame{Instruction: savedRIP, Context: ctx, Trust: walker.TrustSignal, Rule: walker.RuleSignal,
 		ArchState: &state{rawRBP: words[10]}}

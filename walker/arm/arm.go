@@ -74,8 +74,8 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	// Breakpad ignores iOS CFI, which its tools did not collect correctly.
 	if ios {
 		w.Reject(walker.RuleCFI, "iOS CFI is not used")
-	} else if rules, ok := w.CFIRules(last); ok {
-		f = w.Tried(walker.RuleCFI, byCFI(w, last, rules))
+	} else if rules, src, ok := w.CFIRulesFrom(last); ok {
+		f = w.Tried(src.Rule(), byCFI(w, last, rules))
 	} else {
 		w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
 	}
@@ -500,7 +500,7 @@ func framelessCaller(w *walker.Walker, last *walker.Frame, ios bool) *walker.Fra
 // to the saved frame pointer. It looks as far as the scan would (a
 // register may point anywhere up the stack).
 func ownerBelow(w *walker.Walker, last *walker.Frame, sp uint64, rec savedRecord) *walker.Frame {
-	end := min(rec.lrSlot, sp+4*uint64(retaddr.ScanWords(last)))
+	end := min(rec.lrSlot, sp+4*uint64(retaddr.ScanWords(w, last)))
 	for loc := sp; loc < end; loc += 4 {
 		v, ok := w.ReadUint32(loc)
 		if !ok {
@@ -509,7 +509,8 @@ func ownerBelow(w *walker.Walker, last *walker.Frame, sp uint64, rec savedRecord
 		ra := uint64(v)
 		// A word after a call to another function may be a tail call's
 		// return address: skipped only when a confirmed one lies here too.
-		if !returnAddressSeemsValid(w, ra) || !retaddr.Plausible(w, ra, 2, 0xffffffff) ||
+		c := retaddr.NewCandidate(w, last, scanArch, ^uint64(0), loc, ra)
+		if !returnAddressSeemsValid(w, ra) || c.SymbolObjection() != "" ||
 			retaddr.ReturnRejected(w, last, ra, sp, end, 0xffffffff, scanArch) {
 			continue
 		}
@@ -597,7 +598,7 @@ var scanArch = retaddr.Arch{WordSize: 4, CallOffset: 2, PC: regPC, SP: regSP, CF
 // frame-pointer step rejected, e.g. for its call site), the caller's frame
 // pointer is the one the record saved: the caller's CFI may need it.
 func byScan(w *walker.Walker, last *walker.Frame, validated, ios bool) *walker.Frame {
-	loc, pc, ok := retaddr.ScanCaller(w, last, raw(last)[regSP], validated, ^uint64(0), scanArch)
+	loc, pc, ok := retaddr.Scan(w, last, raw(last)[regSP], retaddr.ScanWords(w, last), ^uint64(0), scanArch, retaddr.ScanChecks(validated))
 	if !ok {
 		w.Reject(walker.RuleScan, "no candidate from %#x", raw(last)[regSP])
 		return nil

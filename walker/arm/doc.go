@@ -38,4 +38,11 @@
 //
 // Return addresses carry the Thumb bit; lookups use the return address
 // minus 2, which lies inside the call instruction in both states.
+//
+// Like every walker, it names a frame unwound by rules read from a
+// prologue in the module's ELF file walker.RuleModulePrologue (walker.Env.Native;
+// trust: call frame info), notes each signal frame it unwinds
+// (walker.NoteSignalFrame) so that no scan takes the saved registers for
+// return addresses, and scans through retaddr.Scan over retaddr.ScanWords
+// (in the default mode four times Breakpad's window from a CFI frame too).
 package arm

@@ -141,16 +141,26 @@ func sigcontextAt(w *walker.Walker, sp uint64, rt bool) (words [scCPSR + 1]uint3
 	return words, ""
 }
 
+// frameEnd is the end of what sigcontextAt reads of the frame at sp: up
+// to uc_regspace's magic.
+func frameEnd(sp uint64, rt bool) uint64 {
+	if rt {
+		sp += siginfoSize
+	}
+	return sp + ucRegspace + 4
+}
+
 // signalFrameAt finds the signal frame of a trampoline frame f: by the
 // trampoline's symbol or code when there is one, else, for a pc outside
 // every module (the vDSO's or qemu's trampoline page without symbols or
-// code), whichever frame layout validates at sp.
-// note says whether to record the rejections in the trace.
-func signalFrameAt(w *walker.Walker, f *walker.Frame, note bool) (words [scCPSR + 1]uint32, ok bool) {
+// code), whichever frame layout validates at sp, and the end of the
+// frame's words read (frameEnd). note says whether to record the
+// rejections in the trace.
+func signalFrameAt(w *walker.Walker, f *walker.Frame, note bool) (words [scCPSR + 1]uint32, end uint64, ok bool) {
 	pc, ok1 := f.Context.Index(regPC)
 	sp, ok2 := f.Context.Index(regSP)
 	if !ok1 || !ok2 || f.Trust == walker.TrustContext || w.Breakpad() {
-		return words, false
+		return words, 0, false
 	}
 	var layouts []bool // rt or not, in the order to try
 	switch trampolineAt(w, pc) {
@@ -160,20 +170,20 @@ func signalFrameAt(w *walker.Walker, f *walker.Frame, note bool) (words [scCPSR 
 		layouts = []bool{true}
 	default:
 		if w.ModuleAt(pc&^1) != nil {
-			return words, false
+			return words, 0, false
 		}
 		layouts = []bool{true, false}
 	}
 	for _, rt := range layouts {
 		words, why := sigcontextAt(w, sp, rt)
 		if why == "" {
-			return words, true
+			return words, frameEnd(sp, rt), true
 		}
 		if note {
 			w.Reject(walker.RuleSignal, "no signal frame at sp %#x: %s", sp, why)
 		}
 	}
-	return words, false
+	return words, 0, false
 }
 
 // bySignalFrame recovers the frame a signal interrupted from the signal
@@ -181,7 +191,7 @@ func signalFrameAt(w *walker.Walker, f *walker.Frame, note bool) (words [scCPSR 
 // The frame's instruction is the saved pc itself: the interrupted
 // instruction, not a return address.
 func bySignalFrame(w *walker.Walker, last *walker.Frame) *walker.Frame {
-	words, ok := signalFrameAt(w, last, true)
+	words, end, ok := signalFrameAt(w, last, true)
 	if !ok {
 		return nil
 	}
@@ -194,6 +204,7 @@ func bySignalFrame(w *walker.Walker, last *walker.Frame) *walker.Frame {
 		ctx.SetIndex(i, r[i])
 	}
 	sp, _ := last.Context.Index(regSP)
+	w.NoteSignalFrame(sp, end)
 	w.Found("the kernel's signal frame at sp %#x: pc %#x sp %#x", sp, r[regPC], r[regSP])
 	f := newFrame(ctx, walker.TrustSignal, r)
 	f.Rule = walker.RuleSignal
@@ -210,7 +221,7 @@ func isTrampolineFrame(w *walker.Walker, f *walker.Frame) bool {
 	if trampolineAt(w, pc) != notTrampoline {
 		return true
 	}
-	_, ok := signalFrameAt(w, f, false)
+	_, _, ok := signalFrameAt(w, f, false)
 	return ok
 }
 

@@ -83,8 +83,8 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		return nil
 	}
 	var f *walker.Frame
-	if rules, ok := w.CFIRules(last); ok {
-		f = w.Tried(walker.RuleCFI, a.byCFI(w, last, rules))
+	if rules, src, ok := w.CFIRulesFrom(last); ok {
+		f = w.Tried(src.Rule(), a.byCFI(w, last, rules))
 	} else {
 		w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
 	}
@@ -397,16 +397,17 @@ func (a *Walker) framelessCaller(w *walker.Walker, last *walker.Frame) *walker.F
 	}
 	sp, _ := last.Context.Index(regSP) // recordAt checked it
 	mask := a.mask(w)
-	end := min(fp+8, sp+8*uint64(retaddr.ScanWords(last))) // as far as the scan would look
+	end := min(fp+8, sp+8*uint64(retaddr.ScanWords(w, last))) // as far as the scan would look
 	for loc := sp; loc < end; loc += 8 {
 		v, ok := w.ReadUint64(loc)
 		if !ok {
 			return nil
 		}
-		ra := v & mask
+		c := retaddr.NewCandidate(w, last, scanArch, mask, loc, v)
+		ra := c.RA
 		// A word after a call to another function may be a tail call's
 		// return address: skipped only when a confirmed one lies here too.
-		if ra < walker.MinCallerIP || !w.InstructionSeemsValid(ra-4) || !retaddr.Plausible(w, ra, 4, mask) ||
+		if ra < walker.MinCallerIP || !w.InstructionSeemsValid(ra-4) || c.SymbolObjection() != "" ||
 			retaddr.ReturnRejected(w, last, ra, sp, end, mask, scanArch) {
 			continue
 		}
@@ -427,7 +428,7 @@ func (a *Walker) framelessCaller(w *walker.Walker, last *walker.Frame) *walker.F
 		csp, spOK := caller.Index(regSP)
 		cfp, fpOK := caller.Index(regFP)
 		if !pcOK || !spOK || !fpOK || a.strip(w, cpc) != savedLR || csp != fp+16 || a.strip(w, cfp) != savedFP {
-			if retaddr.CallerPlausible(w, caller, loc+8, 4, mask) {
+			if c.CallerConsistent(caller) {
 				return nil // a frame of its own below the record's owner: leave it to the scan
 			}
 			continue
@@ -520,7 +521,7 @@ func (a *Walker) byScan(w *walker.Walker, last *walker.Frame, validated bool) *w
 	if validated {
 		mask = a.mask(w)
 	}
-	loc, pc, ok := retaddr.ScanCaller(w, last, raw(last)[regSP], validated, mask, scanArch)
+	loc, pc, ok := retaddr.Scan(w, last, raw(last)[regSP], retaddr.ScanWords(w, last), mask, scanArch, retaddr.ScanChecks(validated))
 	if !ok {
 		w.Reject(walker.RuleScan, "no candidate from %#x", raw(last)[regSP])
 		return nil

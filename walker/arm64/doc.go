@@ -37,4 +37,11 @@
 //     kernel's rt_sigframe with every saved register (sigframe.go); the
 //     frame record the kernel leaves above it, which skips the interrupted
 //     pc, is never followed from the trampoline.
+//
+// Like every walker, it names a frame unwound by rules read from a
+// prologue in the module's ELF file walker.RuleModulePrologue (walker.Env.Native;
+// trust: call frame info), notes each signal frame it unwinds
+// (walker.NoteSignalFrame) so that no scan takes the saved registers for
+// return addresses, and scans through retaddr.Scan over retaddr.ScanWords
+// (in the default mode four times Breakpad's window from a CFI frame too).
 package arm64

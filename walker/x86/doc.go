@@ -15,4 +15,11 @@
 // above a sigreturn trampoline, recovers the interrupted frame from the
 // kernel's sigframe or rt_sigframe (signal.go). STACK WIN programs are split
 // as symfile's evaluator splits them (symfile.ProgramTokens).
+//
+// Like every walker, it names a frame unwound by rules read from a
+// prologue in the module's ELF file walker.RuleModulePrologue (walker.Env.Native;
+// trust: call frame info), notes each signal frame it unwinds
+// (walker.NoteSignalFrame) so that no scan takes the saved registers for
+// return addresses, and scans through retaddr.Scan over retaddr.ScanWords
+// (Breakpad's window in both modes).
 package x86

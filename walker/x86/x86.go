@@ -86,9 +86,9 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	}
 	realignTried := false // byDRAP, in the CFI branch
 	if f == nil {
-		if rules, ok := w.CFIRules(last); ok {
+		if rules, src, ok := w.CFIRulesFrom(last); ok {
 			realignTried = !breakpad
-			f = w.Tried(walker.RuleCFI, byCFI(w, last, rules))
+			f = w.Tried(src.Rule(), byCFI(w, last, rules))
 			if !breakpad && (f == nil || cannotBeCaller(w, f, last)) {
 				// A realigned frame's CFA is a DWARF expression
 				// dump_syms cannot write: its rows name a register
@@ -240,15 +240,15 @@ func scan(w *walker.Walker, start uint32, words int) (loc, ip uint32, ok bool) {
 // padding, _fini, the entry point), chosen by their call sites when the
 // dump holds code (retaddr.Scan). rule says how the word was chosen.
 func scanCaller(w *walker.Walker, callee *walker.Frame, start uint32, words int, breakpad bool) (loc, ip uint32, rule walker.Rule, ok bool) {
-	if breakpad {
-		loc, ip, ok = scan(w, start, words)
-		return loc, ip, walker.RuleScan, ok
+	var checks retaddr.Checks
+	if !breakpad {
+		checks = retaddr.CheckSymbols
 	}
-	l, v, ok := retaddr.Scan(w, callee, uint64(start), words, ^uint64(0), scanArch, retaddr.CheckSymbols)
+	l, v, ok := retaddr.Scan(w, callee, uint64(start), words, ^uint64(0), scanArch, checks)
 	if !ok {
 		return 0, 0, walker.RuleNone, false
 	}
-	return uint32(l), uint32(v), retaddr.ScanRule(w, callee, v, true), true
+	return uint32(l), uint32(v), retaddr.ScanRule(w, callee, v, !breakpad), true
 }
 
 func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, scanAllowed, breakpad bool) *walker.Frame {
@@ -336,7 +336,7 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 		if !scanAllowed {
 			return nil
 		}
-		loc, ip, scanRule, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad)
+		loc, ip, scanRule, ok := scanCaller(w, last, esp, retaddr.ScanWords(w, last), breakpad)
 		if !ok {
 			return nil
 		}
@@ -355,7 +355,7 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 			start := uint32(vars[".raSearchStart"]) + 4
 			w.Reject(rule, "$eip %#x lies in no module: scanning from %#x", newEIP, start)
 			if scanAllowed {
-				if loc, ip, _, ok := scanCaller(w, last, start, walker.ScanWords(last), breakpad); ok {
+				if loc, ip, _, ok := scanCaller(w, last, start, retaddr.ScanWords(w, last), breakpad); ok {
 					vars["$eip"] = uint64(ip)
 					vars["$esp"] = uint64(loc + 4)
 					offset = loc - start
@@ -453,7 +453,7 @@ func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad, frameles
 		// The record is a caller's: take the scan's word instead when
 		// its call site calls this function directly; otherwise the
 		// record is still the better guess than an unconfirmed word.
-		if _, sip, _, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad); !ok || retaddr.Judge(w, last, uint64(sip)) != retaddr.Confirmed {
+		if _, sip, _, ok := scanCaller(w, last, esp, retaddr.ScanWords(w, last), breakpad); !ok || retaddr.Judge(w, last, uint64(sip)) != retaddr.Confirmed {
 			frameless = false
 		}
 	}
@@ -468,7 +468,7 @@ func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad, frameles
 		if !scanAllowed {
 			return nil
 		}
-		loc, ip, scanRule, ok := scanCaller(w, last, esp, walker.ScanWords(last), breakpad)
+		loc, ip, scanRule, ok := scanCaller(w, last, esp, retaddr.ScanWords(w, last), breakpad)
 		if !ok {
 			w.Reject(walker.RuleScan, "no candidate from %#x", esp)
 			return nil

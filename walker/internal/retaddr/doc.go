@@ -3,13 +3,20 @@
 // found on the stack and the evidence for it, gathered when asked for —
 // Breakpad's test (in a function), the symbols' objections
 // (SymbolObjection), the consistency of the candidate frame's own CFI
-// (CFIConsistent) and, when the dump holds code (walker.Env.Code), the
-// call instruction that ends at it (Call: ClassifyCallSite decodes it for
-// arm, Thumb, arm64, x86 and amd64, Judge compares it with the callee).
+// (CFIConsistent), whether it lies among the registers a signal frame the
+// walk validated saved (SignalSaved: walker.NoteSignalFrame, which the
+// four walkers call when they unwind one) and, when the dump holds code
+// (walker.Env.Code), the call instruction that ends at it (Call:
+// ClassifyCallSite decodes it for arm, Thumb, arm64, x86 and amd64, Judge
+// compares it with the callee).
 // decide weighs the checks a walker asks for, and Scan, the one stack
-// scan, chooses among a window's candidates by their call sites (pick).
-// Each instruction set has one description (instrSet: word size, call
-// offset, Thumb bit, decoder). CallSiteContradicts and ReturnRejected let
-// a frame-pointer or LR step reject a saved return address; FramelessLeaf
-// decides a frameless frame 0.
+// scan of all four walkers and both modes (Breakpad's scan without code or
+// checks), chooses among a window's candidates by their call sites (pick),
+// over ScanWords, the one scan window. A walker that reads a return
+// address elsewhere (a word below a frame record) asks a Candidate
+// (NewCandidate) for the same evidence. Each instruction set has one
+// description (instrSet: word size, call offset, Thumb bit, decoder,
+// scan window). CallSiteContradicts and ReturnRejected let a frame-pointer
+// or LR step reject a saved return address; FramelessLeaf decides a
+// frameless frame 0.
 package retaddr

@@ -1,6 +1,8 @@
 package retaddr
 
 import (
+	"fmt"
+
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -25,10 +27,13 @@ type Candidate struct {
 	cfiDone           bool
 }
 
-// newCandidate describes the candidate ra at loc for callee's caller;
-// mask as for Scan (the word's bits, less any pointer signature).
-func newCandidate(w *walker.Walker, callee *walker.Frame, a Arch, mask, loc, ra uint64) *Candidate {
+// NewCandidate describes the candidate ra, read from the stack word at
+// loc (0: from a register), for callee's caller; a describes the
+// architecture, mask as for Scan (the word's bits, less any pointer
+// signature).
+func NewCandidate(w *walker.Walker, callee *walker.Frame, a Arch, mask, loc, ra uint64) *Candidate {
 	set := isaOf(callee.Context.Arch).desc()
+	mask &= set.mask()
 	return &Candidate{Loc: loc, RA: ra & mask, w: w, callee: callee, a: a, set: set, mask: mask}
 }
 
@@ -55,16 +60,59 @@ func (c *Candidate) SymbolObjection() string {
 }
 
 // CFIConsistent reports whether unwinding the candidate frame one step by
-// its own CFI gives a plausible caller (VerifyByCFI).
+// its own CFI gives a plausible caller (CallerConsistent). A stale return
+// address left by an earlier call sits at the wrong depth for its
+// function's frame, so its CFI reads junk as the next return address. The
+// candidate passes when the step cannot be evaluated (no CFI, registers
+// or memory missing).
 func (c *Candidate) CFIConsistent() bool {
 	if !c.cfiDone {
-		ctx := minidump.NewContext(c.callee.Context.Arch)
-		ctx.SetIndex(c.a.PC, c.RA)
-		ctx.SetIndex(c.a.SP, c.Loc+uint64(c.set.wordSize))
-		c.cfi = VerifyByCFI(c.w, walker.Frame{Instruction: (c.RA - c.set.callOffset) & c.mask, Context: ctx}, c.a.CFIRegs, c.set.callOffset, c.mask)
-		c.cfiDone = true
+		c.cfi, c.cfiDone = c.cfiConsistent(), true
 	}
 	return c.cfi
+}
+
+func (c *Candidate) cfiConsistent() bool {
+	ctx := minidump.NewContext(c.callee.Context.Arch)
+	ctx.SetIndex(c.a.PC, c.RA)
+	ctx.SetIndex(c.a.SP, c.Loc+uint64(c.set.wordSize))
+	f := walker.Frame{Instruction: (c.RA - c.set.callOffset) & c.mask, Context: ctx}
+	rules, ok := c.w.CFIRules(&f)
+	if !ok {
+		return true
+	}
+	caller, ok := c.w.CallerByCFI(rules, &f, c.a.CFIRegs)
+	if !ok {
+		return true
+	}
+	return c.CallerConsistent(caller)
+}
+
+// CallerConsistent is CFIConsistent's test of caller, the registers the
+// candidate frame's CFI gave (for a walker that unwound the candidate
+// itself): it ends the stack (a return address below MinCallerIP), or its
+// stack pointer lies above the candidate frame's and its return address
+// passes Breakpad's test and the symbols' (SymbolObjection).
+func (c *Candidate) CallerConsistent(caller minidump.Context) bool {
+	ra, raOK := caller.IP()
+	sp, spOK := caller.SP()
+	if !raOK || !spOK || ra < walker.MinCallerIP {
+		return true
+	}
+	next := NewCandidate(c.w, c.callee, c.a, c.mask, 0, ra)
+	return sp > c.Loc+uint64(c.set.wordSize) && next.InFunction() && next.SymbolObjection() == ""
+}
+
+// SignalSaved returns the validated signal frame (walker.NoteSignalFrame)
+// whose saved registers hold the candidate's word: the kernel's copy of
+// the interrupted frame's pc or lr points into a function, but it is that
+// frame's own address, recovered by the signal frame (walker.RuleSignal),
+// never a return address above the handler.
+func (c *Candidate) SignalSaved() (walker.SignalFrame, bool) {
+	if c.Loc == 0 {
+		return walker.SignalFrame{}, false // from a register
+	}
+	return c.w.InSignalFrame(c.Loc)
 }
 
 // Checks is the evidence, beyond Breakpad's test and the call site, a
@@ -79,10 +127,24 @@ const (
 	CheckCFI
 )
 
+// ScanChecks is what the ARM family's scans require of a candidate: in
+// Breakpad's mode nothing (Breakpad's scan), else (validated) the symbols'
+// and its own CFI's consent.
+func ScanChecks(validated bool) Checks {
+	if !validated {
+		return 0
+	}
+	return CheckSymbols | CheckCFI
+}
+
 // decide is the one judgement of a candidate's evidence beyond its call
-// site, which pick weighs: every check in checks must pass. A candidate
-// that fails gets why, for the walk's trace.
+// site, which pick weighs: it lies in no validated signal frame
+// (SignalSaved; Breakpad's mode validates none), and every check in
+// checks passes. A candidate that fails gets why, for the walk's trace.
 func decide(c *Candidate, checks Checks) (ok bool, why string) {
+	if s, ok := c.SignalSaved(); ok {
+		return false, fmt.Sprintf("a register saved in the signal frame at %#x", s.Lo)
+	}
 	if checks&CheckSymbols != 0 {
 		if o := c.SymbolObjection(); o != "" {
 			return false, SymbolsReject + o

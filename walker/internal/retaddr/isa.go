@@ -37,12 +37,17 @@ type instrSet struct {
 	// family's scans, which take Breakpad's candidates without the
 	// symbol and CFI checks of the ARM family's, rely on it.
 	chainScan bool
+	// wideFromCFI: outside Breakpad's mode the scan from a frame
+	// recovered by CFI looks as far as the one from the context frame
+	// (ScanWords). The ARM family's scans check every candidate's
+	// symbols and CFI, so the wider window costs no stale words.
+	wideFromCFI bool
 }
 
 var isas = [...]instrSet{
 	isaNone:  {wordSize: 8, callOffset: 1},
-	isaARM:   {wordSize: 4, callOffset: 2, thumbBit: 1, maxCallBytes: 8, decode: decodeARMState},
-	isaARM64: {wordSize: 8, callOffset: 4, maxCallBytes: 4, decode: decodeARM64},
+	isaARM:   {wordSize: 4, callOffset: 2, thumbBit: 1, maxCallBytes: 8, decode: decodeARMState, wideFromCFI: true},
+	isaARM64: {wordSize: 8, callOffset: 4, maxCallBytes: 4, decode: decodeARM64, wideFromCFI: true},
 	isaX86: {wordSize: 4, callOffset: 1, maxCallBytes: 11, chainScan: true,
 		decode: func(b []byte, ra uint64) CallSite { return decodeX86(b, ra, false) }},
 	isaAMD64: {wordSize: 8, callOffset: 1, maxCallBytes: 11, chainScan: true,

@@ -11,28 +11,6 @@ import (
 // "_fini + 0x1f87a"), would otherwise seem to be code.
 const MaxPublicOffset = 0x10000
 
-// Plausible reports whether ra can be a return address, beyond Breakpad's
-// test: no symbol objects to it (symbolObjection). callOffset is how far
-// before ra the call instruction lies (2 on ARM, which clears the Thumb
-// bit first; 4 on arm64).
-func Plausible(w *walker.Walker, ra uint64, callOffset uint64, mask uint64) bool {
-	return symbolObjection(w, ra, setFor(callOffset, mask), mask) == ""
-}
-
-// setFor is the instruction set whose return addresses lie callOffset
-// bytes after their calls, with words of mask's width.
-func setFor(callOffset, mask uint64) *instrSet {
-	switch {
-	case callOffset == 2:
-		return isaARM.desc()
-	case callOffset == 4:
-		return isaARM64.desc()
-	case mask == 0xffffffff:
-		return isaX86.desc()
-	}
-	return isaAMD64.desc()
-}
-
 // ScanRule names the rule by which a scan chose ra as callee's return
 // address: Breakpad's scan (the first word that points into a function),
 // a word whose call site calls callee's function, one that passed the
@@ -50,48 +28,25 @@ func ScanRule(w *walker.Walker, callee *walker.Frame, ra uint64, checked bool) w
 	return walker.RuleScanAfterCall
 }
 
-// ScanWords is the scan length from frame f: like rust-minidump, four times
-// Breakpad's default from a frame recovered by CFI as well as from the
-// context frame, since a trustworthy frame may well sit under a large one
-// (glibc's __libc_start_call_main keeps a jmp_buf of some 300 bytes).
-func ScanWords(f *walker.Frame) int {
-	if f.Trust == walker.TrustContext || f.Trust == walker.TrustCFI {
-		return walker.RASearchWords * 4
+// wideScanWords is the window of a scan from a trustworthy frame: four
+// times Breakpad's default, as Breakpad's own scan from the context frame.
+const wideScanWords = walker.RASearchWords * 4
+
+// ScanWords is the one scan window, in words, from frame f: Breakpad's
+// (wideScanWords from the context frame, RASearchWords from any other)
+// and, outside Breakpad's mode on an instruction set that widens it
+// (instrSet.wideFromCFI: ARM, arm64), the wide window from a frame
+// recovered by CFI as well, as rust-minidump does: a trustworthy frame may
+// well sit under a large one (glibc's __libc_start_call_main keeps a
+// jmp_buf of some 300 bytes).
+func ScanWords(w *walker.Walker, f *walker.Frame) int {
+	switch {
+	case f.Trust == walker.TrustContext:
+		return wideScanWords
+	case f.Trust == walker.TrustCFI && !w.Breakpad() && isaOf(f.Context.Arch).desc().wideFromCFI:
+		return wideScanWords
 	}
 	return walker.RASearchWords
-}
-
-// VerifyByCFI checks a scanned candidate whose function has STACK CFI by
-// unwinding it one step: a stale return address left by an earlier call
-// sits at the wrong depth for its function's frame, so its CFI reads junk
-// as the next return address. The candidate passes when the step cannot be
-// evaluated (no CFI, registers or memory missing), ends the stack (an
-// address below 4096), or gives a plausible return address above it.
-// ctx is the candidate frame's context (PC and SP set); regs maps the
-// architecture's registers for CFI.
-func VerifyByCFI(w *walker.Walker, ctx walker.Frame, regs []walker.CFIRegister, callOffset, mask uint64) bool {
-	rules, ok := w.CFIRules(&ctx)
-	if !ok {
-		return true
-	}
-	caller, ok := w.CallerByCFI(rules, &ctx, regs)
-	if !ok {
-		return true
-	}
-	calleeSP, _ := ctx.Context.SP()
-	return CallerPlausible(w, caller, calleeSP, callOffset, mask)
-}
-
-// CallerPlausible is VerifyByCFI's test of the caller registers that a
-// candidate frame's CFI gave, for a walker that has unwound the candidate
-// already; calleeSP is the candidate frame's SP.
-func CallerPlausible(w *walker.Walker, caller minidump.Context, calleeSP, callOffset, mask uint64) bool {
-	ra, raOK := caller.IP()
-	sp, spOK := caller.SP()
-	if !raOK || !spOK || ra < walker.MinCallerIP {
-		return true
-	}
-	return sp > calleeSP && w.InstructionSeemsValid((ra-1)&mask) && Plausible(w, ra, callOffset, mask)
 }
 
 // SameFunction reports whether a and b lie in one function of one module's
@@ -137,7 +92,7 @@ func ReturnRejected(w *walker.Walker, callee *walker.Frame, ra, start, end, mask
 	if a.WordSize == 4 {
 		ra &= 0xffffffff
 	}
-	c := newCandidate(w, callee, a, ^uint64(0), 0, ra)
+	c := NewCandidate(w, callee, a, ^uint64(0), 0, ra)
 	switch c.Call() {
 	case NoCall:
 		return true
@@ -205,8 +160,8 @@ func FramelessLeaf(w *walker.Walker, last *walker.Frame, sp, fp uint64, a Arch) 
 		return 0, false
 	}
 	// Two candidates for last's caller: the word at sp, and the record's.
-	c := newCandidate(w, last, a, mask, sp, ra)
-	rec := newCandidate(w, last, a, mask, fp+uint64(a.WordSize), recRA)
+	c := NewCandidate(w, last, a, mask, sp, ra)
+	rec := NewCandidate(w, last, a, mask, fp+uint64(a.WordSize), recRA)
 	if !c.InFunction() || c.SymbolObjection() != "" || SameFunction(w, (ra-1)&mask, last.Instruction) {
 		return 0, false
 	}
@@ -221,5 +176,5 @@ func FramelessLeaf(w *walker.Walker, last *walker.Frame, sp, fp uint64, a Arch) 
 	// direct call to the function the word at sp returns into.
 	caller := &walker.Frame{Instruction: (ra - 1) & mask, Context: minidump.NewContext(last.Context.Arch)}
 	w.Symbolize(caller, false)
-	return ra, caller.Function != "" && newCandidate(w, caller, a, mask, rec.Loc, recRA).Call() == Confirmed
+	return ra, caller.Function != "" && NewCandidate(w, caller, a, mask, rec.Loc, recRA).Call() == Confirmed
 }

@@ -41,7 +41,7 @@ func Scan(w *walker.Walker, callee *walker.Frame, start uint64, words int, mask 
 		if !ok {
 			break
 		}
-		c := newCandidate(w, callee, a, mask, l, v)
+		c := NewCandidate(w, callee, a, mask, l, v)
 		if !c.InFunction() { // also: inside a loaded module
 			continue
 		}
@@ -115,16 +115,15 @@ func (p *pick) offer(c *Candidate, checks Checks) (done bool) {
 }
 
 // confirmedBeyond continues a scan of words words from start that found
-// no candidate, up to the window of a trustworthy frame (ScanWords of a
-// CFI frame), taking only a word whose call site is a direct call to
-// callee's function (Judge: Confirmed) and that passes checks. A function
-// with a large frame (alloca, variable-length arrays, big local buffers;
+// no candidate, up to the window of a trustworthy frame (wideScanWords),
+// taking only a word whose call site is a direct call to callee's function
+// (Judge: Confirmed) and that passes checks. A function with a large frame (alloca, variable-length arrays, big local buffers;
 // glibc's __libc_start_call_main keeps a jmp_buf) keeps its return address
 // beyond the window of a scanned frame; a call to the callee's own
 // function is the evidence that lets the search go on. Only with the
 // dump's code and callee's function known.
 func confirmedBeyond(w *walker.Walker, callee *walker.Frame, start uint64, words int, mask uint64, a Arch, checks Checks) (loc, ra uint64, ok bool) {
-	limit := walker.RASearchWords * 4
+	limit := wideScanWords
 	if !w.HasCode() || callee.Function == "" || words >= limit {
 		return 0, 0, false
 	}
@@ -138,7 +137,7 @@ func confirmedBeyond(w *walker.Walker, callee *walker.Frame, start uint64, words
 		if !ok {
 			break
 		}
-		c := newCandidate(w, callee, a, mask, l, v)
+		c := NewCandidate(w, callee, a, mask, l, v)
 		if !c.InFunction() || c.Call() != Confirmed {
 			continue
 		}
@@ -151,19 +150,8 @@ func confirmedBeyond(w *walker.Walker, callee *walker.Frame, start uint64, words
 	return 0, 0, false
 }
 
-// ScanCaller is Scan for the arm and arm64 walkers from last's sp:
-// Breakpad's scan, or, when validated, Scan with the symbol and CFI
-// checks over ScanWords(last) words. It returns the address of the word
-// and the return address.
-func ScanCaller(w *walker.Walker, last *walker.Frame, sp uint64, validated bool, mask uint64, a Arch) (loc, ra uint64, ok bool) {
-	if !validated {
-		return w.ScanForReturnAddress(sp, walker.ScanWords(last), a.WordSize)
-	}
-	return Scan(w, last, sp, ScanWords(last), mask, a, CheckSymbols|CheckCFI)
-}
-
 // wordBelow reports whether a stack word from start up to end (exclusive;
-// at most ScanWords(callee) words) that could be a return address (value
+// at most ScanWords(w, callee) words) that could be a return address (value
 // − 1 seems a valid instruction, mask applied) satisfies match and passes
 // the symbol and CFI checks.
 func wordBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uint64, a Arch, match func(c *Candidate) bool) bool {
@@ -171,7 +159,7 @@ func wordBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uint64, 
 		mask &= 0xffffffff
 	}
 	size := uint64(a.WordSize)
-	if limit := start + uint64(ScanWords(callee))*size; limit > start && limit < end {
+	if limit := start + uint64(ScanWords(w, callee))*size; limit > start && limit < end {
 		end = limit
 	}
 	for l := start; l < end && l >= start; l += size {
@@ -179,7 +167,7 @@ func wordBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uint64, 
 		if !ok {
 			break
 		}
-		c := newCandidate(w, callee, a, mask, l, v)
+		c := NewCandidate(w, callee, a, mask, l, v)
 		if !c.InFunction() || !match(c) {
 			continue
 		}
