@@ -58,6 +58,7 @@ func (f *File) parseFunction(i int) *function {
 	var spans []span
 	lastDepth := int64(0) // Breakpad's last_added_inline_nest_level starts at 0
 	pos := e.off + uint64(len(head))
+lines:
 	for pos < e.end {
 		// Skip to the next line.
 		nl := bytes.IndexByte(f.data[pos:e.end], '\n')
@@ -84,8 +85,15 @@ func (f *File) parseFunction(i int) *function {
 		case isOtherRecord(line):
 			// FILE, STACK, INFO, ... between line records do not end the function.
 		default:
+			if len(fn.lineRecs) >= maxFunctionLines {
+				// The rest of the block is not read: a hostile block of
+				// hundreds of megabytes would cost its time and its pages.
+				// dump_syms writes a function's INLINE records before its
+				// line records, so nothing it writes is lost.
+				break lines
+			}
 			lr, ok := parseLine(line)
-			if !ok || len(fn.lineRecs) >= maxFunctionLines {
+			if !ok {
 				continue
 			}
 			if high, ok := highOf(lr.addr, lr.size); ok {

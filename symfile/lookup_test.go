@@ -1,6 +1,7 @@
 package symfile
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 
@@ -292,4 +293,36 @@ func (m mockMemory) ReadMemory(addr uint64, p []byte) error {
 	}
 	p[0], p[1], p[2], p[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 	return nil
+}
+
+// TestFunctionLinesCapped: a function's line records past maxFunctionLines
+// are not parsed (nor their bytes read), and the lines before the cap and
+// the functions after the block still answer. A hostile block of 500 MB of
+// line records cost 5 s of CPU and 676 MB (docs/limits.md).
+func TestFunctionLinesCapped(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("MODULE Linux x86_64 ID m\nFILE 1 a.c\nFILE 2 b.c\nFUNC 1000 10 0 f\n1000 8 7 1\n")
+	for range maxFunctionLines + 1000 {
+		b.WriteString("1008 8 9 2\n")
+	}
+	b.WriteString("FUNC 2000 10 0 g\n2000 10 3 2\n")
+	f, err := NewFile(b.Bytes(), "capped.sym")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if n := len(f.function(0).lineRecs); n != maxFunctionLines {
+		t.Errorf("f keeps %d line records, want the cap %d", n, maxFunctionLines)
+	}
+	for _, c := range []struct {
+		addr uint64
+		name string
+		file string
+		line int
+	}{{0x1000, "f", "a.c", 7}, {0x1009, "f", "b.c", 9}, {0x2004, "g", "b.c", 3}} {
+		s, ok := f.Lookup(c.addr)
+		if !ok || s.Name != c.name || s.File != c.file || s.Line != c.line {
+			t.Errorf("Lookup(%#x) = %+v, %v; want %s %s:%d", c.addr, s, ok, c.name, c.file, c.line)
+		}
+	}
 }
