@@ -41,6 +41,53 @@ var gnuTable = []struct{ mangled, want string }{
 		"void std::vector<std::unique_ptr<llvm::detail::PassConcept<llvm::Module, llvm::AnalysisManager<llvm::Module>>, std::default_delete<llvm::detail::PassConcept<llvm::Module, llvm::AnalysisManager<llvm::Module>> > >, std::allocator<std::unique_ptr<llvm::detail::PassConcept<llvm::Module, llvm::AnalysisManager<llvm::Module>>, std::default_delete<llvm::detail::PassConcept<llvm::Module, llvm::AnalysisManager<llvm::Module>> > > > >::_M_realloc_insert<std::unique_ptr<llvm::detail::PassConcept<llvm::Module, llvm::AnalysisManager<llvm::Module>>, std::default_delete<llvm::detail::PassConcept<llvm::Module, llvm::AnalysisManager<llvm::Module>> > > >(__gnu_cxx::__normal_iterator<std::unique_ptr<llvm::detail::PassConcept<llvm::Module, llvm::AnalysisManager<llvm::Module>>, std::default_delete<llvm::detail::PassConcept<llvm::Module, llvm::AnalysisManager<llvm::Module>> > >*, std::vector<std::unique_ptr<llvm::detail::PassConcept<llvm::Module, llvm::AnalysisManager<llvm::Module>>, std::default_delete<llvm::detail::PassConcept<llvm::Module, llvm::AnalysisManager<llvm::Module>> > >, std::allocator<std::unique_ptr<llvm::detail::PassConcept<llvm::Module, llvm::AnalysisManager<llvm::Module>>, std::default_delete<llvm::detail::PassConcept<llvm::Module, llvm::AnalysisManager<llvm::Module>> > > > > >, std::unique_ptr<llvm::detail::PassConcept<llvm::Module, llvm::AnalysisManager<llvm::Module>>, std::default_delete<llvm::detail::PassConcept<llvm::Module, llvm::AnalysisManager<llvm::Module>> > >&&)"},
 }
 
+// knownDiffs: names where Demangle still differs from GNU's text (from
+// GNU c++filt 2.40), because github.com/ianlancetaylor/demangle decides
+// while parsing what a substitution refers to, which no rewriting of its
+// AST can undo.
+var knownDiffs = []struct{ mangled, gnu, why string }{
+	// "sr <qualifier>+ E <name>" without N: GNU (d_prefix without
+	// substitutions) and LLVM (parseSimpleId) add no substitution
+	// candidate for a qualifier level with template arguments;
+	// demangle's unresolvedName adds its source name, so every later
+	// S<n>_ refers to one entry too early. 241 PUBLIC names of
+	// libLLVM-14 and -15.
+	{"_ZN4llvm10checkedAddIiEENSt9enable_ifIXsr3std9is_signedIT_EE5valueENS_8OptionalIS2_EEE4typeES2_S2_",
+		"std::enable_if<std::is_signed<int>::value, llvm::Optional<int> >::type llvm::checkedAdd<int>(int, int)",
+		"sr qualifier substitution"},
+	{"_ZN4llvm4yaml7yamlizeIhEENSt9enable_ifIXsr16has_ScalarTraitsIT_EE5valueEvE4typeERNS0_2IOERS3_bRNS0_12EmptyContextE",
+		"std::enable_if<has_ScalarTraits<unsigned char>::value, void>::type llvm::yaml::yamlize<unsigned char>(llvm::yaml::IO&, unsigned char&, bool, llvm::yaml::EmptyContext&)",
+		"sr qualifier substitution"},
+	// A reference to a template parameter reached through a
+	// substitution: GNU's printer resolves it in the template scope
+	// where that parameter node was first printed under a reference
+	// (d_print_comp's saved scopes), here call_once's, not
+	// _Prepare_execution's; demangle rebinds it to the template in
+	// force where the substitution is used. libheif (2 names), libicuuc
+	// (1).
+	{"_ZZNSt9once_flag18_Prepare_executionC4IZSt9call_onceIRFvvEJEEvRS_OT_DpOT0_EUlvE_EERS6_ENUlvE_4_FUNEv",
+		"std::once_flag::_Prepare_execution::_Prepare_execution<std::call_once<void (&)()>(std::once_flag&, void (&)())::{lambda()#1}>(void (&)())::{lambda()#1}::_FUN()",
+		"saved template scope"},
+	{"_ZZNSt9once_flag18_Prepare_executionC4IZSt9call_onceIMSt6threadFvvEJPS3_EEvRS_OT_DpOT0_EUlvE_EERS8_ENUlvE_4_FUNEv",
+		"std::once_flag::_Prepare_execution::_Prepare_execution<std::call_once<void (std::thread::*)(), std::thread*>(std::once_flag&, void (std::thread::*&&)(), std::thread*&&)::{lambda()#1}>(void (std::thread::*&)())::{lambda()#1}::_FUN()",
+		"saved template scope"},
+}
+
+// TestDemangleKnownDiffs keeps knownDiffs true: each still differs (when
+// one stops differing, move it to gnuTable).
+func TestDemangleKnownDiffs(t *testing.T) {
+	for _, tc := range knownDiffs {
+		got, err := Demangle(tc.mangled)
+		if err != nil {
+			t.Errorf("%s: %v", tc.mangled, err)
+			continue
+		}
+		if got == tc.gnu {
+			t.Errorf("%s (%s) now demangles as GNU does: move it to gnuTable", tc.mangled, tc.why)
+		}
+	}
+}
+
 func TestDemangle(t *testing.T) {
 	for _, tc := range gnuTable {
 		if got, err := Demangle(tc.mangled); err != nil || got != tc.want {
@@ -49,16 +96,25 @@ func TestDemangle(t *testing.T) {
 	}
 }
 
-// TestDemangleAgainstCxxfilt checks gnuTable's texts with GNU c++filt,
+// TestDemangleAgainstCxxfilt checks gnuTable's and knownDiffs' texts with GNU c++filt,
 // when it is installed.
 func TestDemangleAgainstCxxfilt(t *testing.T) {
 	names := make([]string, len(gnuTable))
 	for i, tc := range gnuTable {
 		names[i] = tc.mangled
 	}
+	for _, tc := range knownDiffs {
+		names = append(names, tc.mangled)
+	}
 	for i, w := range cxxfilt(t, names) {
-		if w != gnuTable[i].want {
-			t.Errorf("%s: c++filt prints\n%q, the table has\n%q", names[i], w, gnuTable[i].want)
+		want := ""
+		if i < len(gnuTable) {
+			want = gnuTable[i].want
+		} else {
+			want = knownDiffs[i-len(gnuTable)].gnu
+		}
+		if w != want {
+			t.Errorf("%s: c++filt prints\n%q, the table has\n%q", names[i], w, want)
 		}
 	}
 }
