@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/ianlancetaylor/demangle"
 )
 
 // gnuTable: names where GNU's __cxa_demangle differs from
@@ -137,4 +139,39 @@ func cxxfilt(t *testing.T, names []string) []string {
 		t.Fatalf("c++filt printed %d lines for %d names", len(lines), len(names))
 	}
 	return lines
+}
+
+// FuzzDemangle: the empty-pack rewriting changes only spaces and commas,
+// on any name demangle parses, and Demangle fails exactly where demangle
+// does.
+func FuzzDemangle(f *testing.F) {
+	for _, tc := range gnuTable {
+		f.Add(tc.mangled)
+	}
+	for _, tc := range knownDiffs {
+		f.Add(tc.mangled)
+	}
+	opts := []demangle.Option{demangle.MaxLength(16)}
+	strip := strings.NewReplacer(" ", "", ",", "")
+	f.Fuzz(func(t *testing.T, name string) {
+		if len(name) > maxDemangleInput {
+			return
+		}
+		_, err := Demangle(name, opts...)
+		a, astErr := demangle.ToAST(name, opts...)
+		if (err == nil) != (astErr == nil) {
+			t.Fatalf("%q: Demangle error %v, demangle.ToAST error %v", name, err, astErr)
+		}
+		if astErr != nil {
+			return
+		}
+		before := demangle.ASTToString(a, opts...)
+		if len(before) > 1<<14 {
+			return // may be cut at MaxLength
+		}
+		after := demangle.ASTToString(closeAfterEmptyPack(a, opts), opts...)
+		if strip.Replace(before) != strip.Replace(after) {
+			t.Fatalf("%q: %q became %q", name, before, after)
+		}
+	})
 }
