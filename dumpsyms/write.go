@@ -120,15 +120,27 @@ func cfiEntries(f *elf.File, li loadInfo, compat bool) ([]*cfiEntry, error) {
 		return nil, err
 	}
 	var out []*cfiEntry
-	for _, s := range []*elfcfi.Section{tables.DebugFrame, tables.EHFrame} {
-		if s != nil {
-			out = append(out, dwarfEntries(s, f.Machine, li, compat)...)
+	for _, t := range []struct {
+		s    *elfcfi.Section
+		name string
+	}{{tables.DebugFrame, ".debug_frame"}, {tables.EHFrame, ".eh_frame"}} {
+		if t.s != nil && (!compat || progbits(f, t.name)) {
+			out = append(out, dwarfEntries(t.s, f.Machine, li, compat)...)
 		}
 	}
 	if tables.Exidx != nil && !compat {
 		out = append(out, exidxEntries(tables.Exidx, f, li, out)...)
 	}
 	return out, nil
+}
+
+// progbits reports whether f's section name has type SHT_PROGBITS. Google's
+// dump_syms looks its CFI sections up by name and that type, so it reads no
+// .eh_frame of type SHT_X86_64_UNWIND (as lld writes it: libLLVM-14 and -15
+// in Debian 12).
+func progbits(f *elf.File, name string) bool {
+	s := f.Section(name)
+	return s != nil && s.Type == elf.SHT_PROGBITS
 }
 
 func elfcfiTables(f *elf.File) (*elfcfi.Exidx, error) {
