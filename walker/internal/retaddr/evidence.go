@@ -60,7 +60,7 @@ func (c *Candidate) CFIConsistent() bool {
 	if !c.cfiDone {
 		ctx := minidump.NewContext(c.callee.Context.Arch)
 		ctx.SetIndex(c.a.PC, c.RA)
-		ctx.SetIndex(c.a.SP, c.Loc+uint64(c.set.wordSize))
+		ctx.SetIndex(c.a.SP, c.set.callerSP(c.Loc))
 		c.cfi = VerifyByCFI(c.w, walker.Frame{Instruction: (c.RA - c.set.callOffset) & c.mask, Context: ctx}, c.a.CFIRegs, c.set.callOffset, c.mask)
 		c.cfiDone = true
 	}
