@@ -108,6 +108,19 @@ func walkWith(t *testing.T, path string, sup symfile.Supplier, opts processor.Op
 	return physicalPCs(st)
 }
 
+// elfOnlyShortfalls lists the dumps whose walk with the stripped program
+// alone (no .sym, no symbols) differs from gdb's, and why.
+var elfOnlyShortfalls = map[string]string{
+	// large.c is built without unwind tables, and nothing calls main
+	// directly (_start passes __wrap_main, which branches to it): the
+	// function start nearest main's call is _dl_start's FDE, 24 bytes
+	// before it, whose prologue (stp x29, x30; mov x29, sp) says the
+	// caller is at x29, where main's `str x30, [sp, #-16]!` left the
+	// record of __libc_start_call_main. With the .sym's FUNC main the
+	// walk equals gdb's.
+	"arm64-large": "main's start unknown: read as _dl_start's prologue",
+}
+
 // TestWalksWithLocalDebugInfoEqualGDB walks every testdata dump whose
 // program is kept, on all four architectures, three ways: Breakpad's .sym
 // alone; the .sym and the stripped program (--use-local-debuginfo: the
@@ -181,7 +194,13 @@ func TestWalksWithLocalDebugInfoEqualGDB(t *testing.T) {
 			if fmt.Sprint(both[id]) != fmt.Sprint(want) {
 				t.Errorf("%s thread %d, .sym and program: %x, gdb %x", c.name, id, both[id], want)
 			}
-			if fmt.Sprint(elfOnly[id]) != fmt.Sprint(want) {
+			why, short := elfOnlyShortfalls[c.name]
+			switch equal := fmt.Sprint(elfOnly[id]) == fmt.Sprint(want); {
+			case short && equal:
+				t.Errorf("%s thread %d, program alone: equals gdb's now; drop it from elfOnlyShortfalls", c.name, id)
+			case short:
+				t.Logf("%s thread %d, program alone: known shortfall (%s): %x, gdb %x", c.name, id, why, elfOnly[id], want)
+			case !equal:
 				t.Errorf("%s thread %d, program alone: %x, gdb %x", c.name, id, elfOnly[id], want)
 			}
 		}

@@ -609,7 +609,7 @@ func oracleRealigned(t *testing.T, c conformanceCase, threads []*Thread, th int,
 		return nil
 	}
 	var phys []*walker.Frame
-	from := -1
+	from, physFrom := -1, -1
 	for i, f := range got {
 		if f.Trust == walker.TrustInline {
 			continue
@@ -617,9 +617,9 @@ func oracleRealigned(t *testing.T, c conformanceCase, threads []*Thread, th int,
 		switch {
 		case from >= 0:
 		case f.Rule == walker.RuleRealigned:
-			from = i
+			from, physFrom = i, len(phys)
 		case i+1 < len(got) && got[i+1].Rule == walker.RuleSignal:
-			from = i // the signal trampoline, looked up at its first byte
+			from, physFrom = i, len(phys) // the signal trampoline, looked up at its first byte
 		}
 		phys = append(phys, f)
 	}
@@ -637,11 +637,14 @@ func oracleRealigned(t *testing.T, c conformanceCase, threads []*Thread, th int,
 				want = append(want, fmt.Sprintf("%#x", f.PC))
 			}
 		}
+		// From the realigned frame to the end: the frames before it may
+		// be the walk without code (callSiteDivergence), which misses
+		// frames only the code shows (x86-large's frameless callees).
 		var ours []string
-		for _, f := range phys {
+		for _, f := range phys[physFrom:] {
 			ours = append(ours, fmt.Sprintf("%#x", f.ReturnAddress()))
 		}
-		if strings.Join(ours, " ") != strings.Join(want, " ") {
+		if len(ours) > len(want) || strings.Join(ours, " ") != strings.Join(want[len(want)-len(ours):], " ") {
 			t.Errorf("evidence: thread %d walks through a realigned frame to %v, gdb %v", th, ours, want)
 			return nil
 		}

@@ -21,8 +21,8 @@ import (
 
 var realDumps = []string{
 	"arm-O0", "arm-abort", "arm-apcs", "arm-armmode", "arm-cpp", "arm-fp", "arm-libc", "arm-nofp", "arm-recursion",
-	"arm-rtsignal", "arm-signal", "arm-threads",
-	"arm64-O0", "arm64-abort", "arm64-cpp", "arm64-fp", "arm64-libc", "arm64-nofp", "arm64-recursion",
+	"arm-large", "arm-rtsignal", "arm-signal", "arm-threads",
+	"arm64-O0", "arm64-abort", "arm64-cpp", "arm64-fp", "arm64-large", "arm64-libc", "arm64-nofp", "arm64-recursion",
 	"arm64-signal", "arm64-threads",
 }
 

@@ -527,11 +527,22 @@ func (a *Walker) byScan(w *walker.Walker, last *walker.Frame, validated bool) *w
 		return nil
 	}
 	w.Found("word at %#x = %#x", loc, pc)
+	sp := loc + 8 // Breakpad's
 	ctx := minidump.NewContext(last.Context.Arch)
 	ctx.SetIndex(regPC, pc)
-	ctx.SetIndex(regSP, loc+8)
+	if validated {
+		// A caller with CFI unwinds from its sp, which AAPCS64 keeps
+		// 16-byte aligned (the scan's CFI check used that sp): x30 saved
+		// by `str x30, [sp, #-16]!` lies 16 bytes below it, not 8.
+		// Without CFI Breakpad's sp stays, so that a scan from a stale
+		// candidate still meets the word above it.
+		if _, ok := w.CFIRules(&walker.Frame{Instruction: pc - 4, Context: ctx}); ok {
+			sp = retaddr.CallerSP(last.Context.Arch, loc)
+		}
+	}
+	ctx.SetIndex(regSP, sp)
 	r := *raw(last) // Breakpad copies the callee's registers, marking only pc and sp valid
-	r[regPC], r[regSP] = pc, loc+8
+	r[regPC], r[regSP] = pc, sp
 	if validated {
 		if fp, savedFP, _, ok := a.recordAt(w, last); ok && loc == fp+8 && (savedFP == 0 || savedFP > fp) {
 			ctx.SetIndex(regFP, savedFP)

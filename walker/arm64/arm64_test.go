@@ -594,3 +594,24 @@ func TestScanTakesRecordSlot(t *testing.T) {
 
 // putBL writes at addr in the dump's code a BL to target.
 func (f *fixture) putBL(addr, target uint64) { f.code.Put32(addr, bl(addr, target)) }
+
+// TestScanAlignedCallerSP: AAPCS64 keeps sp 16-byte aligned, so a return
+// address a frameless function without CFI saved with `str x30, [sp,
+// #-16]!` (a_func, frame 0; arm64-large's main and large_mid) has its
+// caller's sp 16 bytes above it. The caller, b_func, has CFI (.cfa: sp 16
+// +, x30 at .cfa - 8): from sp stack+0x10 it finds c_func's return
+// address at stack+0x18; from Breakpad's stack+8 it would read the empty
+// word at stack+0x10, and the scan's CFI check rejected b_func.
+func TestScanAlignedCallerSP(t *testing.T) {
+	f := newFixture().set(minidump.ARM64PC, mod1+0x1080).set(minidump.ARM64SP, stack)
+	f.syms = map[string]string{
+		"module1": sym1 + "FUNC 1000 100 0 a_func\n",
+		"module2": sym2 + "FUNC 2200 100 0 c_func\nSTACK CFI INIT 2000 100 .cfa: sp 16 + .ra: .cfa -8 + ^\n",
+	}
+	f.words[stack] = mod2 + 0x2048      // a_func's saved x30: return into b_func
+	f.words[stack+0x18] = mod2 + 0x2208 // b_func's saved x30: return into c_func
+	check(t, "extended", f.walk(t, false),
+		want{mod1 + 0x1080, stack, walker.TrustContext},
+		want{mod2 + 0x2048, stack + 0x10, walker.TrustScan},
+		want{mod2 + 0x2208, stack + 0x20, walker.TrustCFI})
+}

@@ -75,7 +75,7 @@ func (c *Candidate) CFIConsistent() bool {
 func (c *Candidate) cfiConsistent() bool {
 	ctx := minidump.NewContext(c.callee.Context.Arch)
 	ctx.SetIndex(c.a.PC, c.RA)
-	ctx.SetIndex(c.a.SP, c.Loc+uint64(c.set.wordSize))
+	ctx.SetIndex(c.a.SP, c.set.callerSP(c.Loc))
 	f := walker.Frame{Instruction: (c.RA - c.set.callOffset) & c.mask, Context: ctx}
 	rules, ok := c.w.CFIRules(&f)
 	if !ok {

@@ -42,12 +42,18 @@ type instrSet struct {
 	// (ScanWords). The ARM family's scans check every candidate's
 	// symbols and CFI, so the wider window costs no stale words.
 	wideFromCFI bool
+	// spAlign is the alignment of every stack pointer a caller may have:
+	// AAPCS64 requires a 16-byte-aligned sp at calls and the hardware
+	// checks it (SCTLR_EL1.SA0), so a return address saved at the bottom
+	// of a frame's 16-byte slot (`str x30, [sp, #-16]!`) has its caller's
+	// sp 16 bytes above it, not 8. 0: the word above the return address.
+	spAlign uint64
 }
 
 var isas = [...]instrSet{
 	isaNone:  {wordSize: 8, callOffset: 1},
 	isaARM:   {wordSize: 4, callOffset: 2, thumbBit: 1, maxCallBytes: 8, decode: decodeARMState, wideFromCFI: true},
-	isaARM64: {wordSize: 8, callOffset: 4, maxCallBytes: 4, decode: decodeARM64, wideFromCFI: true},
+	isaARM64: {wordSize: 8, callOffset: 4, maxCallBytes: 4, decode: decodeARM64, wideFromCFI: true, spAlign: 16},
 	isaX86: {wordSize: 4, callOffset: 1, maxCallBytes: 11, chainScan: true,
 		decode: func(b []byte, ra uint64) CallSite { return decodeX86(b, ra, false) }},
 	isaAMD64: {wordSize: 8, callOffset: 1, maxCallBytes: 11, chainScan: true,
@@ -60,6 +66,23 @@ func (i isa) desc() *instrSet {
 		return &isas[i]
 	}
 	return &isas[isaNone]
+}
+
+// callerSP is the lowest stack pointer the caller of a frame whose
+// return address lies at loc can have: the word above it, rounded up to
+// the stack's alignment.
+func (s *instrSet) callerSP(loc uint64) uint64 {
+	sp := loc + uint64(s.wordSize)
+	if s.spAlign > 1 {
+		sp = (sp + s.spAlign - 1) &^ (s.spAlign - 1)
+	}
+	return sp
+}
+
+// CallerSP is callerSP for arch: the stack pointer a scan gives the caller
+// whose return address it found at loc.
+func CallerSP(arch minidump.Arch, loc uint64) uint64 {
+	return isaOf(arch).desc().callerSP(loc)
 }
 
 // mask keeps the bits of a word.

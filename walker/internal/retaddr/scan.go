@@ -114,20 +114,27 @@ func (p *pick) offer(c *Candidate, checks Checks) (done bool) {
 	return v == Confirmed || c.callee.Function == ""
 }
 
+// beyondBytes bounds confirmedBeyond's search above its start: 16 KiB
+// holds a frame with a PATH_MAX (4 KiB) or BUFSIZ (8 KiB) buffer and the
+// frames of the callee's callers below it whose stack pointer a scan
+// cannot restore (arm64 saves the link register at the bottom of a frame).
+const beyondBytes = 16 << 10
+
 // confirmedBeyond continues a scan of words words from start that found
-// no candidate, up to the window of a trustworthy frame (wideScanWords),
-// taking only a word whose call site is a direct call to callee's function
-// (Judge: Confirmed) and that passes checks. A function with a large frame (alloca, variable-length arrays, big local buffers;
-// glibc's __libc_start_call_main keeps a jmp_buf) keeps its return address
-// beyond the window of a scanned frame; a call to the callee's own
-// function is the evidence that lets the search go on. Only with the
-// dump's code and callee's function known.
+// no candidate, up to beyondBytes above start, taking only a word whose
+// call site is a direct call to callee's function (Judge: Confirmed) and
+// that passes checks. A function with a large frame (alloca,
+// variable-length arrays, big local buffers: 1 KiB in testdata's *-large
+// cases, 260 words on arm and x86; glibc's __libc_start_call_main keeps a
+// jmp_buf) keeps its return address beyond the window of a scanned frame;
+// a call to the callee's own function is the evidence that lets the
+// search go on. Only with the dump's code and callee's function known.
 func confirmedBeyond(w *walker.Walker, callee *walker.Frame, start uint64, words int, mask uint64, a Arch, checks Checks) (loc, ra uint64, ok bool) {
-	limit := wideScanWords
+	size := isaOf(callee.Context.Arch).desc().wordSize
+	limit := beyondBytes / size
 	if !w.HasCode() || callee.Function == "" || words >= limit {
 		return 0, 0, false
 	}
-	size := isaOf(callee.Context.Arch).desc().wordSize
 	for i := words + 1; i <= limit; i++ {
 		l := start + uint64(i*size)
 		if l < start || l > mask {

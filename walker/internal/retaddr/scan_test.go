@@ -149,7 +149,7 @@ var archCases = []archCase{
 // code is Env.Code. It returns the PCs of the physical frames.
 func (ac archCase) walk(t *testing.T, code walker.Memory, words ...uint64) []uint64 {
 	t.Helper()
-	data := make([]byte, 0x200)
+	data := make([]byte, max(0x200, len(words)*ac.word))
 	for i, w := range words {
 		if ac.word == 4 {
 			binary.LittleEndian.PutUint32(data[i*4:], uint32(w))
@@ -304,6 +304,39 @@ func TestScanPastWindow(t *testing.T) {
 			}
 			if pcs := ac.walk(t, nil, stackWith(e)...); len(pcs) != 2 {
 				t.Errorf("without code: frames %x, want 2", pcs)
+			}
+		})
+	}
+}
+
+// TestScanPastLargeFrame: a caller's return address 1 KiB and more above a
+// scanned frame (testdata's *-large cases: a 1 KiB buffer is 260 words on
+// arm, past four times the window) is still taken when it follows a
+// direct call to the scanned frame's function, up to 16 KiB above the
+// scanned frame's caller's sp; beyond that the search stops.
+func TestScanPastLargeFrame(t *testing.T) {
+	for _, ac := range archCases {
+		t.Run(ac.name, func(t *testing.T) {
+			a, b, c, d := ac.cands()
+			bl := thumbBL
+			if ac.word == 8 {
+				bl = a64BL
+			}
+			e := codeAt{staleOff + 0x40, bl(mod+staleOff+0x3c, mod+callerOff)}
+			code := codeMemory(a, b, c, d, e)
+			ra := func(x codeAt) uint64 { return mod + x.off + ac.thumb }
+			limit := 16 << 10 / ac.word // words above the scanned frame's sp
+			for _, tc := range []struct {
+				at   int // index of e's word; the scanned frame's sp is at index 1
+				want int
+			}{{270, 3}, {1 + limit, 3}, {2 + limit, 2}} {
+				words := make([]uint64, tc.at+1)
+				words[0] = ra(d) // the callee's caller, after an indirect call
+				words[tc.at] = ra(e)
+				pcs := ac.walk(t, code, words...)
+				if len(pcs) != tc.want || (tc.want == 3 && pcs[2] != ra(e)) {
+					t.Errorf("caller's word %d words up: frames %x, want %d", tc.at, pcs, tc.want)
+				}
 			}
 		})
 	}
