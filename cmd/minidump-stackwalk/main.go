@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -155,12 +157,41 @@ Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
 	o.index.addFlags(fs)        // symbol index (index.go)
 	o.compat.addFlags(fs)       // rust-minidump's --symbols-tmp, --no-color, ... (rustcompat.go)
 	addVersionFlag(cmd, fs)     // --version, -V (version.go)
-	cmd.AddCommand(core2mdcli.New(stdout, stderr, status))
-	cmd.AddCommand(newBatchCommand(o.stdin, stdout, stderr, status)) // batch triage (batch.go)
-	o.limits.addFlags(fs)                                            // resource bounds (limits.go)
-	o.debuginfo.addFlags(fs)                                         // symbols from ELF files (debuginfo.go)
+	o.limits.addFlags(fs)       // resource bounds (limits.go)
+	o.debuginfo.addFlags(fs)    // symbols from ELF files (debuginfo.go)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
+}
+
+// addSubcommands adds core2md, batch and, through cobra, help and
+// completion to the root command.
+func addSubcommands(cmd *cobra.Command, o *options, stdout, stderr io.Writer, status *int) {
+	cmd.AddCommand(core2mdcli.New(stdout, stderr, status))
+	cmd.AddCommand(newBatchCommand(o.stdin, stdout, stderr, status)) // batch triage (batch.go)
+}
+
+// subcommandWords are the arguments that can make cobra leave the root
+// command: the subcommands' names, cobra's own help and completion commands,
+// and the help flags, whose output lists the subcommands.
+// TestSubcommandWords checks the list against the full command tree.
+var subcommandWords = [...]string{"core2md", "batch", "help", "completion",
+	cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd, "-h", "--help"}
+
+// needsSubcommands reports whether args may reach a subcommand or the help.
+// When none can, the subcommands are not built: a single-dump run is mostly
+// process start-up, which they would lengthen (docs/performance.md,
+// "Startup"). It errs on the side of building them: a short-flag cluster
+// with an h in it ("-mh") may be a request for help.
+func needsSubcommands(args []string) bool {
+	for _, a := range args {
+		if slices.Contains(subcommandWords[:], a) || strings.HasPrefix(a, "--help=") {
+			return true
+		}
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'h') {
+			return true
+		}
+	}
+	return false
 }
 
 func (o *options) check() error {
@@ -201,6 +232,9 @@ func runWithStdin(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	groups := flagGroups()
 	setStderr(groups, stderr) // the --verbose log (rustflags.go)
 	cmd := newCommand(o, groups, stdout, stderr, &status)
+	if needsSubcommands(args) {
+		addSubcommands(cmd, o, stdout, stderr, &status)
+	}
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %v\n", err)

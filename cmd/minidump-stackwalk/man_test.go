@@ -28,7 +28,9 @@ var manDate = time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
 func TestManPages(t *testing.T) {
 	dir := corpus.Testdata(t, "..", "docs", "man")
 	var status int
-	cmd := newCommand(&options{}, flagGroups(), io.Discard, io.Discard, &status)
+	o := &options{}
+	cmd := newCommand(o, flagGroups(), io.Discard, io.Discard, &status)
+	addSubcommands(cmd, o, io.Discard, io.Discard, &status)
 	cmd.InitDefaultCompletionCmd()
 	tmp := t.TempDir()
 	header := &doc.GenManHeader{Title: "MINIDUMP-STACKWALK", Section: "1", Date: &manDate, Source: "minidump-stackwalk", Manual: "minidump-stackwalk manual"}
