@@ -60,7 +60,7 @@ const defaultSymbolCacheBytes = 2 << 30
 func (b *batchFlags) addFlags(fs *pflag.FlagSet) {
 	fs.SortFlags = false
 	fs.IntVarP(&b.jobs, "jobs", "j", runtime.NumCPU(), "dumps processed at once")
-	fs.StringArrayVar(&b.symbolsPaths, "symbols-path", nil, "a symbol directory or .sym file (repeatable); http(s) URLs name symbol servers")
+	addStringList(fs, &b.symbolsPaths, "symbols-path", "a symbol directory or .sym file (repeatable); http(s) URLs name symbol servers")
 	fs.Int64Var(&b.cacheBytes, "symbol-cache-bytes", defaultSymbolCacheBytes,
 		"bound on the symbol files kept in memory between dumps (least recently used evicted first)")
 	fs.DurationVar(&b.timeout, "timeout", time.Minute, "time limit per dump, for example 30s; 0: none")

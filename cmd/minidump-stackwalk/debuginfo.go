@@ -44,10 +44,10 @@ func (f *debuginfoFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.useLocal, "use-local-debuginfo", false,
 		"for modules without a .sym, read symbols and unwind tables from their ELF files: the path\n"+
 			"the dump names, /usr/lib/debug and --debuginfo-path, used only when the build id matches")
-	fs.StringArrayVar(&f.roots, "debuginfo-path", nil,
+	addStringList(fs, &f.roots, "debuginfo-path",
 		"a `DIR` of ELF and debug files, by file name or .build-id/xx/rest.debug (repeatable; implies\n"+
 			"--use-local-debuginfo)")
-	fs.StringArrayVar(&f.urls, "debuginfod-url", nil,
+	addStringList(fs, &f.urls, "debuginfod-url",
 		"a debuginfod server `URL` (repeatable; implies --use-local-debuginfo); with\n"+
 			"--use-local-debuginfo and no such flag, $DEBUGINFOD_URLS as elfutils reads it")
 }

@@ -71,7 +71,7 @@ func (r *rustFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&r.verbose, "verbose", "error", "log level on stderr: off, error, warn, info, debug, trace")
 	fs.Lookup("verbose").NoOptDefVal = "info"
 	fs.StringVar(&r.logFile, "log-file", "", "write the --verbose log to `PATH` instead of stderr")
-	fs.StringArrayVar(&r.symbolsPaths, "symbols-path", nil, "a symbol directory or file (repeatable), in addition to the positional symbol paths")
+	addStringList(fs, &r.symbolsPaths, "symbols-path", "a symbol directory or file (repeatable), in addition to the positional symbol paths")
 	fs.BoolVar(&r.noDemangle, "no-demangle", false, "print mangled C++ and Rust names as the symbol files give them")
 	fs.StringVar(&r.features, "features", "stable-basic", "rust-minidump's analysis level: stable-basic, stable-all or unstable-all; accepted for compatibility (none changes our output: rust-minidump's unstable-all only adds function arguments to its own human format)")
 	fs.StringVar(&r.evilJSON, "evil-json", "", "UNSTABLE, as in rust-minidump: a JSON `FILE` whose ModuleSignatureInfo names the certificate subjects of modules (cert_subject in --json)")

@@ -56,7 +56,7 @@ func defaultSymbolCache() string {
 }
 
 func (f *symbolServerFlags) addFlags(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&f.urls, "symbols-url", nil,
+	addStringList(fs, &f.urls, "symbols-url",
 		"a symbol server `URL` (repeatable), asked after the local symbol paths for\n"+
 			"URL/<debug file>/<debug id>/<debug file without .pdb>.sym; a positional symbol path\n"+
 			"starting with http:// or https:// is a symbol server too")
