@@ -3,6 +3,7 @@ package dumpsyms
 import (
 	"debug/elf"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,9 +26,11 @@ type cfiRuleKey struct {
 	name string
 }
 
-// Breakpad's register names by DWARF number (dwarf_cfi_to_module.cc).
-var regNames = map[elf.Machine][]string{
-	elf.EM_386: {"$eax", "$ecx", "$edx", "$ebx", "$esp", "$ebp", "$esi", "$edi",
+// Breakpad's register names by DWARF number (dwarf_cfi_to_module.cc). The
+// x86 lists are static data; the longer ARM lists are built when a file of
+// their machine is converted, so that no list costs the program's start.
+var (
+	x86RegNames = []string{"$eax", "$ecx", "$edx", "$ebx", "$esp", "$ebp", "$esi", "$edi",
 		"$eip", "$eflags", "$unused1",
 		"$st0", "$st1", "$st2", "$st3", "$st4", "$st5", "$st6", "$st7",
 		"$unused2", "$unused3",
@@ -35,8 +38,8 @@ var regNames = map[elf.Machine][]string{
 		"$mm0", "$mm1", "$mm2", "$mm3", "$mm4", "$mm5", "$mm6", "$mm7",
 		"$fcw", "$fsw", "$mxcsr",
 		"$es", "$cs", "$ss", "$ds", "$fs", "$gs", "$unused4", "$unused5",
-		"$tr", "$ldtr"},
-	elf.EM_X86_64: {"$rax", "$rdx", "$rcx", "$rbx", "$rsi", "$rdi", "$rbp", "$rsp",
+		"$tr", "$ldtr"}
+	amd64RegNames = []string{"$rax", "$rdx", "$rcx", "$rbx", "$rsi", "$rdi", "$rbp", "$rsp",
 		"$r8", "$r9", "$r10", "$r11", "$r12", "$r13", "$r14", "$r15",
 		"$rip",
 		"$xmm0", "$xmm1", "$xmm2", "$xmm3", "$xmm4", "$xmm5", "$xmm6", "$xmm7",
@@ -47,15 +50,30 @@ var regNames = map[elf.Machine][]string{
 		"$es", "$cs", "$ss", "$ds", "$fs", "$gs", "$unused1", "$unused2",
 		"$fs.base", "$gs.base", "$unused3", "$unused4",
 		"$tr", "$ldtr",
-		"$mxcsr", "$fcw", "$fsw"},
-	elf.EM_ARM: append(append(append([]string{
-		"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7",
+		"$mxcsr", "$fcw", "$fsw"}
+	// armCoreRegNames are ARM's DWARF registers 0-25.
+	armCoreRegNames = []string{"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7",
 		"r8", "r9", "r10", "r11", "r12", "sp", "lr", "pc",
 		"f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7",
-		"fps", "cpsr"}, make([]string, 38)...),
-		numbered("s", 0, 32)...), numbered("f", 0, 8)...),
-	elf.EM_AARCH64: append(append(numbered("x", 0, 31), "sp"),
-		append(make([]string, 32), numbered("v", 0, 32)...)...),
+		"fps", "cpsr"}
+)
+
+// regNames returns Breakpad's register names by DWARF number for machine m,
+// nil for a machine it has none for.
+func regNames(m elf.Machine) []string {
+	switch m {
+	case elf.EM_386:
+		return x86RegNames
+	case elf.EM_X86_64:
+		return amd64RegNames
+	case elf.EM_ARM: // 26-63 unnamed, 64-95 s0-s31, 96-103 f0-f7
+		names := append(slices.Clip(armCoreRegNames), make([]string, 38)...)
+		return append(append(names, numbered("s", 0, 32)...), numbered("f", 0, 8)...)
+	case elf.EM_AARCH64: // x0-x30, sp, 32-63 unnamed, v0-v31
+		names := append(numbered("x", 0, 31), "sp")
+		return append(append(names, make([]string, 32)...), numbered("v", 0, 32)...)
+	}
+	return nil
 }
 
 func numbered(prefix string, from, n int) []string {
@@ -331,7 +349,7 @@ func dwarfEntries(s *elfcfi.Section, m elf.Machine, li loadInfo, compat bool) []
 		if compat && s.Kind() == elfcfi.DebugFrame && !strings.HasPrefix(fde.CIE.Augmentation, "z") && fde.CIE.Augmentation != "" {
 			continue // Google's reader refuses augmentations without 'z'
 		}
-		c := &cfiConverter{names: regNames[m], ra: fde.CIE.RAReg, compat: compat, entry: &cfiEntry{
+		c := &cfiConverter{names: regNames(m), ra: fde.CIE.RAReg, compat: compat, entry: &cfiEntry{
 			addr: fde.Begin, size: fde.End - fde.Begin,
 			initial: map[string]string{}, changes: map[uint64]map[string]string{},
 		}}

@@ -147,6 +147,7 @@ func (s savedAt) relativeTo(cfa savedAt) string {
 	return s.deref()
 }
 
+// armRegName names core register r (0-15), the only ones exidx restores.
 func armRegName(r int) string {
-	return regNames[elf.EM_ARM][r]
+	return armCoreRegNames[r]
 }

@@ -30,7 +30,7 @@ func FuzzPostfix(f *testing.F) {
 	f.Add([]byte{0x75, 0x70, 0x06, 0x23, 0x38}, true)
 	f.Add([]byte{0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a}, false)
 	f.Fuzz(func(t *testing.T, expr []byte, withCFA bool) {
-		c := &cfiConverter{names: regNames[elf.EM_X86_64], ra: 16}
+		c := &cfiConverter{names: regNames(elf.EM_X86_64), ra: 16}
 		postfix(expr, c, withCFA)
 	})
 }

@@ -16,15 +16,38 @@ type Module struct {
 	Name     string // DT_SONAME, else the file's base name
 }
 
-var archNames = map[elf.Machine]string{
-	elf.EM_386: "x86", elf.EM_ARM: "arm", elf.EM_AARCH64: "arm64", elf.EM_MIPS: "mips",
-	elf.EM_PPC64: "ppc64", elf.EM_PPC: "ppc", elf.EM_S390: "s390", elf.EM_SPARC: "sparc",
-	elf.EM_SPARCV9: "sparcv9", elf.EM_X86_64: "x86_64", elf.EM_RISCV: "riscv",
+// archName is Breakpad's name for machine m, as its MODULE records give it.
+func archName(m elf.Machine) (string, bool) {
+	switch m {
+	case elf.EM_386:
+		return "x86", true
+	case elf.EM_ARM:
+		return "arm", true
+	case elf.EM_AARCH64:
+		return "arm64", true
+	case elf.EM_MIPS:
+		return "mips", true
+	case elf.EM_PPC64:
+		return "ppc64", true
+	case elf.EM_PPC:
+		return "ppc", true
+	case elf.EM_S390:
+		return "s390", true
+	case elf.EM_SPARC:
+		return "sparc", true
+	case elf.EM_SPARCV9:
+		return "sparcv9", true
+	case elf.EM_X86_64:
+		return "x86_64", true
+	case elf.EM_RISCV:
+		return "riscv", true
+	}
+	return "", false
 }
 
 // ModuleOf computes the MODULE record's fields of f, read from path.
 func ModuleOf(f *elf.File, path string) (*Module, error) {
-	arch, ok := archNames[f.Machine]
+	arch, ok := archName(f.Machine)
 	if !ok {
 		return nil, fmt.Errorf("%s: unrecognized ELF machine architecture: %d", path, f.Machine)
 	}

@@ -56,9 +56,21 @@ func setStderr(groups []flagGroup, stderr io.Writer) {
 // levelTrace is below slog's Debug, for rust-minidump's "trace".
 const levelTrace = slog.LevelDebug - 4
 
-var verboseLevels = map[string]slog.Level{
-	"error": slog.LevelError, "warn": slog.LevelWarn, "info": slog.LevelInfo,
-	"debug": slog.LevelDebug, "trace": levelTrace,
+// verboseLevel is the log level a --verbose name selects.
+func verboseLevel(name string) (slog.Level, bool) {
+	switch name {
+	case "error":
+		return slog.LevelError, true
+	case "warn":
+		return slog.LevelWarn, true
+	case "info":
+		return slog.LevelInfo, true
+	case "debug":
+		return slog.LevelDebug, true
+	case "trace":
+		return levelTrace, true
+	}
+	return 0, false
 }
 
 func (r *rustFlags) AddFlags(fs *pflag.FlagSet) {
@@ -138,7 +150,7 @@ func (r *rustFlags) Check(o *options) error {
 		return fmt.Errorf("--features %q: want stable-basic, stable-all or unstable-all", r.features)
 	}
 	if r.verbose != "off" {
-		if _, ok := verboseLevels[r.verbose]; !ok {
+		if _, ok := verboseLevel(r.verbose); !ok {
 			return fmt.Errorf("--verbose %q: want off, error, warn, info, debug or trace", r.verbose)
 		}
 	}
@@ -156,7 +168,7 @@ func (r *rustFlags) logger(w io.Writer) *slog.Logger {
 	if r.verbose == "off" {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	level, ok := verboseLevels[r.verbose]
+	level, ok := verboseLevel(r.verbose)
 	if !ok {
 		level = slog.LevelError
 	}
