@@ -96,8 +96,8 @@ func (x *Exidx) readExtab(e *ExidxEntry) error {
 	if e.Extab < x.tabAddr || at >= uint64(len(x.tab)) || uint64(len(x.tab))-at < 4 {
 		return formatErr(".ARM.exidx", e.Offset+4, ".ARM.extab address %#x is outside .ARM.extab", e.Extab)
 	}
-	b := &buf{data: x.tab, pos: int(at), order: x.order}
-	w := b.u32()
+	b := &buf{Data: x.tab, Pos: int(at), Order: x.order}
+	w := b.U32()
 	var extra uint32
 	if w&0x80000000 != 0 {
 		e.Model = int(w >> 24 & 0x0f)
@@ -117,18 +117,18 @@ func (x *Exidx) readExtab(e *ExidxEntry) error {
 		// with the word count in the top byte.
 		e.Model = -1
 		e.Personality = prel31(w, e.Extab)
-		w = b.u32()
-		if b.err != nil {
+		w = b.U32()
+		if b.Err != nil {
 			return formatErr(".ARM.extab", at, "truncated entry")
 		}
 		extra = w >> 24
 		e.Ops = []byte{byte(w >> 16), byte(w >> 8), byte(w)}
 	}
-	if uint64(extra)*4 > uint64(b.left()) {
+	if uint64(extra)*4 > uint64(b.Left()) {
 		return formatErr(".ARM.extab", at, "%d opcode words run past the end of .ARM.extab", extra)
 	}
 	for ; extra > 0; extra-- {
-		w := b.u32()
+		w := b.U32()
 		e.Ops = append(e.Ops, byte(w>>24), byte(w>>16), byte(w>>8), byte(w))
 	}
 	return nil
@@ -232,12 +232,12 @@ func decodeOp(b []byte) (ExidxOp, int, error) {
 		}
 		return ExidxOp{Kind: OpPopCore, Mask: uint16(b[1])}, 2, nil
 	case op == 0xb2:
-		lb := &buf{data: b[1:]}
-		v := lb.uleb()
-		if lb.err != nil || v > 1<<30 {
+		lb := &buf{Data: b[1:]}
+		v := lb.ULEB()
+		if lb.Err != nil || v > 1<<30 {
 			return ExidxOp{}, 0, fmt.Errorf("opcode 0xb2: bad ULEB128 operand")
 		}
-		return ExidxOp{Kind: OpVSPAdd, Value: 0x204 + v<<2}, 1 + lb.pos, nil
+		return ExidxOp{Kind: OpVSPAdd, Value: 0x204 + v<<2}, 1 + lb.Pos, nil
 	case op == 0xb3, op == 0xc8, op == 0xc9:
 		if err := need(2); err != nil {
 			return ExidxOp{}, 0, err

@@ -76,10 +76,10 @@ func (e *evaluator) signed(v uint64) int64 {
 }
 
 func (e *evaluator) run(expr []byte) error {
-	b := &buf{data: expr, order: e.env.Order}
-	for steps := 0; b.left() > 0; steps++ {
-		at := b.pos
-		op := b.u8()
+	b := &buf{Data: expr, Order: e.env.Order}
+	for steps := 0; b.Left() > 0; steps++ {
+		at := b.Pos
+		op := b.U8()
 		fail := func(format string, args ...any) error {
 			return &ExprError{Offset: at, Op: op, Msg: fmt.Sprintf(format, args...)}
 		}
@@ -89,7 +89,7 @@ func (e *evaluator) run(expr []byte) error {
 		if err := e.step(op, b, fail); err != nil {
 			return err
 		}
-		if b.err != nil {
+		if b.Err != nil {
 			return fail("truncated operand")
 		}
 		if len(e.stack) > maxExprStack {
@@ -166,12 +166,12 @@ func (e *evaluator) step(op byte, b *buf, fail func(string, ...any) error) error
 		e.push(uint64(op - opLit0))
 		return nil
 	case op >= opBreg0 && op <= opBreg31:
-		return e.breg(uint64(op-opBreg0), b.sleb(), fail)
+		return e.breg(uint64(op-opBreg0), b.SLEB(), fail)
 	case op >= opReg0 && op <= opReg31, op == opRegx:
 		return fail("register location operations are not allowed in call frame expressions")
 	case op >= opConst1u && op <= opConst8s:
 		size := 1 << ((op - opConst1u) / 2)
-		v := b.uint(size)
+		v := b.Uint(size)
 		if (op-opConst1u)%2 == 1 { // the signed forms
 			shift := 64 - 8*uint(size)
 			v = uint64(int64(v<<shift) >> shift)
@@ -181,14 +181,14 @@ func (e *evaluator) step(op byte, b *buf, fail func(string, ...any) error) error
 	}
 	switch op {
 	case opAddr:
-		e.push(b.uint(e.env.AddrSize))
+		e.push(b.Uint(e.env.AddrSize))
 	case opConstu:
-		e.push(b.uleb())
+		e.push(b.ULEB())
 	case opConsts:
-		e.push(uint64(b.sleb()))
+		e.push(uint64(b.SLEB()))
 	case opBregx:
-		reg := b.uleb()
-		return e.breg(reg, b.sleb(), fail)
+		reg := b.ULEB()
+		return e.breg(reg, b.SLEB(), fail)
 	case opDup:
 		if len(e.stack) < 1 {
 			return underflow()
@@ -204,7 +204,7 @@ func (e *evaluator) step(op byte, b *buf, fail func(string, ...any) error) error
 		}
 		e.push(e.stack[len(e.stack)-2])
 	case opPick:
-		i := int(b.u8())
+		i := int(b.U8())
 		if i >= len(e.stack) {
 			return underflow()
 		}
@@ -227,7 +227,7 @@ func (e *evaluator) step(op byte, b *buf, fail func(string, ...any) error) error
 	case opDeref, opDerefSize:
 		size := e.env.AddrSize
 		if op == opDerefSize {
-			size = int(b.u8())
+			size = int(b.U8())
 			if size < 1 || size > e.env.AddrSize {
 				return fail("deref_size of %d bytes", size)
 			}
@@ -266,7 +266,7 @@ func (e *evaluator) step(op byte, b *buf, fail func(string, ...any) error) error
 		if !ok {
 			return underflow()
 		}
-		e.push(v[0] + b.uleb())
+		e.push(v[0] + b.ULEB())
 	case opAnd, opDiv, opMinus, opMod, opMul, opOr, opPlus, opShl, opShr, opShra, opXor,
 		opEq, opEq + 1, opEq + 2, opEq + 3, opEq + 4, opNe:
 		v, ok := e.pop(2)
@@ -279,7 +279,7 @@ func (e *evaluator) step(op byte, b *buf, fail func(string, ...any) error) error
 		}
 		e.push(r)
 	case opSkip, opBra:
-		off := int(int16(b.u16()))
+		off := int(int16(b.U16()))
 		if op == opBra {
 			v, ok := e.pop(1)
 			if !ok {
@@ -289,11 +289,11 @@ func (e *evaluator) step(op byte, b *buf, fail func(string, ...any) error) error
 				return nil
 			}
 		}
-		to := b.pos + off
-		if to < 0 || to > len(b.data) {
+		to := b.Pos + off
+		if to < 0 || to > len(b.Data) {
 			return fail("branch to %d is outside the expression", to)
 		}
-		b.pos = to
+		b.Pos = to
 	case opNop:
 	default:
 		return fail("operation not supported in call frame expressions")

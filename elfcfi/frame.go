@@ -172,10 +172,10 @@ func (s *Section) readEntry(off uint64) (*entry, error) {
 	if off >= uint64(len(s.data)) {
 		return nil, nil
 	}
-	b := buf{data: s.data, pos: int(off), order: s.arch.Order}
+	b := buf{Data: s.data, Pos: int(off), Order: s.arch.Order}
 	e := &entry{off: off}
-	length := uint64(b.u32())
-	if b.err != nil {
+	length := uint64(b.U32())
+	if b.Err != nil {
 		return nil, s.errAt(off, "truncated entry length")
 	}
 	if length == 0 && s.kind == EHFrame {
@@ -183,15 +183,15 @@ func (s *Section) readEntry(off uint64) (*entry, error) {
 	}
 	if length == 0xffffffff {
 		e.is64 = true
-		length = b.u64()
-		if b.err != nil {
+		length = b.U64()
+		if b.Err != nil {
 			return nil, s.errAt(off, "truncated 64-bit entry length")
 		}
 	} else if length >= 0xfffffff0 {
 		return nil, s.errAt(off, "reserved entry length %#x", length)
 	}
-	start := b.off()
-	if length > uint64(b.left()) {
+	start := b.Off()
+	if length > uint64(b.Left()) {
 		return nil, s.errAt(off, "entry length %#x runs past the end of the section", length)
 	}
 	e.next = start + length
@@ -202,8 +202,8 @@ func (s *Section) readEntry(off uint64) (*entry, error) {
 	if length < uint64(idSize) {
 		return nil, s.errAt(off, "entry length %#x too short for its CIE id", length)
 	}
-	idAt := b.off()
-	id := b.uint(idSize)
+	idAt := b.Off()
+	id := b.Uint(idSize)
 	switch s.kind {
 	case EHFrame:
 		if id == 0 {
@@ -221,7 +221,7 @@ func (s *Section) readEntry(off uint64) (*entry, error) {
 			e.cieRef = id
 		}
 	}
-	e.body = buf{data: s.data[b.pos:e.next], base: b.off(), order: s.arch.Order}
+	e.body = buf{Data: s.data[b.Pos:e.next], Base: b.Off(), Order: s.arch.Order}
 	return e, nil
 }
 
@@ -255,17 +255,17 @@ func (s *Section) CIEAt(off uint64) (*CIE, error) {
 func (s *Section) parseCIE(e *entry) (*CIE, error) {
 	b := &e.body
 	c := &CIE{Offset: e.off, AddressSize: uint8(s.arch.PtrSize), FDEEncoding: peAbsptr, LSDAEncoding: peOmit}
-	c.Version = b.u8()
+	c.Version = b.U8()
 	switch {
 	case s.kind == EHFrame && (c.Version == 1 || c.Version == 3):
 	case s.kind == DebugFrame && (c.Version == 1 || c.Version == 3 || c.Version == 4):
 	default:
 		return nil, s.errAt(e.off, "CIE version %d not supported", c.Version)
 	}
-	c.Augmentation = b.cstring()
+	c.Augmentation = b.CString()
 	if c.Version == 4 {
-		c.AddressSize = b.u8()
-		if seg := b.u8(); seg != 0 {
+		c.AddressSize = b.U8()
+		if seg := b.U8(); seg != 0 {
 			return nil, s.errAt(e.off, "CIE segment selector size %d not supported", seg)
 		}
 		if c.AddressSize != 4 && c.AddressSize != 8 {
@@ -273,23 +273,23 @@ func (s *Section) parseCIE(e *entry) (*CIE, error) {
 		}
 	}
 	if c.Augmentation == "eh" { // GCC 2.x: a pointer-sized EH data field
-		b.bytes(uint64(s.arch.PtrSize))
+		b.Bytes(uint64(s.arch.PtrSize))
 	}
-	c.CodeAlign = b.uleb()
-	c.DataAlign = b.sleb()
+	c.CodeAlign = b.ULEB()
+	c.DataAlign = b.SLEB()
 	if c.Version == 1 {
-		c.RAReg = uint64(b.u8())
+		c.RAReg = uint64(b.U8())
 	} else {
-		c.RAReg = b.uleb()
+		c.RAReg = b.ULEB()
 	}
-	if b.err != nil {
-		return nil, s.errAt(b.off(), "CIE header: %v", b.err)
+	if b.Err != nil {
+		return nil, s.errAt(b.Off(), "CIE header: %v", b.Err)
 	}
 	if err := s.parseAugmentation(c, b); err != nil {
 		return nil, err
 	}
-	c.instructionAt = b.off()
-	c.Instructions = b.data[b.pos:]
+	c.instructionAt = b.Off()
+	c.Instructions = b.Data[b.Pos:]
 	return c, nil
 }
 
@@ -314,21 +314,21 @@ func (s *Section) parseAugmentation(c *CIE, b *buf) error {
 		return nil
 	}
 	c.hasAugData = true
-	n := b.uleb()
-	data := b.bytes(n)
-	if b.err != nil {
-		return s.errAt(b.off(), "CIE augmentation data: %v", b.err)
+	n := b.ULEB()
+	data := b.Bytes(n)
+	if b.Err != nil {
+		return s.errAt(b.Off(), "CIE augmentation data: %v", b.Err)
 	}
-	dataOff := b.off() - n
-	ab := &buf{data: data, base: dataOff, order: s.arch.Order}
+	dataOff := b.Off() - n
+	ab := &buf{Data: data, Base: dataOff, Order: s.arch.Order}
 	for _, ch := range aug[1:] {
 		switch ch {
 		case 'L':
-			c.LSDAEncoding = ab.u8()
+			c.LSDAEncoding = ab.U8()
 		case 'R':
-			c.FDEEncoding = ab.u8()
+			c.FDEEncoding = ab.U8()
 		case 'P':
-			enc := ab.u8()
+			enc := ab.U8()
 			p, err := s.readPointer(ab, enc, 0)
 			if err != nil {
 				return err
@@ -345,8 +345,8 @@ func (s *Section) parseAugmentation(c *CIE, b *buf) error {
 			// are still found.
 			return nil
 		}
-		if ab.err != nil {
-			return s.errAt(ab.off(), "CIE augmentation %q: %v", aug, ab.err)
+		if ab.Err != nil {
+			return s.errAt(ab.Off(), "CIE augmentation %q: %v", aug, ab.Err)
 		}
 	}
 	return nil
@@ -355,7 +355,7 @@ func (s *Section) parseAugmentation(c *CIE, b *buf) error {
 // readPointer reads a pointer in DW_EH_PE encoding enc. funcBase is the base
 // of funcrel pointers.
 func (s *Section) readPointer(b *buf, enc uint8, funcBase uint64) (uint64, error) {
-	at := b.off()
+	at := b.Off()
 	if enc == peOmit {
 		return 0, nil
 	}
@@ -377,35 +377,35 @@ func (s *Section) readPointer(b *buf, enc uint8, funcBase uint64) (uint64, error
 		base = funcBase
 	case peAligned:
 		pad := (uint64(s.arch.PtrSize) - at%uint64(s.arch.PtrSize)) % uint64(s.arch.PtrSize)
-		b.bytes(pad)
+		b.Bytes(pad)
 	default:
 		return 0, s.errAt(at, "pointer encoding %#x not supported", enc)
 	}
 	var v uint64
 	switch enc & 0x0f {
 	case peAbsptr:
-		v = b.uint(s.arch.PtrSize)
+		v = b.Uint(s.arch.PtrSize)
 	case peULEB128:
-		v = b.uleb()
+		v = b.ULEB()
 	case peUdata2:
-		v = uint64(b.u16())
+		v = uint64(b.U16())
 	case peUdata4:
-		v = uint64(b.u32())
+		v = uint64(b.U32())
 	case peUdata8:
-		v = b.u64()
+		v = b.U64()
 	case peSLEB128:
-		v = uint64(b.sleb())
+		v = uint64(b.SLEB())
 	case peSdata2:
-		v = uint64(int64(int16(b.u16())))
+		v = uint64(int64(int16(b.U16())))
 	case peSdata4:
-		v = uint64(int64(int32(b.u32())))
+		v = uint64(int64(int32(b.U32())))
 	case peSdata8:
-		v = b.u64()
+		v = b.U64()
 	default:
 		return 0, s.errAt(at, "pointer encoding %#x not supported", enc)
 	}
-	if b.err != nil {
-		return 0, s.errAt(at, "pointer: %v", b.err)
+	if b.Err != nil {
+		return 0, s.errAt(at, "pointer: %v", b.Err)
 	}
 	v += base
 	if s.arch.PtrSize == 4 {
@@ -443,18 +443,18 @@ func (s *Section) fdeAt(e *entry) (*FDE, error) {
 		return nil, s.errAt(e.off, "FDE range %#x+%#x overflows", f.Begin, length)
 	}
 	if c.hasAugData {
-		n := b.uleb()
-		data := b.bytes(n)
-		if b.err != nil {
-			return nil, s.errAt(b.off(), "FDE augmentation data: %v", b.err)
+		n := b.ULEB()
+		data := b.Bytes(n)
+		if b.Err != nil {
+			return nil, s.errAt(b.Off(), "FDE augmentation data: %v", b.Err)
 		}
 		if c.LSDAEncoding != peOmit && len(data) > 0 {
-			ab := &buf{data: data, base: b.off() - n, order: s.arch.Order}
+			ab := &buf{Data: data, Base: b.Off() - n, Order: s.arch.Order}
 			f.LSDA, _ = s.readPointer(ab, c.LSDAEncoding, f.Begin)
 		}
 	}
-	f.instructionAt = b.off()
-	f.Instructions = b.data[b.pos:]
+	f.instructionAt = b.Off()
+	f.Instructions = b.Data[b.Pos:]
 	return f, nil
 }
 

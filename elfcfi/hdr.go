@@ -18,35 +18,35 @@ type searchTable struct {
 // index .eh_frame itself. A malformed header is an error.
 func parseSearchTable(hdr []byte, hdrAddr uint64, s *Section) (*searchTable, error) {
 	const name = ".eh_frame_hdr"
-	b := &buf{data: hdr, order: s.arch.Order}
-	version := b.u8()
-	ptrEnc, countEnc, tableEnc := b.u8(), b.u8(), b.u8()
-	if b.err != nil {
+	b := &buf{Data: hdr, Order: s.arch.Order}
+	version := b.U8()
+	ptrEnc, countEnc, tableEnc := b.U8(), b.U8(), b.U8()
+	if b.Err != nil {
 		return nil, formatErr(name, 0, "truncated header")
 	}
 	if version != 1 {
 		return nil, formatErr(name, 0, "version %d not supported", version)
 	}
 	if _, err := hdrPointer(b, ptrEnc, hdrAddr, s.arch); err != nil {
-		return nil, formatErr(name, b.off(), "eh_frame_ptr: %v", err)
+		return nil, formatErr(name, b.Off(), "eh_frame_ptr: %v", err)
 	}
 	if countEnc == peOmit || tableEnc == peOmit {
 		return nil, nil
 	}
 	count, err := hdrPointer(b, countEnc, hdrAddr, s.arch)
 	if err != nil {
-		return nil, formatErr(name, b.off(), "fde_count: %v", err)
+		return nil, formatErr(name, b.Off(), "fde_count: %v", err)
 	}
 	size := fixedSize(tableEnc, s.arch.PtrSize)
 	if size == 0 {
 		return nil, nil
 	}
-	t := &searchTable{enc: tableEnc, entrySize: 2 * size, hdrAddr: hdrAddr, tableOff: b.off()}
-	if count > uint64(b.left()/t.entrySize) {
-		return nil, formatErr(name, b.off(), "fde_count %d: the table has room for %d entries", count, b.left()/t.entrySize)
+	t := &searchTable{enc: tableEnc, entrySize: 2 * size, hdrAddr: hdrAddr, tableOff: b.Off()}
+	if count > uint64(b.Left()/t.entrySize) {
+		return nil, formatErr(name, b.Off(), "fde_count %d: the table has room for %d entries", count, b.Left()/t.entrySize)
 	}
 	t.count = int(count)
-	t.data = hdr[b.pos : b.pos+t.count*t.entrySize]
+	t.data = hdr[b.Pos : b.Pos+t.count*t.entrySize]
 	return t, nil
 }
 
@@ -77,7 +77,7 @@ func hdrPointer(b *buf, enc uint8, hdrAddr uint64, arch Arch) (uint64, error) {
 }
 
 func (t *searchTable) entry(s *Section, i int) (loc, fde uint64) {
-	b := &buf{data: t.data, pos: i * t.entrySize, base: t.tableOff, order: s.arch.Order}
+	b := &buf{Data: t.data, Pos: i * t.entrySize, Base: t.tableOff, Order: s.arch.Order}
 	loc, _ = hdrPointer(b, t.enc, t.hdrAddr, s.arch)
 	fde, _ = hdrPointer(b, t.enc, t.hdrAddr, s.arch)
 	return loc, fde

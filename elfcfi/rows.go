@@ -351,7 +351,7 @@ var errStop = &FormatError{Msg: "stop"}
 
 // exec runs one instruction stream. inCIE forbids location changes.
 func (m *machine) exec(code []byte, base uint64, inCIE bool) error {
-	b := &buf{data: code, base: base, order: m.s.arch.Order}
+	b := &buf{Data: code, Base: base, Order: m.s.arch.Order}
 	err := m.execBuf(b, inCIE)
 	if err == errStop {
 		return nil
@@ -361,9 +361,9 @@ func (m *machine) exec(code []byte, base uint64, inCIE bool) error {
 
 func (m *machine) execBuf(b *buf, inCIE bool) error {
 	c := m.cie
-	for b.left() > 0 {
-		at := b.off()
-		op := b.u8()
+	for b.Left() > 0 {
+		at := b.Off()
+		op := b.U8()
 		var arg uint64
 		if hi := op & 0xc0; hi != 0 {
 			arg = uint64(op & 0x3f)
@@ -388,7 +388,7 @@ func (m *machine) execBuf(b *buf, inCIE bool) error {
 		case cfaAdvanceLoc:
 			err = loc(arg)
 		case cfaOffset:
-			err = m.setReg(bad, arg, Rule{Kind: RuleOffset, Offset: int64(b.uleb()) * c.DataAlign})
+			err = m.setReg(bad, arg, Rule{Kind: RuleOffset, Offset: int64(b.ULEB()) * c.DataAlign})
 		case cfaRestore:
 			err = m.restore(bad, arg)
 		case cfaNop:
@@ -406,45 +406,45 @@ func (m *machine) execBuf(b *buf, inCIE bool) error {
 				err = m.advance(to, at)
 			}
 		case cfaAdvanceLoc1:
-			err = loc(uint64(b.u8()))
+			err = loc(uint64(b.U8()))
 		case cfaAdvanceLoc2:
-			err = loc(uint64(b.u16()))
+			err = loc(uint64(b.U16()))
 		case cfaAdvanceLoc4:
-			err = loc(uint64(b.u32()))
+			err = loc(uint64(b.U32()))
 		case cfaMIPSAdvanceLoc8:
-			err = loc(b.u64())
+			err = loc(b.U64())
 		case cfaOffsetExtended:
-			reg := b.uleb()
-			err = m.setReg(bad, reg, Rule{Kind: RuleOffset, Offset: int64(b.uleb()) * c.DataAlign})
+			reg := b.ULEB()
+			err = m.setReg(bad, reg, Rule{Kind: RuleOffset, Offset: int64(b.ULEB()) * c.DataAlign})
 		case cfaOffsetExtendedSF:
-			reg := b.uleb()
-			err = m.setReg(bad, reg, Rule{Kind: RuleOffset, Offset: b.sleb() * c.DataAlign})
+			reg := b.ULEB()
+			err = m.setReg(bad, reg, Rule{Kind: RuleOffset, Offset: b.SLEB() * c.DataAlign})
 		case cfaGNUNegOffsetExtended:
-			reg := b.uleb()
-			err = m.setReg(bad, reg, Rule{Kind: RuleOffset, Offset: -int64(b.uleb()) * c.DataAlign})
+			reg := b.ULEB()
+			err = m.setReg(bad, reg, Rule{Kind: RuleOffset, Offset: -int64(b.ULEB()) * c.DataAlign})
 		case cfaValOffset:
-			reg := b.uleb()
-			err = m.setReg(bad, reg, Rule{Kind: RuleValOffset, Offset: int64(b.uleb()) * c.DataAlign})
+			reg := b.ULEB()
+			err = m.setReg(bad, reg, Rule{Kind: RuleValOffset, Offset: int64(b.ULEB()) * c.DataAlign})
 		case cfaValOffsetSF:
-			reg := b.uleb()
-			err = m.setReg(bad, reg, Rule{Kind: RuleValOffset, Offset: b.sleb() * c.DataAlign})
+			reg := b.ULEB()
+			err = m.setReg(bad, reg, Rule{Kind: RuleValOffset, Offset: b.SLEB() * c.DataAlign})
 		case cfaRestoreExtended:
-			err = m.restore(bad, b.uleb())
+			err = m.restore(bad, b.ULEB())
 		case cfaUndefined:
-			err = m.setReg(bad, b.uleb(), Rule{Kind: RuleUndefined})
+			err = m.setReg(bad, b.ULEB(), Rule{Kind: RuleUndefined})
 		case cfaSameValue:
-			err = m.setReg(bad, b.uleb(), Rule{Kind: RuleSameValue})
+			err = m.setReg(bad, b.ULEB(), Rule{Kind: RuleSameValue})
 		case cfaRegister:
-			reg := b.uleb()
-			err = m.setReg(bad, reg, Rule{Kind: RuleRegister, Reg: b.uleb()})
+			reg := b.ULEB()
+			err = m.setReg(bad, reg, Rule{Kind: RuleRegister, Reg: b.ULEB()})
 		case cfaExpression, cfaValExpression:
-			reg := b.uleb()
-			expr := b.bytes(b.uleb())
+			reg := b.ULEB()
+			expr := b.Bytes(b.ULEB())
 			kind := RuleExpression
 			if op == cfaValExpression {
 				kind = RuleValExpression
 			}
-			if b.err == nil {
+			if b.Err == nil {
 				err = m.setReg(bad, reg, Rule{Kind: kind, Expr: expr})
 			}
 		case cfaRememberState:
@@ -467,38 +467,38 @@ func (m *machine) execBuf(b *buf, inCIE bool) error {
 			m.restored = savedRestored
 			m.row = saved
 		case cfaDefCFA:
-			reg := b.uleb()
-			off := b.uleb()
+			reg := b.ULEB()
+			off := b.ULEB()
 			m.row.CFA = CFARule{Reg: reg, Offset: int64(off)}
 			m.cfaEvent()
 		case cfaDefCFASF:
-			reg := b.uleb()
-			off := b.sleb()
+			reg := b.ULEB()
+			off := b.SLEB()
 			m.row.CFA = CFARule{Reg: reg, Offset: off * c.DataAlign}
 			m.cfaEvent()
 		case cfaDefCFARegister:
 			// On an expression CFA (invalid DWARF that GCC emits),
 			// GCC's unwinder and readelf go back to register+offset
 			// with the last offset set: so do we.
-			m.row.CFA.Reg = b.uleb()
+			m.row.CFA.Reg = b.ULEB()
 			m.row.CFA.Expr = nil
 			m.cfaEventFrom(true)
 		case cfaDefCFAOffset:
 			// On an expression CFA the offset is kept for a later
 			// DW_CFA_def_cfa_register, as GCC's unwinder does.
-			m.row.CFA.Offset = int64(b.uleb())
+			m.row.CFA.Offset = int64(b.ULEB())
 			m.cfaEventFrom(true)
 		case cfaDefCFAOffsetSF:
-			m.row.CFA.Offset = b.sleb() * c.DataAlign
+			m.row.CFA.Offset = b.SLEB() * c.DataAlign
 			m.cfaEventFrom(true)
 		case cfaDefCFAExpression:
-			expr := b.bytes(b.uleb())
-			if b.err == nil {
+			expr := b.Bytes(b.ULEB())
+			if b.Err == nil {
 				m.row.CFA.Expr = expr // Reg and Offset kept, as above
 				m.cfaEvent()
 			}
 		case cfaGNUArgsSize:
-			b.uleb() // the outgoing argument area: not needed to unwind
+			b.ULEB() // the outgoing argument area: not needed to unwind
 		case cfaGNUWindowSave, cfaAArch64NegateRAStatePC:
 			if m.s.arch.Machine != elf.EM_AARCH64 {
 				return bad("DW_CFA opcode %#x is only supported on AArch64", op)
@@ -510,8 +510,8 @@ func (m *machine) execBuf(b *buf, inCIE bool) error {
 		if err != nil {
 			return err
 		}
-		if b.err != nil {
-			return bad("truncated DW_CFA instruction %#x: %v", op, b.err)
+		if b.Err != nil {
+			return bad("truncated DW_CFA instruction %#x: %v", op, b.Err)
 		}
 	}
 	return nil

@@ -253,10 +253,10 @@ func NewHTTPSupplier(urls []string, cacheDir string, opts ...HTTPOption) (*HTTPS
 		Timeout:   s.timeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= maxRedirects {
-				return &redirectError{fmt.Sprintf("more than %d redirects", maxRedirects)}
+				return &redirectError{msg: fmt.Sprintf("more than %d redirects", maxRedirects), loop: true}
 			}
 			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-				return &redirectError{fmt.Sprintf("redirect to %q: only http and https are followed", req.URL.Scheme)}
+				return &redirectError{msg: fmt.Sprintf("redirect to %q: only http and https are followed", req.URL.Scheme)}
 			}
 			return nil
 		},
@@ -549,8 +549,11 @@ func (s *HTTPSupplier) attempt(base *url.URL, target, local string, noRedirect b
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		if errors.As(err, new(*redirectError)) { // a bad redirect is about one file
-			a.err = fail(0, err)
+		var re *redirectError
+		if errors.As(err, &re) {
+			// A redirect out of http(s) is about one file; a server that
+			// redirects past the bound would do it for every module.
+			a.err, a.hostile = fail(0, err), re.loop
 			return a
 		}
 		return failed(0, err, true)
@@ -769,8 +772,12 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// redirectError is a redirect that was not followed.
-type redirectError struct{ msg string }
+// redirectError is a redirect that was not followed; loop: because there
+// were more than maxRedirects.
+type redirectError struct {
+	msg  string
+	loop bool
+}
 
 func (e *redirectError) Error() string { return e.msg }
 

@@ -193,3 +193,45 @@ func TestHTTPSupplierDeadlineStopsBufferedBody(t *testing.T) {
 		t.Errorf("partial files left: %v", ents)
 	}
 }
+
+// A server that redirects in a loop would cost maxRedirects requests for
+// every module: after the first module it is not asked again, while a
+// redirect out of http(s), which is about one file, leaves it up.
+func TestHTTPSupplierRedirectLoopPutsServerDown(t *testing.T) {
+	loop := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, r.URL.Path, http.StatusFound)
+	})
+	s, err := NewHTTPSupplier([]string{loop.URL}, t.TempDir(), WithRetry(fastRetry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		_, err := s.Symbols(ModuleKey{DebugFile: fmt.Sprintf("lib%d.so", i), DebugID: "ID"})
+		var de *DownloadError
+		if !errors.As(err, &de) || errors.Is(err, ErrNotFound) {
+			t.Errorf("lib%d.so: %v; want a *DownloadError", i, err)
+		}
+		if i > 0 && !errors.Is(err, ErrServerDown) {
+			t.Errorf("lib%d.so: %v; want ErrServerDown", i, err)
+		}
+	}
+	if n := loop.total(); n != maxRedirects {
+		t.Errorf("looping server asked %d times, want %d (the first module's redirects)", n, maxRedirects)
+	}
+
+	scheme := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+	})
+	s, err = NewHTTPSupplier([]string{scheme.URL}, t.TempDir(), WithRetry(fastRetry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := s.Symbols(ModuleKey{DebugFile: fmt.Sprintf("lib%d.so", i), DebugID: "ID"}); errors.Is(err, ErrServerDown) {
+			t.Errorf("lib%d.so: %v; a redirect out of http(s) must not put the server down", i, err)
+		}
+	}
+	if n := scheme.total(); n != 3 {
+		t.Errorf("server redirecting to file: asked %d times, want 3", n)
+	}
+}

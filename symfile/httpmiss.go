@@ -144,6 +144,34 @@ func (s *HTTPSupplier) recordMiss(target string) {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
+		return
+	}
+	pruneMisses(filepath.Dir(p), s.missTTL, time.Now())
+}
+
+// maxMissPrune bounds the entries one pruning reads, so that recording a
+// miss costs little however large a hostile or old cache grew.
+const maxMissPrune = 128
+
+// pruneMisses removes the expired miss files of one bucket directory of
+// the negative cache, judged by their modification time (when they were
+// written), so that the cache does not grow with every miss ever
+// recorded. Each recorded miss prunes its own bucket; the 256 buckets
+// share the work.
+func pruneMisses(dir string, ttl time.Duration, now time.Time) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	ents, _ := d.ReadDir(maxMissPrune)
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) >= ttl {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
 	}
 }
 

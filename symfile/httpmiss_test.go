@@ -188,3 +188,40 @@ func TestMissFileHoldsNoCredentials(t *testing.T) {
 		return nil
 	})
 }
+
+// Recording a miss prunes the expired miss files of its bucket, and only
+// those: the negative cache does not grow with every miss ever recorded.
+func TestRecordMissPrunesExpired(t *testing.T) {
+	srv := newSymbolServer(t, files(nil))
+	cache := t.TempDir()
+	s, err := NewHTTPSupplier([]string{srv.URL}, cache, WithMissTTL(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := srv.URL + "/libp.so/ID/libp.so.sym"
+	bucket := filepath.Dir(s.missPath(target))
+	if err := os.MkdirAll(filepath.Join(bucket, "subdir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old, fresh := filepath.Join(bucket, "old"), filepath.Join(bucket, "fresh")
+	for _, p := range []string{old, fresh} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(old, past, past); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Symbols(ModuleKey{DebugFile: "libp.so", DebugID: "ID"}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("%v: want ErrNotFound", err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("expired miss file kept: %v", err)
+	}
+	for _, p := range []string{fresh, filepath.Join(bucket, "subdir"), s.missPath(target)} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s: %v; want it kept", filepath.Base(p), err)
+		}
+	}
+}

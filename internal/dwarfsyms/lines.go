@@ -2,7 +2,10 @@ package dwarfsyms
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/dwarfbuf"
 )
 
 // Line is a run of code from one source line.
@@ -26,139 +29,41 @@ func (e *FormatError) Error() string {
 
 func (e *FormatError) Unwrap() error { return e.Err }
 
-// buf reads a section with bounds checks; the first failure sticks.
+// buf is a dwarfbuf.Buf over a named section (its Base is 0, so Pos is
+// the section offset); its failure reads as a *FormatError.
 type buf struct {
+	dwarfbuf.Buf
 	section string
-	data    []byte
-	off     uint64
-	order   binary.ByteOrder
-	err     error
 }
 
-func (b *buf) fail(msg string) {
-	if b.err == nil {
-		b.err = &FormatError{Section: b.section, Offset: b.off, Msg: msg}
-	}
+func newBuf(section string, data []byte, order binary.ByteOrder) *buf {
+	return &buf{Buf: dwarfbuf.Buf{Data: data, Order: order}, section: section}
 }
 
-func (b *buf) bytes(n uint64) []byte {
-	if b.err != nil {
+// fail records a malformed field at the current offset.
+func (b *buf) fail(msg string) { b.Fail(errors.New(msg)) }
+
+// err is the first failure as a *FormatError, nil when none.
+func (b *buf) err() error {
+	var located *FormatError
+	switch {
+	case b.Err == nil:
 		return nil
+	case errors.As(b.Err, &located): // in another section, at its offset
+		return located
 	}
-	if n > uint64(len(b.data))-b.off || b.off > uint64(len(b.data)) {
-		b.fail("data runs past the end")
-		return nil
-	}
-	s := b.data[b.off : b.off+n]
-	b.off += n
-	return s
-}
-
-func (b *buf) u8() uint8 {
-	if s := b.bytes(1); s != nil {
-		return s[0]
-	}
-	return 0
-}
-
-func (b *buf) u16() uint16 {
-	if s := b.bytes(2); s != nil {
-		return b.order.Uint16(s)
-	}
-	return 0
-}
-
-func (b *buf) u32() uint32 {
-	if s := b.bytes(4); s != nil {
-		return b.order.Uint32(s)
-	}
-	return 0
-}
-
-func (b *buf) u64() uint64 {
-	if s := b.bytes(8); s != nil {
-		return b.order.Uint64(s)
-	}
-	return 0
-}
-
-func (b *buf) uint(size int) uint64 {
-	switch size {
-	case 1:
-		return uint64(b.u8())
-	case 2:
-		return uint64(b.u16())
-	case 4:
-		return uint64(b.u32())
-	case 8:
-		return b.u64()
-	}
-	b.fail(fmt.Sprintf("unsupported size %d", size))
-	return 0
-}
-
-func (b *buf) uleb() uint64 {
-	var v uint64
-	var shift uint
-	for {
-		c := b.u8()
-		if b.err != nil {
-			return 0
-		}
-		if shift < 64 {
-			v |= uint64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			return v
-		}
-	}
-}
-
-func (b *buf) sleb() int64 {
-	var v int64
-	var shift uint
-	for {
-		c := b.u8()
-		if b.err != nil {
-			return 0
-		}
-		if shift < 64 {
-			v |= int64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			if shift < 64 && c&0x40 != 0 {
-				v |= -1 << shift
-			}
-			return v
-		}
-	}
-}
-
-func (b *buf) cstring() string {
-	if b.err != nil {
-		return ""
-	}
-	for i := b.off; i < uint64(len(b.data)); i++ {
-		if b.data[i] == 0 {
-			s := string(b.data[b.off:i])
-			b.off = i + 1
-			return s
-		}
-	}
-	b.fail("unterminated string")
-	return ""
+	return &FormatError{Section: b.section, Offset: b.ErrOff, Msg: b.Err.Error()}
 }
 
 // stringAt reads the NUL-terminated string at off of a string section.
 func stringAt(section string, data []byte, off uint64) (string, error) {
-	b := &buf{section: section, data: data, off: off}
 	if off >= uint64(len(data)) {
 		return "", &FormatError{Section: section, Offset: off, Msg: "string offset past the end"}
 	}
-	s := b.cstring()
-	return s, b.err
+	b := newBuf(section, data, nil)
+	b.Seek(off)
+	s := b.CString()
+	return s, b.err()
 }
 
 // lineTable is what one unit's line program gives: its rows and its file
@@ -236,50 +141,51 @@ func (t *fileTable) find(name string) int {
 // read reads the line program at off of a unit whose addresses are
 // addrSize bytes and whose compilation directory is compDir.
 func (lr *lineReader) read(off uint64, addrSize int, compDir string) (*lineTable, error) {
-	b := &buf{section: ".debug_line", data: lr.debugLine, off: off, order: lr.order}
 	if off >= uint64(len(lr.debugLine)) {
 		return nil, &FormatError{Section: ".debug_line", Offset: off, Msg: "line program offset past the end"}
 	}
+	b := newBuf(".debug_line", lr.debugLine, lr.order)
+	b.Seek(off)
 	offSize := 4
-	length := uint64(b.u32())
+	length := uint64(b.U32())
 	if length == 0xffffffff {
-		offSize, length = 8, b.u64()
+		offSize, length = 8, b.U64()
 	} else if length >= 0xfffffff0 {
 		b.fail("reserved unit length")
 	}
-	if b.err != nil {
-		return nil, b.err
+	if b.Err != nil {
+		return nil, b.err()
 	}
-	end := b.off + length
-	if length > uint64(len(lr.debugLine))-b.off {
+	end := b.Off() + length
+	if length > uint64(len(lr.debugLine))-b.Off() {
 		return nil, &FormatError{Section: ".debug_line", Offset: off, Msg: "line program runs past the end of the section"}
 	}
-	b.data = lr.debugLine[:end]
-	version := b.u16()
+	b.Data = lr.debugLine[:end]
+	version := b.U16()
 	if version < 2 || version > 5 {
 		return nil, &FormatError{Section: ".debug_line", Offset: off, Msg: fmt.Sprintf("unsupported line table version %d", version)}
 	}
 	if version >= 5 {
-		addrSize = int(b.u8())
-		b.u8() // segment selector size
+		addrSize = int(b.U8())
+		b.U8() // segment selector size
 	}
-	headerLength := b.uint(offSize)
-	programStart := b.off + headerLength
-	minInsn := uint64(b.u8())
+	headerLength := b.Uint(offSize)
+	programStart := b.Off() + headerLength
+	minInsn := uint64(b.U8())
 	if version >= 4 {
-		b.u8() // maximum operations per instruction: taken as 1, as Breakpad does
+		b.U8() // maximum operations per instruction: taken as 1, as Breakpad does
 	}
-	defaultIsStmt := b.u8()
+	defaultIsStmt := b.U8()
 	_ = defaultIsStmt
-	lineBase := int8(b.u8())
-	lineRange := b.u8()
-	opcodeBase := b.u8()
-	if b.err == nil && lineRange == 0 {
+	lineBase := int8(b.U8())
+	lineRange := b.U8()
+	opcodeBase := b.U8()
+	if b.Err == nil && lineRange == 0 {
 		b.fail("line_range of 0")
 	}
-	opLengths := b.bytes(uint64(max(int(opcodeBase)-1, 0)))
-	if b.err != nil {
-		return nil, b.err
+	opLengths := b.Bytes(uint64(max(int(opcodeBase)-1, 0)))
+	if b.Err != nil {
+		return nil, b.err()
 	}
 	t := &lineTable{files: map[uint64]int{}}
 	dirs := map[uint64]string{}
@@ -291,22 +197,22 @@ func (lr *lineReader) read(off uint64, addrSize int, compDir string) (*lineTable
 		t.files[num] = lr.files.find(expandPath(name, dirName))
 	}
 	if version <= 4 {
-		for i := uint64(1); b.err == nil; i++ {
-			name := b.cstring()
+		for i := uint64(1); b.Err == nil; i++ {
+			name := b.CString()
 			if name == "" {
 				break
 			}
 			dirs[i] = expandPath(name, compDir)
 		}
 		defineFile("", 0, 0)
-		for i := uint64(1); b.err == nil; i++ {
-			name := b.cstring()
+		for i := uint64(1); b.Err == nil; i++ {
+			name := b.CString()
 			if name == "" {
 				break
 			}
-			dir := b.uleb()
-			b.uleb()
-			b.uleb()
+			dir := b.ULEB()
+			b.ULEB()
+			b.ULEB()
 			defineFile(name, i, dir)
 		}
 	} else {
@@ -319,31 +225,31 @@ func (lr *lineReader) read(off uint64, addrSize int, compDir string) (*lineTable
 			defineFile(path, row, dir)
 		})
 	}
-	if b.err != nil {
-		return nil, b.err
+	if b.Err != nil {
+		return nil, b.err()
 	}
-	if programStart > end || programStart < b.off {
+	if programStart > end || programStart < b.Off() {
 		return nil, &FormatError{Section: ".debug_line", Offset: off, Msg: "header length out of range"}
 	}
-	b.off = programStart
+	b.Seek(programStart)
 	return t, lr.run(b, t, addrSize, minInsn, lineBase, lineRange, opcodeBase, opLengths, defineFile)
 }
 
 // readV5Entries reads a DWARF 5 directory or file name table, calling
 // entry for each row with its path and directory index.
 func (lr *lineReader) readV5Entries(b *buf, offSize int, entry func(row uint64, path string, dir uint64)) {
-	nformats := b.u8()
+	nformats := b.U8()
 	type format struct{ typ, form uint64 }
 	formats := make([]format, 0, nformats)
-	for i := 0; i < int(nformats) && b.err == nil; i++ {
-		formats = append(formats, format{b.uleb(), b.uleb()})
+	for i := 0; i < int(nformats) && b.Err == nil; i++ {
+		formats = append(formats, format{b.ULEB(), b.ULEB()})
 	}
-	count := b.uleb()
-	if count > uint64(len(b.data)) {
+	count := b.ULEB()
+	if count > uint64(len(b.Data)) {
 		b.fail("entry count larger than the section")
 		return
 	}
-	for row := uint64(0); row < count && b.err == nil; row++ {
+	for row := uint64(0); row < count && b.Err == nil; row++ {
 		var path string
 		var dir uint64
 		for _, f := range formats {
@@ -364,10 +270,10 @@ func (lr *lineReader) readV5Entries(b *buf, offSize int, entry func(row uint64, 
 func (lr *lineReader) formValue(b *buf, form uint64, offSize int) (uint64, string) {
 	switch form {
 	case formString:
-		return 0, b.cstring()
+		return 0, b.CString()
 	case formLineStrp, formStrp:
-		off := b.uint(offSize)
-		if b.err != nil {
+		off := b.Uint(offSize)
+		if b.Err != nil {
 			return 0, ""
 		}
 		sec, name := lr.debugLineStr, ".debug_line_str"
@@ -375,41 +281,41 @@ func (lr *lineReader) formValue(b *buf, form uint64, offSize int) (uint64, strin
 			sec, name = lr.debugStr, ".debug_str"
 		}
 		s, err := stringAt(name, sec, off)
-		if err != nil && b.err == nil {
-			b.err = err
+		if err != nil {
+			b.Fail(err)
 		}
 		return 0, s
 	case formData1, formFlag, formStrx1:
-		return uint64(b.u8()), ""
+		return uint64(b.U8()), ""
 	case formData2, formStrx2:
-		return uint64(b.u16()), ""
+		return uint64(b.U16()), ""
 	case formStrx3:
-		s := b.bytes(3)
+		s := b.Bytes(3)
 		if s == nil {
 			return 0, ""
 		}
 		return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16, ""
 	case formData4, formStrx4:
-		return uint64(b.u32()), ""
+		return uint64(b.U32()), ""
 	case formData8:
-		return b.u64(), ""
+		return b.U64(), ""
 	case formData16:
-		b.bytes(16)
+		b.Bytes(16)
 		return 0, ""
 	case formUdata, formStrx:
-		return b.uleb(), ""
+		return b.ULEB(), ""
 	case formSdata:
-		return uint64(b.sleb()), ""
+		return uint64(b.SLEB()), ""
 	case formSecOff:
-		return b.uint(offSize), ""
+		return b.Uint(offSize), ""
 	case formBlock1:
-		b.bytes(uint64(b.u8()))
+		b.Bytes(uint64(b.U8()))
 	case formBlock2:
-		b.bytes(uint64(b.u16()))
+		b.Bytes(uint64(b.U16()))
 	case formBlock4:
-		b.bytes(uint64(b.u32()))
+		b.Bytes(uint64(b.U32()))
 	case formBlock:
-		b.bytes(b.uleb())
+		b.Bytes(b.ULEB())
 	default:
 		b.fail(fmt.Sprintf("unsupported form %#x in a line table header", form))
 	}
@@ -449,7 +355,7 @@ func (lr *lineReader) run(b *buf, t *lineTable, addrSize int, minInsn uint64, li
 			return nil
 		}
 		if *lr.rows >= lr.limits.MaxLines {
-			return &FormatError{Section: ".debug_line", Offset: b.off, Msg: fmt.Sprintf("more than %d line rows", lr.limits.MaxLines)}
+			return &FormatError{Section: ".debug_line", Offset: b.Off(), Msg: fmt.Sprintf("more than %d line rows", lr.limits.MaxLines)}
 		}
 		*lr.rows++
 		t.lines = append(t.lines, Line{address, length, idx, int32(line)})
@@ -469,8 +375,8 @@ func (lr *lineReader) run(b *buf, t *lineTable, addrSize int, minInsn uint64, li
 		}
 		return nil
 	}
-	for b.err == nil && b.off < uint64(len(b.data)) {
-		op := b.u8()
+	for b.Err == nil && b.Off() < uint64(len(b.Data)) {
+		op := b.U8()
 		if op >= opcodeBase {
 			op -= opcodeBase
 			addr += uint64(op/lineRange) * minInsn
@@ -486,49 +392,49 @@ func (lr *lineReader) run(b *buf, t *lineTable, addrSize int, minInsn uint64, li
 				return err
 			}
 		case 2: // DW_LNS_advance_pc
-			addr += minInsn * b.uleb()
+			addr += minInsn * b.ULEB()
 		case 3: // DW_LNS_advance_line
-			lineNum += uint32(int32(b.sleb()))
+			lineNum += uint32(int32(b.SLEB()))
 		case 4: // DW_LNS_set_file
-			fileNum = uint64(uint32(b.uleb()))
+			fileNum = uint64(uint32(b.ULEB()))
 		case 5: // DW_LNS_set_column
-			b.uleb()
+			b.ULEB()
 		case 6, 7: // negate_stmt, set_basic_block
 		case 8: // DW_LNS_const_add_pc
 			addr += minInsn * uint64((255-opcodeBase)/lineRange)
 		case 9: // DW_LNS_fixed_advance_pc
-			addr += uint64(b.u16())
+			addr += uint64(b.U16())
 		case 0: // extended
-			n := b.uleb()
-			if b.err != nil {
+			n := b.ULEB()
+			if b.Err != nil {
 				break
 			}
-			if n == 0 || n > uint64(len(b.data))-b.off {
+			if n == 0 || n > uint64(len(b.Data))-b.Off() {
 				b.fail("extended opcode runs past the end")
 				break
 			}
-			next := b.off + n
-			switch b.u8() {
+			next := b.Off() + n
+			switch b.U8() {
 			case 1: // DW_LNE_end_sequence
 				if err := row(true); err != nil {
 					return err
 				}
 			case 2: // DW_LNE_set_address
-				addr = b.uint(min(addrSize, int(n-1)))
+				addr = b.Uint(min(addrSize, int(n-1)))
 			case 3: // DW_LNE_define_file
-				name := b.cstring()
-				dir := b.uleb()
+				name := b.CString()
+				dir := b.ULEB()
 				highestFile++
 				defineFile(name, uint64(highestFile), dir)
 			}
-			b.off = next
+			b.Seek(next)
 		default:
 			if int(op)-1 < len(opLengths) {
 				for i := 0; i < int(opLengths[op-1]); i++ {
-					b.uleb()
+					b.ULEB()
 				}
 			}
 		}
 	}
-	return b.err
+	return b.err()
 }

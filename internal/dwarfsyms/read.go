@@ -826,19 +826,19 @@ type unitHeader struct {
 
 func unitVersions(info []byte, order binary.ByteOrder) []unitHeader {
 	var out []unitHeader
-	b := &buf{section: ".debug_info", data: info, order: order}
-	for b.err == nil && b.off < uint64(len(info)) {
-		length := uint64(b.u32())
+	b := newBuf(".debug_info", info, order)
+	for b.Err == nil && b.Off() < uint64(len(info)) {
+		length := uint64(b.U32())
 		if length == 0xffffffff {
-			length = b.u64()
+			length = b.U64()
 		}
-		start := b.off
-		v := int(b.u16())
-		if b.err != nil || length > uint64(len(info))-start {
+		start := b.Off()
+		v := int(b.U16())
+		if b.Err != nil || length > uint64(len(info))-start {
 			break
 		}
 		out = append(out, unitHeader{start + length, v})
-		b.off = start + length
+		b.Seek(start + length)
 	}
 	return out
 }
@@ -861,21 +861,21 @@ const maxAbbrevAttrs = 256
 // checkAbbrevs refuses a .debug_abbrev section with an abbreviation of
 // more than maxAbbrevAttrs attributes.
 func checkAbbrevs(data []byte) error {
-	b := &buf{section: ".debug_abbrev", data: data, order: binary.LittleEndian}
-	for b.err == nil && b.off < uint64(len(data)) {
-		start := b.off
-		if b.uleb() == 0 { // the end of a unit's abbreviations
+	b := newBuf(".debug_abbrev", data, binary.LittleEndian)
+	for b.Err == nil && b.Off() < uint64(len(data)) {
+		start := b.Off()
+		if b.ULEB() == 0 { // the end of a unit's abbreviations
 			continue
 		}
-		b.uleb() // tag
-		b.u8()   // children
-		for n := 0; b.err == nil; n++ {
-			attr, form := b.uleb(), b.uleb()
+		b.ULEB() // tag
+		b.U8()   // children
+		for n := 0; b.Err == nil; n++ {
+			attr, form := b.ULEB(), b.ULEB()
 			if attr == 0 && form == 0 {
 				break
 			}
 			if form == 0x21 { // DW_FORM_implicit_const
-				b.sleb()
+				b.SLEB()
 			}
 			if n >= maxAbbrevAttrs {
 				return &FormatError{Section: ".debug_abbrev", Offset: start, Msg: fmt.Sprintf("abbreviation with over %d attributes", maxAbbrevAttrs)}
