@@ -52,8 +52,7 @@ func trampolineAt(w *walker.Walker, pc uint64) bool {
 	if at.Function == "__kernel_rt_sigreturn" && at.FunctionBase == pc {
 		return true
 	}
-	b := make([]byte, len(sigreturnCode))
-	return w.ReadCode(pc, b) && string(b) == string(sigreturnCode)
+	return w.CodeIs(pc, sigreturnCode)
 }
 
 // sigcontext is what bySignalFrame reads of a signal frame.
