@@ -77,7 +77,9 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	} else if rules, src, ok := w.CFIRulesFrom(last); ok {
 		f = w.Tried(src.Rule(), byCFI(w, last, rules))
 	} else {
-		w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
+		if w.Tracing() { // boxing the arguments allocates
+			w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
+		}
 	}
 	if breakpad {
 		if f == nil && ios {
@@ -600,10 +602,14 @@ var scanArch = retaddr.Arch{WordSize: 4, CallOffset: 2, PC: regPC, SP: regSP, CF
 func byScan(w *walker.Walker, last *walker.Frame, validated, ios bool) *walker.Frame {
 	loc, pc, ok := retaddr.Scan(w, last, raw(last)[regSP], retaddr.ScanWords(w, last), ^uint64(0), scanArch, retaddr.ScanChecks(validated))
 	if !ok {
-		w.Reject(walker.RuleScan, "no candidate from %#x", raw(last)[regSP])
+		if w.Tracing() { // boxing the arguments allocates
+			w.Reject(walker.RuleScan, "no candidate from %#x", raw(last)[regSP])
+		}
 		return nil
 	}
-	w.Found("word at %#x = %#x", loc, pc)
+	if w.Tracing() { // boxing the arguments allocates
+		w.Found("word at %#x = %#x", loc, pc)
+	}
 	ctx := minidump.NewContext(last.Context.Arch)
 	ctx.SetIndex(regPC, pc)
 	ctx.SetIndex(regSP, loc+4)

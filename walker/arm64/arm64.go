@@ -86,7 +86,9 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	if rules, src, ok := w.CFIRulesFrom(last); ok {
 		f = w.Tried(src.Rule(), a.byCFI(w, last, rules))
 	} else {
-		w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
+		if w.Tracing() { // boxing the arguments allocates
+			w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
+		}
 	}
 	if f == nil && !breakpad && exact(last) {
 		f = w.Tried(walker.RuleLeafReturn, a.byLeafReturn(w, last))
@@ -523,10 +525,14 @@ func (a *Walker) byScan(w *walker.Walker, last *walker.Frame, validated bool) *w
 	}
 	loc, pc, ok := retaddr.Scan(w, last, raw(last)[regSP], retaddr.ScanWords(w, last), mask, scanArch, retaddr.ScanChecks(validated))
 	if !ok {
-		w.Reject(walker.RuleScan, "no candidate from %#x", raw(last)[regSP])
+		if w.Tracing() { // boxing the arguments allocates
+			w.Reject(walker.RuleScan, "no candidate from %#x", raw(last)[regSP])
+		}
 		return nil
 	}
-	w.Found("word at %#x = %#x", loc, pc)
+	if w.Tracing() { // boxing the arguments allocates
+		w.Found("word at %#x = %#x", loc, pc)
+	}
 	sp := loc + 8 // Breakpad's
 	ctx := minidump.NewContext(last.Context.Arch)
 	ctx.SetIndex(regPC, pc)
