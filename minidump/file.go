@@ -37,6 +37,17 @@ type errNoStream struct{}
 
 func (errNoStream) Error() string { return "stream not present" }
 
+// noStreamError is the error for an absent stream of a type, wrapping
+// ErrNoStream. It is formatted only when printed: processing asks for
+// many streams a dump may lack, and fmt.Errorf allocated for each.
+type noStreamError StreamType
+
+func (e noStreamError) Error() string {
+	return "minidump: " + StreamType(e).String() + ": " + ErrNoStream.Error()
+}
+
+func (noStreamError) Unwrap() error { return ErrNoStream }
+
 // Header is MINIDUMP_HEADER.
 type Header struct {
 	Signature     uint32
@@ -72,6 +83,10 @@ type File struct {
 	sysOnce sync.Once
 	sysInfo *SystemInfo
 	sysErr  error
+	// The memory list is read by the processor and the crash analysis.
+	memOnce sync.Once
+	mem     *MemoryList
+	memErr  error
 }
 
 // Open memory-maps the named file (or reads through the file handle where
@@ -245,7 +260,7 @@ func (f *File) stream(t StreamType) ([]byte, StreamInfo, error) {
 			return b, s, err
 		}
 	}
-	return nil, StreamInfo{Type: t, Name: t.String()}, fmt.Errorf("minidump: %s: %w", t, ErrNoStream)
+	return nil, StreamInfo{Type: t, Name: t.String()}, noStreamError(t)
 }
 
 // maxStringBytes bounds MINIDUMP_STRING lengths; real names are far shorter.
