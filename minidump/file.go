@@ -170,7 +170,7 @@ func newFile(r io.ReaderAt, data []byte, size int64) (*File, error) {
 		f.dir[i] = StreamInfo{Type: t, Name: t.String(), Size: le.Uint32(e[4:]), Off: int64(le.Uint32(e[8:]))}
 		// Breakpad rejects a dump with two of the streams it relies on; of
 		// other types it uses the last one (see stream).
-		if singleStream[t] {
+		if singleStream(t) {
 			if seen[t] {
 				return nil, &FormatError{dirOff + int64(i*dirEntrySize), "directory", fmt.Sprintf("multiple %s streams", t)}
 			}
@@ -245,11 +245,16 @@ func (f *File) bytesAt(off, n int64, stream string) ([]byte, error) {
 	return p, nil
 }
 
-// singleStream are the stream types Breakpad allows once per dump.
-var singleStream = map[StreamType]bool{
-	StreamThreadList: true, StreamThreadNameList: true, StreamModuleList: true, StreamMemoryList: true,
-	StreamException: true, StreamSystemInfo: true, StreamMiscInfo: true, StreamBreakpadInfo: true,
-	StreamCrashpadInfo: true,
+// singleStream reports whether Breakpad allows a stream of type t only once
+// per dump.
+func singleStream(t StreamType) bool {
+	switch t {
+	case StreamThreadList, StreamThreadNameList, StreamModuleList, StreamMemoryList,
+		StreamException, StreamSystemInfo, StreamMiscInfo, StreamBreakpadInfo,
+		StreamCrashpadInfo:
+		return true
+	}
+	return false
 }
 
 // stream finds the directory entry of type t (the last one, as Breakpad) and returns its bytes.
