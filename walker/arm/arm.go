@@ -31,17 +31,17 @@ const (
 
 // cfiRegs maps the context to the names dump_syms writes in STACK CFI;
 // r4–r11 are callee-saved (AAPCS).
-var cfiRegs = func() []walker.CFIRegister {
-	names := []string{"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12"}
-	regs := make([]walker.CFIRegister, 0, nRegs)
-	for i, n := range names {
-		regs = append(regs, walker.CFIRegister{Index: i, Name: n, CalleeSaves: i >= 4 && i <= 11})
-	}
-	return append(regs,
-		walker.CFIRegister{Index: regSP, Name: "sp", Alt: ".cfa"},
-		walker.CFIRegister{Index: regLR, Name: "lr"},
-		walker.CFIRegister{Index: regPC, Name: "pc", Alt: ".ra"})
-}()
+var cfiRegs = []walker.CFIRegister{
+	{Index: 0, Name: "r0"}, {Index: 1, Name: "r1"}, {Index: 2, Name: "r2"}, {Index: 3, Name: "r3"},
+	{Index: 4, Name: "r4", CalleeSaves: true}, {Index: 5, Name: "r5", CalleeSaves: true},
+	{Index: 6, Name: "r6", CalleeSaves: true}, {Index: 7, Name: "r7", CalleeSaves: true},
+	{Index: 8, Name: "r8", CalleeSaves: true}, {Index: 9, Name: "r9", CalleeSaves: true},
+	{Index: 10, Name: "r10", CalleeSaves: true}, {Index: 11, Name: "r11", CalleeSaves: true},
+	{Index: 12, Name: "r12"},
+	{Index: regSP, Name: "sp", Alt: ".cfa"},
+	{Index: regLR, Name: "lr"},
+	{Index: regPC, Name: "pc", Alt: ".ra"},
+}
 
 // regs is the raw register array Breakpad's frame holds (see
 // walker/internal/rawregs).
