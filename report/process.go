@@ -169,13 +169,19 @@ func newTextProcess(st *processor.ProcessState) *textProcess {
 	threads, requesting := st.BreakpadThreads()
 	p.RequestingThread = requesting
 	p.Threads = make([]textThread, 0, len(threads))
+	total := 0
 	for _, th := range threads {
-		t := textThread{StackBase: th.StackBase, Stack: th.Stack, Frames: make([]textFrame, 0, len(th.Frames))}
+		total += len(th.Frames)
+	}
+	frames := make([]textFrame, 0, total) // every thread's, in one allocation
+	for _, th := range threads {
+		t := textThread{StackBase: th.StackBase, Stack: th.Stack}
 		if th.Context != nil {
 			t.SP, t.SPValid = th.Context.SP()
 		}
+		start := len(frames)
 		for _, f := range th.Frames {
-			t.Frames = append(t.Frames, textFrame{
+			frames = append(frames, textFrame{
 				Context:        &f.Context,
 				AllRegisters:   f.Trust == walker.TrustContext,
 				ReturnAddress:  f.ReturnAddress(),
@@ -188,6 +194,9 @@ func newTextProcess(st *processor.ProcessState) *textProcess {
 				Trust:          f.Trust.String(),
 				Inline:         f.Trust == walker.TrustInline,
 			})
+		}
+		if len(frames) > start {
+			t.Frames = frames[start:len(frames):len(frames)]
 		}
 		p.Threads = append(p.Threads, t)
 	}
