@@ -140,8 +140,11 @@ func Walk(env *Env, arch Arch, ctx minidump.Context) *Stack {
 	if maxScanned <= 0 {
 		maxScanned = DefaultMaxScanned
 	}
-	st := &Stack{}
-	w := &Walker{Env: env}
+	// Most stacks are a few frames deep: start with room for them rather
+	// than growing from one.
+	const initialFrames = 16
+	st := &Stack{Frames: make([]*Frame, 0, initialFrames)}
+	w := &Walker{Env: env, physical: make([]*Frame, 0, initialFrames)}
 	scanned := 0
 	frame := ContextFrame(ctx)
 	if env.Trace {
