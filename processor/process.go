@@ -117,6 +117,9 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		st.HaveModules = true
 	}
 	loaded := make([]*walker.Module, len(mods))
+	if len(mods) > 0 {
+		st.Modules = make([]*ModuleState, 0, len(mods))
+	}
 	for i := range mods {
 		m := &mods[i]
 		loaded[i] = &walker.Module{
@@ -224,6 +227,10 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		mem    walker.Memory
 	}
 	var jobs []job
+	if len(threads) > 0 {
+		jobs = make([]job, 0, len(threads))
+		st.Threads = make([]*Thread, 0, len(threads))
+	}
 	unreadable := repeatedNotes{what: "threads with unreadable stacks"}
 	for i := range threads {
 		t := &threads[i]
