@@ -181,9 +181,9 @@ func (f *flipper) distanceToMapping(addr uint64) (uint64, bool) {
 	return best, found
 }
 
-// poisonBytes are allocator and Firefox poison patterns: a register full
-// of one suggests a use-after-free rather than a flip.
-var poisonBytes = map[byte]bool{0x2b: true, 0x2d: true, 0x2f: true, 0x49: true, 0x4b: true, 0x4d: true,
+// poisonBytes are allocator and Firefox poison patterns, by byte value: a
+// register full of one suggests a use-after-free rather than a flip.
+var poisonBytes = [256]bool{0x2b: true, 0x2d: true, 0x2f: true, 0x49: true, 0x4b: true, 0x4d: true,
 	0x4f: true, 0x6b: true, 0x8b: true, 0x9b: true, 0x9f: true, 0xa5: true, 0xbb: true, 0xcc: true,
 	0xcd: true, 0xce: true, 0xdb: true, 0xe5: true}
 

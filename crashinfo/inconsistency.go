@@ -16,46 +16,58 @@ const (
 	CrashingAccessNotFoundInMemoryAccesses     = "crashing_access_not_found_in_memory_accesses"
 )
 
-// InconsistencyText is rust-minidump's human sentence for an inconsistency.
-var InconsistencyText = map[string]string{
-	IntDivByZeroNotPossible:                    "Crash reason is an integer division by zero but the crashing instruction is not a division",
-	PrivInstructionCrashWithoutPrivInstruction: "Crash reason is a privileged instruction but crashing instruction is not a privileged one",
-	NonCanonicalAddressFalselyReported:         "Crash address is reported as a non-canonical x86-64 address but the actual address is a canonical one",
-	AccessViolationWhenAccessAllowed:           "Crash reason is access violation exception but access is allowed",
-	CrashingAccessNotFoundInMemoryAccesses:     "Crash address not found among the memory accesses of the crashing instruction",
+// InconsistencyText is rust-minidump's human sentence for an inconsistency
+// (one of the names above), or "".
+func InconsistencyText(name string) string {
+	switch name {
+	case IntDivByZeroNotPossible:
+		return "Crash reason is an integer division by zero but the crashing instruction is not a division"
+	case PrivInstructionCrashWithoutPrivInstruction:
+		return "Crash reason is a privileged instruction but crashing instruction is not a privileged one"
+	case NonCanonicalAddressFalselyReported:
+		return "Crash address is reported as a non-canonical x86-64 address but the actual address is a canonical one"
+	case AccessViolationWhenAccessAllowed:
+		return "Crash reason is access violation exception but access is allowed"
+	case CrashingAccessNotFoundInMemoryAccesses:
+		return "Crash address not found among the memory accesses of the crashing instruction"
+	}
+	return ""
 }
 
 // properties are the facts about an x86/amd64 instruction the checks use
 // (rust-minidump computes them for amd64, the one CPU it disassembles).
 type properties struct {
-	derivable    bool // its accesses have directions (x86Ops)
+	derivable    bool // its accesses have directions (x86OpOf)
 	division     bool
 	privileged   bool
 	gpfOnlyNonCa bool // a #GP can only come from a non-canonical address
 }
 
 func x86Properties(op x86asm.Op) *properties {
-	_, derivable := x86Ops[op]
+	_, derivable := x86OpOf(op)
 	return &properties{
 		derivable:    derivable,
 		division:     op == x86asm.DIV || op == x86asm.IDIV,
-		privileged:   x86Privileged[op],
+		privileged:   x86Privileged(op),
 		gpfOnlyNonCa: derivable && op != x86asm.MOVAPS,
 	}
 }
 
-// x86Privileged is rust-minidump's list of privileged instructions (it
-// counts every mov, since moves to control registers are privileged),
-// without the VMX instructions x86asm does not decode.
-var x86Privileged = map[x86asm.Op]bool{
-	x86asm.CLI: true, x86asm.CLTS: true, x86asm.HLT: true, x86asm.IN: true, x86asm.INSB: true,
-	x86asm.INSW: true, x86asm.INSD: true, x86asm.INT: true, x86asm.INTO: true, x86asm.INVD: true,
-	x86asm.INVLPG: true, x86asm.IRET: true, x86asm.IRETD: true,
-	x86asm.IRETQ: true, x86asm.LGDT: true, x86asm.LIDT: true, x86asm.LLDT: true, x86asm.LMSW: true,
-	x86asm.LTR: true, x86asm.MONITOR: true, x86asm.MOV: true, x86asm.MWAIT: true, x86asm.OUT: true,
-	x86asm.OUTSB: true, x86asm.OUTSW: true, x86asm.OUTSD: true, x86asm.RDMSR: true, x86asm.RDPMC: true,
-	x86asm.RDTSC: true, x86asm.RDTSCP: true, x86asm.LRET: true, x86asm.STI: true, x86asm.SWAPGS: true,
-	x86asm.SYSEXIT: true, x86asm.SYSRET: true, x86asm.WBINVD: true, x86asm.WRMSR: true, x86asm.XSETBV: true,
+// x86Privileged reports whether op is in rust-minidump's list of
+// privileged instructions (it counts every mov, since moves to control
+// registers are privileged), less the VMX instructions x86asm does not
+// decode.
+func x86Privileged(op x86asm.Op) bool {
+	switch op {
+	case x86asm.CLI, x86asm.CLTS, x86asm.HLT, x86asm.IN, x86asm.INSB, x86asm.INSW, x86asm.INSD,
+		x86asm.INT, x86asm.INTO, x86asm.INVD, x86asm.INVLPG, x86asm.IRET, x86asm.IRETD, x86asm.IRETQ,
+		x86asm.LGDT, x86asm.LIDT, x86asm.LLDT, x86asm.LMSW, x86asm.LTR, x86asm.MONITOR, x86asm.MOV,
+		x86asm.MWAIT, x86asm.OUT, x86asm.OUTSB, x86asm.OUTSW, x86asm.OUTSD, x86asm.RDMSR, x86asm.RDPMC,
+		x86asm.RDTSC, x86asm.RDTSCP, x86asm.LRET, x86asm.STI, x86asm.SWAPGS, x86asm.SYSEXIT,
+		x86asm.SYSRET, x86asm.WBINVD, x86asm.WRMSR, x86asm.XSETBV:
+		return true
+	}
+	return false
 }
 
 // Exception codes of the checks.

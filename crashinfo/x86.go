@@ -87,27 +87,47 @@ type x86Op struct {
 	push     bool         // the stack access is below the stack pointer
 }
 
+const rw, r, w = AccessReadWrite, AccessRead, AccessWrite
+
+// The operand accesses of x86OpOf's opcodes (package-level: the linker
+// lays them out, where a literal in the function would allocate).
 var (
-	rw, r, w = AccessReadWrite, AccessRead, AccessWrite
-	x86Jcc   = x86Op{}
-	x86Ops   = map[x86asm.Op]x86Op{
-		x86asm.ADD: {explicit: []AccessType{rw, r}}, x86asm.SUB: {explicit: []AccessType{rw, r}},
-		x86asm.CALL: {explicit: []AccessType{r}, stack: w, push: true}, x86asm.LCALL: {explicit: []AccessType{r}, stack: w, push: true},
-		x86asm.PUSH: {explicit: []AccessType{r}, stack: w, push: true},
-		x86asm.JMP:  {explicit: []AccessType{r}}, x86asm.LJMP: {explicit: []AccessType{r}},
-		x86asm.CMP: {explicit: []AccessType{r, r}}, x86asm.UCOMISS: {explicit: []AccessType{r, r}},
-		x86asm.DEC: {explicit: []AccessType{rw}}, x86asm.INC: {explicit: []AccessType{rw}},
-		x86asm.POP: {explicit: []AccessType{w}, stack: r},
-		x86asm.MOV: {explicit: []AccessType{w, r}}, x86asm.MOVAPS: {explicit: []AccessType{w, r}},
-		x86asm.MOVUPS: {explicit: []AccessType{w, r}},
-		x86asm.LEA:    {explicit: []AccessType{}},
-		x86asm.RET:    {stack: r}, x86asm.LRET: {stack: r},
-		x86asm.JO: x86Jcc, x86asm.JNO: x86Jcc, x86asm.JB: x86Jcc, x86asm.JAE: x86Jcc,
-		x86asm.JE: x86Jcc, x86asm.JNE: x86Jcc, x86asm.JA: x86Jcc, x86asm.JBE: x86Jcc,
-		x86asm.JS: x86Jcc, x86asm.JNS: x86Jcc, x86asm.JP: x86Jcc, x86asm.JNP: x86Jcc,
-		x86asm.JL: x86Jcc, x86asm.JGE: x86Jcc, x86asm.JG: x86Jcc, x86asm.JLE: x86Jcc,
-	}
+	accessRWR = []AccessType{rw, r}
+	accessR   = []AccessType{r}
+	accessRR  = []AccessType{r, r}
+	accessRW  = []AccessType{rw}
+	accessW   = []AccessType{w}
+	accessWR  = []AccessType{w, r}
 )
+
+// x86OpOf is how rust-minidump models op's accesses; false for an opcode
+// it does not model.
+func x86OpOf(op x86asm.Op) (x86Op, bool) {
+	switch op {
+	case x86asm.ADD, x86asm.SUB:
+		return x86Op{explicit: accessRWR}, true
+	case x86asm.CALL, x86asm.LCALL, x86asm.PUSH:
+		return x86Op{explicit: accessR, stack: w, push: true}, true
+	case x86asm.JMP, x86asm.LJMP:
+		return x86Op{explicit: accessR}, true
+	case x86asm.CMP, x86asm.UCOMISS:
+		return x86Op{explicit: accessRR}, true
+	case x86asm.DEC, x86asm.INC:
+		return x86Op{explicit: accessRW}, true
+	case x86asm.POP:
+		return x86Op{explicit: accessW, stack: r}, true
+	case x86asm.MOV, x86asm.MOVAPS, x86asm.MOVUPS:
+		return x86Op{explicit: accessWR}, true
+	case x86asm.LEA:
+		return x86Op{}, true // no access
+	case x86asm.RET, x86asm.LRET:
+		return x86Op{stack: r}, true
+	case x86asm.JO, x86asm.JNO, x86asm.JB, x86asm.JAE, x86asm.JE, x86asm.JNE, x86asm.JA, x86asm.JBE,
+		x86asm.JS, x86asm.JNS, x86asm.JP, x86asm.JNP, x86asm.JL, x86asm.JGE, x86asm.JG, x86asm.JLE:
+		return x86Op{}, true
+	}
+	return x86Op{}, false
+}
 
 // analyzeX86 decodes code in 32- or 64-bit mode.
 func analyzeX86(code []byte, in *Input, mode int) *decoded {
@@ -127,7 +147,7 @@ func analyzeX86(code []byte, in *Input, mode int) *decoded {
 		d.accesses = nil
 	}
 	d.ipUpdate = x86IPUpdate(&inst, in, mode)
-	d.ipKnown = !x86Branches[inst.Op]
+	d.ipKnown = !x86Branch(inst.Op)
 	d.props = x86Properties(inst.Op)
 	return d
 }
@@ -170,7 +190,7 @@ func x86MemSize(inst *x86asm.Inst, mode int) int {
 // x86StringSize is the element size of a string instruction (x86asm
 // leaves MemBytes 0 for them); 0 for other instructions.
 func x86StringSize(op x86asm.Op) int {
-	if _, ok := x86StringOps[x86Mnemonics[op]]; !ok {
+	if !x86StringOp(x86Mnemonic(op)) {
 		return 0
 	}
 	switch op.String()[len(op.String())-1] {
@@ -203,7 +223,7 @@ func x86Accesses(inst *x86asm.Inst, g *regs, ip uint64, mode int) ([]Access, []s
 	if size == 0 {
 		return nil, regNames
 	}
-	op, derivable := x86Ops[inst.Op]
+	op, derivable := x86OpOf(inst.Op)
 	var out []Access
 	for i, a := range inst.Args {
 		m, ok := a.(x86asm.Mem)
@@ -267,16 +287,21 @@ func x86Address(m x86asm.Mem, g *regs, ip uint64, length, mode int) Access {
 	return a
 }
 
-// x86Branches are the instructions whose target x86IPUpdate may not know:
-// every other instruction leaves the instruction pointer to fall through.
-var x86Branches = map[x86asm.Op]bool{
-	x86asm.CALL: true, x86asm.LCALL: true, x86asm.JMP: true, x86asm.LJMP: true,
-	x86asm.RET: true, x86asm.LRET: true, x86asm.IRET: true, x86asm.IRETD: true, x86asm.IRETQ: true,
-	x86asm.JO: true, x86asm.JNO: true, x86asm.JB: true, x86asm.JAE: true, x86asm.JE: true, x86asm.JNE: true,
-	x86asm.JA: true, x86asm.JBE: true, x86asm.JS: true, x86asm.JNS: true, x86asm.JP: true, x86asm.JNP: true,
-	x86asm.JL: true, x86asm.JGE: true, x86asm.JG: true, x86asm.JLE: true,
-	x86asm.JCXZ: true, x86asm.JECXZ: true, x86asm.JRCXZ: true,
-	x86asm.LOOP: true, x86asm.LOOPE: true, x86asm.LOOPNE: true,
+// x86Branch reports whether op is an instruction whose target x86IPUpdate
+// may not know: every other instruction leaves the instruction pointer to
+// fall through.
+func x86Branch(op x86asm.Op) bool {
+	switch op {
+	case x86asm.CALL, x86asm.LCALL, x86asm.JMP, x86asm.LJMP,
+		x86asm.RET, x86asm.LRET, x86asm.IRET, x86asm.IRETD, x86asm.IRETQ,
+		x86asm.JO, x86asm.JNO, x86asm.JB, x86asm.JAE, x86asm.JE, x86asm.JNE,
+		x86asm.JA, x86asm.JBE, x86asm.JS, x86asm.JNS, x86asm.JP, x86asm.JNP,
+		x86asm.JL, x86asm.JGE, x86asm.JG, x86asm.JLE,
+		x86asm.JCXZ, x86asm.JECXZ, x86asm.JRCXZ,
+		x86asm.LOOP, x86asm.LOOPE, x86asm.LOOPNE:
+		return true
+	}
+	return false
 }
 
 // x86IPUpdate is where a call, jump or return goes, when the registers or
@@ -336,31 +361,96 @@ func dedup(s []string) []string {
 	return out
 }
 
-// x86Mnemonics are yaxpeax's names where x86asm's differ.
-var x86Mnemonics = map[x86asm.Op]string{
-	x86asm.JE: "jz", x86asm.JNE: "jnz", x86asm.JAE: "jnb", x86asm.JBE: "jna",
-	x86asm.CMOVE: "cmovz", x86asm.CMOVNE: "cmovnz", x86asm.CMOVAE: "cmovnb", x86asm.CMOVBE: "cmovna",
-	x86asm.SETE: "setz", x86asm.SETNE: "setnz", x86asm.SETAE: "setnb", x86asm.SETBE: "setna",
-	x86asm.MOVSB: "movs", x86asm.MOVSW: "movs", x86asm.MOVSD: "movs", x86asm.MOVSQ: "movs",
-	x86asm.CMPSB: "cmps", x86asm.CMPSW: "cmps", x86asm.CMPSD: "cmps", x86asm.CMPSQ: "cmps",
-	x86asm.STOSB: "stos", x86asm.STOSW: "stos", x86asm.STOSD: "stos", x86asm.STOSQ: "stos",
-	x86asm.LODSB: "lods", x86asm.LODSW: "lods", x86asm.LODSD: "lods", x86asm.LODSQ: "lods",
-	x86asm.SCASB: "scas", x86asm.SCASW: "scas", x86asm.SCASD: "scas", x86asm.SCASQ: "scas",
-	x86asm.LRET: "retf", x86asm.LCALL: "callf", x86asm.LJMP: "jmpf",
-	x86asm.MOVSD_XMM: "movsd", x86asm.CMPSD_XMM: "cmpsd",
+// x86Mnemonic is yaxpeax's name for op where x86asm's differs, else "".
+func x86Mnemonic(op x86asm.Op) string {
+	switch op {
+	case x86asm.JE:
+		return "jz"
+	case x86asm.JNE:
+		return "jnz"
+	case x86asm.JAE:
+		return "jnb"
+	case x86asm.JBE:
+		return "jna"
+	case x86asm.CMOVE:
+		return "cmovz"
+	case x86asm.CMOVNE:
+		return "cmovnz"
+	case x86asm.CMOVAE:
+		return "cmovnb"
+	case x86asm.CMOVBE:
+		return "cmovna"
+	case x86asm.SETE:
+		return "setz"
+	case x86asm.SETNE:
+		return "setnz"
+	case x86asm.SETAE:
+		return "setnb"
+	case x86asm.SETBE:
+		return "setna"
+	case x86asm.MOVSB, x86asm.MOVSW, x86asm.MOVSD, x86asm.MOVSQ:
+		return "movs"
+	case x86asm.CMPSB, x86asm.CMPSW, x86asm.CMPSD, x86asm.CMPSQ:
+		return "cmps"
+	case x86asm.STOSB, x86asm.STOSW, x86asm.STOSD, x86asm.STOSQ:
+		return "stos"
+	case x86asm.LODSB, x86asm.LODSW, x86asm.LODSD, x86asm.LODSQ:
+		return "lods"
+	case x86asm.SCASB, x86asm.SCASW, x86asm.SCASD, x86asm.SCASQ:
+		return "scas"
+	case x86asm.LRET:
+		return "retf"
+	case x86asm.LCALL:
+		return "callf"
+	case x86asm.LJMP:
+		return "jmpf"
+	case x86asm.MOVSD_XMM:
+		return "movsd"
+	case x86asm.CMPSD_XMM:
+		return "cmpsd"
+	}
+	return ""
 }
 
-var x86StringOps = map[string]bool{"movs": true, "cmps": true, "stos": true, "lods": true, "scas": true}
+// x86StringOp reports whether a yaxpeax mnemonic names a string instruction.
+func x86StringOp(name string) bool {
+	switch name {
+	case "movs", "cmps", "stos", "lods", "scas":
+		return true
+	}
+	return false
+}
 
-// x86SizeNames are yaxpeax's operand size words by byte count.
-var x86SizeNames = map[int]string{1: "byte", 2: "word", 4: "dword", 6: "far", 8: "qword", 10: "mword",
-	16: "xmmword", 32: "ymmword", 64: "zmmword"}
+// x86SizeName is yaxpeax's operand size word for a byte count, or "".
+func x86SizeName(size int) string {
+	switch size {
+	case 1:
+		return "byte"
+	case 2:
+		return "word"
+	case 4:
+		return "dword"
+	case 6:
+		return "far"
+	case 8:
+		return "qword"
+	case 10:
+		return "mword"
+	case 16:
+		return "xmmword"
+	case 32:
+		return "ymmword"
+	case 64:
+		return "zmmword"
+	}
+	return ""
+}
 
 // formatX86 prints inst in yaxpeax-x86's Intel syntax.
 func formatX86(inst *x86asm.Inst) string {
 	var b strings.Builder
-	name, ok := x86Mnemonics[inst.Op]
-	if !ok {
+	name := x86Mnemonic(inst.Op)
+	if name == "" {
 		name = strings.ToLower(inst.Op.String())
 	}
 	for _, p := range inst.Prefix {
@@ -374,11 +464,11 @@ func formatX86(inst *x86asm.Inst) string {
 		case x86asm.PrefixLOCK:
 			b.WriteString("lock ")
 		case x86asm.PrefixREP:
-			if x86StringOps[name] {
+			if x86StringOp(name) {
 				b.WriteString("rep ")
 			}
 		case x86asm.PrefixREPN:
-			if x86StringOps[name] {
+			if x86StringOp(name) {
 				b.WriteString("repnz ")
 			}
 		}
@@ -418,7 +508,7 @@ func formatX86Arg(inst *x86asm.Inst, a x86asm.Arg) string {
 		if size == 0 && inst.Op == x86asm.LEA {
 			size = inst.DataSize / 8
 		}
-		if s, ok := x86SizeNames[size]; ok {
+		if s := x86SizeName(size); s != "" {
 			b.WriteString(s + " ")
 		}
 		if a.Segment != 0 {

@@ -138,6 +138,16 @@ func RegisterNames(a Arch) []string {
 	return names
 }
 
+// RegisterName returns the name Breakpad prints for register i of a, or ""
+// when a has no register i. Unlike RegisterNames it allocates nothing.
+func RegisterName(a Arch, i int) string {
+	t := regTable(a)
+	if i < 0 || i >= len(t) {
+		return ""
+	}
+	return t[i][0]
+}
+
 // RegisterIndex returns the index of a register name or alias of a, ignoring a
 // leading '$' as written in CFI and STACK WIN programs. It returns -1 for an unknown name.
 func RegisterIndex(a Arch, name string) int {

@@ -12,34 +12,66 @@ const (
 	ExceptionStackBufferOverrun = 0xc0000409 // also __fastfail, subcode in parameter 0
 )
 
-var winExceptionNames = map[uint32]string{
-	0x40010005: "DBG_CONTROL_C",
-	0x80000001: "EXCEPTION_GUARD_PAGE",
-	0x80000002: "EXCEPTION_DATATYPE_MISALIGNMENT",
-	0x80000003: "EXCEPTION_BREAKPOINT",
-	0x80000004: "EXCEPTION_SINGLE_STEP",
-	0xc0000008: "EXCEPTION_INVALID_HANDLE",
-	0xc000001d: "EXCEPTION_ILLEGAL_INSTRUCTION",
-	0xc0000025: "EXCEPTION_NONCONTINUABLE_EXCEPTION",
-	0xc0000026: "EXCEPTION_INVALID_DISPOSITION",
-	0xc000008c: "EXCEPTION_BOUNDS_EXCEEDED",
-	0xc000008d: "EXCEPTION_FLT_DENORMAL_OPERAND",
-	0xc000008e: "EXCEPTION_FLT_DIVIDE_BY_ZERO",
-	0xc000008f: "EXCEPTION_FLT_INEXACT_RESULT",
-	0xc0000090: "EXCEPTION_FLT_INVALID_OPERATION",
-	0xc0000091: "EXCEPTION_FLT_OVERFLOW",
-	0xc0000092: "EXCEPTION_FLT_STACK_CHECK",
-	0xc0000093: "EXCEPTION_FLT_UNDERFLOW",
-	0xc0000094: "EXCEPTION_INT_DIVIDE_BY_ZERO",
-	0xc0000095: "EXCEPTION_INT_OVERFLOW",
-	0xc0000096: "EXCEPTION_PRIV_INSTRUCTION",
-	0xc00000fd: "EXCEPTION_STACK_OVERFLOW",
-	0xc00000ff: "EXCEPTION_BAD_FUNCTION_TABLE",
-	0xc0000194: "EXCEPTION_POSSIBLE_DEADLOCK",
-	0xc0000374: "EXCEPTION_HEAP_CORRUPTION",
-	0xe0000008: "Out of Memory",
-	0xe06d7363: "Unhandled C++ Exception",
-	0x0517a7ed: "Simulated Exception",
+// winExceptionName names the Windows exception codes Breakpad names
+// (those without parameter rules), or returns "".
+func winExceptionName(code uint32) string {
+	switch code {
+	case 0x40010005:
+		return "DBG_CONTROL_C"
+	case 0x80000001:
+		return "EXCEPTION_GUARD_PAGE"
+	case 0x80000002:
+		return "EXCEPTION_DATATYPE_MISALIGNMENT"
+	case 0x80000003:
+		return "EXCEPTION_BREAKPOINT"
+	case 0x80000004:
+		return "EXCEPTION_SINGLE_STEP"
+	case 0xc0000008:
+		return "EXCEPTION_INVALID_HANDLE"
+	case 0xc000001d:
+		return "EXCEPTION_ILLEGAL_INSTRUCTION"
+	case 0xc0000025:
+		return "EXCEPTION_NONCONTINUABLE_EXCEPTION"
+	case 0xc0000026:
+		return "EXCEPTION_INVALID_DISPOSITION"
+	case 0xc000008c:
+		return "EXCEPTION_BOUNDS_EXCEEDED"
+	case 0xc000008d:
+		return "EXCEPTION_FLT_DENORMAL_OPERAND"
+	case 0xc000008e:
+		return "EXCEPTION_FLT_DIVIDE_BY_ZERO"
+	case 0xc000008f:
+		return "EXCEPTION_FLT_INEXACT_RESULT"
+	case 0xc0000090:
+		return "EXCEPTION_FLT_INVALID_OPERATION"
+	case 0xc0000091:
+		return "EXCEPTION_FLT_OVERFLOW"
+	case 0xc0000092:
+		return "EXCEPTION_FLT_STACK_CHECK"
+	case 0xc0000093:
+		return "EXCEPTION_FLT_UNDERFLOW"
+	case 0xc0000094:
+		return "EXCEPTION_INT_DIVIDE_BY_ZERO"
+	case 0xc0000095:
+		return "EXCEPTION_INT_OVERFLOW"
+	case 0xc0000096:
+		return "EXCEPTION_PRIV_INSTRUCTION"
+	case 0xc00000fd:
+		return "EXCEPTION_STACK_OVERFLOW"
+	case 0xc00000ff:
+		return "EXCEPTION_BAD_FUNCTION_TABLE"
+	case 0xc0000194:
+		return "EXCEPTION_POSSIBLE_DEADLOCK"
+	case 0xc0000374:
+		return "EXCEPTION_HEAP_CORRUPTION"
+	case 0xe0000008:
+		return "Out of Memory"
+	case 0xe06d7363:
+		return "Unhandled C++ Exception"
+	case 0x0517a7ed:
+		return "Simulated Exception"
+	}
+	return ""
 }
 
 // fastFailNames are the __fastfail subcodes (FAST_FAIL_*), indexed by code.
@@ -76,19 +108,39 @@ var linuxSignals = []string{
 	"SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR", "SIGSYS",
 }
 
-// Linux si_code names for the signals whose reason carries one.
-var linuxSigCodes = map[uint32][]string{
+// Linux si_code names for the signals whose reason carries one, by signal.
+var linuxSigCodes = [...][]string{
 	4:  {"", "ILL_ILLOPC", "ILL_ILLOPN", "ILL_ILLADR", "ILL_ILLTRP", "ILL_PRVOPC", "ILL_PRVREG", "ILL_COPROC", "ILL_BADSTK"},
 	7:  {"", "BUS_ADRALN", "BUS_ADRERR", "BUS_OBJERR", "BUS_MCEERR_AR", "BUS_MCEERR_AO"},
 	8:  {"", "FPE_INTDIV", "FPE_INTOVF", "FPE_FLTDIV", "FPE_FLTOVF", "FPE_FLTUND", "FPE_FLTRES", "FPE_FLTINV", "FPE_FLTSUB"},
 	11: {"", "SEGV_MAPERR", "SEGV_ACCERR", "SEGV_BNDERR", "SEGV_PKUERR"},
 }
 
-var fuchsiaExceptions = map[uint32]string{
-	0x8: "GENERAL", 0x108: "FATAL_PAGE_FAULT", 0x208: "UNDEFINED_INSTRUCTION",
-	0x308: "SW_BREAKPOINT", 0x408: "HW_BREAKPOINT", 0x508: "UNALIGNED_ACCESS",
-	0x8008: "THREAD_STARTING", 0x8108: "THREAD_EXITING", 0x8208: "POLICY_ERROR",
-	0x8308: "PROCESS_STARTING",
+// fuchsiaException names a Fuchsia exception type, or returns "".
+func fuchsiaException(code uint32) string {
+	switch code {
+	case 0x8:
+		return "GENERAL"
+	case 0x108:
+		return "FATAL_PAGE_FAULT"
+	case 0x208:
+		return "UNDEFINED_INSTRUCTION"
+	case 0x308:
+		return "SW_BREAKPOINT"
+	case 0x408:
+		return "HW_BREAKPOINT"
+	case 0x508:
+		return "UNALIGNED_ACCESS"
+	case 0x8008:
+		return "THREAD_STARTING"
+	case 0x8108:
+		return "THREAD_EXITING"
+	case 0x8208:
+		return "POLICY_ERROR"
+	case 0x8308:
+		return "PROCESS_STARTING"
+	}
+	return ""
 }
 
 func hex32(v uint32) string { return fmt.Sprintf("0x%08x", v) }
@@ -143,7 +195,7 @@ func CrashReason(si *SystemInfo, ex *Exception) string {
 			}
 			return "EXCEPTION_STACK_BUFFER_OVERRUN"
 		}
-		if n, ok := winExceptionNames[code]; ok {
+		if n := winExceptionName(code); n != "" {
 			return n
 		}
 		return fallback
@@ -155,8 +207,11 @@ func CrashReason(si *SystemInfo, ex *Exception) string {
 			return fallback
 		}
 		name := linuxSignals[code]
-		codes, withCode := linuxSigCodes[code]
-		if !withCode {
+		var codes []string
+		if code < uint32(len(linuxSigCodes)) {
+			codes = linuxSigCodes[code]
+		}
+		if codes == nil {
 			return name
 		}
 		sep := " / "
@@ -170,21 +225,22 @@ func CrashReason(si *SystemInfo, ex *Exception) string {
 	case PlatformMacOSX, PlatformIOS:
 		return macCrashReason(si.Arch, code, flags, fallback)
 	case PlatformFuchsia:
-		if n, ok := fuchsiaExceptions[code]; ok {
+		if n := fuchsiaException(code); n != "" {
 			return n + " / " + hex32(flags)
 		}
 		return fallback
 	case PlatformSolaris:
 		// Solaris signal numbers differ from Linux; Breakpad names them without codes.
-		if n, ok := solarisSignals[code]; ok {
-			return n
+		if code < uint32(len(solarisSignals)) && solarisSignals[code] != "" {
+			return solarisSignals[code]
 		}
 		return fallback
 	}
 	return fallback
 }
 
-var solarisSignals = map[uint32]string{
+// solarisSignals names Solaris signals, by number.
+var solarisSignals = [...]string{
 	1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGIOT | SIGABRT",
 	7: "SIGEMT", 8: "SIGFPE", 9: "SIGKILL", 10: "SIGBUS", 11: "SIGSEGV", 12: "SIGSYS",
 	13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM", 16: "SIGUSR1", 17: "SIGUSR2",

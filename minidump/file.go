@@ -37,6 +37,17 @@ type errNoStream struct{}
 
 func (errNoStream) Error() string { return "stream not present" }
 
+// noStreamError is the error for an absent stream of a type, wrapping
+// ErrNoStream. It is formatted only when printed: processing asks for
+// many streams a dump may lack, and fmt.Errorf allocated for each.
+type noStreamError StreamType
+
+func (e noStreamError) Error() string {
+	return "minidump: " + StreamType(e).String() + ": " + ErrNoStream.Error()
+}
+
+func (noStreamError) Unwrap() error { return ErrNoStream }
+
 // Header is MINIDUMP_HEADER.
 type Header struct {
 	Signature     uint32
@@ -72,6 +83,10 @@ type File struct {
 	sysOnce sync.Once
 	sysInfo *SystemInfo
 	sysErr  error
+	// The memory list is read by the processor and the crash analysis.
+	memOnce sync.Once
+	mem     *MemoryList
+	memErr  error
 }
 
 // Open memory-maps the named file (or reads through the file handle where
@@ -155,7 +170,7 @@ func newFile(r io.ReaderAt, data []byte, size int64) (*File, error) {
 		f.dir[i] = StreamInfo{Type: t, Name: t.String(), Size: le.Uint32(e[4:]), Off: int64(le.Uint32(e[8:]))}
 		// Breakpad rejects a dump with two of the streams it relies on; of
 		// other types it uses the last one (see stream).
-		if singleStream[t] {
+		if singleStream(t) {
 			if seen[t] {
 				return nil, &FormatError{dirOff + int64(i*dirEntrySize), "directory", fmt.Sprintf("multiple %s streams", t)}
 			}
@@ -230,11 +245,16 @@ func (f *File) bytesAt(off, n int64, stream string) ([]byte, error) {
 	return p, nil
 }
 
-// singleStream are the stream types Breakpad allows once per dump.
-var singleStream = map[StreamType]bool{
-	StreamThreadList: true, StreamThreadNameList: true, StreamModuleList: true, StreamMemoryList: true,
-	StreamException: true, StreamSystemInfo: true, StreamMiscInfo: true, StreamBreakpadInfo: true,
-	StreamCrashpadInfo: true,
+// singleStream reports whether Breakpad allows a stream of type t only once
+// per dump.
+func singleStream(t StreamType) bool {
+	switch t {
+	case StreamThreadList, StreamThreadNameList, StreamModuleList, StreamMemoryList,
+		StreamException, StreamSystemInfo, StreamMiscInfo, StreamBreakpadInfo,
+		StreamCrashpadInfo:
+		return true
+	}
+	return false
 }
 
 // stream finds the directory entry of type t (the last one, as Breakpad) and returns its bytes.
@@ -245,7 +265,7 @@ func (f *File) stream(t StreamType) ([]byte, StreamInfo, error) {
 			return b, s, err
 		}
 	}
-	return nil, StreamInfo{Type: t, Name: t.String()}, fmt.Errorf("minidump: %s: %w", t, ErrNoStream)
+	return nil, StreamInfo{Type: t, Name: t.String()}, noStreamError(t)
 }
 
 // maxStringBytes bounds MINIDUMP_STRING lengths; real names are far shorter.

@@ -96,6 +96,9 @@ func (f *File) Auxv() ([]AuxvEntry, error) {
 		err = &FormatError{s.Off, s.Name, fmt.Sprintf("size %d not a multiple of %d", len(b), 2*word)}
 	}
 	var out []AuxvEntry
+	if n := len(b) / (2 * word); n > 0 {
+		out = make([]AuxvEntry, 0, n)
+	}
 	for i := 0; i+2*word <= len(b); i += 2 * word {
 		out = append(out, AuxvEntry{readWord(b[i:], word), readWord(b[i+word:], word)})
 	}

@@ -40,6 +40,22 @@ func (r MemoryRegion) Bytes() ([]byte, error) {
 	return r.f.bytesAt(r.Off, int64(r.Size), "memory")
 }
 
+// memoryError is ReadMemory's error for memory the dump does not hold, in
+// one object formatted only when printed: the walkers probe many
+// addresses whose code is not in the dump.
+type memoryError struct {
+	addr      uint64
+	n         int    // 0: addr lies in no region
+	base, end uint64 // the region the read of n bytes runs past
+}
+
+func (e *memoryError) Error() string {
+	if e.n == 0 {
+		return fmt.Sprintf("minidump: address %#x not in captured memory", e.addr)
+	}
+	return fmt.Sprintf("minidump: read of %d bytes at %#x runs past region %#x-%#x", e.n, e.addr, e.base, e.end)
+}
+
 // MemoryList is the captured memory of MemoryListStream and Memory64ListStream,
 // sorted by address. Its methods accept a nil receiver (no memory).
 type MemoryList struct {
@@ -48,8 +64,14 @@ type MemoryList struct {
 
 // Memory merges the memory list and the 64-bit memory list. Regions whose
 // bytes lie outside the file are dropped and reported; overlapping regions are
-// dropped and reported, keeping the lowest.
+// dropped and reported, keeping the lowest. The list is read once and
+// shared by every call.
 func (f *File) Memory() (*MemoryList, error) {
+	f.memOnce.Do(func() { f.mem, f.memErr = f.readMemory() })
+	return f.mem, f.memErr
+}
+
+func (f *File) readMemory() (*MemoryList, error) {
 	var errs []error
 	bad := cappedErrors{what: "bad memory descriptors"}
 	var regions []MemoryRegion
@@ -61,6 +83,7 @@ func (f *File) Memory() (*MemoryList, error) {
 		if cerr != nil {
 			errs = append(errs, cerr)
 		}
+		regions = make([]MemoryRegion, 0, n)
 		for i := 0; i < n; i++ {
 			e := b[start+i*entry:]
 			r := MemoryRegion{Base: le.Uint64(e), Size: uint64(le.Uint32(e[8:])), Off: int64(le.Uint32(e[12:])), f: f,
@@ -86,6 +109,7 @@ func (f *File) Memory() (*MemoryList, error) {
 				errs = append(errs, &FormatError{s.Off, s.Name, fmt.Sprintf("count %d exceeds stream (%d fit)", n, fit)})
 				n = fit
 			}
+			regions = slices.Grow(regions, int(n))
 			for i := uint64(0); i < n; i++ {
 				e := b[16+i*entry:]
 				r := MemoryRegion{Base: le.Uint64(e), Size: le.Uint64(e[8:]), Off: int64(off), f: f, Memory64: true,
@@ -218,11 +242,11 @@ func (m *MemoryList) ReadMemory(addr uint64, p []byte) error {
 	}
 	r, ok := m.Region(addr)
 	if !ok {
-		return fmt.Errorf("minidump: address %#x not in captured memory", addr)
+		return &memoryError{addr: addr}
 	}
 	rel := addr - r.Base
 	if uint64(len(p)) > r.Size-rel {
-		return fmt.Errorf("minidump: read of %d bytes at %#x runs past region %#x-%#x", len(p), addr, r.Base, r.End())
+		return &memoryError{addr: addr, n: len(p), base: r.Base, end: r.End()}
 	}
 	return r.f.readAt(p, r.Off+int64(rel), "memory")
 }

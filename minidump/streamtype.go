@@ -45,49 +45,81 @@ const (
 	StreamMozMacOSCrashInfo StreamType = 0x4d7a0001
 )
 
-var streamNames = map[StreamType]string{
-	0:                         "MD_UNUSED_STREAM",
-	1:                         "MD_RESERVED_STREAM_0",
-	2:                         "MD_RESERVED_STREAM_1",
-	StreamThreadList:          "MD_THREAD_LIST_STREAM",
-	StreamModuleList:          "MD_MODULE_LIST_STREAM",
-	StreamMemoryList:          "MD_MEMORY_LIST_STREAM",
-	StreamException:           "MD_EXCEPTION_STREAM",
-	StreamSystemInfo:          "MD_SYSTEM_INFO_STREAM",
-	StreamThreadExList:        "MD_THREAD_EX_LIST_STREAM",
-	StreamMemory64List:        "MD_MEMORY_64_LIST_STREAM",
-	StreamCommentA:            "MD_COMMENT_STREAM_A",
-	StreamCommentW:            "MD_COMMENT_STREAM_W",
-	StreamHandleData:          "MD_HANDLE_DATA_STREAM",
-	StreamFunctionTable:       "MD_FUNCTION_TABLE_STREAM",
-	StreamUnloadedModuleList:  "MD_UNLOADED_MODULE_LIST_STREAM",
-	StreamMiscInfo:            "MD_MISC_INFO_STREAM",
-	StreamMemoryInfoList:      "MD_MEMORY_INFO_LIST_STREAM",
-	StreamThreadInfoList:      "MD_THREAD_INFO_LIST_STREAM",
-	StreamHandleOperationList: "MD_HANDLE_OPERATION_LIST_STREAM",
-	StreamToken:               "MD_TOKEN_STREAM",
-	StreamJavaScriptData:      "MD_JAVASCRIPT_DATA_STREAM",
-	StreamSystemMemoryInfo:    "MD_SYSTEM_MEMORY_INFO_STREAM",
-	StreamProcessVMCounters:   "MD_PROCESS_VM_COUNTERS_STREAM",
-	StreamThreadNameList:      "MD_THREAD_NAME_LIST_STREAM",
-	StreamBreakpadInfo:        "MD_BREAKPAD_INFO_STREAM",
-	StreamAssertionInfo:       "MD_ASSERTION_INFO_STREAM",
-	StreamLinuxCPUInfo:        "MD_LINUX_CPU_INFO",
-	StreamLinuxProcStatus:     "MD_LINUX_PROC_STATUS",
-	StreamLinuxLSBRelease:     "MD_LINUX_LSB_RELEASE",
-	StreamLinuxCmdLine:        "MD_LINUX_CMD_LINE",
-	StreamLinuxEnviron:        "MD_LINUX_ENVIRON",
-	StreamLinuxAuxv:           "MD_LINUX_AUXV",
-	StreamLinuxMaps:           "MD_LINUX_MAPS",
-	StreamLinuxDSODebug:       "MD_LINUX_DSO_DEBUG",
-	StreamCrashpadInfo:        "MD_CRASHPAD_INFO_STREAM",
-	StreamMozMacOSCrashInfo:   "MOZ_MACOS_CRASH_INFO_STREAM",
-}
-
 // String returns Breakpad's name for the stream type, or "unknown (0x...)".
 func (t StreamType) String() string {
-	if n, ok := streamNames[t]; ok {
-		return n
+	switch t {
+	case 0:
+		return "MD_UNUSED_STREAM"
+	case 1:
+		return "MD_RESERVED_STREAM_0"
+	case 2:
+		return "MD_RESERVED_STREAM_1"
+	case StreamThreadList:
+		return "MD_THREAD_LIST_STREAM"
+	case StreamModuleList:
+		return "MD_MODULE_LIST_STREAM"
+	case StreamMemoryList:
+		return "MD_MEMORY_LIST_STREAM"
+	case StreamException:
+		return "MD_EXCEPTION_STREAM"
+	case StreamSystemInfo:
+		return "MD_SYSTEM_INFO_STREAM"
+	case StreamThreadExList:
+		return "MD_THREAD_EX_LIST_STREAM"
+	case StreamMemory64List:
+		return "MD_MEMORY_64_LIST_STREAM"
+	case StreamCommentA:
+		return "MD_COMMENT_STREAM_A"
+	case StreamCommentW:
+		return "MD_COMMENT_STREAM_W"
+	case StreamHandleData:
+		return "MD_HANDLE_DATA_STREAM"
+	case StreamFunctionTable:
+		return "MD_FUNCTION_TABLE_STREAM"
+	case StreamUnloadedModuleList:
+		return "MD_UNLOADED_MODULE_LIST_STREAM"
+	case StreamMiscInfo:
+		return "MD_MISC_INFO_STREAM"
+	case StreamMemoryInfoList:
+		return "MD_MEMORY_INFO_LIST_STREAM"
+	case StreamThreadInfoList:
+		return "MD_THREAD_INFO_LIST_STREAM"
+	case StreamHandleOperationList:
+		return "MD_HANDLE_OPERATION_LIST_STREAM"
+	case StreamToken:
+		return "MD_TOKEN_STREAM"
+	case StreamJavaScriptData:
+		return "MD_JAVASCRIPT_DATA_STREAM"
+	case StreamSystemMemoryInfo:
+		return "MD_SYSTEM_MEMORY_INFO_STREAM"
+	case StreamProcessVMCounters:
+		return "MD_PROCESS_VM_COUNTERS_STREAM"
+	case StreamThreadNameList:
+		return "MD_THREAD_NAME_LIST_STREAM"
+	case StreamBreakpadInfo:
+		return "MD_BREAKPAD_INFO_STREAM"
+	case StreamAssertionInfo:
+		return "MD_ASSERTION_INFO_STREAM"
+	case StreamLinuxCPUInfo:
+		return "MD_LINUX_CPU_INFO"
+	case StreamLinuxProcStatus:
+		return "MD_LINUX_PROC_STATUS"
+	case StreamLinuxLSBRelease:
+		return "MD_LINUX_LSB_RELEASE"
+	case StreamLinuxCmdLine:
+		return "MD_LINUX_CMD_LINE"
+	case StreamLinuxEnviron:
+		return "MD_LINUX_ENVIRON"
+	case StreamLinuxAuxv:
+		return "MD_LINUX_AUXV"
+	case StreamLinuxMaps:
+		return "MD_LINUX_MAPS"
+	case StreamLinuxDSODebug:
+		return "MD_LINUX_DSO_DEBUG"
+	case StreamCrashpadInfo:
+		return "MD_CRASHPAD_INFO_STREAM"
+	case StreamMozMacOSCrashInfo:
+		return "MOZ_MACOS_CRASH_INFO_STREAM"
 	}
 	return fmt.Sprintf("unknown (%#x)", uint32(t))
 }

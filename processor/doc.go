@@ -18,8 +18,9 @@
 // its stack descriptor, or the memory-list region holding the descriptor's
 // start. A thread's context counts as complete whatever its flags say
 // (Breakpad prints and walks from every register; TestFrameZeroIgnoresContextFlags).
-// Threads are walked in parallel by a bounded number of workers; a
-// module's symbols are loaded at most once (cached by code file, as
+// Threads are walked in parallel by a bounded number of workers (a few
+// threads without symbols one after the other: starting workers would cost
+// more than their walks); a module's symbols are loaded at most once (cached by code file, as
 // Breakpad's resolver does; that cache is the only one, and Symbolize reads
 // it after the walk).
 // The walks keep to a budget, in every mode (docs/limits.md): frames

@@ -49,10 +49,11 @@ func (s *ProcessState) readFacts(dump *minidump.File) {
 	if recs, err := dump.MacCrashInfo(); err == nil && len(recs) > 0 {
 		f.MacCrashInfo = recs
 	}
-	if data, ok := s.rawStream(dump, streamMozSoftErrors, StreamSoftErrors); ok {
+	dir := dump.Streams()
+	if data, ok := s.rawStream(dump, dir, streamMozSoftErrors, StreamSoftErrors); ok {
 		f.SoftErrors = data
 	}
-	if data, ok := s.rawStream(dump, streamMozMacBootArgs, StreamMacBootArgs); ok {
+	if data, ok := s.rawStream(dump, dir, streamMozMacBootArgs, StreamMacBootArgs); ok {
 		f.MacBootArgs, f.HasMacBootArgs = macBootArgs(dump, data)
 	}
 	hs, err := dump.HandleData()
@@ -96,10 +97,10 @@ func lastErrors(dump *minidump.File) map[uint32]uint32 {
 	return out
 }
 
-// rawStream returns the bytes of the first stream of type t; a stream out
-// of bounds is noted in ReadErrors under name.
-func (s *ProcessState) rawStream(dump *minidump.File, t minidump.StreamType, name string) ([]byte, bool) {
-	for _, si := range dump.Streams() {
+// rawStream returns the bytes of the first stream of type t in dir (the
+// dump's Streams); a stream out of bounds is noted in ReadErrors under name.
+func (s *ProcessState) rawStream(dump *minidump.File, dir []minidump.StreamInfo, t minidump.StreamType, name string) ([]byte, bool) {
+	for _, si := range dir {
 		if si.Type != t {
 			continue
 		}
@@ -162,7 +163,9 @@ func procStatusPID(status []byte) (uint32, bool) {
 
 func countLines(b []byte) int {
 	n := 0
-	for _, line := range bytes.Split(b, []byte("\n")) {
+	for more := true; more; {
+		var line []byte
+		line, b, more = bytes.Cut(b, []byte("\n"))
 		if len(bytes.TrimSpace(line)) > 0 {
 			n++
 		}

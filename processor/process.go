@@ -20,7 +20,10 @@ import (
 type Options struct {
 	MaxFrames  int // frames per thread; 0 means walker.DefaultMaxFrames
 	MaxScanned int // scanned frames per thread before scanning stops; 0 means walker.DefaultMaxScanned
-	Workers    int // threads walked at once; 0 means GOMAXPROCS
+	// Workers is how many threads are walked at once; 0 means GOMAXPROCS,
+	// or one (no goroutines) for up to maxInlineWalks threads without
+	// symbols.
+	Workers int
 	// Mode is the one switch to Breakpad's behaviour (walker.Breakpad):
 	// the walkers' rules (walker.Mode, read by every architecture alike)
 	// and the processor's (see the package doc): symbol lookups relative
@@ -114,6 +117,9 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		st.HaveModules = true
 	}
 	loaded := make([]*walker.Module, len(mods))
+	if len(mods) > 0 {
+		st.Modules = make([]*ModuleState, 0, len(mods))
+	}
 	for i := range mods {
 		m := &mods[i]
 		loaded[i] = &walker.Module{
@@ -221,6 +227,10 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		mem    walker.Memory
 	}
 	var jobs []job
+	if len(threads) > 0 {
+		jobs = make([]job, 0, len(threads))
+		st.Threads = make([]*Thread, 0, len(threads))
+	}
 	unreadable := repeatedNotes{what: "threads with unreadable stacks"}
 	for i := range threads {
 		t := &threads[i]
@@ -286,37 +296,49 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	timedOut := make([]bool, len(jobs))
 
 	results := make([]*walker.Stack, len(jobs))
+	walk := func(j int) {
+		arch := archWalker(jobs[j].ctx.Arch)
+		if arch == nil {
+			jobs[j].thread.Status = ThreadNoWalker
+			return
+		}
+		e := env
+		e.Memory = jobs[j].mem
+		e.MaxFrames = caps[j]
+		timed := &timedArch{Arch: arch, deadline: deadline}
+		results[j] = walker.Walk(&e, timed, *jobs[j].ctx)
+		timedOut[j] = timed.expired
+	}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+		if env.Symbols == nil && env.Native == nil && len(jobs) <= maxInlineWalks {
+			workers = 1
+		}
 	}
 	workers = min(workers, len(jobs))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				arch := archWalker(jobs[j].ctx.Arch)
-				if arch == nil {
-					jobs[j].thread.Status = ThreadNoWalker
-					continue
+	if workers <= 1 {
+		for j := range jobs {
+			walk(j)
+		}
+	} else {
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := range next {
+					walk(j)
 				}
-				e := env
-				e.Memory = jobs[j].mem
-				e.MaxFrames = caps[j]
-				timed := &timedArch{Arch: arch, deadline: deadline}
-				results[j] = walker.Walk(&e, timed, *jobs[j].ctx)
-				timedOut[j] = timed.expired
-			}
-		}()
+			}()
+		}
+		for j := range jobs {
+			next <- j
+		}
+		close(next)
+		wg.Wait()
 	}
-	for j := range jobs {
-		next <- j
-	}
-	close(next)
-	wg.Wait()
 
 	var noSyms, corrupt []*walker.Module
 	late := repeatedNotes{what: "walks stopped by the time budget"}
@@ -429,6 +451,13 @@ func threadStack(dump *minidump.File, t *minidump.Thread, mem *minidump.MemoryLi
 	}
 	return 0, nil, nil
 }
+
+// maxInlineWalks is how many threads are walked one after the other, on
+// the caller's goroutine, when no symbols are loaded: such walks take tens
+// of microseconds each, less than starting the OS threads that would run
+// workers in parallel (a one-shot process on a small dump paid for their
+// stacks in page faults).
+const maxInlineWalks = 8
 
 // region is one range of memory.
 type region struct {

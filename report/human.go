@@ -2,6 +2,7 @@ package report
 
 import (
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
@@ -139,19 +140,40 @@ func writeHeader(pr *printer, p *textProcess) {
 // writeFrameHeader prints " 0  module!function [file : line + 0xoff]"
 // without the newline.
 func writeFrameHeader(pr *printer, f *textFrame, index int) {
-	pr.printf("%2d  ", index)
+	b := pr.buf[:0]
+	if index >= 0 && index < 10 {
+		b = append(b, ' ') // %2d
+	}
+	b = strconv.AppendInt(b, int64(index), 10)
+	b = append(b, "  "...)
 	addr := f.ReturnAddress
 	switch {
 	case f.Module == nil:
-		pr.printf("0x%x", addr)
+		b = append(b, "0x"...)
+		b = appendHex(b, addr, 0)
 	case f.Function == "":
-		pr.printf("%s + 0x%x", fileBase(f.Module.CodeFile), addr-f.Module.Base)
+		b = append(b, fileBase(f.Module.CodeFile)...)
+		b = append(b, " + 0x"...)
+		b = appendHex(b, addr-f.Module.Base, 0)
 	case f.SourceFile != "":
-		pr.printf("%s!%s [%s : %d + 0x%x]", fileBase(f.Module.CodeFile), f.Function,
-			fileBase(f.SourceFile), f.SourceLine, addr-f.SourceLineBase)
+		b = append(b, fileBase(f.Module.CodeFile)...)
+		b = append(b, '!')
+		b = append(b, f.Function...)
+		b = append(b, " ["...)
+		b = append(b, fileBase(f.SourceFile)...)
+		b = append(b, " : "...)
+		b = strconv.AppendInt(b, int64(f.SourceLine), 10)
+		b = append(b, " + 0x"...)
+		b = appendHex(b, addr-f.SourceLineBase, 0)
+		b = append(b, ']')
 	default:
-		pr.printf("%s!%s + 0x%x", fileBase(f.Module.CodeFile), f.Function, addr-f.FunctionBase)
+		b = append(b, fileBase(f.Module.CodeFile)...)
+		b = append(b, '!')
+		b = append(b, f.Function...)
+		b = append(b, " + 0x"...)
+		b = appendHex(b, addr-f.FunctionBase, 0)
 	}
+	pr.write(b)
 }
 
 func writeStack(pr *printer, p *textProcess, t *textThread, stackContents bool) {
@@ -165,7 +187,9 @@ func writeStack(pr *printer, p *textProcess, t *textThread, stackContents bool) 
 		if !f.Inline {
 			writeRegisters(pr, p.CPU, f)
 		}
-		pr.printf("\n    Found by: %s\n", f.Trust)
+		pr.puts("\n    Found by: ")
+		pr.puts(f.Trust)
+		pr.puts("\n")
 		if stackContents && i+1 < len(t.Frames) {
 			writeStackContents(pr, p, t, f, &t.Frames[i+1])
 		}
@@ -174,8 +198,8 @@ func writeStack(pr *printer, p *textProcess, t *textThread, stackContents bool) 
 
 // Register print orders, by index into minidump's register tables.
 var (
-	orderX86Always = []int{0, 1, 2, 3, 4, 5} // eip esp ebp ebx esi edi
-	orderX86Full   = []int{6, 7, 8, 9}       // eax ecx edx efl: only with the full context
+	orderX86Always = []int{0, 1, 2, 3, 4, 5}             // eip esp ebp ebx esi edi
+	orderX86Full   = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9} // and eax ecx edx efl: only with the full context
 	orderARM       = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 11, 13, 14, 15}
 )
 
@@ -183,7 +207,7 @@ var (
 const maxLineWidth = 80
 
 func writeRegisters(pr *printer, cpu string, f *textFrame) {
-	ctx := &f.Context
+	ctx := f.Context
 	var arch minidump.Arch
 	var order []int
 	width := 0
@@ -192,7 +216,7 @@ func writeRegisters(pr *printer, cpu string, f *textFrame) {
 		arch, width = minidump.ArchX86, 8
 		order = orderX86Always
 		if f.AllRegisters {
-			order = append(append([]int{}, orderX86Always...), orderX86Full...)
+			order = orderX86Full
 		}
 	case "amd64":
 		arch, width = minidump.ArchAMD64, 16
@@ -203,15 +227,19 @@ func writeRegisters(pr *printer, cpu string, f *textFrame) {
 	default:
 		return
 	}
-	names := minidump.RegisterNames(arch)
-	if order == nil {
-		order = make([]int, len(names))
-		for i := range order {
-			order[i] = i
-		}
-	}
 	col := 0
-	for _, i := range order {
+	for k := 0; ; k++ {
+		i := k // no order: every register in index order
+		if order != nil {
+			if k == len(order) {
+				break
+			}
+			i = order[k]
+		}
+		name := minidump.RegisterName(arch, i)
+		if name == "" {
+			break
+		}
 		v, ok := ctx.Index(i)
 		if ctx.Arch != arch {
 			ok = false
@@ -219,18 +247,21 @@ func writeRegisters(pr *printer, cpu string, f *textFrame) {
 		if !ok && !f.AllRegisters {
 			continue
 		}
-		var s string
+		// " %5s = 0x%08x" or " %5s = 0x%016x"
+		b := append(pr.buf[:0], ' ')
+		b = appendPadded(b, name, 5)
+		b = append(b, " = 0x"...)
 		if width == 8 {
-			s = sprintf(" %5s = 0x%08x", names[i], uint32(v))
+			b = appendHex(b, uint64(uint32(v)), 8)
 		} else {
-			s = sprintf(" %5s = 0x%016x", names[i], v)
+			b = appendHex(b, v, 16)
 		}
-		if col+len(s) > maxLineWidth {
+		if col+len(b) > maxLineWidth {
 			col = 0
 			pr.puts("\n ")
 		}
-		pr.puts(s)
-		col += len(s)
+		col += len(b)
+		pr.write(b)
 	}
 }
 
@@ -322,20 +353,39 @@ func writeModules(pr *printer, p *textProcess) {
 	mainBase, haveMain := p.mainBase()
 	for i := range p.Modules {
 		m := &p.Modules[i]
-		version := m.Version
-		if version == "" {
-			version = "???"
+		// "0x%08x - 0x%08x  %s  %s%s%s\n"
+		b := append(pr.buf[:0], "0x"...)
+		b = appendHex(b, m.Base, 8)
+		b = append(b, " - 0x"...)
+		b = appendHex(b, m.Base+m.Size-1, 8)
+		b = append(b, "  "...)
+		b = append(b, fileBase(m.CodeFile)...)
+		b = append(b, "  "...)
+		if m.Version == "" {
+			b = append(b, "???"...)
+		} else {
+			b = append(b, m.Version...)
 		}
-		mainMark := ""
 		if haveMain && mainBase != 0 && m.Base == mainBase {
-			mainMark = "  (main)"
+			b = append(b, "  (main)"...)
 		}
-		issue := ""
-		if m.MissingSymbols {
-			issue = "  (WARNING: No symbols, " + fileBase(m.DebugFile) + ", " + m.DebugID + ")"
-		} else if m.CorruptSymbols {
-			issue = "  (WARNING: Corrupt symbols, " + fileBase(m.DebugFile) + ", " + m.DebugID + ")"
+		switch {
+		case m.MissingSymbols:
+			b = appendSymbolsWarning(b, "No", m)
+		case m.CorruptSymbols:
+			b = appendSymbolsWarning(b, "Corrupt", m)
 		}
-		pr.printf("0x%08x - 0x%08x  %s  %s%s%s\n", m.Base, m.Base+m.Size-1, fileBase(m.CodeFile), version, mainMark, issue)
+		pr.write(append(b, '\n'))
 	}
+}
+
+// appendSymbolsWarning appends "  (WARNING: <kind> symbols, file, id)".
+func appendSymbolsWarning(b []byte, kind string, m *textModule) []byte {
+	b = append(b, "  (WARNING: "...)
+	b = append(b, kind...)
+	b = append(b, " symbols, "...)
+	b = append(b, fileBase(m.DebugFile)...)
+	b = append(b, ", "...)
+	b = append(b, m.DebugID...)
+	return append(b, ')')
 }

@@ -35,7 +35,7 @@ func writeCrashAnalysis(pr *printer, a *crashinfo.Result, word int) {
 	if len(a.Inconsistencies) > 0 {
 		pr.puts("Crash is inconsistent:\n")
 		for _, name := range a.Inconsistencies {
-			pr.printf("  %s\n", crashinfo.InconsistencyText[name])
+			pr.printf("  %s\n", crashinfo.InconsistencyText(name))
 		}
 	}
 }

@@ -12,14 +12,14 @@ import (
 // from ../shared/corpus (files named in each case); the inputs are the values
 // those outputs show.
 
-func ctxOf(arch minidump.Arch, regs map[string]uint64) minidump.Context {
+func ctxOf(arch minidump.Arch, regs map[string]uint64) *minidump.Context {
 	c := minidump.NewContext(arch)
 	for name, v := range regs {
 		if !c.Set(name, v) {
 			panic("unknown register " + name)
 		}
 	}
-	return c
+	return &c
 }
 
 func human(t *testing.T, p *textProcess, opts HumanOptions) string {

@@ -388,9 +388,14 @@ func (b *jsonBuilder) unloadedAt(addr uint64) []JSONFrameUnloadedModule {
 	return out
 }
 
-// jsonRegisterName maps Breakpad's register names to rust-minidump's where
-// they differ.
-var jsonRegisterName = map[string]string{"efl": "eflags"}
+// jsonRegisterName is rust-minidump's name for the register Breakpad calls
+// name: the same but for x86's flags.
+func jsonRegisterName(name string) string {
+	if name == "efl" {
+		return "eflags"
+	}
+	return name
+}
 
 // registers lists the valid registers of the first physical frame.
 func (b *jsonBuilder) registers(stack []*walker.Frame) map[string]string {
@@ -405,10 +410,7 @@ func (b *jsonBuilder) registers(stack []*walker.Frame) map[string]string {
 			if !ok {
 				continue
 			}
-			if n, ok := jsonRegisterName[name]; ok {
-				name = n
-			}
-			regs[name] = b.hex(v)
+			regs[jsonRegisterName(name)] = b.hex(v)
 		}
 		if len(regs) == 0 {
 			return nil

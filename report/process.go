@@ -78,8 +78,9 @@ type textThread struct {
 
 // textFrame is one stack frame as Breakpad prints it.
 type textFrame struct {
-	// Context holds the registers the walker recovered for this frame.
-	Context minidump.Context
+	// Context holds the registers the walker recovered for this frame
+	// (the walker's frame's own, not a copy).
+	Context *minidump.Context
 	// AllRegisters marks the thread's own context frame: Breakpad treats
 	// every register of it as valid (CONTEXT_VALID_ALL), and only then
 	// prints x86's eax, ecx, edx and efl.
@@ -142,7 +143,8 @@ func newTextProcess(st *processor.ProcessState) *textProcess {
 	// could not store are left out); the main module is the first of the
 	// file, found again by its base address.
 	p.HaveModules = st.HaveModules
-	byWalker := map[*walker.Module]int{}
+	byWalker := make(map[*walker.Module]int, len(st.ModuleOrder))
+	p.Modules = make([]textModule, 0, len(st.ModuleOrder))
 	for _, i := range st.ModuleOrder {
 		ms := st.Modules[i]
 		m := ms.Module
@@ -166,14 +168,21 @@ func newTextProcess(st *processor.ProcessState) *textProcess {
 
 	threads, requesting := st.BreakpadThreads()
 	p.RequestingThread = requesting
+	p.Threads = make([]textThread, 0, len(threads))
+	total := 0
+	for _, th := range threads {
+		total += len(th.Frames)
+	}
+	frames := make([]textFrame, 0, total) // every thread's, in one allocation
 	for _, th := range threads {
 		t := textThread{StackBase: th.StackBase, Stack: th.Stack}
 		if th.Context != nil {
 			t.SP, t.SPValid = th.Context.SP()
 		}
+		start := len(frames)
 		for _, f := range th.Frames {
-			t.Frames = append(t.Frames, textFrame{
-				Context:        f.Context,
+			frames = append(frames, textFrame{
+				Context:        &f.Context,
 				AllRegisters:   f.Trust == walker.TrustContext,
 				ReturnAddress:  f.ReturnAddress(),
 				Module:         moduleOf(f.Module),
@@ -185,6 +194,9 @@ func newTextProcess(st *processor.ProcessState) *textProcess {
 				Trust:          f.Trust.String(),
 				Inline:         f.Trust == walker.TrustInline,
 			})
+		}
+		if len(frames) > start {
+			t.Frames = frames[start:len(frames):len(frames)]
 		}
 		p.Threads = append(p.Threads, t)
 	}

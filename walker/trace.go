@@ -73,7 +73,9 @@ type Step struct {
 func (w *Walker) Tracing() bool { return w.Env.Trace }
 
 // Reject records, when tracing, that rule gave no caller or that a
-// candidate of it was rejected, and why.
+// candidate of it was rejected, and why. Boxing args allocates even when
+// nothing is recorded: calls on a walk's every frame or candidate are
+// guarded with Tracing.
 func (w *Walker) Reject(rule Rule, format string, args ...any) {
 	if !w.Env.Trace {
 		return

@@ -97,6 +97,10 @@ type Walker struct {
 	found    string // traced note of the method that produces it
 	// signalFrames are the signal frames validated so far (NoteSignalFrame).
 	signalFrames []SignalFrame
+	// scratch receives the bytes of the reads below: a buffer handed to
+	// the Memory interface escapes, so the callers' small arrays would
+	// each be a heap allocation; this one is part of the Walker.
+	scratch [32]byte
 }
 
 // NewWalker returns a Walker over env with no frames; tests use it to drive
@@ -136,8 +140,11 @@ func Walk(env *Env, arch Arch, ctx minidump.Context) *Stack {
 	if maxScanned <= 0 {
 		maxScanned = DefaultMaxScanned
 	}
-	st := &Stack{}
-	w := &Walker{Env: env}
+	// Most stacks are a few frames deep: start with room for them rather
+	// than growing from one.
+	const initialFrames = 16
+	st := &Stack{Frames: make([]*Frame, 0, initialFrames)}
+	w := &Walker{Env: env, physical: make([]*Frame, 0, initialFrames)}
 	scanned := 0
 	frame := ContextFrame(ctx)
 	if env.Trace {
@@ -236,11 +243,11 @@ func (w *Walker) ReadUint32(addr uint64) (uint32, bool) {
 	if w.Env.Memory == nil || addr > 1<<64-4 {
 		return 0, false
 	}
-	var b [4]byte
-	if w.Env.Memory.ReadMemory(addr, b[:]) != nil {
+	b := w.scratch[:4]
+	if w.Env.Memory.ReadMemory(addr, b) != nil {
 		return 0, false
 	}
-	return binary.LittleEndian.Uint32(b[:]), true
+	return binary.LittleEndian.Uint32(b), true
 }
 
 // ReadUint64 reads a little-endian 64-bit word of stack memory.
@@ -248,11 +255,11 @@ func (w *Walker) ReadUint64(addr uint64) (uint64, bool) {
 	if w.Env.Memory == nil || addr > 1<<64-8 {
 		return 0, false
 	}
-	var b [8]byte
-	if w.Env.Memory.ReadMemory(addr, b[:]) != nil {
+	b := w.scratch[:8]
+	if w.Env.Memory.ReadMemory(addr, b) != nil {
 		return 0, false
 	}
-	return binary.LittleEndian.Uint64(b[:]), true
+	return binary.LittleEndian.Uint64(b), true
 }
 
 // ReadWord reads a word of size 4 or 8.
@@ -265,12 +272,37 @@ func (w *Walker) ReadWord(addr uint64, size int) (uint64, bool) {
 }
 
 // ReadCode fills p with the dump's memory at addr from Env.Code; false
-// when there is no such memory or the mode is Breakpad's.
+// when there is no such memory or the mode is Breakpad's. p does not
+// escape: a caller's array stays on its stack.
 func (w *Walker) ReadCode(addr uint64, p []byte) bool {
-	if !w.HasCode() || addr+uint64(len(p)) < addr {
-		return false
+	b := w.readCode(addr, len(p))
+	copy(p, b)
+	return b != nil
+}
+
+// CodeIs reports whether the dump's code at addr (Env.Code) starts with
+// want.
+func (w *Walker) CodeIs(addr uint64, want []byte) bool {
+	b := w.readCode(addr, len(want))
+	return b != nil && string(b) == string(want)
+}
+
+// readCode returns the n bytes of code at addr, or nil; the slice is
+// w.scratch when n fits, valid until the next read.
+func (w *Walker) readCode(addr uint64, n int) []byte {
+	if !w.HasCode() || addr+uint64(n) < addr {
+		return nil
 	}
-	return w.Env.Code.ReadMemory(addr, p) == nil
+	var b []byte
+	if n <= len(w.scratch) {
+		b = w.scratch[:n]
+	} else {
+		b = make([]byte, n)
+	}
+	if w.Env.Code.ReadMemory(addr, b) != nil {
+		return nil
+	}
+	return b
 }
 
 // memoryAdapter gives symfile's evaluator the walker's memory.

@@ -49,25 +49,84 @@ const (
 	archRISCV64  = 0x8006
 )
 
-// sysContextCPU maps the system info's architecture to context CPU flags,
-// as Minidump::GetContextCPUFlagsFromSystemInfo.
-var sysContextCPU = map[uint16]uint32{
-	archX86: ctxX86, archMIPS: 0x00040000, archMIPS64: 0x00080000, 2: 0x00020000,
-	archPPC: 0x20000000, archPPC64: ctxPPC64, 4: 0x000000c0, archARM: ctxARM,
-	archARM64: ctxARM64, archARM64Old: ctxARM64Old, 6: 0x00080000, archAMD64: ctxAMD64,
-	archSPARC: 0x10000000, archRISCV: 0x00800000, archRISCV64: 0x08000000,
+// contextCPUOf is the context CPU flags of the system info's architecture,
+// as Minidump::GetContextCPUFlagsFromSystemInfo; 0 for another.
+func contextCPUOf(arch uint16) uint32 {
+	switch arch {
+	case archX86:
+		return ctxX86
+	case archMIPS:
+		return 0x00040000
+	case archMIPS64, 6:
+		return 0x00080000
+	case 2:
+		return 0x00020000
+	case archPPC:
+		return 0x20000000
+	case archPPC64:
+		return ctxPPC64
+	case 4:
+		return 0x000000c0
+	case archARM:
+		return ctxARM
+	case archARM64:
+		return ctxARM64
+	case archARM64Old:
+		return ctxARM64Old
+	case archAMD64:
+		return ctxAMD64
+	case archSPARC:
+		return 0x10000000
+	case archRISCV:
+		return 0x00800000
+	case archRISCV64:
+		return 0x08000000
+	}
+	return 0
 }
 
-// sysArchOf is the one architecture each other CPU's context matches.
-var sysArchOf = map[uint32]uint16{
-	ctxPPC: archPPC, ctxSPARC: archSPARC, ctxMIPS: archMIPS, ctxMIPS64: archMIPS64,
-	ctxRISCV: archRISCV, ctxRISCV64: archRISCV64,
+// sysArchOf is the one architecture each other CPU's context matches;
+// 0 (archX86) for the others.
+func sysArchOf(cpu uint32) uint16 {
+	switch cpu {
+	case ctxPPC:
+		return archPPC
+	case ctxSPARC:
+		return archSPARC
+	case ctxMIPS:
+		return archMIPS
+	case ctxMIPS64:
+		return archMIPS64
+	case ctxRISCV:
+		return archRISCV
+	case ctxRISCV64:
+		return archRISCV64
+	}
+	return 0
 }
 
-// contextSizes are the exact sizes of the layouts read after their flags.
-var contextSizes = map[uint32]uint32{
-	ctxX86: sizeX86, ctxARM: sizeARM, ctxARM64: sizeARM64, ctxPPC: sizePPC, ctxSPARC: sizeSPARC,
-	ctxMIPS: sizeMIPS, ctxMIPS64: sizeMIPS, ctxRISCV: sizeRISCV, ctxRISCV64: sizeRISCV64,
+// contextSize is the exact size of the layout read after the flags cpu;
+// false for a CPU without one.
+func contextSize(cpu uint32) (uint32, bool) {
+	switch cpu {
+	case ctxX86:
+		return sizeX86, true
+	case ctxARM:
+		return sizeARM, true
+	case ctxARM64:
+		return sizeARM64, true
+	case ctxPPC:
+		return sizePPC, true
+	case ctxSPARC:
+		return sizeSPARC, true
+	case ctxMIPS, ctxMIPS64:
+		return sizeMIPS, true
+	case ctxRISCV:
+		return sizeRISCV, true
+	case ctxRISCV64:
+		return sizeRISCV64, true
+	}
+	return 0, false
 }
 
 // context is a CPU context as Breakpad keeps it: its layout and raw bytes
@@ -86,7 +145,7 @@ func (d *dump) contextCPUFromSystemInfo() uint32 {
 	}
 	var cpu uint32
 	if si := d.systemInfo(); si != nil {
-		cpu = sysContextCPU[si.arch]
+		cpu = contextCPUOf(si.arch)
 	}
 	d.c.seek(pos)
 	return cpu
@@ -113,7 +172,7 @@ func (d *dump) matchesSystemInfo(cpu uint32) bool {
 	case ctxPPC64:
 		return si.arch == archPPC64
 	}
-	return si.arch == sysArchOf[cpu]
+	return si.arch == sysArchOf(cpu)
 }
 
 // readContext reads a context of size bytes at the cursor, as
@@ -145,7 +204,7 @@ func (d *dump) readContext(size uint32) *context {
 	// Every layout must have its exact size: minidump_dump 0.26.0, the
 	// oracle, takes no XSAVE area after an x86 context, as later Breakpad
 	// does.
-	want, ok := contextSizes[cpu]
+	want, ok := contextSize(cpu)
 	if !ok || size != want {
 		return nil
 	}

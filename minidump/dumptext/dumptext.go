@@ -106,26 +106,81 @@ func (d *dump) seekStream(t uint32) (uint32, bool) {
 	return s.Size, true
 }
 
-// streamNames are Breakpad's names of stream types (get_stream_name).
-var streamNames = map[uint32]string{
-	0: "MD_UNUSED_STREAM", 1: "MD_RESERVED_STREAM_0", 2: "MD_RESERVED_STREAM_1",
-	3: "MD_THREAD_LIST_STREAM", 24: "MD_THREAD_NAME_LIST_STREAM", 4: "MD_MODULE_LIST_STREAM",
-	5: "MD_MEMORY_LIST_STREAM", 6: "MD_EXCEPTION_STREAM", 7: "MD_SYSTEM_INFO_STREAM",
-	8: "MD_THREAD_EX_LIST_STREAM", 9: "MD_MEMORY_64_LIST_STREAM", 10: "MD_COMMENT_STREAM_A",
-	11: "MD_COMMENT_STREAM_W", 12: "MD_HANDLE_DATA_STREAM", 13: "MD_FUNCTION_TABLE_STREAM",
-	14: "MD_UNLOADED_MODULE_LIST_STREAM", 15: "MD_MISC_INFO_STREAM", 16: "MD_MEMORY_INFO_LIST_STREAM",
-	17: "MD_THREAD_INFO_LIST_STREAM", 18: "MD_HANDLE_OPERATION_LIST_STREAM", 19: "MD_TOKEN_STREAM",
-	20: "MD_JAVASCRIPT_DATA_STREAM", 21: "MD_SYSTEM_MEMORY_INFO_STREAM", 22: "MD_PROCESS_VM_COUNTERS_STREAM",
-	0xffff: "MD_LAST_RESERVED_STREAM", 0x47670001: "MD_BREAKPAD_INFO_STREAM",
-	0x47670002: "MD_ASSERTION_INFO_STREAM", 0x47670003: "MD_LINUX_CPU_INFO",
-	0x47670004: "MD_LINUX_PROC_STATUS", 0x47670005: "MD_LINUX_LSB_RELEASE",
-	0x47670006: "MD_LINUX_CMD_LINE", 0x47670007: "MD_LINUX_ENVIRON", 0x47670008: "MD_LINUX_AUXV",
-	0x47670009: "MD_LINUX_MAPS", 0x4767000a: "MD_LINUX_DSO_DEBUG", 0x43500001: "MD_CRASHPAD_INFO_STREAM",
-}
-
+// streamName is Breakpad's name of a stream type (get_stream_name).
 func streamName(t uint32) string {
-	if n, ok := streamNames[t]; ok {
-		return n
+	switch t {
+	case 0:
+		return "MD_UNUSED_STREAM"
+	case 1:
+		return "MD_RESERVED_STREAM_0"
+	case 2:
+		return "MD_RESERVED_STREAM_1"
+	case 3:
+		return "MD_THREAD_LIST_STREAM"
+	case 24:
+		return "MD_THREAD_NAME_LIST_STREAM"
+	case 4:
+		return "MD_MODULE_LIST_STREAM"
+	case 5:
+		return "MD_MEMORY_LIST_STREAM"
+	case 6:
+		return "MD_EXCEPTION_STREAM"
+	case 7:
+		return "MD_SYSTEM_INFO_STREAM"
+	case 8:
+		return "MD_THREAD_EX_LIST_STREAM"
+	case 9:
+		return "MD_MEMORY_64_LIST_STREAM"
+	case 10:
+		return "MD_COMMENT_STREAM_A"
+	case 11:
+		return "MD_COMMENT_STREAM_W"
+	case 12:
+		return "MD_HANDLE_DATA_STREAM"
+	case 13:
+		return "MD_FUNCTION_TABLE_STREAM"
+	case 14:
+		return "MD_UNLOADED_MODULE_LIST_STREAM"
+	case 15:
+		return "MD_MISC_INFO_STREAM"
+	case 16:
+		return "MD_MEMORY_INFO_LIST_STREAM"
+	case 17:
+		return "MD_THREAD_INFO_LIST_STREAM"
+	case 18:
+		return "MD_HANDLE_OPERATION_LIST_STREAM"
+	case 19:
+		return "MD_TOKEN_STREAM"
+	case 20:
+		return "MD_JAVASCRIPT_DATA_STREAM"
+	case 21:
+		return "MD_SYSTEM_MEMORY_INFO_STREAM"
+	case 22:
+		return "MD_PROCESS_VM_COUNTERS_STREAM"
+	case 0xffff:
+		return "MD_LAST_RESERVED_STREAM"
+	case 0x47670001:
+		return "MD_BREAKPAD_INFO_STREAM"
+	case 0x47670002:
+		return "MD_ASSERTION_INFO_STREAM"
+	case 0x47670003:
+		return "MD_LINUX_CPU_INFO"
+	case 0x47670004:
+		return "MD_LINUX_PROC_STATUS"
+	case 0x47670005:
+		return "MD_LINUX_LSB_RELEASE"
+	case 0x47670006:
+		return "MD_LINUX_CMD_LINE"
+	case 0x47670007:
+		return "MD_LINUX_ENVIRON"
+	case 0x47670008:
+		return "MD_LINUX_AUXV"
+	case 0x47670009:
+		return "MD_LINUX_MAPS"
+	case 0x4767000a:
+		return "MD_LINUX_DSO_DEBUG"
+	case 0x43500001:
+		return "MD_CRASHPAD_INFO_STREAM"
 	}
 	return "unknown"
 }

@@ -27,16 +27,54 @@ func (d *dump) systemInfo() *sysInfo {
 	return d.sys
 }
 
-var cpuNames = map[uint16]string{
-	archX86: "x86", archX86Win64: "x86", archAMD64: "x86-64", archPPC: "ppc", archPPC64: "ppc64",
-	archSPARC: "sparc", archARM: "arm", archARM64: "arm64", archARM64Old: "arm64",
-	archRISCV: "riscv", archRISCV64: "riscv64",
+// cpuName names the system info's architecture; "" for another.
+func cpuName(arch uint16) string {
+	switch arch {
+	case archX86, archX86Win64:
+		return "x86"
+	case archAMD64:
+		return "x86-64"
+	case archPPC:
+		return "ppc"
+	case archPPC64:
+		return "ppc64"
+	case archSPARC:
+		return "sparc"
+	case archARM:
+		return "arm"
+	case archARM64, archARM64Old:
+		return "arm64"
+	case archRISCV:
+		return "riscv"
+	case archRISCV64:
+		return "riscv64"
+	}
+	return ""
 }
 
-var osNames = map[uint32]string{
-	platformWin32NT: "windows", platformWin32Windows: "windows", platformMac: "mac", platformIOS: "ios",
-	platformLinux: "linux", platformSolaris: "solaris", platformAndroid: "android", platformPS3: "ps3",
-	platformNaCl: "nacl", platformFuchsia: "fuchsia",
+// osName names the system info's platform; "" for another.
+func osName(platform uint32) string {
+	switch platform {
+	case platformWin32NT, platformWin32Windows:
+		return "windows"
+	case platformMac:
+		return "mac"
+	case platformIOS:
+		return "ios"
+	case platformLinux:
+		return "linux"
+	case platformSolaris:
+		return "solaris"
+	case platformAndroid:
+		return "android"
+	case platformPS3:
+		return "ps3"
+	case platformNaCl:
+		return "nacl"
+	case platformFuchsia:
+		return "fuchsia"
+	}
+	return ""
 }
 
 func (d *dump) printSystemInfo() {
@@ -49,7 +87,7 @@ func (d *dump) printSystemInfo() {
 	p := d.printf
 	x86 := si.arch == archX86 || si.arch == archX86Win64
 	p("MDRawSystemInfo\n")
-	p("  processor_architecture                     = 0x%x (%s)\n", si.arch, cpuNames[si.arch])
+	p("  processor_architecture                     = 0x%x (%s)\n", si.arch, cpuName(si.arch))
 	p("  processor_level                            = %d\n", le.Uint16(r[2:]))
 	p("  processor_revision                         = 0x%x\n", le.Uint16(r[4:]))
 	p("  number_of_processors                       = %d\n", r[6])
@@ -57,7 +95,7 @@ func (d *dump) printSystemInfo() {
 	p("  major_version                              = %d\n", int32(u32(8)))
 	p("  minor_version                              = %d\n", int32(u32(12)))
 	p("  build_number                               = %d\n", int32(u32(16)))
-	p("  platform_id                                = 0x%x (%s)\n", si.platform, osNames[si.platform])
+	p("  platform_id                                = 0x%x (%s)\n", si.platform, osName(si.platform))
 	p("  csd_version_rva                            = 0x%x\n", u32(24))
 	p("  suite_mask                                 = 0x%x\n", le.Uint16(r[28:]))
 	if x86 {

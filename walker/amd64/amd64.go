@@ -77,7 +77,9 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 			}
 		}
 	} else {
-		w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
+		if w.Tracing() { // boxing the arguments allocates
+			w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
+		}
 	}
 	if f == nil && w.HasCode() && last.Trust == walker.TrustContext {
 		f = w.Tried(walker.RulePrologue, byEntry(w, last))
@@ -228,7 +230,9 @@ func bySimulatingReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	ctx := last.Context // every register as the leaf left it
 	ctx.SetIndex(minidump.AMD64RIP, ip)
 	ctx.SetIndex(minidump.AMD64RSP, loc+8)
-	w.Found("word at rsp %#x = %#x", loc, ip)
+	if w.Tracing() { // boxing the arguments allocates
+		w.Found("word at rsp %#x = %#x", loc, ip)
+	}
 	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RuleLeafReturn, ArchState: &state{rawRBP: rawRBP(last)}}
 }
 
@@ -248,10 +252,14 @@ func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	// modes), the candidates are chosen by their call sites.
 	loc, ip, ok := retaddr.Scan(w, last, sp, retaddr.ScanWords(w, last), ^uint64(0), scanArch, checks(w))
 	if !ok {
-		w.Reject(walker.RuleScan, "no candidate from %#x", sp)
+		if w.Tracing() { // boxing the arguments allocates
+			w.Reject(walker.RuleScan, "no candidate from %#x", sp)
+		}
 		return nil
 	}
-	w.Found("word at %#x = %#x", loc, ip)
+	if w.Tracing() { // boxing the arguments allocates
+		w.Found("word at %#x = %#x", loc, ip)
+	}
 	ctx := minidump.NewContext(last.Context.Arch)
 	ctx.SetIndex(minidump.AMD64RIP, ip)
 	ctx.SetIndex(minidump.AMD64RSP, loc+8)

@@ -62,13 +62,7 @@ func byEntry(w *walker.Walker, last *walker.Frame) *walker.Frame {
 }
 
 // codeIs reports whether the dump's code at addr starts with want.
-func codeIs(w *walker.Walker, addr uint64, want []byte) bool {
-	b := make([]byte, len(want))
-	if !w.ReadCode(addr, b) {
-		return false
-	}
-	return string(b) == string(want)
-}
+func codeIs(w *walker.Walker, addr uint64, want []byte) bool { return w.CodeIs(addr, want) }
 
 // framelessByCode reports whether the dump's code shows that f's function
 // keeps no frame pointer: a FUNC symbol names it and its first bytes are
@@ -80,7 +74,8 @@ func framelessByCode(w *walker.Walker, f *walker.Frame) bool {
 	if !w.HasCode() || f.Function == "" || f.IsPublic || f.Trust == walker.TrustContext {
 		return false
 	}
-	b := make([]byte, 5)
+	var code [5]byte
+	b := code[:]
 	if !w.ReadCode(f.FunctionBase, b) {
 		return false
 	}
@@ -109,15 +104,16 @@ func keepsFramePointerByCode(w *walker.Walker, f *walker.Frame) bool {
 	if !ok1 || !ok2 || rbp < rsp {
 		return false
 	}
-	b := make([]byte, 8)
+	var code [8]byte
+	b := code[:]
 	if !w.ReadCode(f.FunctionBase, b) {
 		return false
 	}
-	prologue := append(append([]byte{}, pushRBP...), movRBPRSP...)
-	n := len(prologue)
+	k := len(pushRBP)
+	n := k + len(movRBPRSP)
 	if string(b[:4]) == "\xf3\x0f\x1e\xfa" { // endbr64
 		n += 4
 		b = b[4:]
 	}
-	return string(b[:len(prologue)]) == string(prologue) && f.Instruction >= f.FunctionBase+uint64(n)
+	return string(b[:k]) == string(pushRBP) && string(b[k:k+len(movRBPRSP)]) == string(movRBPRSP) && f.Instruction >= f.FunctionBase+uint64(n)
 }

@@ -31,17 +31,17 @@ const (
 
 // cfiRegs maps the context to the names dump_syms writes in STACK CFI;
 // r4–r11 are callee-saved (AAPCS).
-var cfiRegs = func() []walker.CFIRegister {
-	names := []string{"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12"}
-	regs := make([]walker.CFIRegister, 0, nRegs)
-	for i, n := range names {
-		regs = append(regs, walker.CFIRegister{Index: i, Name: n, CalleeSaves: i >= 4 && i <= 11})
-	}
-	return append(regs,
-		walker.CFIRegister{Index: regSP, Name: "sp", Alt: ".cfa"},
-		walker.CFIRegister{Index: regLR, Name: "lr"},
-		walker.CFIRegister{Index: regPC, Name: "pc", Alt: ".ra"})
-}()
+var cfiRegs = []walker.CFIRegister{
+	{Index: 0, Name: "r0"}, {Index: 1, Name: "r1"}, {Index: 2, Name: "r2"}, {Index: 3, Name: "r3"},
+	{Index: 4, Name: "r4", CalleeSaves: true}, {Index: 5, Name: "r5", CalleeSaves: true},
+	{Index: 6, Name: "r6", CalleeSaves: true}, {Index: 7, Name: "r7", CalleeSaves: true},
+	{Index: 8, Name: "r8", CalleeSaves: true}, {Index: 9, Name: "r9", CalleeSaves: true},
+	{Index: 10, Name: "r10", CalleeSaves: true}, {Index: 11, Name: "r11", CalleeSaves: true},
+	{Index: 12, Name: "r12"},
+	{Index: regSP, Name: "sp", Alt: ".cfa"},
+	{Index: regLR, Name: "lr"},
+	{Index: regPC, Name: "pc", Alt: ".ra"},
+}
 
 // regs is the raw register array Breakpad's frame holds (see
 // walker/internal/rawregs).
@@ -77,7 +77,9 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	} else if rules, src, ok := w.CFIRulesFrom(last); ok {
 		f = w.Tried(src.Rule(), byCFI(w, last, rules))
 	} else {
-		w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
+		if w.Tracing() { // boxing the arguments allocates
+			w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
+		}
 	}
 	if breakpad {
 		if f == nil && ios {
@@ -600,10 +602,14 @@ var scanArch = retaddr.Arch{WordSize: 4, CallOffset: 2, PC: regPC, SP: regSP, CF
 func byScan(w *walker.Walker, last *walker.Frame, validated, ios bool) *walker.Frame {
 	loc, pc, ok := retaddr.Scan(w, last, raw(last)[regSP], retaddr.ScanWords(w, last), ^uint64(0), scanArch, retaddr.ScanChecks(validated))
 	if !ok {
-		w.Reject(walker.RuleScan, "no candidate from %#x", raw(last)[regSP])
+		if w.Tracing() { // boxing the arguments allocates
+			w.Reject(walker.RuleScan, "no candidate from %#x", raw(last)[regSP])
+		}
 		return nil
 	}
-	w.Found("word at %#x = %#x", loc, pc)
+	if w.Tracing() { // boxing the arguments allocates
+		w.Found("word at %#x = %#x", loc, pc)
+	}
 	ctx := minidump.NewContext(last.Context.Arch)
 	ctx.SetIndex(regPC, pc)
 	ctx.SetIndex(regSP, loc+4)

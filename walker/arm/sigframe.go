@@ -35,9 +35,15 @@ const (
 	nrRtSigreturn = 173
 )
 
-// regspaceMagics are the records uc_regspace may begin with: VFP, iWMMXt,
-// Crunch, the dummy padding record, or the terminating 0.
-var regspaceMagics = map[uint32]bool{0x56465001: true, 0x12ef842a: true, 0x5065cf03: true, 0xb0d9ed01: true, 0: true}
+// regspaceMagic reports whether uc_regspace may begin with magic: VFP,
+// iWMMXt, Crunch, the dummy padding record, or the terminating 0.
+func regspaceMagic(magic uint32) bool {
+	switch magic {
+	case 0x56465001, 0x12ef842a, 0x5065cf03, 0xb0d9ed01, 0:
+		return true
+	}
+	return false
+}
 
 // trampolineKind is what the code at a return address says about it.
 type trampolineKind uint8
@@ -118,7 +124,7 @@ func sigcontextAt(w *walker.Walker, sp uint64, rt bool) (words [scCPSR + 1]uint3
 	if !rt && flags != 0 && flags != sigframeUCFlags {
 		return words, "its uc_flags are not a sigframe's"
 	}
-	if !regspaceMagics[magic] {
+	if !regspaceMagic(magic) {
 		return words, "its uc_regspace begins with no known magic"
 	}
 	for i := range words {

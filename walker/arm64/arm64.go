@@ -27,22 +27,25 @@ const (
 
 // cfiRegs maps the context to the names dump_syms writes in STACK CFI:
 // x19–x29 are callee-saved (AAPCS64).
-var cfiRegs = func() []walker.CFIRegister {
-	regs := make([]walker.CFIRegister, 0, nRegs)
-	for i := 0; i <= 30; i++ {
-		regs = append(regs, walker.CFIRegister{Index: i, Name: "x" + itoa(i), CalleeSaves: i >= 19 && i <= 29})
-	}
-	regs = append(regs,
-		walker.CFIRegister{Index: regSP, Name: "sp", Alt: ".cfa"},
-		walker.CFIRegister{Index: regPC, Name: "pc", Alt: ".ra"})
-	return regs
-}()
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return string(rune('0'+i/10)) + string(rune('0'+i%10))
+var cfiRegs = []walker.CFIRegister{
+	{Index: 0, Name: "x0"}, {Index: 1, Name: "x1"},
+	{Index: 2, Name: "x2"}, {Index: 3, Name: "x3"},
+	{Index: 4, Name: "x4"}, {Index: 5, Name: "x5"},
+	{Index: 6, Name: "x6"}, {Index: 7, Name: "x7"},
+	{Index: 8, Name: "x8"}, {Index: 9, Name: "x9"},
+	{Index: 10, Name: "x10"}, {Index: 11, Name: "x11"},
+	{Index: 12, Name: "x12"}, {Index: 13, Name: "x13"},
+	{Index: 14, Name: "x14"}, {Index: 15, Name: "x15"},
+	{Index: 16, Name: "x16"}, {Index: 17, Name: "x17"},
+	{Index: 18, Name: "x18"}, {Index: 19, Name: "x19", CalleeSaves: true},
+	{Index: 20, Name: "x20", CalleeSaves: true}, {Index: 21, Name: "x21", CalleeSaves: true},
+	{Index: 22, Name: "x22", CalleeSaves: true}, {Index: 23, Name: "x23", CalleeSaves: true},
+	{Index: 24, Name: "x24", CalleeSaves: true}, {Index: 25, Name: "x25", CalleeSaves: true},
+	{Index: 26, Name: "x26", CalleeSaves: true}, {Index: 27, Name: "x27", CalleeSaves: true},
+	{Index: 28, Name: "x28", CalleeSaves: true}, {Index: 29, Name: "x29", CalleeSaves: true},
+	{Index: 30, Name: "x30"},
+	{Index: regSP, Name: "sp", Alt: ".cfa"},
+	{Index: regPC, Name: "pc", Alt: ".ra"},
 }
 
 // regs is the raw register array Breakpad's frame holds (see
@@ -86,7 +89,9 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	if rules, src, ok := w.CFIRulesFrom(last); ok {
 		f = w.Tried(src.Rule(), a.byCFI(w, last, rules))
 	} else {
-		w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
+		if w.Tracing() { // boxing the arguments allocates
+			w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
+		}
 	}
 	if f == nil && !breakpad && exact(last) {
 		f = w.Tried(walker.RuleLeafReturn, a.byLeafReturn(w, last))
@@ -523,10 +528,14 @@ func (a *Walker) byScan(w *walker.Walker, last *walker.Frame, validated bool) *w
 	}
 	loc, pc, ok := retaddr.Scan(w, last, raw(last)[regSP], retaddr.ScanWords(w, last), mask, scanArch, retaddr.ScanChecks(validated))
 	if !ok {
-		w.Reject(walker.RuleScan, "no candidate from %#x", raw(last)[regSP])
+		if w.Tracing() { // boxing the arguments allocates
+			w.Reject(walker.RuleScan, "no candidate from %#x", raw(last)[regSP])
+		}
 		return nil
 	}
-	w.Found("word at %#x = %#x", loc, pc)
+	if w.Tracing() { // boxing the arguments allocates
+		w.Found("word at %#x = %#x", loc, pc)
+	}
 	sp := loc + 8 // Breakpad's
 	ctx := minidump.NewContext(last.Context.Arch)
 	ctx.SetIndex(regPC, pc)

@@ -1,8 +1,6 @@
 package arm64
 
 import (
-	"encoding/binary"
-
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -32,13 +30,9 @@ const (
 	pstateELMask = 0x1f // M[4] (AArch32) and M[3:0]: 0 is EL0t, user mode
 )
 
-// sigreturnCode is `mov x8, #139; svc #0`.
-var sigreturnCode = func() []byte {
-	b := make([]byte, 8)
-	binary.LittleEndian.PutUint32(b, 0xd2800008|nrSigreturn<<5)
-	binary.LittleEndian.PutUint32(b[4:], 0xd4000001)
-	return b
-}()
+// sigreturnCode is `mov x8, #139; svc #0` (0xd2801168, 0xd4000001 little
+// endian; nrSigreturn is 139).
+var sigreturnCode = []byte{0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4}
 
 // trampolineAt reports whether pc is the first instruction of the
 // rt_sigreturn trampoline: the vDSO's __kernel_rt_sigreturn by its symbol
@@ -52,8 +46,7 @@ func trampolineAt(w *walker.Walker, pc uint64) bool {
 	if at.Function == "__kernel_rt_sigreturn" && at.FunctionBase == pc {
 		return true
 	}
-	b := make([]byte, len(sigreturnCode))
-	return w.ReadCode(pc, b) && string(b) == string(sigreturnCode)
+	return w.CodeIs(pc, sigreturnCode)
 }
 
 // sigcontext is what bySignalFrame reads of a signal frame.

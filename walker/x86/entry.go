@@ -89,13 +89,7 @@ func byFramelessLeaf(w *walker.Walker, last *walker.Frame) *walker.Frame {
 var scanArch = retaddr.Arch{WordSize: 4, CallOffset: 1, PC: minidump.X86EIP, SP: minidump.X86ESP, CFIRegs: cfiRegs}
 
 // codeIs reports whether the dump's code at addr starts with want.
-func codeIs(w *walker.Walker, addr uint32, want []byte) bool {
-	b := make([]byte, len(want))
-	if !w.ReadCode(uint64(addr), b) {
-		return false
-	}
-	return string(b) == string(want)
-}
+func codeIs(w *walker.Walker, addr uint32, want []byte) bool { return w.CodeIs(uint64(addr), want) }
 
 // framelessByCode reports whether the dump's code shows that f's function
 // keeps no frame pointer: a FUNC symbol names it and its first bytes are
@@ -105,7 +99,8 @@ func framelessByCode(w *walker.Walker, f *walker.Frame) bool {
 	if f.Function == "" || f.IsPublic || f.Trust == walker.TrustContext {
 		return false
 	}
-	b := make([]byte, 5)
+	var code [5]byte
+	b := code[:]
 	if !w.ReadCode(f.FunctionBase, b) {
 		return false
 	}

@@ -26,9 +26,9 @@ const (
 )
 
 // sigcontextRegs maps the sigcontext's words 4-15 to context indexes.
-var sigcontextRegs = map[int]int{
-	4: minidump.X86EDI, 5: minidump.X86ESI, 6: minidump.X86EBP, 7: minidump.X86ESP,
-	8: minidump.X86EBX, 9: minidump.X86EDX, 10: minidump.X86ECX, 11: minidump.X86EAX, 14: minidump.X86EIP,
+var sigcontextRegs = [...]struct{ word, reg int }{
+	{4, minidump.X86EDI}, {5, minidump.X86ESI}, {6, minidump.X86EBP}, {7, minidump.X86ESP},
+	{8, minidump.X86EBX}, {9, minidump.X86EDX}, {10, minidump.X86ECX}, {11, minidump.X86EAX}, {14, minidump.X86EIP},
 }
 
 // sigreturnKind reports whether ip is the first byte of a sigreturn
@@ -94,8 +94,8 @@ func bySignalFrame(w *walker.Walker, last *walker.Frame) *walker.Frame {
 		return nil
 	}
 	ctx := minidump.NewContext(last.Context.Arch)
-	for i, idx := range sigcontextRegs {
-		ctx.SetIndex(idx, uint64(words[i]))
+	for _, r := range sigcontextRegs {
+		ctx.SetIndex(r.reg, uint64(words[r.word]))
 	}
 	w.NoteSignalFrame(uint64(esp), uint64(sc)+4*sigcontextLen)
 	w.Found("the kernel's signal frame at esp %#x: eip %#x esp %#x", esp, savedEIP, savedESP)

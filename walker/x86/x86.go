@@ -82,7 +82,9 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	if info := findFrameInfo(w, last); info != nil {
 		f = w.Tried(walker.RuleStackWin, byWindowsFrameInfo(w, last, info, scanAllowed, breakpad))
 	} else {
-		w.Reject(walker.RuleStackWin, "no STACK WIN or FUNC record at %#x", last.Instruction)
+		if w.Tracing() { // boxing the arguments allocates
+			w.Reject(walker.RuleStackWin, "no STACK WIN or FUNC record at %#x", last.Instruction)
+		}
 	}
 	realignTried := false // byDRAP, in the CFI branch
 	if f == nil {
@@ -103,7 +105,9 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 				}
 			}
 		} else {
-			w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
+			if w.Tracing() { // boxing the arguments allocates
+				w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
+			}
 		}
 	}
 	if f == nil && !breakpad && last.Trust == walker.TrustContext {
@@ -470,11 +474,15 @@ func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad, frameles
 		}
 		loc, ip, scanRule, ok := scanCaller(w, last, esp, retaddr.ScanWords(w, last), breakpad)
 		if !ok {
-			w.Reject(walker.RuleScan, "no candidate from %#x", esp)
+			if w.Tracing() { // boxing the arguments allocates
+				w.Reject(walker.RuleScan, "no candidate from %#x", esp)
+			}
 			return nil
 		}
 		callerEIP, callerESP = ip, loc+4
-		w.Found("word at %#x = %#x", loc, ip)
+		if w.Tracing() { // boxing the arguments allocates
+			w.Found("word at %#x = %#x", loc, ip)
+		}
 		// If the function pushed EBP right below its return address, the
 		// saved value is the caller's EBP; otherwise keep the callee's.
 		chain := callerESP - 8

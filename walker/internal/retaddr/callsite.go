@@ -55,20 +55,23 @@ func ClassifyCallSite(w *walker.Walker, arch minidump.Arch, ra uint64) CallSite 
 
 // callSite is ClassifyCallSite in instruction set s.
 func (set *instrSet) callSite(w *walker.Walker, ra uint64) CallSite {
-	if set.decode == nil || !w.HasCode() {
+	if set.maxCallBytes == 0 || !w.HasCode() {
 		return CallSite{}
 	}
 	end := ra &^ set.thumbBit & set.mask()
-	return set.decode(readBefore(w, end, set.maxCallBytes), ra)
+	var buf [maxCallBytes]byte
+	return set.isa.decode(readBefore(w, end, buf[:set.maxCallBytes]), ra)
 }
 
-// readBefore returns the longest run of dump memory (at most n bytes) that
-// ends at addr, read from Env.Code; a run may span adjacent regions.
-func readBefore(w *walker.Walker, addr uint64, n int) []byte {
+// readBefore returns the longest run of dump memory (at most len(buf)
+// bytes) that ends at addr, read from Env.Code into the end of buf; a run
+// may span adjacent regions.
+func readBefore(w *walker.Walker, addr uint64, buf []byte) []byte {
+	n := len(buf)
 	if addr < uint64(n) {
 		n = int(addr)
+		buf = buf[:n]
 	}
-	buf := make([]byte, n)
 	if n == 0 || w.ReadCode(addr-uint64(n), buf) {
 		return buf
 	}
@@ -81,10 +84,7 @@ func readBefore(w *walker.Walker, addr uint64, n int) []byte {
 
 // decodeCallSite classifies the bytes b, which end at the return address ra.
 func decodeCallSite(i isa, b []byte, ra uint64) CallSite {
-	if d := i.desc(); d.decode != nil {
-		return d.decode(b, ra)
-	}
-	return CallSite{}
+	return i.decode(b, ra)
 }
 
 // decodeARMState picks the decoder by the return address's Thumb bit.

@@ -17,6 +17,7 @@ const (
 // reads: what a return address looks like in it and how the call before
 // one is decoded.
 type instrSet struct {
+	isa      isa
 	wordSize int // bytes in a stack word and a return address
 	// callOffset is how far before a return address a lookup goes to land
 	// in the call instruction: 1 on x86 and amd64, 2 on ARM (after
@@ -30,8 +31,6 @@ type instrSet struct {
 	// at most 7 bytes after its opcode (FF, ModRM, SIB, disp32; 9A
 	// ptr16:32), and up to 4 more bytes may hold an address-size prefix.
 	maxCallBytes int
-	// decode classifies the bytes that end at the return address ra.
-	decode func(b []byte, ra uint64) CallSite
 	// chainScan: a scan chosen by call site yields to an earlier
 	// candidate whose own caller follows it (chainedCandidate). The x86
 	// family's scans, which take Breakpad's candidates without the
@@ -51,13 +50,31 @@ type instrSet struct {
 }
 
 var isas = [...]instrSet{
-	isaNone:  {wordSize: 8, callOffset: 1},
-	isaARM:   {wordSize: 4, callOffset: 2, thumbBit: 1, maxCallBytes: 8, decode: decodeARMState, wideFromCFI: true},
-	isaARM64: {wordSize: 8, callOffset: 4, maxCallBytes: 4, decode: decodeARM64, wideFromCFI: true, spAlign: 16},
-	isaX86: {wordSize: 4, callOffset: 1, maxCallBytes: 11, chainScan: true,
-		decode: func(b []byte, ra uint64) CallSite { return decodeX86(b, ra, false) }},
-	isaAMD64: {wordSize: 8, callOffset: 1, maxCallBytes: 11, chainScan: true,
-		decode: func(b []byte, ra uint64) CallSite { return decodeX86(b, ra, true) }},
+	isaNone:  {isa: isaNone, wordSize: 8, callOffset: 1},
+	isaARM:   {isa: isaARM, wordSize: 4, callOffset: 2, thumbBit: 1, maxCallBytes: 8, wideFromCFI: true},
+	isaARM64: {isa: isaARM64, wordSize: 8, callOffset: 4, maxCallBytes: 4, wideFromCFI: true, spAlign: 16},
+	isaX86:   {isa: isaX86, wordSize: 4, callOffset: 1, maxCallBytes: 11, chainScan: true},
+	isaAMD64: {isa: isaAMD64, wordSize: 8, callOffset: 1, maxCallBytes: 11, chainScan: true},
+}
+
+// maxCallBytes bounds every instrSet's maxCallBytes.
+const maxCallBytes = 11
+
+// decode classifies the bytes b, which end at the return address ra; the
+// zero CallSite for an instruction set without a decoder. (A switch, not
+// a function in instrSet: b then stays on the caller's stack.)
+func (i isa) decode(b []byte, ra uint64) CallSite {
+	switch i {
+	case isaARM:
+		return decodeARMState(b, ra)
+	case isaARM64:
+		return decodeARM64(b, ra)
+	case isaX86:
+		return decodeX86(b, ra, false)
+	case isaAMD64:
+		return decodeX86(b, ra, true)
+	}
+	return CallSite{}
 }
 
 // desc returns i's description (isaNone's for an unknown value).
