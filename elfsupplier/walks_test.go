@@ -125,11 +125,12 @@ var elfOnlyShortfalls = map[string]string{
 // and why: only its frames are compared.
 var pastOracle = map[string]string{
 	// gdb goes wrong past libgcc's assembly wrapper _Unwind_RaiseException
-	// (its .ARM.exidx entry is the EXIDX_CANTUNWIND of restore_core_regs
-	// before it; gdb skips __cxa_throw), so gen.sh lists its frames up to
-	// the wrapper; libgcc's backtrace stops at __cxxabiv1::__terminate. The
-	// walks with the program follow the same evidence and go wrong there
-	// too (walker/arm knownWrong).
+	// (no unwind entry of its own; its prologue's lr slot holds the pc of
+	// throw_guard, written there by unwind_phase2, which unwinds the
+	// wrapper's pushes in place: docs/testdata.md), so gen.sh lists its
+	// frames up to the wrapper; libgcc's backtrace stops at
+	// __cxxabiv1::__terminate. The walks with the program read the same
+	// prologue and slot and go the same way.
 	"arm-throw": "gdb's frames end at libgcc's _Unwind_RaiseException wrapper",
 }
 

@@ -135,9 +135,11 @@ var knownWrong = map[string]int{
 	// call of throw_mid): the scan takes it (its call site contradicts, but
 	// a tail call could explain that) over unwind_phase2's return address
 	// further up, after an indirect call (blx r3); the walk then ends in
-	// throw_guard. The oracle itself ends at frame 11 (gdb's frames; gdb
-	// skips __cxa_throw past libgcc's assembly wrapper, and libgcc's own
-	// backtrace stops at __cxxabiv1::__terminate).
+	// throw_guard. The oracle itself ends at frame 11 (gdb's frames: past
+	// libgcc's assembly wrapper the slots it pushed hold the registers
+	// unwind_phase2 unwound in place, throw_guard's, not its caller's; and
+	// libgcc's own backtrace stops at __cxxabiv1::__terminate; see
+	// docs/testdata.md).
 	"arm-throw": 9,
 }
 
