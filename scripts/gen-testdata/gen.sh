@@ -192,7 +192,7 @@ dynamic_case() {
 
 # Extra cases: programs of their own (src/extra/CASE.c, built as CASEdemo),
 # for code whose flags must not change crashdemo and so the existing dumps.
-EXTRA_CASES=${EXTRA_CASES:-"arm-apcs arm-assert amd64-leaf x86-leaf amd64-signal x86-signal amd64-realign arm-signal arm-rtsignal arm64-signal amd64-large x86-large arm-large arm64-large amd64-throw x86-throw arm-throw arm64-throw amd64-strfn x86-strfn arm-strfn arm64-strfn amd64-noreturn x86-noreturn arm-noreturn arm64-noreturn"}
+EXTRA_CASES=${EXTRA_CASES:-"arm-apcs arm-assert amd64-leaf x86-leaf amd64-signal x86-signal amd64-realign arm-signal arm-rtsignal arm64-signal amd64-large x86-large arm-large arm64-large amd64-throw x86-throw arm-throw arm64-throw amd64-strfn x86-strfn arm-strfn arm64-strfn amd64-noreturn x86-noreturn arm-noreturn arm64-noreturn amd64-overflow x86-overflow arm-overflow arm64-overflow"}
 SHAPES_BUILT=""
 
 # extra_build ARCH CASE: compiles src/extra/CASE.c in the current directory.
@@ -245,8 +245,8 @@ extra_build() {
 		# must equal gdb's.
 		$CC $common -O2 -c "$HERE/src/extra/assert.c"
 		;;
-	*-throw | *-strfn | *-noreturn)
-		# shapesdemo, one program for the three cases (argv[1] picks):
+	*-throw | *-strfn | *-noreturn | *-overflow)
+		# shapesdemo, one program for the four cases (argv[1] picks):
 		# throw.cc, linked by g++; noreturn.c in source order, with no
 		# padding between functions and no cold sections, so a call that
 		# ends a function returns to the next one's start. On arm, where
@@ -259,7 +259,8 @@ extra_build() {
 		$CC $common $FLAGS -O2 $oracle -c "$HERE/src/extra/strfn.c"
 		$CC $common $FLAGS -O2 $oracle -falign-functions=1 -fno-reorder-functions \
 			-fno-reorder-blocks-and-partition -c "$HERE/src/extra/noreturn.c"
-		link=$CXX
+		$CC $common $FLAGS -O2 $oracle -c "$HERE/src/extra/overflow.c"
+		link="$CXX -pthread"
 		;;
 	*) log "unknown extra case $1-$2"; return 1 ;;
 	esac
@@ -272,7 +273,7 @@ extra_case() {
 	# The cases of shapesdemo share one build ($WORK/ARCH/shapes, made
 	# once a run) and pass the case as argv[1].
 	local bdir=$dir run=./$2demo arg=()
-	case $c in throw | strfn | noreturn)
+	case $c in throw | strfn | noreturn | overflow)
 		prog=shapesdemo bdir=$WORK/$arch/shapes run=$WORK/$arch/shapes/shapesdemo arg=("$c") ;;
 	esac
 	rm -rf "$dir" && mkdir -p "$dir"
@@ -322,7 +323,11 @@ extra_case() {
 		zstd -q -f -19 -T1 "$dir/$prog.stripped" -o "$OUT/cores/$arch-$prog.zst"
 		chmod 644 "$OUT/cores/$arch-$prog.zst"
 	fi
-	"$WORK/core2md" --stack-limit "$STACK_LIMIT" "${modarg[@]}" "$dir/core" "$OUT/dumps/$name.dmp"
+	# The overflowing thread's whole stack (128 KiB) goes into the dump,
+	# so that the walk can reach its start as gdb's does.
+	local limit=$STACK_LIMIT
+	[ "$c" = overflow ] && limit=262144
+	"$WORK/core2md" --stack-limit "$limit" "${modarg[@]}" "$dir/core" "$OUT/dumps/$name.dmp"
 	local gdbargs=(-batch -nx -iex "set debuginfod enabled off" "$bdir/$prog" "$dir/core") bt="thread apply all bt"
 	# gdb on qemu-user's signal frames: past the non-rt sigframe of arm it
 	# reads garbage (it tells the layouts apart by the uc_flags the kernel

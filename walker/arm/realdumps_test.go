@@ -21,9 +21,9 @@ import (
 
 var realDumps = []string{
 	"arm-O0", "arm-abort", "arm-apcs", "arm-armmode", "arm-cpp", "arm-fp", "arm-libc", "arm-nofp", "arm-recursion",
-	"arm-large", "arm-rtsignal", "arm-signal", "arm-threads", "arm-noreturn", "arm-strfn", "arm-throw",
+	"arm-large", "arm-rtsignal", "arm-signal", "arm-threads", "arm-noreturn", "arm-strfn", "arm-throw", "arm-overflow",
 	"arm64-O0", "arm64-abort", "arm64-cpp", "arm64-fp", "arm64-large", "arm64-libc", "arm64-nofp", "arm64-recursion",
-	"arm64-signal", "arm64-threads", "arm64-noreturn", "arm64-strfn", "arm64-throw",
+	"arm64-signal", "arm64-threads", "arm64-noreturn", "arm64-strfn", "arm64-throw", "arm64-overflow",
 }
 
 // TestRealDumps walks every arm and arm64 dump of testdata twice:

@@ -1,5 +1,5 @@
 /* shapesdemo's main: runs the case named by argv[1] (throw.cc, strfn.c,
- * noreturn.c), and oracle_backtrace (shapes.h). */
+ * noreturn.c, overflow.c), and oracle_backtrace (shapes.h). */
 #include <string.h>
 #include "shapes.h"
 
@@ -36,5 +36,7 @@ int main(int argc, char **argv) {
 		r = strfn_main(argc);
 	else if (argc > 1 && strcmp(argv[1], "noreturn") == 0)
 		r = noreturn_main(argc);
+	else if (argc > 1 && strcmp(argv[1], "overflow") == 0)
+		r = overflow_main(argc);
 	return r + 1; /* not tail calls */
 }
