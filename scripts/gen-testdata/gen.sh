@@ -336,7 +336,7 @@ extra_case() {
 	# the oracle for the rest.
 	local max=0
 	# Under qemu-arm gdb also loses shapesdemo's stacks: past glibc's
-	# strlen (an ARM-mode leaf that pushed r4, r5: frame 2 is junk) and
+	# strlen (a Thumb-2 leaf that pushed r4, r5: frame 2 is junk) and
 	# past libgcc's _Unwind_RaiseException wrapper (its caller __cxa_throw
 	# is skipped); libgcc's backtrace from the program is the oracle there.
 	case $name in
