@@ -48,6 +48,8 @@ func x86RegName(r x86asm.Reg) string {
 		return x86Names64[r-x86asm.RAX]
 	case r >= x86asm.X0 && r <= x86asm.X15:
 		return fmt.Sprintf("xmm%d", r-x86asm.X0)
+	case r >= x86asm.Y0 && r <= x86asm.Y15:
+		return fmt.Sprintf("ymm%d", r-x86asm.Y0)
 	case r >= x86asm.M0 && r <= x86asm.M7:
 		return fmt.Sprintf("mm%d", r-x86asm.M0)
 	}

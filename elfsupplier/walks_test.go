@@ -121,6 +121,19 @@ var elfOnlyShortfalls = map[string]string{
 	"arm64-large": "main's start unknown: read as _dl_start's prologue",
 }
 
+// pastOracle lists the dumps whose oracle stops short of the stack's end,
+// and why: only its frames are compared.
+var pastOracle = map[string]string{
+	// gdb goes wrong past libgcc's assembly wrapper _Unwind_RaiseException
+	// (no unwind entry of its own; its prologue's lr slot holds the pc of
+	// throw_guard, written there by unwind_phase2, which unwinds the
+	// wrapper's pushes in place: docs/testdata.md), so gen.sh lists its
+	// frames up to the wrapper; libgcc's backtrace stops at
+	// __cxxabiv1::__terminate. The walks with the program read the same
+	// prologue and slot and go the same way.
+	"arm-throw": "gdb's frames end at libgcc's _Unwind_RaiseException wrapper",
+}
+
 // TestWalksWithLocalDebugInfoEqualGDB walks every testdata dump whose
 // program is kept, on all four architectures, three ways: Breakpad's .sym
 // alone; the .sym and the stripped program (--use-local-debuginfo: the
@@ -191,6 +204,15 @@ func TestWalksWithLocalDebugInfoEqualGDB(t *testing.T) {
 				return fmt.Sprintf("%d/%d%s", n, len(got), mark)
 			}
 			fmt.Fprintf(&table, "%-16s %-8d %5d %9s %9s %9s %9s\n", c.name, id, len(want), row(both[id]), row(elfOnly[id]), row(symOnly[id]), row(elfSymOnly[id]))
+			if past, ok := pastOracle[c.name]; ok {
+				// Only the frames the oracle has are compared.
+				for _, walks := range []map[uint32][]uint64{both, elfOnly} {
+					if got := walks[id]; len(got) > len(want) && leadingEqual(got, want) == len(want) {
+						t.Logf("%s thread %d: %d frames past the oracle's last (%s)", c.name, id, len(got)-len(want), past)
+						walks[id] = got[:len(want)]
+					}
+				}
+			}
 			if fmt.Sprint(both[id]) != fmt.Sprint(want) {
 				t.Errorf("%s thread %d, .sym and program: %x, gdb %x", c.name, id, both[id], want)
 			}

@@ -110,6 +110,12 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 			start = sp
 		}
 		n := core.Readable(start, min(opt.StackLimit, budget))
+		if n == 0 {
+			if above, ok := aboveGuard(core, sp); ok {
+				start = above
+				n = core.Readable(start, min(opt.StackLimit, budget))
+			}
+		}
 		budget -= n
 		stack := make([]byte, n)
 		if n > 0 {
@@ -502,4 +508,22 @@ func linuxMaps(core *coredump.File, files []coredump.MappedFile) string {
 		sb.WriteByte('\n')
 	}
 	return sb.String()
+}
+
+// aboveGuard returns where the stack above a guard page holding sp begins:
+// a stack overflow leaves the stack pointer in the inaccessible page below
+// a thread's stack (a segment with no permissions and no stored bytes),
+// where the faulting push or store went; the frames are in the writable
+// segment right above it. False when sp lies elsewhere.
+func aboveGuard(core *coredump.File, sp uint64) (uint64, bool) {
+	segs := core.Segments
+	i := sort.Search(len(segs), func(i int) bool { return segs[i].Vaddr+segs[i].Memsz > sp })
+	if i+1 >= len(segs) || segs[i].Vaddr > sp || segs[i].Flags != 0 || segs[i].Filesz != 0 {
+		return 0, false
+	}
+	next := segs[i+1]
+	if next.Vaddr != segs[i].Vaddr+segs[i].Memsz || next.Flags&2 == 0 || next.Filesz == 0 {
+		return 0, false
+	}
+	return next.Vaddr, true
 }

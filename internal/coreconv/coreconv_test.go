@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/coredump"
 )
 
 func TestUnionSubtract(t *testing.T) {
@@ -115,6 +117,41 @@ func TestDiskPathStaysInSysroot(t *testing.T) {
 	} {
 		if got := diskPath(tc.opt, tc.name); got != tc.want {
 			t.Errorf("diskPath(%+v, %q) = %q, want %q", tc.opt, tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestAboveGuard: a thread whose stack overflowed has its stack pointer in
+// the guard page below its stack (no permissions, nothing stored); its
+// frames are in the writable segment right above (testdata's *-overflow).
+func TestAboveGuard(t *testing.T) {
+	const rw, r = 6, 4
+	segs := []coredump.Segment{
+		{Vaddr: 0x1000, Memsz: 0x1000},                             // a guard page
+		{Vaddr: 0x2000, Memsz: 0x8000, Filesz: 0x8000, Flags: rw},  // the stack above it
+		{Vaddr: 0x20000, Memsz: 0x1000},                            // a guard with a gap above
+		{Vaddr: 0x30000, Memsz: 0x1000},                            // a guard below read-only data
+		{Vaddr: 0x31000, Memsz: 0x1000, Filesz: 0x1000, Flags: r},  //
+		{Vaddr: 0x40000, Memsz: 0x1000, Flags: rw},                 // writable, not stored
+		{Vaddr: 0x41000, Memsz: 0x1000, Filesz: 0x1000, Flags: rw}, //
+	}
+	core := &coredump.File{Segments: segs}
+	for _, tc := range []struct {
+		sp   uint64
+		want uint64
+		ok   bool
+	}{
+		{0x1e70, 0x2000, true},
+		{0x1000, 0x2000, true},
+		{0x2100, 0, false}, // in the stack itself
+		{0x20800, 0, false},
+		{0x30800, 0, false},
+		{0x40800, 0, false},
+		{0x50000, 0, false}, // unmapped
+		{0x800, 0, false},
+	} {
+		if got, ok := aboveGuard(core, tc.sp); got != tc.want || ok != tc.ok {
+			t.Errorf("aboveGuard(%#x) = %#x, %v; want %#x, %v", tc.sp, got, ok, tc.want, tc.ok)
 		}
 	}
 }

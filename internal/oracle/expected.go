@@ -22,13 +22,16 @@ type Expected struct {
 // ReadExpected returns the frames of the dump testdata/dumps/NAME.dmp
 // from the oracle directory dir (testdata/oracle): gdb's (NAME.frames.txt)
 // and, for a case with libgcc's backtrace (NAME.unwind.txt, written by the
-// crashing program itself: _Unwind_Backtrace called in the crashing
-// function just before the fault), frame 0 from gdb (the fault; libgcc's
-// frame 0 is the same function after its call of the unwinder), then
-// libgcc's frames 1 on, and past libgcc's last frame gdb's. Where both
-// have a frame 1 or later they must agree, or tb fails: the two oracles
-// are independent, gdb only stops early where it cannot read qemu-user's
-// signal frames.
+// crashing program itself), gdb's frames up to the first one libgcc also
+// has, then libgcc's from there on, and past libgcc's last gdb's. The
+// program calls the unwinder from a call site the fault's stack shares:
+// in the crashing function just before the fault (the signal cases:
+// libgcc's frame 1 is gdb's frame 1), or through a function pointer the
+// fault's call goes through too (shapesdemo: libgcc's frames 0 and 1 are
+// the pointer's first target, gdb's frame 1 or further up is the caller
+// both share). Where both have a frame from there on they must agree, or
+// tb fails: the two oracles are independent, gdb only stops early where it
+// cannot read qemu-user's frames.
 func ReadExpected(tb testing.TB, dir, name string) Expected {
 	tb.Helper()
 	exp := Expected{Frames: physical(ReadGDBFrames(tb, filepath.Join(dir, name+".frames.txt")))}
@@ -41,20 +44,35 @@ func ReadExpected(tb testing.TB, dir, name string) Expected {
 		if !ok || len(g) == 0 || len(u) < 2 {
 			tb.Fatalf("%s: thread %d: gdb's frames %x, libgcc's %x", name, id, g, u)
 		}
-		for i := 1; i < min(len(g), len(u)); i++ {
-			if g[i] != u[i] {
-				tb.Errorf("%s: thread %d frame %d: gdb %#x, libgcc %#x", name, id, i, g[i], u[i])
+		gi, ui := sharedFrame(g, u)
+		for i := 0; gi+i < len(g) && ui+i < len(u); i++ {
+			if g[gi+i] != u[ui+i] {
+				tb.Errorf("%s: thread %d frame %d: gdb %#x, libgcc %#x", name, id, gi+i, g[gi+i], u[ui+i])
 			}
 		}
-		want := append([]uint64{g[0]}, u[1:]...)
-		if len(g) > len(u) {
-			want = append(want, g[len(u):]...)
+		want := append(append([]uint64{}, g[:gi]...), u[ui:]...)
+		if rest := gi + len(u) - ui; len(g) > rest {
+			want = append(want, g[rest:]...)
 		} else if strings.HasPrefix(name, "arm-") {
 			exp.EntryMayFollow = true
 		}
 		exp.Frames[id] = want
 	}
 	return exp
+}
+
+// sharedFrame returns where gdb's frames g and libgcc's u first name the
+// same caller: the first gdb frame from 1 on whose pc is one of libgcc's
+// from 1 on, else 1 and 1 (the signal cases, where gdb may stop at 1).
+func sharedFrame(g, u []uint64) (gi, ui int) {
+	for gi = 1; gi < len(g); gi++ {
+		for ui = 1; ui < len(u); ui++ {
+			if g[gi] == u[ui] {
+				return gi, ui
+			}
+		}
+	}
+	return 1, 1
 }
 
 // physical returns each thread's frame PCs but gdb's inline and

@@ -80,6 +80,10 @@ func thumb32(f *Frame, hw1, hw2 uint32) string {
 		f.setFP(int(hw2>>8&0xf), int64(plainImm12(hw1, hw2)))
 	case hw1 == 0xf8cd: // STR.W rt, [sp, #imm12]
 		f.save(int(hw2>>12), f.SPBelow-int64(hw2&0xfff))
+	case hw1 == 0xe96d: // STRD rt, rt2, [sp, #-imm8*4]!: a push of two (glibc's strlen)
+		f.SPBelow += int64(hw2&0xff) * 4
+		f.save(int(hw2>>12), f.SPBelow)
+		f.save(int(hw2>>8&0xf), f.SPBelow-4)
 	case hw1&0xff7f == 0xe94d: // STRD rt, rt2, [sp, #±imm8*4]
 		off := int64(hw2&0xff) * 4
 		if hw1&0x80 == 0 {

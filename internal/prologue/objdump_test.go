@@ -152,6 +152,10 @@ func readARM(t *testing.T, f *Frame, ip *int64, mn, ops string) bool {
 		f.save(armReg(t, args[0]), f.SPBelow-imm(t, ops))
 	case base == "str" && strings.HasSuffix(ops, "[sp]"):
 		f.save(armReg(t, args[0]), f.SPBelow)
+	case base == "strd" && strings.Contains(ops, "[sp, #-") && strings.HasSuffix(ops, "]!"):
+		f.SPBelow -= imm(t, ops)
+		f.save(armReg(t, args[0]), f.SPBelow)
+		f.save(armReg(t, args[1]), f.SPBelow-4)
 	case base == "strd" && strings.Contains(ops, "[sp") && !strings.HasSuffix(ops, "!"):
 		off := imm(t, ops)
 		f.save(armReg(t, args[0]), f.SPBelow-off)

@@ -192,7 +192,8 @@ dynamic_case() {
 
 # Extra cases: programs of their own (src/extra/CASE.c, built as CASEdemo),
 # for code whose flags must not change crashdemo and so the existing dumps.
-EXTRA_CASES=${EXTRA_CASES:-"arm-apcs arm-assert amd64-leaf x86-leaf amd64-signal x86-signal amd64-realign arm-signal arm-rtsignal arm64-signal amd64-large x86-large arm-large arm64-large"}
+EXTRA_CASES=${EXTRA_CASES:-"arm-apcs arm-assert amd64-leaf x86-leaf amd64-signal x86-signal amd64-realign arm-signal arm-rtsignal arm64-signal amd64-large x86-large arm-large arm64-large amd64-throw x86-throw arm-throw arm64-throw amd64-strfn x86-strfn arm-strfn arm64-strfn amd64-noreturn x86-noreturn arm-noreturn arm64-noreturn amd64-overflow x86-overflow arm-overflow arm64-overflow"}
+SHAPES_BUILT=""
 
 # extra_build ARCH CASE: compiles src/extra/CASE.c in the current directory.
 extra_build() {
@@ -244,6 +245,23 @@ extra_build() {
 		# must equal gdb's.
 		$CC $common -O2 -c "$HERE/src/extra/assert.c"
 		;;
+	*-throw | *-strfn | *-noreturn | *-overflow)
+		# shapesdemo, one program for the four cases (argv[1] picks):
+		# throw.cc, linked by g++; noreturn.c in source order, with no
+		# padding between functions and no cold sections, so a call that
+		# ends a function returns to the next one's start. On arm, where
+		# gdb loses these stacks under qemu-user, the program writes
+		# libgcc's backtrace (the EHABI tables: -funwind-tables).
+		local oracle=""
+		[ "$1" = arm ] && oracle="-funwind-tables -DUNWIND_ORACLE"
+		$CC $common $FLAGS -O2 $oracle -c "$HERE/src/extra/shapes.c"
+		$CXX $common $FLAGS -O2 $oracle -c "$HERE/src/extra/throw.cc"
+		$CC $common $FLAGS -O2 $oracle -c "$HERE/src/extra/strfn.c"
+		$CC $common $FLAGS -O2 $oracle -falign-functions=1 -fno-reorder-functions \
+			-fno-reorder-blocks-and-partition -c "$HERE/src/extra/noreturn.c"
+		$CC $common $FLAGS -O2 $oracle -c "$HERE/src/extra/overflow.c"
+		link="$CXX -pthread"
+		;;
 	*) log "unknown extra case $1-$2"; return 1 ;;
 	esac
 }
@@ -252,14 +270,28 @@ extra_build() {
 # symbols and oracles as for crashdemo's cases, and its cases.txt line.
 extra_case() {
 	local arch=$1 c=$2 name=$1-$2 dir=$WORK/$1/$2 prog=$2demo producer
+	# The cases of shapesdemo share one build ($WORK/ARCH/shapes, made
+	# once a run) and pass the case as argv[1].
+	local bdir=$dir run=./$2demo arg=()
+	case $c in throw | strfn | noreturn | overflow)
+		prog=shapesdemo bdir=$WORK/$arch/shapes run=$WORK/$arch/shapes/shapesdemo arg=("$c") ;;
+	esac
 	rm -rf "$dir" && mkdir -p "$dir"
 	toolchain "$arch"
+	if [ "$bdir" = "$dir" ] || [[ " $SHAPES_BUILT " != *" $arch "* ]]; then
+		[ "$bdir" = "$dir" ] || { rm -rf "$bdir" && mkdir -p "$bdir"; }
+		(
+			cd "$bdir"
+			local link=$CC
+			extra_build "$arch" "$c"
+			$link -static -Wl,--build-id -o "$prog" ./*.o
+		)
+		[ "$bdir" = "$dir" ] || SHAPES_BUILT+=" $arch"
+	fi
 	(
 		cd "$dir"
-		extra_build "$arch" "$c"
-		$CC -static -Wl,--build-id -o "$prog" ./*.o
 		ulimit -c unlimited
-		$RUN "./$prog" >run.log 2>&1 || true
+		$RUN "$run" "${arg[@]}" >run.log 2>&1 || true
 		if [ -n "$RUN" ]; then
 			rm -f core
 			mv qemu_"$prog"_*.core core
@@ -268,7 +300,7 @@ extra_case() {
 	[ -s "$dir/core" ] || { log "no core for $name"; return 1; }
 	producer=kernel
 	[ -n "$RUN" ] && producer=qemu
-	local symin=$dir/$prog
+	local symin=$bdir/$prog
 	if [ "$c" = large ]; then
 		# No STACK CFI for large.c's functions in the .sym: dump_syms
 		# reads a copy without .debug_frame (same build id; libc's CFI is
@@ -284,24 +316,34 @@ extra_case() {
 	cp "$dir/$prog.sym" "$OUT/symbols/$prog/$id/$prog.sym"
 	local modarg=()
 	if [ "$producer" = qemu ]; then
-		modarg=(--module "$dir/$prog")
+		modarg=(--module "$bdir/$prog")
 		# As for crashdemo: the converter tests need the program (stripped).
 		mkdir -p "$OUT/cores"
-		"${CC%gcc}strip" -o "$dir/$prog.stripped" "$dir/$prog"
+		"${CC%gcc}strip" -o "$dir/$prog.stripped" "$bdir/$prog"
 		zstd -q -f -19 -T1 "$dir/$prog.stripped" -o "$OUT/cores/$arch-$prog.zst"
 		chmod 644 "$OUT/cores/$arch-$prog.zst"
 	fi
-	"$WORK/core2md" --stack-limit "$STACK_LIMIT" "${modarg[@]}" "$dir/core" "$OUT/dumps/$name.dmp"
-	local gdbargs=(-batch -nx -iex "set debuginfod enabled off" "$dir/$prog" "$dir/core") bt="thread apply all bt"
+	# The overflowing thread's whole stack (128 KiB) goes into the dump,
+	# so that the walk can reach its start as gdb's does.
+	local limit=$STACK_LIMIT
+	[ "$c" = overflow ] && limit=262144
+	"$WORK/core2md" --stack-limit "$limit" "${modarg[@]}" "$dir/core" "$OUT/dumps/$name.dmp"
+	local gdbargs=(-batch -nx -iex "set debuginfod enabled off" "$bdir/$prog" "$dir/core") bt="thread apply all bt"
 	# gdb on qemu-user's signal frames: past the non-rt sigframe of arm it
 	# reads garbage (it tells the layouts apart by the uc_flags the kernel
 	# writes, 0x5ac3c35a, which qemu leaves 0); on arm64 it hangs past
 	# frame 0. Its frames stop there; libgcc's backtrace (unwind.txt) is
 	# the oracle for the rest.
 	local max=0
+	# Under qemu-arm gdb also loses shapesdemo's stacks: past glibc's
+	# strlen (a Thumb-2 leaf that pushed r4, r5: frame 2 is junk) and
+	# past libgcc's _Unwind_RaiseException wrapper (its caller __cxa_throw
+	# is skipped); libgcc's backtrace from the program is the oracle there.
 	case $name in
 	arm-signal) max=3 ;;
 	arm64-signal) max=1 ;;
+	arm-strfn) max=2 ;;
+	arm-throw) max=12 ;;
 	esac
 	if ((max)); then
 		gdbargs=(-iex "set print frame-arguments none" "${gdbargs[@]}")

@@ -2,7 +2,9 @@ package arm
 
 import (
 	"encoding/binary"
+	"maps"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/prologue"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -213,17 +215,30 @@ func byLeafReturn(w *walker.Walker, last, rec *walker.Frame) *walker.Frame {
 		w.Reject(walker.RuleLeafReturn, "without symbols lr %#x may point back into this function", lr)
 		return nil
 	}
+	r := *raw(last)
 	if !pushed {
-		// Nothing pushed: the callee-saved registers are still the caller's.
+		// LR not pushed: the callee-saved registers are still the caller's,
+		// but for those the leaf's prologue stored below the caller's sp.
+		below, saved := leafPrologue(w, last, pc)
+		callerSP += uint64(below)
 		for i := 4; i <= 11; i++ {
-			if v, ok := last.Context.Index(i); ok {
-				ctx.SetIndex(i, v)
+			v, ok := last.Context.Index(i)
+			if slot, isSaved := saved[i]; isSaved {
+				var word uint32
+				word, ok = w.ReadUint32(callerSP - uint64(slot))
+				v = uint64(word)
 			}
+			if ok {
+				ctx.SetIndex(i, v)
+				r[i] = v
+			}
+		}
+		if below > 0 {
+			w.Found("leaf prologue at %#x: sp %d bytes below the caller's, lr not saved", last.FunctionBase&^1, below)
 		}
 	}
 	ctx.SetIndex(regSP, callerSP)
 	ctx.SetIndex(regPC, lr)
-	r := *raw(last)
 	r[regSP], r[regPC] = callerSP, lr
 	f := newFrame(ctx, walker.TrustLeaf, r)
 	f.Rule = walker.RuleLeafReturn
@@ -231,6 +246,51 @@ func byLeafReturn(w *walker.Walker, last, rec *walker.Frame) *walker.Frame {
 }
 
 // regName names a frame-pointer register in trace notes.
+// leafPrologue reads, in the dump's code, the prologue of the context
+// frame's function, a leaf that did not push LR, from the start its symbol
+// gives up to pc: such a leaf may still store callee-saved registers below
+// the caller's sp (glibc's strlen: `strd r4, r5, [sp, #-8]!`). It returns
+// how far below the caller's sp the leaf's sp is and the registers' slots
+// (bytes below the caller's sp); nothing when the code or the start is
+// missing, the analysis stops before pc, the instruction set is not
+// certain, or the prologue saved LR or set up a frame pointer (the other
+// rules' evidence).
+func leafPrologue(w *walker.Walker, last *walker.Frame, pc uint64) (int64, map[int]int64) {
+	start := last.FunctionBase &^ 1
+	if last.Function == "" || start >= pc || pc-start > prologue.MaxBytes {
+		return 0, nil
+	}
+	code := make([]byte, pc-start)
+	if !w.ReadCode(start, code) {
+		return 0, nil
+	}
+	// A Thumb symbol or pc says Thumb; else both sets are tried and must
+	// read the same prologue (FUNC records and context pcs carry no
+	// Thumb bit).
+	sets := []prologue.Arch{prologue.Thumb, prologue.ARM}
+	if last.FunctionBase&1 == 1 || pc&1 == 1 {
+		sets = sets[:1]
+	}
+	var got *prologue.Frame
+	for _, set := range sets {
+		fr := prologue.Analyze(set, code, start, pc)
+		if fr.Stop != "" {
+			continue
+		}
+		if got != nil && (got.SPBelow != fr.SPBelow || !maps.Equal(got.Saved, fr.Saved)) {
+			return 0, nil
+		}
+		got = &fr
+	}
+	if got == nil || got.SPBelow <= 0 || got.FPReg >= 0 {
+		return 0, nil
+	}
+	if _, ok := got.Saved[regLR]; ok {
+		return 0, nil
+	}
+	return got.SPBelow, got.Saved
+}
+
 func regName(reg int) string {
 	if reg == regR7 {
 		return "r7"

@@ -580,3 +580,37 @@ func TestScanTakesRecordSlot(t *testing.T) {
 
 // putBL writes at addr in the dump's code a BL to target.
 func (f *fixture) putBL(addr, target uint64) { f.code.Put32(addr, armBL(addr, target)) }
+
+// TestLeafReturnPrologue: a leaf that stored registers below its caller's
+// sp without saving LR (glibc's Thumb strlen: `strd r4, r5, [sp, #-8]!`,
+// testdata's arm-strfn): its prologue, in the dump's code from the start
+// its symbol gives, puts the caller's sp 8 bytes up and restores r4 and r5
+// from their slots. Without the code the caller keeps the leaf's sp.
+func TestLeafReturnPrologue(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod1+0x1004).set(minidump.ARMSP, stack).
+		set(minidump.ARMLR, mod2+0x2045).set(4, 0x1111).set(5, 0x2222)
+	f.syms = map[string]string{"module1": sym1 + "PUBLIC 1001 0 leaf_func\n", "module2": sym2}
+	f.words[stack] = 0x44
+	f.words[stack+4] = 0x55
+	f.code = &walkertest.Memory{Base: mod1 + 0x1000, Data: []byte{0x6d, 0xe9, 0x02, 0x45, 0, 0, 0, 0}}
+	ext := f.walk(t, false)
+	if len(ext.Frames) < 2 {
+		t.Fatalf("%d frames", len(ext.Frames))
+	}
+	check(t, "extended", &walker.Stack{Frames: ext.Frames[:2]},
+		want{mod1 + 0x1004, stack, walker.TrustContext},
+		want{mod2 + 0x2045, stack + 8, walker.TrustLeaf})
+	for reg, v := range map[int]uint64{4: 0x44, 5: 0x55} {
+		if got, ok := ext.Frames[1].Context.Index(reg); !ok || got != v {
+			t.Errorf("r%d = %#x valid %v, want %#x from the leaf's slot", reg, got, ok, v)
+		}
+	}
+	f.code = nil
+	ext = f.walk(t, false)
+	if len(ext.Frames) < 2 {
+		t.Fatalf("without code: %d frames", len(ext.Frames))
+	}
+	if sp, _ := ext.Frames[1].Context.SP(); sp != stack {
+		t.Errorf("without code: frame 1 sp %#x, want the leaf's %#x kept", sp, uint64(stack))
+	}
+}

@@ -21,9 +21,9 @@ import (
 
 var realDumps = []string{
 	"arm-O0", "arm-abort", "arm-apcs", "arm-armmode", "arm-cpp", "arm-fp", "arm-libc", "arm-nofp", "arm-recursion",
-	"arm-large", "arm-rtsignal", "arm-signal", "arm-threads",
+	"arm-large", "arm-rtsignal", "arm-signal", "arm-threads", "arm-noreturn", "arm-strfn", "arm-throw", "arm-overflow",
 	"arm64-O0", "arm64-abort", "arm64-cpp", "arm64-fp", "arm64-large", "arm64-libc", "arm64-nofp", "arm64-recursion",
-	"arm64-signal", "arm64-threads",
+	"arm64-signal", "arm64-threads", "arm64-noreturn", "arm64-strfn", "arm64-throw", "arm64-overflow",
 }
 
 // TestRealDumps walks every arm and arm64 dump of testdata twice:
@@ -97,7 +97,16 @@ func TestRealDumps(t *testing.T) {
 				if exp.EntryMayFollow && len(th.pcs) == len(g)+1 && th.funcs[len(g)] == "_start" {
 					th.pcs = th.pcs[:len(g)] // the entry, past what libgcc reports
 				}
-				if e.prefix != len(g) || len(th.pcs) != len(g) {
+				if from, known := knownWrong[name]; known {
+					switch {
+					case e.prefix == len(g) && len(th.pcs) == len(g):
+						t.Errorf("thread %d: equals the oracle now; drop it from knownWrong", i)
+					case e.prefix < from:
+						t.Errorf("thread %d: walk %x differs from %x before frame %d", i, th.pcs, g, from)
+					default:
+						t.Logf("thread %d: known difference from frame %d on: walk %x, oracle %x", i, from, th.pcs, g)
+					}
+				} else if e.prefix != len(g) || len(th.pcs) != len(g) {
 					t.Errorf("thread %d: walk %x, gdb %x", i, th.pcs, g)
 				}
 				if why, ok := noCodeShortfalls[name]; ok && n.prefix >= b.prefix {
@@ -112,6 +121,26 @@ func TestRealDumps(t *testing.T) {
 		})
 	}
 	t.Log("frames per thread, ours (extended; and without the code windows: prefix, in-order, total) and Breakpad's, against gdb:\n" + strings.Join(table, "\n"))
+}
+
+// knownWrong lists the dumps whose walk (extended, with the code windows)
+// is known to differ from the oracle, by the first frame that differs; the
+// frames before it must still equal it.
+var knownWrong = map[string]int{
+	// SIGABRT from std::terminate called by the C++ personality routine
+	// inside libgcc's _Unwind_RaiseException (an exception escaping a
+	// noexcept function). The .sym has no CFI for libgcc and libstdc++
+	// (dump_syms reads no .ARM.exidx), and the personality routine's frame
+	// holds the pc of the frame it examines (throw_guard, after a direct
+	// call of throw_mid): the scan takes it (its call site contradicts, but
+	// a tail call could explain that) over unwind_phase2's return address
+	// further up, after an indirect call (blx r3); the walk then ends in
+	// throw_guard. The oracle itself ends at frame 11 (gdb's frames: past
+	// libgcc's assembly wrapper the slots it pushed hold the registers
+	// unwind_phase2 unwound in place, throw_guard's, not its caller's; and
+	// libgcc's own backtrace stops at __cxxabiv1::__terminate; see
+	// docs/testdata.md).
+	"arm-throw": 9,
 }
 
 // noCodeShortfalls lists the dumps whose walk without the code windows
