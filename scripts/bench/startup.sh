@@ -5,8 +5,8 @@
 # GNU time, so each block is timed whole (date +%s%N) and divided by its
 # runs. Prints the best (least disturbed) and the median block of each, in
 # milliseconds per run, and their ratio. Then scripts/bench/runs times 200
-# more runs of each from their own rusage: wall, CPU (all threads) and
-# minor page faults per run.
+# more runs of each (alternating blocks of 20) from their own rusage: wall,
+# CPU (all threads) and minor page faults per run.
 #
 #   usage: scripts/bench/startup.sh [-b BLOCKS] [-n RUNS_PER_BLOCK] DUMP [SYMPATH...]
 #   e.g.   scripts/bench/startup.sh testdata/dumps/amd64-threads.dmp
@@ -48,5 +48,5 @@ printf '%-10s %12s %12s\n' "" "best ms" "median ms" breakpad "$(best "$tmp/bp")"
   ours "$(best "$tmp/ours")" "$(median "$tmp/ours")"
 awk -v bb="$(best "$tmp/bp")" -v ob="$(best "$tmp/ours")" -v bm="$(median "$tmp/bp")" -v om="$(median "$tmp/ours")" \
   'BEGIN {printf "ratio breakpad/ours: best %.2fx  median %.2fx\n", bb/ob, bm/om}'
-echo "per run, from each child's rusage (scripts/bench/runs, 200 runs each, interleaved):"
-(cd "$here" && go run ./scripts/bench/runs -n 200 "$OURS ${OURS_ARGS:-} $dump $*" "$BREAKPAD $dump $*")
+echo "per run, from each child's rusage (scripts/bench/runs, 200 runs each, in alternating blocks of 20):"
+(cd "$here" && go run ./scripts/bench/runs -n 200 -block 20 "$OURS ${OURS_ARGS:-} $dump $*" "$BREAKPAD $dump $*")

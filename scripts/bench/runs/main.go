@@ -6,7 +6,12 @@
 // few milliseconds, mostly process start-up, where page faults (2–5 µs each
 // on a VM) and CPU matter more than the shell's timing can show.
 //
-//	usage: go run ./scripts/bench/runs [-n RUNS] 'CMD ARGS...' 'CMD ARGS...' ...
+//	usage: go run ./scripts/bench/runs [-n RUNS] [-block K] 'CMD ARGS...' 'CMD ARGS...' ...
+//
+// With -block K each command line runs K times in a row before the next
+// one's turn: a process's exit leaves the kernel work (freeing its pages)
+// that overlaps the next start, which alternating single runs would share
+// out between the programs compared.
 //
 // Each command line is split on spaces (no quoting); its output goes to
 // /dev/null. Prints, per command, the minimum, 25th percentile and median
@@ -26,9 +31,10 @@ import (
 
 func main() {
 	runs := flag.Int("n", 200, "runs of each command line")
+	block := flag.Int("block", 1, "runs of one command line in a row before the next one's")
 	flag.Parse()
-	if flag.NArg() == 0 || *runs < 1 {
-		fmt.Fprintln(os.Stderr, "usage: runs [-n RUNS] 'CMD ARGS...' ...")
+	if flag.NArg() == 0 || *runs < 1 || *block < 1 {
+		fmt.Fprintln(os.Stderr, "usage: runs [-n RUNS] [-block K] 'CMD ARGS...' ...")
 		os.Exit(2)
 	}
 	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
@@ -40,14 +46,16 @@ func main() {
 	wall := make([][]float64, len(lines))
 	cpu := make([][]float64, len(lines))
 	faults := make([]int64, len(lines))
-	for range *runs {
+	for done := 0; done < *runs; done += *block {
 		for i, line := range lines {
-			w, c, f, err := runOnce(strings.Fields(line), devnull)
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "%s: %v\n", line, err)
-				os.Exit(1)
+			for range min(*block, *runs-done) {
+				w, c, f, err := runOnce(strings.Fields(line), devnull)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "%s: %v\n", line, err)
+					os.Exit(1)
+				}
+				wall[i], cpu[i], faults[i] = append(wall[i], w), append(cpu[i], c), faults[i]+f
 			}
-			wall[i], cpu[i], faults[i] = append(wall[i], w), append(cpu[i], c), faults[i]+f
 		}
 	}
 	fmt.Printf("%-10s %-22s %-22s %7s  %s\n", "", "wall min/p25/median", "cpu min/p25/median", "faults", "command")
