@@ -342,10 +342,25 @@ func (s *HTTPSupplier) file(rel string) (*File, error) {
 	return s.files.get(rel, func() (*File, error) { return s.fetch(rel) })
 }
 
-func (s *HTTPSupplier) fetch(rel string) (*File, error) {
+// cachePath is where the file at rel is kept in the cache; a path that
+// would leave the cache directory is not found.
+func (s *HTTPSupplier) cachePath(rel string) (string, error) {
 	local := filepath.Join(s.cacheDir, filepath.FromSlash(rel))
 	if !within(s.cacheDir, local) {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, rel)
+		return "", fmt.Errorf("%w: %s", ErrNotFound, rel)
+	}
+	return local, nil
+}
+
+// missNote says when server u's miss was recorded, for notFound's message.
+func missNote(u *url.URL, at time.Time) string {
+	return fmt.Sprintf("%s missed at %s", u, at.UTC().Format(time.RFC3339))
+}
+
+func (s *HTTPSupplier) fetch(rel string) (*File, error) {
+	local, err := s.cachePath(rel)
+	if err != nil {
+		return nil, err
 	}
 	// A cached file is used when it parses cleanly. One that does not (a
 	// cache written by an older version, a disk error) is fetched again;
@@ -363,7 +378,7 @@ func (s *HTTPSupplier) fetch(rel string) (*File, error) {
 	for _, u := range s.urls {
 		target := joinURL(u, rel)
 		if at, ok := s.cachedMiss(target); ok {
-			remembered = append(remembered, fmt.Sprintf("%s missed at %s", u, at.UTC().Format(time.RFC3339)))
+			remembered = append(remembered, missNote(u, at))
 			continue
 		}
 		f, err := s.download(u, target, local, false)

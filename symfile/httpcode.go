@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // Mozilla's symbol server, Tecken, finds a Windows module's symbols by its
@@ -72,9 +71,9 @@ func (s *HTTPSupplier) codeInfo(rel string) (*File, error) {
 }
 
 func (s *HTTPSupplier) lookupCodeInfo(rel string) (*File, error) {
-	local := filepath.Join(s.cacheDir, filepath.FromSlash(rel))
-	if !within(s.cacheDir, local) {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, rel)
+	local, err := s.cachePath(rel)
+	if err != nil {
+		return nil, err
 	}
 	if fi, err := os.Stat(local); err == nil && fi.Mode().IsRegular() {
 		if f, err := openCorrupt(s.index, local); err == nil {
@@ -86,7 +85,7 @@ func (s *HTTPSupplier) lookupCodeInfo(rel string) (*File, error) {
 	for _, u := range s.urls {
 		target := joinURL(u, rel)
 		if at, ok := s.cachedMiss(target); ok {
-			remembered = append(remembered, fmt.Sprintf("%s missed at %s", u, at.UTC().Format(time.RFC3339)))
+			remembered = append(remembered, missNote(u, at))
 			continue
 		}
 		f, err := s.download(u, target, local, true)
