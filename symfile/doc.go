@@ -50,10 +50,11 @@
 // NewHTTPSupplier fetches files in the same layout from Breakpad symbol
 // servers into an on-disk cache (downloads bounded in time, rate and size,
 // each file requested once, a server that does not answer, trickles,
-// streams a file past the bound or fails past the retries not asked
-// again; a download enters the cache only once it parses cleanly, and
-// a cached file that does not is fetched again). Its misses (404) are
-// remembered in the cache for a TTL, passing failures retried with
+// streams a file past the bound, redirects in a loop or fails past the
+// retries not asked again; a download enters the cache only once it parses
+// cleanly, and a cached file that does not is fetched again). Its misses
+// (404) are remembered in the cache for a TTL (recording one prunes the
+// expired ones beside it), passing failures retried with
 // backoff, requests bounded in number and Prefetch runs them in parallel;
 // Mozilla Tecken's code-file/code-id lookup is asked last.
 // ChainSupplier asks several suppliers in order, e.g. local directories
