@@ -43,8 +43,8 @@ func eachRecord(stream int, b []byte, base int64, fn func(record) error) error {
 	for r.left() >= 4 {
 		off := r.base + int64(r.off)
 		n := int(r.u16())
-		if n < 2 {
-			return errAt(stream, off, "symbol record of length %d", n)
+		if n < 2 || n > r.left() {
+			return errAt(stream, off, "symbol record of length %d, %d bytes left", n, r.left())
 		}
 		data := r.bytes(n, "symbol record")
 		if r.err != nil {
