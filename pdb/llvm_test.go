@@ -134,11 +134,10 @@ func TestPublicsMatchPdbutil(t *testing.T) {
 		}
 		var want, got []string
 		for _, m := range re.FindAllStringSubmatch(pdbutil(t, "-publics", path), -1) {
-			fn := strings.Contains(m[2], "function") || strings.Contains(m[2], "code")
-			want = append(want, fmt.Sprintf("%s %s:%s %v", m[1], m[3], m[4], fn))
+			want = append(want, fmt.Sprintf("%s %s:%s %v %v", m[1], m[3], m[4], strings.Contains(m[2], "code"), strings.Contains(m[2], "function")))
 		}
 		for _, p := range pubs {
-			got = append(got, fmt.Sprintf("%s %04d:%04d %v", p.Name, p.Section, p.Offset, p.Function))
+			got = append(got, fmt.Sprintf("%s %04d:%04d %v %v", p.Name, p.Section, p.Offset, p.Code, p.Function))
 		}
 		slices.Sort(want)
 		slices.Sort(got)

@@ -19,7 +19,33 @@ type Proc struct {
 	Global   bool
 	Thunk    bool
 	Inlines  []*InlineSite // the call sites inlined directly into the procedure
+	// FrameVars are the procedure's own variables (not those of nested
+	// blocks or inline sites) that live at a register-relative address:
+	// S_REGREL32 and S_BPREL32 records, and S_LOCAL records placed by
+	// their S_DEFRANGE_* records.
+	FrameVars []FrameVar
 }
+
+// FrameVar is a register-relative variable of a procedure.
+type FrameVar struct {
+	// Register is CodeView's: 22 EBP, 21 ESP, RegFramePointer for a
+	// frame-pointer-relative range (the "VFRAME"), 0 when the variable
+	// lives in a register.
+	Register uint16
+	Offset   int32
+	Type     uint32
+	Name     string
+	// Local: from an S_LOCAL, whose Param flag says whether it is a
+	// parameter and whose place is its longest S_DEFRANGE range.
+	Local bool
+	Param bool
+	// BPRel: from an S_BPREL32 (EBP-relative; Register is 22).
+	BPRel bool
+}
+
+// RegFramePointer is FrameVar.Register of a variable placed relative to the
+// frame pointer (S_DEFRANGE_FRAMEPOINTER_REL), CodeView's CV_ALLREG_VFRAME.
+const RegFramePointer = 30006
 
 // InlineSite is an S_INLINESITE(2): a call inlined into its parent. Its
 // code ranges come from the binary annotations, starting from the
@@ -224,4 +250,17 @@ func setLineLengths(ls []Line, end uint32) {
 			ls[i].Len = next - ls[i].Offset
 		}
 	}
+}
+
+// FileOffsets lists the offsets of the module's file checksum entries, in
+// order: one per source file of the module (FileName names each).
+func (mi *ModuleInfo) FileOffsets() []uint32 {
+	var offs []uint32
+	b := mi.checksums
+	for off := 0; off+6 <= len(b); {
+		offs = append(offs, uint32(off))
+		off += 6 + int(b[off+4])
+		off = (off + 3) &^ 3
+	}
+	return offs
 }

@@ -5,6 +5,8 @@ import "fmt"
 // Symbol record kinds this package reads (CodeView SYM_ENUM_e).
 const (
 	sEnd           = 0x0006
+	sBPRel32       = 0x110b
+	sRegRel32      = 0x1111
 	sFrameProc     = 0x1012
 	sThunk32       = 0x1102
 	sBlock32       = 0x1103
@@ -63,7 +65,8 @@ type Public struct {
 	Name     string
 	Section  uint16
 	Offset   uint32
-	Function bool // flagged as code or function
+	Code     bool // cvpsfCode: the address is code
+	Function bool // cvpsfFunction
 }
 
 // Global is a record of the global symbol stream (data, procedure
@@ -85,7 +88,7 @@ func (f *File) Publics() ([]Public, error) {
 		}
 		r := newReader(stream, rec.data, rec.off+4)
 		flags := r.u32()
-		p := Public{Offset: r.u32(), Section: r.u16(), Function: flags&3 != 0}
+		p := Public{Offset: r.u32(), Section: r.u16(), Code: flags&1 != 0, Function: flags&2 != 0}
 		p.Name = r.cstring()
 		if r.err != nil {
 			return r.err

@@ -274,3 +274,98 @@ func (ids *TypeStream) FuncID(id uint32, types *TypeStream) (name string, typ ui
 	}
 	return name, typ, true
 }
+
+// simpleTypeSizes are the sizes of the basic types (type index low byte).
+var simpleTypeSizes = map[uint32]uint64{
+	0x10: 1, 0x20: 1, 0x68: 1, 0x69: 1, 0x70: 1, 0x30: 1, 0x7c: 1,
+	0x11: 2, 0x21: 2, 0x72: 2, 0x73: 2, 0x71: 2, 0x7a: 2, 0x31: 2, 0x46: 2,
+	0x12: 4, 0x22: 4, 0x74: 4, 0x75: 4, 0x7b: 4, 0x32: 4, 0x40: 4, 0x08: 4,
+	0x13: 8, 0x23: 8, 0x76: 8, 0x77: 8, 0x33: 8, 0x41: 8,
+	0x14: 16, 0x24: 16, 0x78: 16, 0x79: 16, 0x43: 16, 0x42: 10,
+}
+
+// Size is the size in bytes of type ti; ok is false when it is unknown (a
+// forward reference, a malformed or missing record).
+func (t *TypeStream) Size(ti uint32) (uint64, bool) {
+	for range maxTypeDepth {
+		if ti < 0x1000 {
+			switch ti & 0x700 {
+			case 0:
+				n, ok := simpleTypeSizes[ti&0xff]
+				return n, ok
+			case 0x100:
+				return 2, true
+			case 0x600:
+				return 8, true
+			default:
+				return 4, true
+			}
+		}
+		kind, data, ok := t.Record(ti)
+		if !ok {
+			return 0, false
+		}
+		r := newReader(t.stream, data, 0)
+		switch kind {
+		case lfModifier:
+			ti = r.u32()
+			continue
+		case lfPointer:
+			r.u32()
+			return uint64(r.u32()>>13) & 0x3f, r.err == nil
+		case lfEnum:
+			r.u32()
+			ti = r.u32()
+			continue
+		case lfClass, lfStructure, lfInterface, lfUnion:
+			r.u16()
+			if r.u16()&0x80 != 0 { // a forward reference: no size here
+				return 0, false
+			}
+			if kind == lfUnion {
+				r.u32()
+			} else {
+				r.bytes(12, "class")
+			}
+			return numeric(r)
+		case lfArray:
+			r.bytes(8, "array")
+			return numeric(r)
+		}
+		return 0, false
+	}
+	return 0, false
+}
+
+// numeric reads a numeric leaf's value (unsigned kinds up to 8 bytes).
+func numeric(r *reader) (uint64, bool) {
+	v := r.u16()
+	if v < 0x8000 {
+		return uint64(v), r.err == nil
+	}
+	switch v {
+	case 0x8000:
+		return uint64(r.u8()), r.err == nil
+	case 0x8001, 0x8002:
+		return uint64(r.u16()), r.err == nil
+	case 0x8003, 0x8004:
+		return uint64(r.u32()), r.err == nil
+	case 0x8009, 0x800a:
+		lo := uint64(r.u32())
+		return lo | uint64(r.u32())<<32, r.err == nil
+	}
+	return 0, false
+}
+
+// ParamCount is the number of parameters of procedure type ti
+// (LF_PROCEDURE, LF_MFUNCTION; "this" not counted).
+func (t *TypeStream) ParamCount(ti uint32) (int, bool) {
+	kind, data, ok := t.Record(ti)
+	switch {
+	case ok && kind == lfProcedure && len(data) >= 8:
+		return int(binary.LittleEndian.Uint16(data[6:])), true
+	case ok && kind == lfMFunction && len(data) >= 16:
+		return int(binary.LittleEndian.Uint16(data[14:])), true
+	}
+	return 0, false
+}
