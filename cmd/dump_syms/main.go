@@ -1,6 +1,7 @@
 // Command dump_syms writes the Breakpad symbol file of an ELF file to
 // standard output, as Google's dump_syms does, with more STACK CFI (see
-// package dumpsyms). With debug directories, a file without DWARF data is
+// package dumpsyms); of a PE image or PDB, as Breakpad's Windows
+// dump_syms does, with the other of the pair when it lies beside it. With debug directories, a file without DWARF data is
 // read with the separate debug file its .gnu_debuglink names.
 //
 //	dump_syms [-breakpad-compat] [-i] [-c] [-d] [-m] [-r] [-n name] [-o os] FILE [DEBUG_DIR...]
@@ -44,6 +45,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	path, dirs := fs.Arg(0), fs.Args()[1:]
+	if dumpsyms.WindowsKind(path) != "" {
+		return runWindows(path, opts, stdout, stderr)
+	}
 	f, err := elf.Open(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "dump_syms: %s: %v\n", path, err)
