@@ -2,7 +2,6 @@ package cab
 
 import (
 	"bytes"
-	"compress/flate"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -24,65 +23,6 @@ func content() []byte {
 	return b.Bytes()
 }
 
-// buildCab writes a one-folder cabinet of one file: stored, or MSZIP with
-// each block's deflate stream primed with the bytes before it.
-func buildCab(name string, data []byte, mszip bool) []byte {
-	le := binary.LittleEndian
-	var blocks [][]byte
-	var sizes []int
-	for off := 0; off < len(data); off += maxBlock {
-		chunk := data[off:min(off+maxBlock, len(data))]
-		body := chunk
-		if mszip {
-			var z bytes.Buffer
-			z.WriteString("CK")
-			w, _ := flate.NewWriterDict(&z, 6, data[max(0, off-mszipHistory):off])
-			w.Write(chunk)
-			w.Close()
-			body = z.Bytes()
-		}
-		blocks = append(blocks, body)
-		sizes = append(sizes, len(chunk))
-	}
-	filesOff := headerSize + 8
-	dataOff := filesOff + 16 + len(name) + 1
-	var b []byte
-	b = append(b, "MSCF"...)
-	b = le.AppendUint32(b, 0)
-	b = le.AppendUint32(b, 0) // cabinet size, unchecked
-	b = le.AppendUint32(b, 0)
-	b = le.AppendUint32(b, uint32(filesOff))
-	b = le.AppendUint32(b, 0)
-	b = append(b, 3, 1)
-	b = le.AppendUint16(b, 1) // folders
-	b = le.AppendUint16(b, 1) // files
-	b = le.AppendUint16(b, 0) // flags
-	b = le.AppendUint32(b, 0) // set id, index
-	b = le.AppendUint32(b, uint32(dataOff))
-	b = le.AppendUint16(b, uint16(len(blocks)))
-	kind := uint16(compressNone)
-	if mszip {
-		kind = compressMSZIP
-	}
-	b = le.AppendUint16(b, kind)
-	b = le.AppendUint32(b, uint32(len(data)))
-	b = le.AppendUint32(b, 0)
-	b = le.AppendUint16(b, 0)
-	b = le.AppendUint32(b, 0) // date, time
-	b = le.AppendUint16(b, 0x20)
-	b = append(b, name...)
-	b = append(b, 0)
-	for i, body := range blocks {
-		var sz []byte
-		sz = le.AppendUint16(sz, uint16(len(body)))
-		sz = le.AppendUint16(sz, uint16(sizes[i]))
-		b = le.AppendUint32(b, blockChecksum(sz, nil, body))
-		b = append(b, sz...)
-		b = append(b, body...)
-	}
-	return b
-}
-
 func extract(t *testing.T, b []byte, name string, limit int64) ([]byte, error) {
 	t.Helper()
 	c, err := Open(bytes.NewReader(b), int64(len(b)))
@@ -99,11 +39,11 @@ func extract(t *testing.T, b []byte, name string, limit int64) ([]byte, error) {
 func TestExtract(t *testing.T) {
 	want := content()
 	for _, mszip := range []bool{false, true} {
-		got, err := extract(t, buildCab("a.pdb", want, mszip), "A.PDB", 1<<20)
+		got, err := extract(t, Build("a.pdb", want, mszip), "A.PDB", 1<<20)
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("mszip %v: %d bytes, %v", mszip, len(got), err)
 		}
-		if _, err := extract(t, buildCab("a.pdb", want, mszip), "a.pdb", 1000); !errors.Is(err, ErrTooLarge) {
+		if _, err := extract(t, Build("a.pdb", want, mszip), "a.pdb", 1000); !errors.Is(err, ErrTooLarge) {
 			t.Errorf("mszip %v: limit 1000 gave %v", mszip, err)
 		}
 	}
@@ -134,7 +74,7 @@ func TestGcab(t *testing.T) {
 		}
 	}
 	ours := filepath.Join(dir, "ours.cab")
-	os.WriteFile(ours, buildCab("x.pdb", want, true), 0o644)
+	os.WriteFile(ours, Build("x.pdb", want, true), 0o644)
 	out := filepath.Join(dir, "out")
 	os.Mkdir(out, 0o755)
 	if b, err := exec.Command(gcab, "-x", "-C", out, ours).CombinedOutput(); err != nil {
@@ -146,7 +86,7 @@ func TestGcab(t *testing.T) {
 }
 
 func TestHostile(t *testing.T) {
-	good := buildCab("a.pdb", content(), true)
+	good := Build("a.pdb", content(), true)
 	le := binary.LittleEndian
 	cases := []struct {
 		name string
@@ -189,8 +129,8 @@ func TestHostile(t *testing.T) {
 // FuzzExtract extracts every file of hostile cabinets within fuzzbudget's
 // bounds.
 func FuzzExtract(f *testing.F) {
-	f.Add(buildCab("a.pdb", content()[:70000], true))
-	f.Add(buildCab("a.pdb", content()[:5000], false))
+	f.Add(Build("a.pdb", content()[:70000], true))
+	f.Add(Build("a.pdb", content()[:5000], false))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fuzzbudget.Default.Run(t, func() {
 			c, err := Open(bytes.NewReader(b), int64(len(b)))
