@@ -1,0 +1,86 @@
+package pdbsupplier
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/dumpsyms"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+)
+
+// Supplier makes symbol files from PDBs under its roots. It is safe for
+// concurrent use and builds each module's file at most once.
+type Supplier struct {
+	roots []string
+	// MaxDecompressed bounds a PDB extracted from a .pd_ cabinet;
+	// DefaultMaxDecompressed when 0.
+	MaxDecompressed int64
+
+	mu   sync.Mutex
+	done map[symfile.ModuleKey]*result
+}
+
+type result struct {
+	once sync.Once
+	file *symfile.File
+	err  error
+}
+
+// New returns a Supplier that looks for PDBs under roots.
+func New(roots ...string) *Supplier {
+	return &Supplier{roots: roots, done: map[symfile.ModuleKey]*result{}}
+}
+
+// NotFoundError says why no PDB was used for a module: none found, or the
+// files looked at and refused.
+type NotFoundError struct {
+	Module  string
+	Refused []Refusal
+}
+
+func (e *NotFoundError) Error() string {
+	if len(e.Refused) == 0 {
+		return e.Module + ": no PDB found"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: no PDB used:", e.Module)
+	for _, r := range e.Refused {
+		fmt.Fprintf(&b, " %s (%s);", r.Path, r.Reason)
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+func (e *NotFoundError) Unwrap() error { return symfile.ErrNotFound }
+
+// Symbols implements symfile.Supplier.
+func (s *Supplier) Symbols(m symfile.ModuleKey) (*symfile.File, error) {
+	s.mu.Lock()
+	r := s.done[m]
+	if r == nil {
+		r = &result{}
+		s.done[m] = r
+	}
+	s.mu.Unlock()
+	r.once.Do(func() { r.file, r.err = s.build(m) })
+	return r.file, r.err
+}
+
+func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, error) {
+	limit := s.MaxDecompressed
+	if limit <= 0 {
+		limit = DefaultMaxDecompressed
+	}
+	o, refused := Locate(s.roots, m.DebugFile, m.DebugID, limit)
+	if o == nil {
+		return nil, &NotFoundError{Module: m.DebugFile, Refused: refused}
+	}
+	defer o.Close()
+	var out bytes.Buffer
+	in := dumpsyms.PDBInput{PDB: o.PDB, PDBPath: o.Path}
+	if err := dumpsyms.WritePDB(&out, in, dumpsyms.Options{Inlines: true, Name: DebugName(m.DebugFile)}); err != nil {
+		return nil, err
+	}
+	return symfile.NewFile(out.Bytes(), o.Path+" (as .sym)")
+}
