@@ -23,6 +23,9 @@ func FuzzFile(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	if b, err := os.ReadFile("../testdata/windows/arm64/unwind-fp.dll"); err == nil {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		pf, err := NewFile(bytes.NewReader(data), int64(len(data)))
 		checkTyped(t, err)
@@ -42,6 +45,21 @@ func FuzzFile(f *testing.F) {
 			_, err := pf.UnwindInfoAt(rf.UnwindInfo)
 			checkTyped(t, err)
 		}
+		afns, err := pf.ARM64Functions()
+		checkTyped(t, err)
+		for i, fn := range afns {
+			if i == 64 {
+				break
+			}
+			if u, err := pf.ARM64UnwindOf(fn); err == nil {
+				for _, e := range u.Epilogs {
+					_, err = u.EpilogCodes(e.StartIndex)
+					checkTyped(t, err)
+				}
+			} else {
+				checkTyped(t, err)
+			}
+		}
 		var p [16]byte
 		checkTyped(t, pf.ReadRVA(pf.EntryPoint, p[:]))
 	})
@@ -60,6 +78,23 @@ func FuzzUnwindInfo(f *testing.F) {
 		}
 		if len(u.Codes) > 255 || int(u.FrameRegister) > 15 {
 			t.Fatalf("decoded %d codes, frame register %d", len(u.Codes), u.FrameRegister)
+		}
+	})
+}
+
+// FuzzARM64Unwind decodes arbitrary packed words and unwind code bytes.
+func FuzzARM64Unwind(f *testing.F) {
+	f.Add(uint32(0x02a00079), []byte{0xc1, 0x39, 0xe3, 0xe3, 0x81, 0xe4})
+	f.Add(uint32(0x0181c0c5), []byte{0xe2, 0x09, 0xc8, 0x46, 0xe6, 0xe6, 0x2c, 0xe4})
+	f.Fuzz(func(t *testing.T, w uint32, b []byte) {
+		u, err := DecodeARM64Packed(w | 1)
+		if err != nil || len(u.Prolog) > 32 {
+			t.Fatalf("packed %#x: %d codes, %v", w, len(u.Prolog), err)
+		}
+		codes, err := DecodeARM64Codes(b, 0)
+		checkTyped(t, err)
+		if len(ResolveSaveNext(codes)) != len(codes) {
+			t.Fatal("ResolveSaveNext changed the count")
 		}
 	})
 }
