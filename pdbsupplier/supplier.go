@@ -3,6 +3,7 @@ package pdbsupplier
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -17,6 +18,10 @@ type Supplier struct {
 	// MaxDecompressed bounds a PDB extracted from a .pd_ cabinet;
 	// DefaultMaxDecompressed when 0.
 	MaxDecompressed int64
+	// UseModulePath also looks beside the module's code file when the
+	// dump names it by an absolute path of this system (a dump processed
+	// where it was written).
+	UseModulePath bool
 
 	mu   sync.Mutex
 	done map[symfile.ModuleKey]*result
@@ -72,7 +77,11 @@ func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, error) {
 	if limit <= 0 {
 		limit = DefaultMaxDecompressed
 	}
-	o, refused := Locate(s.roots, m.DebugFile, m.DebugID, limit)
+	roots := s.roots
+	if s.UseModulePath && filepath.IsAbs(m.CodeFile) {
+		roots = append([]string{filepath.Dir(m.CodeFile)}, roots...)
+	}
+	o, refused := Locate(roots, m.DebugFile, m.DebugID, limit)
 	if o == nil {
 		return nil, &NotFoundError{Module: m.DebugFile, Refused: refused}
 	}

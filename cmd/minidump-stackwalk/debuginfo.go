@@ -17,6 +17,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/debuginfod"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
+	"github.com/minidump-stackwalk/minidump-stackwalk/pdbsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
@@ -65,14 +66,18 @@ func (f *debuginfoFlags) check() error {
 	return nil
 }
 
-// supplier returns the ELF-file supplier, or nil when it is off. Its
+// supplier returns the ELF-file supplier followed by the PDB supplier
+// (Windows modules' PDBs under --debuginfo-path: flat, symbol stores,
+// .pd_ files; package pdbsupplier), or nil when they are off. Its
 // downloads keep to the symbol server's per-download bound.
 func (f *debuginfoFlags) supplier(o *options) (symfile.Supplier, error) {
 	s, err := f.elfSupplier(o)
 	if s == nil || err != nil {
 		return nil, err
 	}
-	return s, nil
+	p := pdbsupplier.New(f.roots...)
+	p.UseModulePath = true
+	return symfile.ChainSupplier{s, p}, nil
 }
 
 // native returns the supplier as the walkers' evidence from the modules'
