@@ -104,7 +104,7 @@ func (s *symWriter) moduleFile(mi *pdb.ModuleInfo, off uint32) int {
 func (s *symWriter) inlineSites(fn *pdbFunc, sites []*pdb.InlineSite, lm *lineMap, depth int) []*pdbInline {
 	var out []*pdbInline
 	for _, site := range sites {
-		in := &pdbInline{depth: depth, origin: s.origin(site.Inlinee)}
+		in := &pdbInline{depth: depth, origin: s.origin(fn.mod, site.Inlinee)}
 		first := true
 		for _, r := range site.Ranges {
 			if r.Len == 0 || r.Offset < fn.proc.Offset {
@@ -156,9 +156,12 @@ func writeInline(w *bufio.Writer, in *pdbInline) {
 }
 
 // origin numbers inlined functions by name in first-seen order.
-func (s *symWriter) origin(id uint32) int {
-	name, _, ok := s.ipi.FuncID(id, s.tpi)
-	if !ok || name == "" {
+func (s *symWriter) origin(mi *pdb.ModuleInfo, id uint32) int {
+	name := ""
+	if global, err := s.f.ResolveID(mi, id); err == nil {
+		name, _, _ = s.ipi.FuncID(global, s.tpi)
+	}
+	if name == "" {
 		name = "<name omitted>"
 	}
 	if n, ok := s.origins[name]; ok {

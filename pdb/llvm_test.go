@@ -382,3 +382,58 @@ func firstDiff(got, want []string) string {
 	}
 	return ""
 }
+
+// TestCrossModuleMatchesPdbutil checks the cross-module exports against
+// llvm-pdbutil's, and that every inline site's cross-module id (bits
+// 31..20 pick an import, 19..0 an id in it) resolves through them to an
+// LF_FUNC_ID or LF_MFUNC_ID.
+func TestCrossModuleMatchesPdbutil(t *testing.T) {
+	re := regexp.MustCompile(`(?m)^ *0x([0-9A-F]+) \| 0x([0-9A-F]+)$`)
+	for _, path := range corpusPDBs(t) {
+		f := openPDB(t, path)
+		d, _ := f.DBI()
+		tpi, _ := f.Types()
+		ipi, _ := f.IDs()
+		dumps := moduleDump(pdbutil(t, "-xme", path))
+		resolved := 0
+		for i := range d.Modules {
+			mi, err := f.ModuleInfo(&d.Modules[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want, got []string
+			for _, m := range re.FindAllStringSubmatch(dumps[i], -1) {
+				want = append(want, fmt.Sprintf("%x %x", hex(m[1]), hex(m[2])))
+			}
+			for local, global := range mi.exports {
+				got = append(got, fmt.Sprintf("%x %x", local, global))
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			if d := firstDiff(got, want); d != "" {
+				t.Errorf("%s module %d: exports: %s", path, i, d)
+			}
+			var walk func(s *InlineSite)
+			walk = func(s *InlineSite) {
+				if s.Inlinee&0x80000000 != 0 {
+					id, err := f.ResolveID(mi, s.Inlinee)
+					if _, _, ok := ipi.FuncID(id, tpi); err != nil || !ok {
+						t.Errorf("%s module %d: inlinee %#x: %#x, %v", path, i, s.Inlinee, id, err)
+					}
+					resolved++
+				}
+				for _, c := range s.Children {
+					walk(c)
+				}
+			}
+			for _, p := range mi.Procs {
+				for _, s := range p.Inlines {
+					walk(s)
+				}
+			}
+		}
+		if strings.Contains(path, "crash.pdb") && resolved == 0 {
+			t.Errorf("%s: no cross-module inlinee resolved", path)
+		}
+	}
+}

@@ -87,6 +87,8 @@ type ModuleInfo struct {
 	Lines        []Line
 	InlineeLines map[uint32]InlineeLine
 	checksums    []byte // the DEBUG_S_FILECHKSMS subsection
+	imports      []crossImport
+	exports      map[uint32]uint32 // local id -> IPI id, for other modules
 	stream       int
 	strs         *StringTable
 }
@@ -96,6 +98,8 @@ const (
 	debugSLines        = 0xf2
 	debugSFileChecksum = 0xf4
 	debugSInlineeLines = 0xf6
+	debugSCrossImports = 0xf7
+	debugSCrossExports = 0xf8
 	debugSIgnore       = 0x80000000
 	// maxModuleLines bounds the line records kept per module.
 	maxModuleLines = 1 << 24
@@ -172,6 +176,14 @@ func (mi *ModuleInfo) readC13(s int, b []byte, base int64) error {
 			mi.checksums = data
 		case debugSInlineeLines:
 			if err := mi.readInlineeLines(s, data, off); err != nil {
+				return err
+			}
+		case debugSCrossImports:
+			if err := mi.readImports(s, data, off); err != nil {
+				return err
+			}
+		case debugSCrossExports:
+			if err := mi.readExports(s, data, off); err != nil {
 				return err
 			}
 		}

@@ -48,6 +48,8 @@ type File struct {
 	ipi  *TypeStream
 	tpi  *TypeStream
 	strs *StringTable
+	// modules are the module streams ResolveID has read, by stream.
+	modules map[uint16]*ModuleInfo
 }
 
 // OpenFile opens the named PDB; Close closes it.
