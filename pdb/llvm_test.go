@@ -11,24 +11,39 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 )
 
 // The tests here compare what this package reads with llvm-pdbutil's
 // dumps of the same PDBs (Debian's llvm package; .ci/run installs it):
 // an independent reader of the format.
 
+// corpusPDBs lists the PDBs the oracle tests read: lld's of
+// testdata/lld (made by its make.sh) and, when ../shared is there, the
+// MSVC ones of Sentry symbolic's corpus.
 func corpusPDBs(t *testing.T) []string {
 	t.Helper()
+	tmp := t.TempDir()
+	var paths []string
+	for _, name := range []string{"a-i686.pdb", "a-x86_64.pdb"} {
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, corpus.ReadZstd(t, filepath.Join("testdata", "lld", name+".zst")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
 	dir := filepath.Join("..", "..", "shared", "corpus", "symbolic", "windows")
-	if _, err := os.Stat(dir); err != nil {
-		dir = filepath.Join("..", "..", "..", "shared", "corpus", "symbolic", "windows")
+	shared, _ := filepath.Glob(filepath.Join(dir, "*.pdb"))
+	if len(shared) == 0 {
+		t.Log("../shared/corpus/symbolic/windows is absent: only lld's PDBs are compared")
 	}
-	paths, _ := filepath.Glob(filepath.Join(dir, "*.pdb"))
-	if len(paths) == 0 {
-		t.Skip("../shared/corpus/symbolic/windows is absent")
-	}
-	return paths
+	return append(paths, shared...)
 }
+
+// fromMSVC reports whether path is one of ../shared's MSVC PDBs, whose
+// sizes the tests check.
+func fromMSVC(path string) bool { return strings.Contains(path, "shared") }
 
 func pdbutil(t *testing.T, args ...string) string {
 	t.Helper()
@@ -141,7 +156,7 @@ func TestPublicsMatchPdbutil(t *testing.T) {
 		}
 		slices.Sort(want)
 		slices.Sort(got)
-		if d := firstDiff(got, want); d != "" || len(got) < 100 {
+		if d := firstDiff(got, want); d != "" || len(got) < 100 && fromMSVC(path) || len(got) == 0 {
 			t.Errorf("%s: %d publics: %s", path, len(got), d)
 		}
 	}
@@ -264,7 +279,7 @@ func TestLinesMatchPdbutil(t *testing.T) {
 			}
 			total += len(got)
 		}
-		if total < 300 {
+		if total < 300 && fromMSVC(path) || total == 0 {
 			t.Errorf("%s: only %d lines compared", path, total)
 		}
 	}
