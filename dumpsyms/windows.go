@@ -92,6 +92,11 @@ func writePDB(w io.Writer, in PDBInput, opts Options) error {
 		if err := writeStackWin(bw, f); err != nil {
 			return err
 		}
+		if in.Image != nil {
+			if err := writeX64CFI(bw, in.Image, opts.BreakpadCompat); err != nil {
+				return fmt.Errorf("%s: %w", in.ImageExe, err)
+			}
+		}
 	}
 	sw.writeOrigins(bw)
 	return bw.Flush()

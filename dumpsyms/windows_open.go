@@ -186,5 +186,10 @@ func WriteWindows(w io.Writer, in PDBInput, opts Options) error {
 		}
 		fmt.Fprintf(bw, "PUBLIC %x 0 %s\n", e.RVA, n)
 	}
+	if !opts.NoCFI {
+		if err := writeX64CFI(bw, img, opts.BreakpadCompat); err != nil {
+			return fmt.Errorf("%s: %w", in.ImageExe, err)
+		}
+	}
 	return bw.Flush()
 }

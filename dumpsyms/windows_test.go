@@ -184,3 +184,50 @@ func TestCrashInlines(t *testing.T) {
 		t.Errorf("no INLINE 0 324 <file> <IsRegistered> 1011 4 among %d INLINE records", len(recs["INLINE"]))
 	}
 }
+
+// TestCrashWithExceptionCFI compares the x64 STACK CFI records of
+// CrashWithException.exe (with its PDB) with symbolic's snapshot of what
+// it derives from the image's .pdata/.xdata: the same 41 functions, CFA,
+// return address and saved registers (the rules' order aside). With
+// BreakpadCompat the register rules are left out, as Breakpad's Windows
+// dump_syms writes only the CFA and the return address.
+func TestCrashWithExceptionCFI(t *testing.T) {
+	snap, err := os.ReadFile(filepath.Join(symbolicDir(t), "snapshots", "test_cfi__cfi_pe_windows.snap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	norm := func(l string, rules bool) string {
+		f := strings.Fields(l)
+		head := strings.Join(f[:5], " ")
+		var rs []string
+		for i := 5; i < len(f); {
+			j := i + 1
+			for j < len(f) && !strings.HasSuffix(f[j], ":") {
+				j++
+			}
+			if rules || f[i] == ".cfa:" || f[i] == ".ra:" {
+				rs = append(rs, strings.Join(f[i:j], " "))
+			}
+			i = j
+		}
+		slices.Sort(rs)
+		return head + " " + strings.Join(rs, " ")
+	}
+	var want []string
+	for _, l := range strings.Split(string(snap), "\n") {
+		if strings.HasPrefix(l, "STACK CFI INIT") {
+			want = append(want, l)
+		}
+	}
+	for _, compat := range []bool{false, true} {
+		got := pdbSymRecords(writeCorpusPDB(t, "CrashWithException", Options{BreakpadCompat: compat}))["STACK CFI"]
+		if len(got) != len(want) || len(want) != 41 {
+			t.Fatalf("compat %v: %d records, snapshot %d", compat, len(got), len(want))
+		}
+		for i := range got {
+			if norm(got[i], true) != norm(want[i], !compat) {
+				t.Errorf("compat %v:\n got %s\nwant %s", compat, got[i], want[i])
+			}
+		}
+	}
+}
