@@ -1,4 +1,4 @@
-package symfile
+package symsrv
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 // tecken serves symbol files as Mozilla's Tecken does (its download view):
@@ -40,7 +42,7 @@ func tecken(stored map[string]string, byCode map[string]string) func(http.Respon
 	}
 }
 
-func TestHTTPSupplierTeckenCodeInfo(t *testing.T) {
+func TestSupplierTeckenCodeInfo(t *testing.T) {
 	xul := "MODULE windows x86_64 0123456789ABCDEF0123456789ABCDEF1 xul.pdb\nPUBLIC 1000 0 xul_fn\n"
 	srv := newSymbolServer(t, tecken(
 		map[string]string{"/xul.pdb/0123456789ABCDEF0123456789ABCDEF1/xul.sym": xul},
@@ -49,18 +51,18 @@ func TestHTTPSupplierTeckenCodeInfo(t *testing.T) {
 	cache := t.TempDir()
 	for _, tc := range []struct {
 		name  string
-		key   ModuleKey
+		key   symfile.ModuleKey
 		tried string // the code-info path asked
 	}{
 		// A dump without debug info: the code file's name, .dll replaced
 		// by .sym, as rust-minidump asks; the code id upper-cased.
-		{"no-debug-info", ModuleKey{CodeFile: `C:\Program Files\Firefox\xul.dll`, CodeID: "5F5C0D2F1ad4000"}, "/xul.dll/5F5C0D2F1AD4000/xul.sym"},
+		{"no-debug-info", symfile.ModuleKey{CodeFile: `C:\Program Files\Firefox\xul.dll`, CodeID: "5F5C0D2F1ad4000"}, "/xul.dll/5F5C0D2F1AD4000/xul.sym"},
 		// A dump whose debug id the server does not know (for example
 		// a module rebuilt): the debug file's symbol name.
-		{"stale-debug-id", ModuleKey{CodeFile: "xul.dll", CodeID: "5F5C0D2F1AD4000", DebugFile: "xul.pdb", DebugID: "FFFF"}, "/xul.dll/5F5C0D2F1AD4000/xul.sym"},
+		{"stale-debug-id", symfile.ModuleKey{CodeFile: "xul.dll", CodeID: "5F5C0D2F1AD4000", DebugFile: "xul.pdb", DebugID: "FFFF"}, "/xul.dll/5F5C0D2F1AD4000/xul.sym"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir())
+			s, err := NewSupplier([]string{srv.URL}, t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,8 +78,8 @@ func TestHTTPSupplierTeckenCodeInfo(t *testing.T) {
 	}
 	// A later run over the same cache finds the lookup's answer in the
 	// cache (linked at the code-info path): no request.
-	key := ModuleKey{CodeFile: "xul.dll", CodeID: "5F5C0D2F1AD4000"}
-	s, _ := NewHTTPSupplier([]string{srv.URL}, cache)
+	key := symfile.ModuleKey{CodeFile: "xul.dll", CodeID: "5F5C0D2F1AD4000"}
+	s, _ := NewSupplier([]string{srv.URL}, cache)
 	if _, err := s.Symbols(key); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +87,7 @@ func TestHTTPSupplierTeckenCodeInfo(t *testing.T) {
 		t.Errorf("not cached at its debug path: %v", err)
 	}
 	n := srv.total()
-	s, _ = NewHTTPSupplier([]string{srv.URL}, cache)
+	s, _ = NewSupplier([]string{srv.URL}, cache)
 	f, err := s.Symbols(key)
 	if err != nil || lookupName(t, f) != "xul_fn" || srv.total() != n {
 		t.Errorf("second run: %v, %d requests", err, srv.total()-n)
@@ -94,10 +96,10 @@ func TestHTTPSupplierTeckenCodeInfo(t *testing.T) {
 
 // A module whose code file is its debug file (Linux, macOS) makes no
 // code-info request: it could only find what the debug id found.
-func TestHTTPSupplierNoCodeInfoForSameNames(t *testing.T) {
+func TestSupplierNoCodeInfoForSameNames(t *testing.T) {
 	srv := newSymbolServer(t, files(nil))
-	s, _ := NewHTTPSupplier([]string{srv.URL}, t.TempDir())
-	s.Symbols(ModuleKey{CodeFile: "/usr/lib/libc.so.6", CodeID: "abcdef", DebugFile: "libc.so.6", DebugID: "ID"})
+	s, _ := NewSupplier([]string{srv.URL}, t.TempDir())
+	s.Symbols(symfile.ModuleKey{CodeFile: "/usr/lib/libc.so.6", CodeID: "abcdef", DebugFile: "libc.so.6", DebugID: "ID"})
 	if srv.total() != 2 {
 		t.Errorf("requests %v: want the debug-id and code-id paths only", srv.requests)
 	}
@@ -106,7 +108,7 @@ func TestHTTPSupplierNoCodeInfoForSameNames(t *testing.T) {
 // Hostile redirects of a code-info lookup stay within the store: names
 // that are not safe path elements are not used, and a location that names
 // no debug file and id is followed as an ordinary redirect.
-func TestHTTPSupplierCodeInfoHostileRedirect(t *testing.T) {
+func TestSupplierCodeInfoHostileRedirect(t *testing.T) {
 	for _, loc := range []string{
 		"/../../etc/ID/x.sym", "/x.pdb/not-hex!/x.sym", "/..%2F../0123/x.sym", "", "file:///etc/passwd",
 	} {
@@ -121,13 +123,13 @@ func TestHTTPSupplierCodeInfoHostileRedirect(t *testing.T) {
 			})
 			parent := t.TempDir()
 			cache := filepath.Join(parent, "cache")
-			s, _ := NewHTTPSupplier([]string{srv.URL}, cache, WithRetry(fastRetry))
-			f, err := s.Symbols(ModuleKey{CodeFile: "a.dll", CodeID: "ABC"})
+			s, _ := NewSupplier([]string{srv.URL}, cache, WithRetry(fastRetry))
+			f, err := s.Symbols(symfile.ModuleKey{CodeFile: "a.dll", CodeID: "ABC"})
 			if f != nil || err == nil {
 				t.Fatalf("got a file from redirect %q", loc)
 			}
 			var de *DownloadError
-			if !errors.Is(err, ErrNotFound) && !errors.As(err, &de) {
+			if !errors.Is(err, symfile.ErrNotFound) && !errors.As(err, &de) {
 				t.Errorf("%v: want not found or a download error", err)
 			}
 			ents, _ := os.ReadDir(parent)

@@ -1,4 +1,4 @@
-package symfile
+package symsrv
 
 import (
 	"fmt"
@@ -9,18 +9,20 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 // The server sees at most N requests at once, however many modules are
 // prefetched, and every module gets the answer a serial lookup gives.
-func TestHTTPSupplierPrefetchBound(t *testing.T) {
+func TestSupplierPrefetchBound(t *testing.T) {
 	const modules = 24
 	var inFlight, peak atomic.Int32
 	body := map[string]string{}
-	var keys []ModuleKey
+	var keys []symfile.ModuleKey
 	for i := range modules {
 		name := fmt.Sprintf("lib%d.so", i)
-		keys = append(keys, ModuleKey{DebugFile: name, DebugID: "ID", CodeFile: name})
+		keys = append(keys, symfile.ModuleKey{DebugFile: name, DebugID: "ID", CodeFile: name})
 		if i%3 != 0 { // every third module is missing
 			body["/"+name+"/ID/"+name+".sym"] = appSym(name, "ID")
 		}
@@ -41,7 +43,7 @@ func TestHTTPSupplierPrefetchBound(t *testing.T) {
 	for _, jobs := range []int{1, 3, 8} {
 		t.Run(fmt.Sprint(jobs), func(t *testing.T) {
 			peak.Store(0)
-			s, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir(), WithDownloadJobs(jobs))
+			s, err := NewSupplier([]string{srv.URL}, t.TempDir(), WithDownloadJobs(jobs))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +51,7 @@ func TestHTTPSupplierPrefetchBound(t *testing.T) {
 			if p := peak.Load(); p > int32(jobs) || (jobs > 1 && p < 2) {
 				t.Errorf("peak of %d requests at once with %d jobs", p, jobs)
 			}
-			serial, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir(), WithDownloadJobs(1))
+			serial, err := NewSupplier([]string{srv.URL}, t.TempDir(), WithDownloadJobs(1))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +77,7 @@ func TestHTTPSupplierPrefetchBound(t *testing.T) {
 
 // Concurrent Symbols calls (the walks of several threads) share the bound
 // too.
-func TestHTTPSupplierJobsBoundSymbols(t *testing.T) {
+func TestSupplierJobsBoundSymbols(t *testing.T) {
 	var inFlight, peak atomic.Int32
 	srv := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) {
 		n := inFlight.Add(1)
@@ -85,13 +87,13 @@ func TestHTTPSupplierJobsBoundSymbols(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		http.NotFound(w, r)
 	})
-	s, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir(), WithDownloadJobs(2))
+	s, err := NewSupplier([]string{srv.URL}, t.TempDir(), WithDownloadJobs(2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
 	for i := range 12 {
-		wg.Go(func() { s.Symbols(ModuleKey{DebugFile: fmt.Sprintf("m%d.so", i), DebugID: "ID"}) })
+		wg.Go(func() { s.Symbols(symfile.ModuleKey{DebugFile: fmt.Sprintf("m%d.so", i), DebugID: "ID"}) })
 	}
 	wg.Wait()
 	if p := peak.Load(); p > 2 || p < 1 {
@@ -99,7 +101,7 @@ func TestHTTPSupplierJobsBoundSymbols(t *testing.T) {
 	}
 }
 
-// ChainSupplier.Prefetch does not download what a local directory has.
+// symfile.ChainSupplier.Prefetch does not download what a local directory has.
 func TestChainSupplierPrefetchSkipsLocal(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "local.so", "ID", "local.so.sym"), []byte(appSym("local.so", "ID")))
@@ -107,19 +109,19 @@ func TestChainSupplierPrefetchSkipsLocal(t *testing.T) {
 		"/local.so/ID/local.so.sym":   appSym("local.so", "ID"),
 		"/remote.so/ID/remote.so.sym": appSym("remote.so", "ID"),
 	}))
-	hs, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir())
+	hs, err := NewSupplier([]string{srv.URL}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := ChainSupplier{NewDirSupplier(root), hs}
-	c.Prefetch([]ModuleKey{{DebugFile: "local.so", DebugID: "ID"}, {DebugFile: "remote.so", DebugID: "ID"}})
+	c := symfile.ChainSupplier{symfile.NewDirSupplier(root), hs}
+	c.Prefetch([]symfile.ModuleKey{{DebugFile: "local.so", DebugID: "ID"}, {DebugFile: "remote.so", DebugID: "ID"}})
 	if srv.count("/local.so/ID/local.so.sym") != 0 || srv.count("/remote.so/ID/remote.so.sym") != 1 {
 		t.Errorf("requests %v: want only the remote module", srv.requests)
 	}
 }
 
 // Progress reports start with the size, grow, and end once with Done.
-func TestHTTPSupplierProgress(t *testing.T) {
+func TestSupplierProgress(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(appSym("libbig.so", "ID"))
 	for addr := 0x2000; b.Len() < 1<<20; addr += 0x10 {
@@ -136,7 +138,7 @@ func TestHTTPSupplierProgress(t *testing.T) {
 	})
 	var mu sync.Mutex
 	var events []DownloadProgress
-	s, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir(), WithProgress(func(p DownloadProgress) {
+	s, err := NewSupplier([]string{srv.URL}, t.TempDir(), WithProgress(func(p DownloadProgress) {
 		mu.Lock()
 		events = append(events, p)
 		mu.Unlock()
@@ -144,7 +146,7 @@ func TestHTTPSupplierProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Symbols(ModuleKey{DebugFile: "libbig.so", DebugID: "ID"}); err != nil {
+	if _, err := s.Symbols(symfile.ModuleKey{DebugFile: "libbig.so", DebugID: "ID"}); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()

@@ -1,6 +1,6 @@
 //go:build unix
 
-package symfile
+package symsrv
 
 import (
 	"errors"

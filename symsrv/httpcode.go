@@ -1,4 +1,4 @@
-package symfile
+package symsrv
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 // Mozilla's symbol server, Tecken, finds a Windows module's symbols by its
@@ -23,14 +25,14 @@ import (
 // codeInfoPath is the store-relative path of m's code-info lookup, or ""
 // when m has no usable code file and id, or when its code file is its
 // debug file (the lookup would find only what the debug id did).
-func codeInfoPath(m ModuleKey) string {
-	code, debug := pathBase(m.CodeFile), pathBase(m.DebugFile)
-	if !safeComponent(code) || !safeComponent(m.CodeID) || (m.DebugID != "" && code == debug) {
+func codeInfoPath(m symfile.ModuleKey) string {
+	code, debug := symfile.BaseName(m.CodeFile), symfile.BaseName(m.DebugFile)
+	if !symfile.SafePathElement(code) || !symfile.SafePathElement(m.CodeID) || (m.DebugID != "" && code == debug) {
 		return ""
 	}
 	sym := teckenSymName(code)
-	if safeComponent(debug) {
-		sym = symName(debug)
+	if symfile.SafePathElement(debug) {
+		sym = symfile.SymbolFileName(debug)
 	}
 	return code + "/" + strings.ToUpper(m.CodeID) + "/" + sym
 }
@@ -66,11 +68,11 @@ func isRedirect(code int) bool {
 // the symbol file itself. A redirect names the debug file and id, whose
 // file is then fetched as any other (cache, servers) and linked at rel in
 // the cache, so that a later run needs no request.
-func (s *HTTPSupplier) codeInfo(rel string) (*File, error) {
-	return s.lookups.get(rel, func() (*File, error) { return s.lookupCodeInfo(rel) })
+func (s *Supplier) codeInfo(rel string) (*symfile.File, error) {
+	return s.lookups.Get(rel, func() (*symfile.File, error) { return s.lookupCodeInfo(rel) })
 }
 
-func (s *HTTPSupplier) lookupCodeInfo(rel string) (*File, error) {
+func (s *Supplier) lookupCodeInfo(rel string) (*symfile.File, error) {
 	local, err := s.cachePath(rel)
 	if err != nil {
 		return nil, err
@@ -93,10 +95,10 @@ func (s *HTTPSupplier) lookupCodeInfo(rel string) (*File, error) {
 		if errors.As(err, &redirect) {
 			f, err = s.followCodeInfo(u, rel, local, redirect)
 		}
-		if err == nil || errors.As(err, new(*CorruptError)) {
+		if err == nil || errors.As(err, new(*symfile.CorruptError)) {
 			return f, err
 		}
-		if !errors.Is(err, ErrNotFound) {
+		if !errors.Is(err, symfile.ErrNotFound) {
 			failures = append(failures, err)
 		}
 	}
@@ -110,7 +112,7 @@ func (s *HTTPSupplier) lookupCodeInfo(rel string) (*File, error) {
 // debug file and id when the location ends in
 // <debug file>/<debug id>/<name>, else (a redirect to the file itself,
 // such as a storage URL) by following it.
-func (s *HTTPSupplier) followCodeInfo(base *url.URL, rel, local string, r *redirectAnswer) (*File, error) {
+func (s *Supplier) followCodeInfo(base *url.URL, rel, local string, r *redirectAnswer) (*symfile.File, error) {
 	loc, err := r.req.Parse(r.location)
 	if err != nil || r.location == "" {
 		return nil, &DownloadError{URL: joinURL(base, rel), Status: http.StatusFound, Err: fmt.Errorf("unusable redirect %q", r.location)}
@@ -118,8 +120,8 @@ func (s *HTTPSupplier) followCodeInfo(base *url.URL, rel, local string, r *redir
 	parts := strings.Split(strings.TrimRight(loc.Path, "/"), "/")
 	if len(parts) >= 3 {
 		debug, id := parts[len(parts)-3], parts[len(parts)-2]
-		if safeComponent(debug) && isHexID(id) {
-			target := debug + "/" + id + "/" + symName(debug)
+		if symfile.SafePathElement(debug) && isHexID(id) {
+			target := debug + "/" + id + "/" + symfile.SymbolFileName(debug)
 			if target != rel {
 				f, err := s.file(target)
 				if err == nil {
@@ -147,10 +149,10 @@ func isHexID(id string) bool {
 
 // linkCached makes the cached file at rel reachable at local too; on any
 // failure the next run asks the server again.
-func (s *HTTPSupplier) linkCached(rel, local string) {
+func (s *Supplier) linkCached(rel, local string) {
 	src := filepath.Join(s.cacheDir, filepath.FromSlash(rel))
 	fi, err := os.Lstat(src)
-	if err != nil || !fi.Mode().IsRegular() || !within(s.cacheDir, local) {
+	if err != nil || !fi.Mode().IsRegular() || !inCache(s.cacheDir, local) {
 		return
 	}
 	if os.MkdirAll(filepath.Dir(local), 0o755) != nil {

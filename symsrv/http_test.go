@@ -1,4 +1,4 @@
-package symfile
+package symsrv
 
 import (
 	"compress/gzip"
@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 // symbolServer is an httptest server (loopback only) over a map of paths to
@@ -67,7 +69,18 @@ func appSym(name, id string) string {
 	return "MODULE Linux x86_64 " + id + " " + name + "\nPUBLIC 1000 0 " + name + "_fn\n"
 }
 
-func lookupName(t *testing.T, f *File) string {
+// writeFile writes data at p, making its directories.
+func writeFile(t *testing.T, p string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func lookupName(t *testing.T, f *symfile.File) string {
 	t.Helper()
 	if f == nil {
 		t.Fatal("nil File")
@@ -79,24 +92,24 @@ func lookupName(t *testing.T, f *File) string {
 	return sym.Name
 }
 
-func TestHTTPSupplierHitAndCache(t *testing.T) {
+func TestSupplierHitAndCache(t *testing.T) {
 	srv := newSymbolServer(t, files(map[string]string{
 		"/store/app.pdb/ABC1/app.sym":         appSym("app.pdb", "ABC1"),
 		"/store/code.dll/CODEID/code.dll.sym": appSym("code.dll", "CODEID"),
 	}))
 	cache := t.TempDir()
-	s, err := NewHTTPSupplier([]string{srv.URL + "/store/"}, cache)
+	s, err := NewSupplier([]string{srv.URL + "/store/"}, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		key  ModuleKey
+		key  symfile.ModuleKey
 		want string
 		file string
 	}{
-		{ModuleKey{DebugFile: `C:\build\app.pdb`, DebugID: "ABC1", CodeFile: `C:\build\app.exe`}, "app.pdb_fn", "app.pdb/ABC1/app.sym"},
+		{symfile.ModuleKey{DebugFile: `C:\build\app.pdb`, DebugID: "ABC1", CodeFile: `C:\build\app.exe`}, "app.pdb_fn", "app.pdb/ABC1/app.sym"},
 		// Code file fallback when the debug names give nothing.
-		{ModuleKey{DebugFile: "code.pdb", DebugID: "NOPE", CodeFile: "code.dll", CodeID: "CODEID"}, "code.dll_fn", "code.dll/CODEID/code.dll.sym"},
+		{symfile.ModuleKey{DebugFile: "code.pdb", DebugID: "NOPE", CodeFile: "code.dll", CodeID: "CODEID"}, "code.dll_fn", "code.dll/CODEID/code.dll.sym"},
 	} {
 		f, err := s.Symbols(tc.key)
 		if err != nil {
@@ -120,11 +133,11 @@ func TestHTTPSupplierHitAndCache(t *testing.T) {
 	}
 
 	// A new supplier (as in a later process) reads the cache without asking.
-	s2, err := NewHTTPSupplier([]string{srv.URL + "/store"}, cache)
+	s2, err := NewSupplier([]string{srv.URL + "/store"}, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := s2.Symbols(ModuleKey{DebugFile: "app.pdb", DebugID: "ABC1"})
+	f, err := s2.Symbols(symfile.ModuleKey{DebugFile: "app.pdb", DebugID: "ABC1"})
 	if err != nil || lookupName(t, f) != "app.pdb_fn" {
 		t.Fatalf("cached: %v", err)
 	}
@@ -133,16 +146,16 @@ func TestHTTPSupplierHitAndCache(t *testing.T) {
 	}
 }
 
-func TestHTTPSupplierNotFound(t *testing.T) {
+func TestSupplierNotFound(t *testing.T) {
 	srv := newSymbolServer(t, files(nil))
-	s, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir())
+	s, err := NewSupplier([]string{srv.URL}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := ModuleKey{DebugFile: "libx.so", DebugID: "ID1", CodeFile: "libx.so", CodeID: "CODE1"}
+	key := symfile.ModuleKey{DebugFile: "libx.so", DebugID: "ID1", CodeFile: "libx.so", CodeID: "CODE1"}
 	for range 3 {
 		_, err = s.Symbols(key)
-		if !errors.Is(err, ErrNotFound) {
+		if !errors.Is(err, symfile.ErrNotFound) {
 			t.Fatalf("err %v, want ErrNotFound", err)
 		}
 		var de *DownloadError
@@ -155,12 +168,12 @@ func TestHTTPSupplierNotFound(t *testing.T) {
 	}
 }
 
-func TestHTTPSupplierErrors(t *testing.T) {
-	key := ModuleKey{DebugFile: "liby.so", DebugID: "ID2"}
+func TestSupplierErrors(t *testing.T) {
+	key := symfile.ModuleKey{DebugFile: "liby.so", DebugID: "ID2"}
 	for _, tc := range []struct {
 		name    string
 		handler func(http.ResponseWriter, *http.Request)
-		opts    []HTTPOption
+		opts    []Option
 		status  int
 		is      error
 	}{
@@ -171,15 +184,15 @@ func TestHTTPSupplierErrors(t *testing.T) {
 			case <-r.Context().Done():
 			case <-time.After(10 * time.Second):
 			}
-		}, []HTTPOption{WithTimeout(100 * time.Millisecond)}, 0, nil},
+		}, []Option{WithTimeout(100 * time.Millisecond)}, 0, nil},
 		{"oversize-declared", func(w http.ResponseWriter, r *http.Request) {
 			w.Write([]byte(appSym("liby.so", "ID2") + strings.Repeat("x", 100)))
-		}, []HTTPOption{WithMaxDownload(64)}, 200, ErrTooLarge},
+		}, []Option{WithMaxDownload(64)}, 200, ErrTooLarge},
 		{"oversize-streamed", func(w http.ResponseWriter, r *http.Request) {
 			w.Write([]byte(appSym("liby.so", "ID2")))
 			w.(http.Flusher).Flush() // chunked: no Content-Length
 			w.Write([]byte(strings.Repeat("x", 100)))
-		}, []HTTPOption{WithMaxDownload(64)}, 200, ErrTooLarge},
+		}, []Option{WithMaxDownload(64)}, 200, ErrTooLarge},
 		{"redirect-scheme", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
 		}, nil, 0, nil},
@@ -187,7 +200,7 @@ func TestHTTPSupplierErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newSymbolServer(t, tc.handler)
 			cache := t.TempDir()
-			s, err := NewHTTPSupplier([]string{srv.URL}, cache, append([]HTTPOption{WithRetry(fastRetry)}, tc.opts...)...)
+			s, err := NewSupplier([]string{srv.URL}, cache, append([]Option{WithRetry(fastRetry)}, tc.opts...)...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,7 +209,7 @@ func TestHTTPSupplierErrors(t *testing.T) {
 			if f != nil || !errors.As(err, &de) {
 				t.Fatalf("got %v, %v; want a *DownloadError", f, err)
 			}
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, symfile.ErrNotFound) {
 				t.Errorf("%v: must not read as not found", err)
 			}
 			if de.Status != tc.status {
@@ -220,20 +233,20 @@ func TestHTTPSupplierErrors(t *testing.T) {
 }
 
 // A failing server does not hide a later one that has the file.
-func TestHTTPSupplierFallsThroughServers(t *testing.T) {
+func TestSupplierFallsThroughServers(t *testing.T) {
 	bad := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", 503) })
 	good := newSymbolServer(t, files(map[string]string{"/liby.so/ID2/liby.so.sym": appSym("liby.so", "ID2")}))
-	s, err := NewHTTPSupplier([]string{bad.URL, good.URL}, t.TempDir(), WithRetry(fastRetry))
+	s, err := NewSupplier([]string{bad.URL, good.URL}, t.TempDir(), WithRetry(fastRetry))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := s.Symbols(ModuleKey{DebugFile: "liby.so", DebugID: "ID2"})
+	f, err := s.Symbols(symfile.ModuleKey{DebugFile: "liby.so", DebugID: "ID2"})
 	if err != nil || lookupName(t, f) != "liby.so_fn" {
 		t.Fatalf("%v", err)
 	}
 }
 
-func TestHTTPSupplierGzipEncoding(t *testing.T) {
+func TestSupplierGzipEncoding(t *testing.T) {
 	srv := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 			t.Errorf("client did not offer gzip: %q", r.Header.Get("Accept-Encoding"))
@@ -243,11 +256,11 @@ func TestHTTPSupplierGzipEncoding(t *testing.T) {
 		zw.Write([]byte(appSym("libz.so", "ID3")))
 		zw.Close()
 	})
-	s, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir())
+	s, err := NewSupplier([]string{srv.URL}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := s.Symbols(ModuleKey{DebugFile: "libz.so", DebugID: "ID3"})
+	f, err := s.Symbols(symfile.ModuleKey{DebugFile: "libz.so", DebugID: "ID3"})
 	if err != nil || lookupName(t, f) != "libz.so_fn" {
 		t.Fatalf("%v", err)
 	}
@@ -255,17 +268,17 @@ func TestHTTPSupplierGzipEncoding(t *testing.T) {
 
 // Module names from a dump never make a request for, or a cache path
 // outside, the store.
-func TestHTTPSupplierTraversal(t *testing.T) {
+func TestSupplierTraversal(t *testing.T) {
 	srv := newSymbolServer(t, files(nil))
 	parent := t.TempDir()
 	cache := filepath.Join(parent, "cache")
 	// A file the traversal names would reach if they were used.
 	writeFile(t, filepath.Join(parent, "evil.sym"), []byte(appSym("evil", "ID")))
-	s, err := NewHTTPSupplier([]string{srv.URL + "/store"}, cache)
+	s, err := NewSupplier([]string{srv.URL + "/store"}, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []ModuleKey{
+	for _, key := range []symfile.ModuleKey{
 		{DebugFile: "..", DebugID: ".."},
 		{DebugFile: "evil", DebugID: ".."},
 		{DebugFile: "evil", DebugID: "../.."},
@@ -279,7 +292,7 @@ func TestHTTPSupplierTraversal(t *testing.T) {
 		{CodeFile: "..", CodeID: "."},
 	} {
 		f, err := s.Symbols(key)
-		if f != nil || !errors.Is(err, ErrNotFound) {
+		if f != nil || !errors.Is(err, symfile.ErrNotFound) {
 			t.Errorf("%q: %v, %v; want not found", key, f, err)
 		}
 	}
@@ -287,8 +300,8 @@ func TestHTTPSupplierTraversal(t *testing.T) {
 		t.Errorf("requests made: %v", srv.requests)
 	}
 	// Names that are odd but safe stay inside the store when escaped.
-	f, err := s.Symbols(ModuleKey{DebugFile: "/usr/lib/a b%2F..?#.so", DebugID: "ID"})
-	if f != nil || !errors.Is(err, ErrNotFound) {
+	f, err := s.Symbols(symfile.ModuleKey{DebugFile: "/usr/lib/a b%2F..?#.so", DebugID: "ID"})
+	if f != nil || !errors.Is(err, symfile.ErrNotFound) {
 		t.Errorf("odd name: %v", err)
 	}
 	if n := srv.count("/store/a b%2F..?#.so/ID/a b%2F..?#.so.sym"); n != 1 {
@@ -307,7 +320,7 @@ func TestHTTPSupplierTraversal(t *testing.T) {
 	}
 }
 
-func TestHTTPSupplierConcurrent(t *testing.T) {
+func TestSupplierConcurrent(t *testing.T) {
 	var inFlight atomic.Int32
 	release := make(chan struct{})
 	srv := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -315,18 +328,18 @@ func TestHTTPSupplierConcurrent(t *testing.T) {
 		<-release
 		w.Write([]byte(appSym("libc.so", "ID4")))
 	})
-	s, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir())
+	s, err := NewSupplier([]string{srv.URL}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	const n = 16
 	var wg sync.WaitGroup
-	files := make([]*File, n)
+	files := make([]*symfile.File, n)
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
 			// Two keys naming the same file: still one request.
-			key := ModuleKey{DebugFile: "libc.so", DebugID: "ID4"}
+			key := symfile.ModuleKey{DebugFile: "libc.so", DebugID: "ID4"}
 			if i%2 == 1 {
 				key.CodeFile = "/lib/libc.so"
 			}
@@ -349,7 +362,7 @@ func TestHTTPSupplierConcurrent(t *testing.T) {
 	}
 }
 
-func TestNewHTTPSupplierRejects(t *testing.T) {
+func TestNewSupplierRejects(t *testing.T) {
 	for _, tc := range []struct {
 		urls  []string
 		cache string
@@ -360,7 +373,7 @@ func TestNewHTTPSupplierRejects(t *testing.T) {
 		{[]string{"http://"}, "c"},
 		{[]string{"http://127.0.0.1/"}, ""},
 	} {
-		if _, err := NewHTTPSupplier(tc.urls, tc.cache); err == nil {
+		if _, err := NewSupplier(tc.urls, tc.cache); err == nil {
 			t.Errorf("%v %q: accepted", tc.urls, tc.cache)
 		}
 	}
@@ -380,31 +393,31 @@ func TestChainSupplier(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	})
-	hs, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir(), WithRetry(fastRetry))
+	hs, err := NewSupplier([]string{srv.URL}, t.TempDir(), WithRetry(fastRetry))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := ChainSupplier{NewDirSupplier(root), hs}
+	c := symfile.ChainSupplier{symfile.NewDirSupplier(root), hs}
 
-	f, err := c.Symbols(ModuleKey{DebugFile: "local.so", DebugID: "ID"})
+	f, err := c.Symbols(symfile.ModuleKey{DebugFile: "local.so", DebugID: "ID"})
 	if err != nil || lookupName(t, f) != "local.so_fn" {
 		t.Errorf("local: %v", err)
 	}
-	f, err = c.Symbols(ModuleKey{DebugFile: "remote.so", DebugID: "ID"})
+	f, err = c.Symbols(symfile.ModuleKey{DebugFile: "remote.so", DebugID: "ID"})
 	if err != nil || lookupName(t, f) != "remote.so_fn" {
 		t.Errorf("remote: %v", err)
 	}
 	// A corrupt local file is the answer, as with local roots alone.
-	_, err = c.Symbols(ModuleKey{DebugFile: "bad.so", DebugID: "ID"})
-	if !errors.As(err, new(*CorruptError)) {
+	_, err = c.Symbols(symfile.ModuleKey{DebugFile: "bad.so", DebugID: "ID"})
+	if !errors.As(err, new(*symfile.CorruptError)) {
 		t.Errorf("corrupt: %v", err)
 	}
-	_, err = c.Symbols(ModuleKey{DebugFile: "none.so", DebugID: "ID"})
-	if !errors.Is(err, ErrNotFound) {
+	_, err = c.Symbols(symfile.ModuleKey{DebugFile: "none.so", DebugID: "ID"})
+	if !errors.Is(err, symfile.ErrNotFound) {
 		t.Errorf("none: %v", err)
 	}
-	_, err = c.Symbols(ModuleKey{DebugFile: "broken.so", DebugID: "ID"})
-	if !errors.As(err, new(*DownloadError)) || errors.Is(err, ErrNotFound) {
+	_, err = c.Symbols(symfile.ModuleKey{DebugFile: "broken.so", DebugID: "ID"})
+	if !errors.As(err, new(*DownloadError)) || errors.Is(err, symfile.ErrNotFound) {
 		t.Errorf("broken: %v", err)
 	}
 	if srv.count("/local.so/ID/local.so.sym") != 0 || srv.count("/bad.so/ID/bad.so.sym") != 0 {
@@ -413,7 +426,7 @@ func TestChainSupplier(t *testing.T) {
 }
 
 // A server that does not answer is asked once, not once per module.
-func TestHTTPSupplierServerDown(t *testing.T) {
+func TestSupplierServerDown(t *testing.T) {
 	slow := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
@@ -422,22 +435,22 @@ func TestHTTPSupplierServerDown(t *testing.T) {
 	})
 	good := newSymbolServer(t, files(map[string]string{"/libb.so/ID/libb.so.sym": appSym("libb.so", "ID")}))
 	retry := RetryPolicy{Retries: 2, Base: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond, MaxWait: time.Second}
-	s, err := NewHTTPSupplier([]string{slow.URL, good.URL}, t.TempDir(), WithTimeout(100*time.Millisecond), WithRetry(retry))
+	s, err := NewSupplier([]string{slow.URL, good.URL}, t.TempDir(), WithTimeout(100*time.Millisecond), WithRetry(retry))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Its debug id times out, after the retries; its code id is then not
 	// asked for.
-	_, err = s.Symbols(ModuleKey{DebugFile: "liba.so", DebugID: "ID", CodeFile: "liba.so", CodeID: "CODE"})
+	_, err = s.Symbols(symfile.ModuleKey{DebugFile: "liba.so", DebugID: "ID", CodeFile: "liba.so", CodeID: "CODE"})
 	var de *DownloadError
 	if !errors.As(err, &de) || de.URL != slow.URL+"/liba.so/ID/liba.so.sym" || errors.Is(de, ErrServerDown) || !errors.Is(err, ErrServerDown) {
 		t.Errorf("first module: %v; want the timeout, then the code id skipped", err)
 	}
-	f, err := s.Symbols(ModuleKey{DebugFile: "libb.so", DebugID: "ID"})
+	f, err := s.Symbols(symfile.ModuleKey{DebugFile: "libb.so", DebugID: "ID"})
 	if err != nil || lookupName(t, f) != "libb.so_fn" {
 		t.Errorf("second module from the other server: %v", err)
 	}
-	_, err = s.Symbols(ModuleKey{DebugFile: "libc.so", DebugID: "ID"})
+	_, err = s.Symbols(symfile.ModuleKey{DebugFile: "libc.so", DebugID: "ID"})
 	if !errors.Is(err, ErrServerDown) {
 		t.Errorf("third module: %v; want ErrServerDown", err)
 	}
@@ -448,7 +461,7 @@ func TestHTTPSupplierServerDown(t *testing.T) {
 
 // A server that answers, but slowly (a trickle of bytes per module), is not
 // marked down; the total budget stops the downloads instead.
-func TestHTTPSupplierTotalTimeout(t *testing.T) {
+func TestSupplierTotalTimeout(t *testing.T) {
 	srv := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("MODULE Linux x86_64 ID lib.so\n"))
 		w.(http.Flusher).Flush()
@@ -458,16 +471,16 @@ func TestHTTPSupplierTotalTimeout(t *testing.T) {
 		}
 	})
 	cache := t.TempDir()
-	s, err := NewHTTPSupplier([]string{srv.URL}, cache, WithTimeout(5*time.Second), WithTotalTimeout(300*time.Millisecond))
+	s, err := NewSupplier([]string{srv.URL}, cache, WithTimeout(5*time.Second), WithTotalTimeout(300*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, err = s.Symbols(ModuleKey{DebugFile: "liba.so", DebugID: "ID"})
+	_, err = s.Symbols(symfile.ModuleKey{DebugFile: "liba.so", DebugID: "ID"})
 	if !errors.Is(err, ErrDownloadBudget) || errors.Is(err, ErrServerDown) {
 		t.Errorf("first module: %v; want ErrDownloadBudget", err)
 	}
-	_, err = s.Symbols(ModuleKey{DebugFile: "libb.so", DebugID: "ID"})
+	_, err = s.Symbols(symfile.ModuleKey{DebugFile: "libb.so", DebugID: "ID"})
 	if !errors.Is(err, ErrDownloadBudget) {
 		t.Errorf("second module: %v; want ErrDownloadBudget", err)
 	}
@@ -487,8 +500,45 @@ func TestHTTPSupplierTotalTimeout(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "libc.so.sym"), []byte(appSym("libc.so", "ID")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := s.Symbols(ModuleKey{DebugFile: "libc.so", DebugID: "ID"})
+	f, err := s.Symbols(symfile.ModuleKey{DebugFile: "libc.so", DebugID: "ID"})
 	if err != nil || lookupName(t, f) != "libc.so_fn" {
 		t.Errorf("cached module after the budget: %v", err)
+	}
+}
+
+// TestSupplierWithIndex: a supplier given WithIndex opens its cache's files
+// through the index. The index built to check a download before caching it
+// is adopted (one index file once the download is cached), and a later
+// supplier (as a later process) maps it rather than building another.
+func TestSupplierWithIndex(t *testing.T) {
+	srv := newSymbolServer(t, files(map[string]string{"/app.pdb/ABC1/app.sym": appSym("app.pdb", "ABC1")}))
+	cache, idxDir := t.TempDir(), t.TempDir()
+	key := symfile.ModuleKey{DebugFile: "app.pdb", DebugID: "ABC1"}
+	warn := func(err error) { t.Errorf("index warning: %v", err) }
+	var idx []byte
+	for run := range 2 {
+		s, err := NewSupplier([]string{srv.URL}, cache, WithIndex(symfile.NewIndexDir(idxDir, warn)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := s.Symbols(key)
+		if err != nil || lookupName(t, f) != "app.pdb_fn" {
+			t.Fatalf("run %d: err %v", run, err)
+		}
+		names, _ := filepath.Glob(filepath.Join(idxDir, "*.idx"))
+		if len(names) != 1 {
+			t.Fatalf("run %d: index files %v, want one", run, names)
+		}
+		data, err := os.ReadFile(names[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run == 1 && string(data) != string(idx) {
+			t.Errorf("run 2 rewrote the index that run 1 adopted")
+		}
+		idx = data
+	}
+	if n := srv.total(); n != 1 {
+		t.Errorf("%d requests, want 1 (the second run reads the cache)", n)
 	}
 }

@@ -1,4 +1,4 @@
-package symfile
+package symsrv
 
 import (
 	"errors"
@@ -9,12 +9,14 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 // A server that sends headers and then trickles, or never answers, is
 // abandoned after one rate window and not asked again: a run with many
 // modules costs one window, not a timeout per module.
-func TestHTTPSupplierTooSlow(t *testing.T) {
+func TestSupplierTooSlow(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		handler func(http.ResponseWriter, *http.Request)
@@ -41,13 +43,13 @@ func TestHTTPSupplierTooSlow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newSymbolServer(t, tc.handler)
 			cache := t.TempDir()
-			s, err := NewHTTPSupplier([]string{srv.URL}, cache, WithTimeout(20*time.Second), WithMinRate(1<<10, 200*time.Millisecond))
+			s, err := NewSupplier([]string{srv.URL}, cache, WithTimeout(20*time.Second), WithMinRate(1<<10, 200*time.Millisecond))
 			if err != nil {
 				t.Fatal(err)
 			}
 			start := time.Now()
 			for i := range 20 {
-				_, err := s.Symbols(ModuleKey{DebugFile: fmt.Sprintf("lib%d.so", i), DebugID: "ID"})
+				_, err := s.Symbols(symfile.ModuleKey{DebugFile: fmt.Sprintf("lib%d.so", i), DebugID: "ID"})
 				want := ErrServerDown
 				if i == 0 {
 					want = ErrTooSlow
@@ -72,20 +74,20 @@ func TestHTTPSupplierTooSlow(t *testing.T) {
 
 // A download that does not parse cleanly is used for this run (its good
 // records, with the error) but not cached: the next run asks again.
-func TestHTTPSupplierCorruptNotCached(t *testing.T) {
+func TestSupplierCorruptNotCached(t *testing.T) {
 	body := "MODULE Linux x86_64 ID lib.so\nFUNC zz\nPUBLIC 1000 0 lib.so_fn\n"
 	srv := newSymbolServer(t, files(map[string]string{"/lib.so/ID/lib.so.sym": body}))
 	cache := t.TempDir()
-	key := ModuleKey{DebugFile: "lib.so", DebugID: "ID"}
+	key := symfile.ModuleKey{DebugFile: "lib.so", DebugID: "ID"}
 	for run := 1; run <= 2; run++ {
-		s, err := NewHTTPSupplier([]string{srv.URL}, cache)
+		s, err := NewSupplier([]string{srv.URL}, cache)
 		if err != nil {
 			t.Fatal(err)
 		}
 		f, err := s.Symbols(key)
-		var ce *CorruptError
+		var ce *symfile.CorruptError
 		if !errors.As(err, &ce) || ce.Line != 2 {
-			t.Fatalf("run %d: %v, want a *CorruptError at line 2", run, err)
+			t.Fatalf("run %d: %v, want a *symfile.CorruptError at line 2", run, err)
 		}
 		if got := lookupName(t, f); got != "lib.so_fn" {
 			t.Errorf("run %d: symbol %q", run, got)
@@ -104,25 +106,25 @@ func TestHTTPSupplierCorruptNotCached(t *testing.T) {
 
 // A cached file that does not parse is fetched again and replaced; when no
 // server has a replacement, it is used as it is.
-func TestHTTPSupplierEvictsCorruptCache(t *testing.T) {
+func TestSupplierEvictsCorruptCache(t *testing.T) {
 	cache := t.TempDir()
 	cached := filepath.Join(cache, "lib.so", "ID", "lib.so.sym")
 	if err := os.MkdirAll(filepath.Dir(cached), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	corrupt := "MODULE Linux x86_64 ID lib.so\nPUBLIC 1000 0 old_fn\nPUBLIC zz\n" // a truncated write
-	key := ModuleKey{DebugFile: "lib.so", DebugID: "ID"}
+	key := symfile.ModuleKey{DebugFile: "lib.so", DebugID: "ID"}
 
 	empty := newSymbolServer(t, files(nil))
 	os.WriteFile(cached, []byte(corrupt), 0o644)
-	s, _ := NewHTTPSupplier([]string{empty.URL}, cache)
+	s, _ := NewSupplier([]string{empty.URL}, cache)
 	f, err := s.Symbols(key)
-	if !errors.As(err, new(*CorruptError)) || lookupName(t, f) != "old_fn" || empty.total() != 1 {
+	if !errors.As(err, new(*symfile.CorruptError)) || lookupName(t, f) != "old_fn" || empty.total() != 1 {
 		t.Errorf("no replacement: %v, %d requests; want the cached file and its error after one request", err, empty.total())
 	}
 
 	good := newSymbolServer(t, files(map[string]string{"/lib.so/ID/lib.so.sym": appSym("lib.so", "ID")}))
-	s, _ = NewHTTPSupplier([]string{good.URL}, cache)
+	s, _ = NewSupplier([]string{good.URL}, cache)
 	f, err = s.Symbols(key)
 	if err != nil || lookupName(t, f) != "lib.so_fn" {
 		t.Fatalf("replacement: %v", err)
@@ -134,7 +136,7 @@ func TestHTTPSupplierEvictsCorruptCache(t *testing.T) {
 
 // Partial files of processes that are gone, or older than a day, are
 // removed before the first download; those of a running process are not.
-func TestHTTPSupplierCleansPartialFiles(t *testing.T) {
+func TestSupplierCleansPartialFiles(t *testing.T) {
 	cache := t.TempDir()
 	dir := filepath.Join(cache, partialDirName)
 	os.MkdirAll(dir, 0o755)
@@ -154,8 +156,8 @@ func TestHTTPSupplierCleansPartialFiles(t *testing.T) {
 	os.WriteFile(legacy, []byte("MODULE partial"), 0o644)
 	os.Chtimes(legacy, past, past)
 	srv := newSymbolServer(t, files(map[string]string{"/lib.so/ID/lib.so.sym": appSym("lib.so", "ID")}))
-	s, _ := NewHTTPSupplier([]string{srv.URL}, cache)
-	if _, err := s.Symbols(ModuleKey{DebugFile: "lib.so", DebugID: "ID"}); err != nil {
+	s, _ := NewSupplier([]string{srv.URL}, cache)
+	if _, err := s.Symbols(symfile.ModuleKey{DebugFile: "lib.so", DebugID: "ID"}); err != nil {
 		t.Fatal(err)
 	}
 	for n, want := range map[string]bool{dead: false, live: true, old: false} {

@@ -1,4 +1,4 @@
-package symfile
+package symsrv
 
 import (
 	"bytes"
@@ -22,8 +22,8 @@ const DefaultMissTTL = 24 * time.Hour
 // is remembered in the cache directory: within that time, later suppliers
 // over the same cache do not ask that server for that file again. 0 turns
 // the negative cache off (misses are neither read nor written).
-func WithMissTTL(d time.Duration) HTTPOption {
-	return func(s *HTTPSupplier) { s.missTTL = d }
+func WithMissTTL(d time.Duration) Option {
+	return func(s *Supplier) { s.missTTL = d }
 }
 
 // missDirName holds the negative cache: one small file per server and
@@ -43,7 +43,7 @@ const (
 )
 
 // missPath is the file that records a miss of target (a full URL).
-func (s *HTTPSupplier) missPath(target string) string {
+func (s *Supplier) missPath(target string) string {
 	sum := sha256.Sum256([]byte(target))
 	h := hex.EncodeToString(sum[:])
 	return filepath.Join(s.cacheDir, missDirName, h[:2], h)
@@ -53,7 +53,7 @@ func (s *HTTPSupplier) missPath(target string) string {
 // still fresh, and when it was recorded. A file that is not exactly what
 // recordMiss writes (another URL, a date in the future, trailing bytes, not
 // a regular file) is ignored and removed; so is an expired one.
-func (s *HTTPSupplier) cachedMiss(target string) (time.Time, bool) {
+func (s *Supplier) cachedMiss(target string) (time.Time, bool) {
 	if s.missTTL <= 0 {
 		return time.Time{}, false
 	}
@@ -123,7 +123,7 @@ func cutField(b []byte, key string) (value, rest []byte, ok bool) {
 // written in the partial directory and renamed into place, so a reader
 // sees a whole record or none. Failing to record is not an error: the
 // next run asks again.
-func (s *HTTPSupplier) recordMiss(target string) {
+func (s *Supplier) recordMiss(target string) {
 	if s.missTTL <= 0 {
 		return
 	}

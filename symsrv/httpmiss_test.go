@@ -1,4 +1,4 @@
-package symfile
+package symsrv
 
 import (
 	"errors"
@@ -8,30 +8,32 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 // A 404 is remembered in the cache directory: a second supplier over the
 // same cache (a later run) does not ask again within the TTL, and does
 // once it has passed.
-func TestHTTPSupplierMissCached(t *testing.T) {
+func TestSupplierMissCached(t *testing.T) {
 	srv := newSymbolServer(t, files(nil))
 	cache := t.TempDir()
-	key := ModuleKey{DebugFile: "libm.so", DebugID: "ID"}
+	key := symfile.ModuleKey{DebugFile: "libm.so", DebugID: "ID"}
 	path := "/libm.so/ID/libm.so.sym"
-	ask := func(opts ...HTTPOption) {
+	ask := func(opts ...Option) {
 		t.Helper()
-		s, err := NewHTTPSupplier([]string{srv.URL}, cache, opts...)
+		s, err := NewSupplier([]string{srv.URL}, cache, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = s.Symbols(key)
-		if !errors.Is(err, ErrNotFound) {
+		if !errors.Is(err, symfile.ErrNotFound) {
 			t.Fatalf("%v: want ErrNotFound", err)
 		}
 	}
 	ask()
 	var tried []string
-	ask(WithTrace(func(_ ModuleKey, where string, err error) { tried = append(tried, err.Error()) }))
+	ask(WithTrace(func(_ symfile.ModuleKey, where string, err error) { tried = append(tried, err.Error()) }))
 	if n := srv.count(path); n != 1 {
 		t.Fatalf("asked %d times in two runs, want 1", n)
 	}
@@ -72,14 +74,14 @@ func TestHTTPSupplierMissCached(t *testing.T) {
 }
 
 // A miss is per server: a second server is still asked.
-func TestHTTPSupplierMissPerServer(t *testing.T) {
+func TestSupplierMissPerServer(t *testing.T) {
 	a := newSymbolServer(t, files(nil))
 	cache := t.TempDir()
-	key := ModuleKey{DebugFile: "libm.so", DebugID: "ID"}
-	s, _ := NewHTTPSupplier([]string{a.URL}, cache)
+	key := symfile.ModuleKey{DebugFile: "libm.so", DebugID: "ID"}
+	s, _ := NewSupplier([]string{a.URL}, cache)
 	s.Symbols(key)
 	b := newSymbolServer(t, files(map[string]string{"/libm.so/ID/libm.so.sym": appSym("libm.so", "ID")}))
-	s, _ = NewHTTPSupplier([]string{a.URL, b.URL}, cache)
+	s, _ = NewSupplier([]string{a.URL, b.URL}, cache)
 	f, err := s.Symbols(key)
 	if err != nil || lookupName(t, f) != "libm.so_fn" {
 		t.Fatalf("second server: %v", err)
@@ -99,8 +101,8 @@ func rewriteMiss(t *testing.T, p, url string, unix int64) {
 // A miss file that is not exactly what the supplier writes never stops a
 // request: dated in the future (which would suppress for ever), another
 // URL, garbage, oversized, a directory, a symlink.
-func TestHTTPSupplierHostileMissFiles(t *testing.T) {
-	key := ModuleKey{DebugFile: "libh.so", DebugID: "ID"}
+func TestSupplierHostileMissFiles(t *testing.T) {
+	key := symfile.ModuleKey{DebugFile: "libh.so", DebugID: "ID"}
 	path := "/libh.so/ID/libh.so.sym"
 	future := time.Now().Add(100 * 365 * 24 * time.Hour).Unix()
 	for _, tc := range []struct {
@@ -129,7 +131,7 @@ func TestHTTPSupplierHostileMissFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newSymbolServer(t, files(map[string]string{path: appSym("libh.so", "ID")}))
 			cache := t.TempDir()
-			s, err := NewHTTPSupplier([]string{srv.URL}, cache)
+			s, err := NewSupplier([]string{srv.URL}, cache)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +154,7 @@ func TestHTTPSupplierHostileMissFiles(t *testing.T) {
 // The miss file's name comes from a hash: module names that are odd but
 // safe never make a path of their own under .misses.
 func TestMissPathIsAHash(t *testing.T) {
-	s, err := NewHTTPSupplier([]string{"http://127.0.0.1:1"}, "/cache")
+	s, err := NewSupplier([]string{"http://127.0.0.1:1"}, "/cache")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,13 +170,13 @@ func TestMissFileHoldsNoCredentials(t *testing.T) {
 	srv := newSymbolServer(t, files(nil))
 	cache := t.TempDir()
 	u := strings.Replace(srv.URL, "http://", "http://user:secret@", 1) + "/store?token=hunter2"
-	s, err := NewHTTPSupplier([]string{u}, cache)
+	s, err := NewSupplier([]string{u}, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Symbols(ModuleKey{DebugFile: "libm.so", DebugID: "ID"})
-	s2, _ := NewHTTPSupplier([]string{u}, cache)
-	s2.Symbols(ModuleKey{DebugFile: "libm.so", DebugID: "ID"})
+	s.Symbols(symfile.ModuleKey{DebugFile: "libm.so", DebugID: "ID"})
+	s2, _ := NewSupplier([]string{u}, cache)
+	s2.Symbols(symfile.ModuleKey{DebugFile: "libm.so", DebugID: "ID"})
 	if n := srv.total(); n != 1 {
 		t.Errorf("asked %d times in two runs, want 1", n)
 	}
@@ -194,7 +196,7 @@ func TestMissFileHoldsNoCredentials(t *testing.T) {
 func TestRecordMissPrunesExpired(t *testing.T) {
 	srv := newSymbolServer(t, files(nil))
 	cache := t.TempDir()
-	s, err := NewHTTPSupplier([]string{srv.URL}, cache, WithMissTTL(time.Hour))
+	s, err := NewSupplier([]string{srv.URL}, cache, WithMissTTL(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +215,7 @@ func TestRecordMissPrunesExpired(t *testing.T) {
 	if err := os.Chtimes(old, past, past); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Symbols(ModuleKey{DebugFile: "libp.so", DebugID: "ID"}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Symbols(symfile.ModuleKey{DebugFile: "libp.so", DebugID: "ID"}); !errors.Is(err, symfile.ErrNotFound) {
 		t.Fatalf("%v: want ErrNotFound", err)
 	}
 	if _, err := os.Stat(old); !os.IsNotExist(err) {

@@ -1,4 +1,4 @@
-package symfile
+package symsrv
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 // fastRetry keeps the tests' retries short.
@@ -25,8 +27,8 @@ func failThenServe(n int32, body string, fail func(w http.ResponseWriter)) func(
 	}
 }
 
-func TestHTTPSupplierRetriesTransient(t *testing.T) {
-	key := ModuleKey{DebugFile: "libr.so", DebugID: "ID"}
+func TestSupplierRetriesTransient(t *testing.T) {
+	key := symfile.ModuleKey{DebugFile: "libr.so", DebugID: "ID"}
 	path := "/libr.so/ID/libr.so.sym"
 	body := appSym("libr.so", "ID")
 	for _, tc := range []struct {
@@ -45,7 +47,7 @@ func TestHTTPSupplierRetriesTransient(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newSymbolServer(t, failThenServe(2, body, tc.fail))
-			s, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir(), WithRetry(fastRetry))
+			s, err := NewSupplier([]string{srv.URL}, t.TempDir(), WithRetry(fastRetry))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,8 +64,8 @@ func TestHTTPSupplierRetriesTransient(t *testing.T) {
 
 // Retries stop at the policy's count, and the error says how many attempts
 // were made; 4xx answers other than 429 are never retried.
-func TestHTTPSupplierRetryBounds(t *testing.T) {
-	key := ModuleKey{DebugFile: "libr.so", DebugID: "ID"}
+func TestSupplierRetryBounds(t *testing.T) {
+	key := symfile.ModuleKey{DebugFile: "libr.so", DebugID: "ID"}
 	path := "/libr.so/ID/libr.so.sym"
 	for _, tc := range []struct {
 		status, asks int
@@ -77,7 +79,7 @@ func TestHTTPSupplierRetryBounds(t *testing.T) {
 	} {
 		t.Run(strconv.Itoa(tc.status), func(t *testing.T) {
 			srv := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", tc.status) })
-			s, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir(), WithRetry(fastRetry))
+			s, err := NewSupplier([]string{srv.URL}, t.TempDir(), WithRetry(fastRetry))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +90,7 @@ func TestHTTPSupplierRetryBounds(t *testing.T) {
 			var de *DownloadError
 			switch {
 			case tc.status == http.StatusNotFound || tc.status == http.StatusGone:
-				if !errors.Is(err, ErrNotFound) {
+				if !errors.Is(err, symfile.ErrNotFound) {
 					t.Errorf("%v: want ErrNotFound", err)
 				}
 			case !errors.As(err, &de) || de.Status != tc.status:
@@ -103,8 +105,8 @@ func TestHTTPSupplierRetryBounds(t *testing.T) {
 
 // A 429's Retry-After is waited for when within MaxDelay, and makes the
 // supplier give up at once when beyond it.
-func TestHTTPSupplierRetryAfter(t *testing.T) {
-	key := ModuleKey{DebugFile: "libr.so", DebugID: "ID"}
+func TestSupplierRetryAfter(t *testing.T) {
+	key := symfile.ModuleKey{DebugFile: "libr.so", DebugID: "ID"}
 	body := appSym("libr.so", "ID")
 	policy := RetryPolicy{Retries: 2, Base: time.Millisecond, MaxDelay: 2 * time.Second, MaxWait: 5 * time.Second}
 
@@ -112,7 +114,7 @@ func TestHTTPSupplierRetryAfter(t *testing.T) {
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, "later", http.StatusTooManyRequests)
 	}))
-	s, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir(), WithRetry(policy))
+	s, err := NewSupplier([]string{srv.URL}, t.TempDir(), WithRetry(policy))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +133,7 @@ func TestHTTPSupplierRetryAfter(t *testing.T) {
 		w.Header().Set("Retry-After", "3600")
 		http.Error(w, "much later", http.StatusTooManyRequests)
 	})
-	s, err = NewHTTPSupplier([]string{long.URL}, t.TempDir(), WithRetry(policy))
+	s, err = NewSupplier([]string{long.URL}, t.TempDir(), WithRetry(policy))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +148,7 @@ func TestHTTPSupplierRetryAfter(t *testing.T) {
 }
 
 // A request that times out is retried; the server answers the retry.
-func TestHTTPSupplierRetriesTimeout(t *testing.T) {
+func TestSupplierRetriesTimeout(t *testing.T) {
 	var seen atomic.Int32
 	srv := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if seen.Add(1) == 1 {
@@ -158,11 +160,11 @@ func TestHTTPSupplierRetriesTimeout(t *testing.T) {
 		}
 		w.Write([]byte(appSym("libt.so", "ID")))
 	})
-	s, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir(), WithTimeout(200*time.Millisecond), WithRetry(fastRetry))
+	s, err := NewSupplier([]string{srv.URL}, t.TempDir(), WithTimeout(200*time.Millisecond), WithRetry(fastRetry))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := s.Symbols(ModuleKey{DebugFile: "libt.so", DebugID: "ID"})
+	f, err := s.Symbols(symfile.ModuleKey{DebugFile: "libt.so", DebugID: "ID"})
 	if err != nil || lookupName(t, f) != "libt.so_fn" {
 		t.Fatalf("after a timeout: %v", err)
 	}
@@ -203,25 +205,25 @@ func TestRetryPolicyDelay(t *testing.T) {
 // A server that fails every request costs the retries once: it is not
 // asked for the run's next files, and said so once; another server still
 // is.
-func TestHTTPSupplierFailingServerDown(t *testing.T) {
+func TestSupplierFailingServerDown(t *testing.T) {
 	bad := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "down", http.StatusServiceUnavailable)
 	})
 	good := newSymbolServer(t, files(map[string]string{"/c.so/ID/c.so.sym": appSym("c.so", "ID")}))
-	s, err := NewHTTPSupplier([]string{bad.URL, good.URL}, t.TempDir(), WithRetry(fastRetry))
+	s, err := NewSupplier([]string{bad.URL, good.URL}, t.TempDir(), WithRetry(fastRetry))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Symbols(ModuleKey{DebugFile: "a.so", DebugID: "ID"})
+	_, err = s.Symbols(symfile.ModuleKey{DebugFile: "a.so", DebugID: "ID"})
 	var de *DownloadError
 	if !errors.As(err, &de) || !de.ServerDown || errors.Is(err, ErrServerDown) || !strings.Contains(err.Error(), "not asked again") {
 		t.Errorf("first module: %v; want the 503, marking the server down", err)
 	}
-	_, err = s.Symbols(ModuleKey{DebugFile: "b.so", DebugID: "ID"})
+	_, err = s.Symbols(symfile.ModuleKey{DebugFile: "b.so", DebugID: "ID"})
 	if !errors.Is(err, ErrServerDown) || !errors.As(err, &de) || !de.ServerDown {
 		t.Errorf("second module: %v; want ErrServerDown", err)
 	}
-	if f, err := s.Symbols(ModuleKey{DebugFile: "c.so", DebugID: "ID"}); err != nil || lookupName(t, f) != "c.so_fn" {
+	if f, err := s.Symbols(symfile.ModuleKey{DebugFile: "c.so", DebugID: "ID"}); err != nil || lookupName(t, f) != "c.so_fn" {
 		t.Errorf("third module, from the other server: %v", err)
 	}
 	if a, n := bad.count("/a.so/ID/a.so.sym"), bad.total(); a != 1+fastRetry.Retries || n != a {

@@ -1,4 +1,4 @@
-package symfile
+package symsrv
 
 import (
 	"errors"
@@ -14,13 +14,14 @@ import (
 	"time"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 // A server whose answer streams past the download bound (an endless file,
 // a gzip-encoded body inflating past it) costs the bound once: it is put
 // down, its requests in flight are cut short, the run's remaining modules
 // are not asked for, and one error says so; nothing is left on disk.
-func TestHTTPSupplierOversizedServerDown(t *testing.T) {
+func TestSupplierOversizedServerDown(t *testing.T) {
 	const (
 		maxSize = 4 << 20
 		jobs    = 4
@@ -33,7 +34,7 @@ func TestHTTPSupplierOversizedServerDown(t *testing.T) {
 			cache := t.TempDir()
 			var mu sync.Mutex
 			var received int64
-			s, err := NewHTTPSupplier([]string{srv.URL}, cache, WithMaxDownload(maxSize), WithRetry(fastRetry),
+			s, err := NewSupplier([]string{srv.URL}, cache, WithMaxDownload(maxSize), WithRetry(fastRetry),
 				WithDownloadJobs(jobs), WithProgress(func(p DownloadProgress) {
 					if p.Done {
 						mu.Lock()
@@ -44,9 +45,9 @@ func TestHTTPSupplierOversizedServerDown(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var keys []ModuleKey
+			var keys []symfile.ModuleKey
 			for i := range modules {
-				keys = append(keys, ModuleKey{DebugFile: fmt.Sprintf("lib%d.so", i), DebugID: "ID"})
+				keys = append(keys, symfile.ModuleKey{DebugFile: fmt.Sprintf("lib%d.so", i), DebugID: "ID"})
 			}
 			s.Prefetch(keys)
 			// Each module's error is ErrTooLarge, saying the server is not
@@ -90,7 +91,7 @@ func TestHTTPSupplierOversizedServerDown(t *testing.T) {
 
 // A file announced (Content-Length) over the bound costs nothing: it is
 // refused, and the server is asked for the next modules.
-func TestHTTPSupplierAnnouncedTooLargeKeepsServer(t *testing.T) {
+func TestSupplierAnnouncedTooLargeKeepsServer(t *testing.T) {
 	srv := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/big.so/ID/big.so.sym" {
 			w.Header().Set("Content-Length", fmt.Sprint(1<<30))
@@ -99,35 +100,35 @@ func TestHTTPSupplierAnnouncedTooLargeKeepsServer(t *testing.T) {
 		}
 		files(map[string]string{"/lib.so/ID/lib.so.sym": appSym("lib.so", "ID")})(w, r)
 	})
-	s, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir(), WithMaxDownload(1<<20))
+	s, err := NewSupplier([]string{srv.URL}, t.TempDir(), WithMaxDownload(1<<20))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Symbols(ModuleKey{DebugFile: "big.so", DebugID: "ID"})
+	_, err = s.Symbols(symfile.ModuleKey{DebugFile: "big.so", DebugID: "ID"})
 	var de *DownloadError
 	if !errors.Is(err, ErrTooLarge) || !errors.As(err, &de) || de.ServerDown {
 		t.Errorf("announced oversized file: %v; want ErrTooLarge, the server kept", err)
 	}
-	if f, err := s.Symbols(ModuleKey{DebugFile: "lib.so", DebugID: "ID"}); err != nil || lookupName(t, f) != "lib.so_fn" {
+	if f, err := s.Symbols(symfile.ModuleKey{DebugFile: "lib.so", DebugID: "ID"}); err != nil || lookupName(t, f) != "lib.so_fn" {
 		t.Errorf("next module: %v", err)
 	}
 }
 
 // Misses (404) say nothing against a server: however many, it is asked
 // for every module, and serves the one it has.
-func TestHTTPSupplierMissesKeepServer(t *testing.T) {
+func TestSupplierMissesKeepServer(t *testing.T) {
 	srv := newSymbolServer(t, files(map[string]string{"/lib9.so/ID/lib9.so.sym": appSym("lib9.so", "ID")}))
-	s, err := NewHTTPSupplier([]string{srv.URL}, t.TempDir(), WithRetry(fastRetry))
+	s, err := NewSupplier([]string{srv.URL}, t.TempDir(), WithRetry(fastRetry))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 9 {
-		_, err := s.Symbols(ModuleKey{DebugFile: fmt.Sprintf("lib%d.so", i), DebugID: "ID"})
-		if !errors.Is(err, ErrNotFound) {
+		_, err := s.Symbols(symfile.ModuleKey{DebugFile: fmt.Sprintf("lib%d.so", i), DebugID: "ID"})
+		if !errors.Is(err, symfile.ErrNotFound) {
 			t.Errorf("lib%d.so: %v; want ErrNotFound", i, err)
 		}
 	}
-	f, err := s.Symbols(ModuleKey{DebugFile: "lib9.so", DebugID: "ID"})
+	f, err := s.Symbols(symfile.ModuleKey{DebugFile: "lib9.so", DebugID: "ID"})
 	if err != nil || lookupName(t, f) != "lib9.so_fn" {
 		t.Errorf("after 9 misses: %v", err)
 	}
@@ -167,19 +168,19 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // after it: the total bound ends the download (not the size bound, after
 // reading it all), and the body is read no further than the read in
 // progress.
-func TestHTTPSupplierDeadlineStopsBufferedBody(t *testing.T) {
+func TestSupplierDeadlineStopsBufferedBody(t *testing.T) {
 	var body *bufferedBody
 	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		body = &bufferedBody{done: r.Context().Done()}
 		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, ContentLength: -1, Body: body, Request: r}, nil
 	})
 	cache := t.TempDir()
-	s, err := NewHTTPSupplier([]string{"http://symbols.invalid"}, cache, WithTransport(rt),
+	s, err := NewSupplier([]string{"http://symbols.invalid"}, cache, WithTransport(rt),
 		WithTotalTimeout(200*time.Millisecond), WithMaxDownload(256<<20), WithMinRate(0, 0), WithRetry(fastRetry))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Symbols(ModuleKey{DebugFile: "lib.so", DebugID: "ID"})
+	_, err = s.Symbols(symfile.ModuleKey{DebugFile: "lib.so", DebugID: "ID"})
 	if !errors.Is(err, ErrDownloadBudget) || errors.Is(err, ErrTooLarge) {
 		t.Errorf("%v; want ErrDownloadBudget", err)
 	}
@@ -197,18 +198,18 @@ func TestHTTPSupplierDeadlineStopsBufferedBody(t *testing.T) {
 // A server that redirects in a loop would cost maxRedirects requests for
 // every module: after the first module it is not asked again, while a
 // redirect out of http(s), which is about one file, leaves it up.
-func TestHTTPSupplierRedirectLoopPutsServerDown(t *testing.T) {
+func TestSupplierRedirectLoopPutsServerDown(t *testing.T) {
 	loop := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, r.URL.Path, http.StatusFound)
 	})
-	s, err := NewHTTPSupplier([]string{loop.URL}, t.TempDir(), WithRetry(fastRetry))
+	s, err := NewSupplier([]string{loop.URL}, t.TempDir(), WithRetry(fastRetry))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 5 {
-		_, err := s.Symbols(ModuleKey{DebugFile: fmt.Sprintf("lib%d.so", i), DebugID: "ID"})
+		_, err := s.Symbols(symfile.ModuleKey{DebugFile: fmt.Sprintf("lib%d.so", i), DebugID: "ID"})
 		var de *DownloadError
-		if !errors.As(err, &de) || errors.Is(err, ErrNotFound) {
+		if !errors.As(err, &de) || errors.Is(err, symfile.ErrNotFound) {
 			t.Errorf("lib%d.so: %v; want a *DownloadError", i, err)
 		}
 		if i > 0 && !errors.Is(err, ErrServerDown) {
@@ -222,12 +223,12 @@ func TestHTTPSupplierRedirectLoopPutsServerDown(t *testing.T) {
 	scheme := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
 	})
-	s, err = NewHTTPSupplier([]string{scheme.URL}, t.TempDir(), WithRetry(fastRetry))
+	s, err = NewSupplier([]string{scheme.URL}, t.TempDir(), WithRetry(fastRetry))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		if _, err := s.Symbols(ModuleKey{DebugFile: fmt.Sprintf("lib%d.so", i), DebugID: "ID"}); errors.Is(err, ErrServerDown) {
+		if _, err := s.Symbols(symfile.ModuleKey{DebugFile: fmt.Sprintf("lib%d.so", i), DebugID: "ID"}); errors.Is(err, ErrServerDown) {
 			t.Errorf("lib%d.so: %v; a redirect out of http(s) must not put the server down", i, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package symfile
+package symsrv
 
 import (
 	"bufio"
@@ -16,9 +16,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oncemap"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
-// Defaults of an HTTPSupplier (docs/limits.md), suited to a CI step: a
+// Defaults of an Supplier (docs/limits.md), suited to a CI step: a
 // server that stalls or trickles costs one rate window, not minutes per
 // module.
 const (
@@ -37,6 +40,9 @@ const (
 	// maxRedirects bounds the redirects followed for one request.
 	maxRedirects = 10
 )
+
+// moduleTag starts every Breakpad symbol file.
+var moduleTag = []byte("MODULE ")
 
 // ErrTooLarge reports a symbol file larger than the download bound.
 var ErrTooLarge = errors.New("symbol file larger than the download limit")
@@ -80,19 +86,19 @@ func (e *DownloadError) Error() string {
 
 func (e *DownloadError) Unwrap() error { return e.Err }
 
-// HTTPOption configures an HTTPSupplier.
-type HTTPOption func(*HTTPSupplier)
+// Option configures an Supplier.
+type Option func(*Supplier)
 
 // WithTrace makes the supplier report every cache path and URL it tries
 // for a module, and what came of it (nil: used), to trace; for
 // --verbose=debug.
-func WithTrace(trace func(m ModuleKey, where string, err error)) HTTPOption {
-	return func(s *HTTPSupplier) { s.trace = trace }
+func WithTrace(trace func(m symfile.ModuleKey, where string, err error)) Option {
+	return func(s *Supplier) { s.trace = trace }
 }
 
 // WithTimeout sets the bound on one request, including reading the body.
-func WithTimeout(d time.Duration) HTTPOption {
-	return func(s *HTTPSupplier) { s.timeout = d }
+func WithTimeout(d time.Duration) Option {
+	return func(s *Supplier) { s.timeout = d }
 }
 
 // WithTotalTimeout bounds the time all downloads of the supplier may take
@@ -100,32 +106,38 @@ func WithTimeout(d time.Duration) HTTPOption {
 // server would otherwise wait up to the per-request timeout for each. Once
 // it is spent, no request is made and the rest of the modules are walked
 // without symbols (the cache is still read). 0 means no bound.
-func WithTotalTimeout(d time.Duration) HTTPOption {
-	return func(s *HTTPSupplier) { s.total = d }
+func WithTotalTimeout(d time.Duration) Option {
+	return func(s *Supplier) { s.total = d }
 }
 
 // WithMinRate sets the slowest download kept: less than rate bytes per
 // second over any window abandons it (ErrTooSlow) and the server is not
 // asked again. A rate of 0 turns the check off.
-func WithMinRate(rate int64, window time.Duration) HTTPOption {
-	return func(s *HTTPSupplier) { s.minRate, s.rateWindow = rate, window }
+func WithMinRate(rate int64, window time.Duration) Option {
+	return func(s *Supplier) { s.minRate, s.rateWindow = rate, window }
 }
 
 // WithMaxDownload sets the largest symbol file, in bytes, that is downloaded.
-func WithMaxDownload(n int64) HTTPOption {
-	return func(s *HTTPSupplier) { s.maxSize = n }
+func WithMaxDownload(n int64) Option {
+	return func(s *Supplier) { s.maxSize = n }
+}
+
+// WithIndex makes the supplier open the files of its cache through an
+// index directory (symfile.IndexDir.Open).
+func WithIndex(index *symfile.IndexDir) Option {
+	return func(s *Supplier) { s.index = index }
 }
 
 // WithTransport sets the transport of the HTTP client (the default is
 // http.DefaultTransport).
-func WithTransport(rt http.RoundTripper) HTTPOption {
-	return func(s *HTTPSupplier) { s.transport = rt }
+func WithTransport(rt http.RoundTripper) Option {
+	return func(s *Supplier) { s.transport = rt }
 }
 
-// HTTPSupplier downloads symbol files from symbol servers in Breakpad's
+// Supplier downloads symbol files from symbol servers in Breakpad's
 // (and Mozilla's) layout,
 // <url>/<debug_file base>/<debug_id>/<debug_file base with .pdb replaced by .sym, else + .sym>,
-// falling back to code_file / code_id as NewDirSupplier does. Downloads
+// falling back to code_file / code_id as symfile.NewDirSupplier does. Downloads
 // are stored under a cache directory in the same layout and read from there
 // first, so a later process does not download them again.
 //
@@ -137,7 +149,7 @@ func WithTransport(rt http.RoundTripper) HTTPOption {
 // transient failure is retried (WithRetry, httpretry.go); a module whose
 // debug and code paths miss is looked up by code file and id as Mozilla's
 // Tecken serves it (httpcode.go).
-type HTTPSupplier struct {
+type Supplier struct {
 	urls      []*url.URL
 	cacheDir  string
 	timeout   time.Duration
@@ -151,8 +163,8 @@ type HTTPSupplier struct {
 	partialDir string        // downloads in progress: cacheDir/.partial
 	cleanOnce  sync.Once     // removes partial files of earlier processes
 	client     *http.Client
-	index      *IndexDir                                  // WithIndex
-	trace      func(m ModuleKey, where string, err error) // WithTrace
+	index      *symfile.IndexDir                                  // WithIndex
+	trace      func(m symfile.ModuleKey, where string, err error) // WithTrace
 
 	missTTL  time.Duration          // WithMissTTL; 0: no negative cache
 	retry    RetryPolicy            // WithRetry
@@ -162,9 +174,9 @@ type HTTPSupplier struct {
 	// the debug names from the redirect (httpcode.go).
 	lookupClient *http.Client
 
-	modules onceMap[ModuleKey]
-	files   onceMap[string] // by path relative to the cache directory
-	lookups onceMap[string] // code-info lookups, by path
+	modules oncemap.Map[symfile.ModuleKey, *symfile.File]
+	files   oncemap.Map[string, *symfile.File] // by path relative to the cache directory
+	lookups oncemap.Map[string, *symfile.File] // code-info lookups, by path
 
 	// servers holds each server's state for the supplier's run.
 	servers map[*url.URL]*serverState
@@ -206,15 +218,15 @@ func (st *serverState) markDown(err error) {
 	}
 }
 
-// NewHTTPSupplier returns a Supplier over the symbol servers at urls, tried
+// NewSupplier returns a symfile.Supplier over the symbol servers at urls, tried
 // in order, caching downloads under cacheDir. Each URL must be absolute with
 // the scheme http or https; cacheDir must not be empty (it is created when
 // the first file is downloaded).
-func NewHTTPSupplier(urls []string, cacheDir string, opts ...HTTPOption) (*HTTPSupplier, error) {
+func NewSupplier(urls []string, cacheDir string, opts ...Option) (*Supplier, error) {
 	if cacheDir == "" {
-		return nil, errors.New("symfile: symbol server needs a cache directory")
+		return nil, errors.New("symsrv: symbol server needs a cache directory")
 	}
-	s := &HTTPSupplier{
+	s := &Supplier{
 		cacheDir:   cacheDir,
 		timeout:    DefaultDownloadTimeout,
 		total:      DefaultTotalTimeout,
@@ -230,10 +242,10 @@ func NewHTTPSupplier(urls []string, cacheDir string, opts ...HTTPOption) (*HTTPS
 	for _, raw := range urls {
 		u, err := url.Parse(raw)
 		if err != nil {
-			return nil, fmt.Errorf("symfile: symbol server URL %q: %w", raw, err)
+			return nil, fmt.Errorf("symsrv: symbol server URL %q: %w", raw, err)
 		}
 		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("symfile: symbol server URL %q: want http:// or https:// and a host", raw)
+			return nil, fmt.Errorf("symsrv: symbol server URL %q: want http:// or https:// and a host", raw)
 		}
 		u.Path = strings.TrimRight(u.Path, "/")
 		u.RawPath = ""
@@ -271,15 +283,15 @@ func NewHTTPSupplier(urls []string, cacheDir string, opts ...HTTPOption) (*HTTPS
 	return s, nil
 }
 
-// Symbols implements Supplier. It returns an error wrapping ErrNotFound when
+// Symbols implements symfile.Supplier. It returns an error wrapping symfile.ErrNotFound when
 // neither the cache nor any server has the module's symbols (HTTP 404), a
-// *DownloadError when a server failed otherwise, and the File with a
-// *CorruptError when the file has malformed lines.
-func (s *HTTPSupplier) Symbols(m ModuleKey) (*File, error) {
-	return s.modules.get(m, func() (*File, error) { return s.find(m) })
+// *DownloadError when a server failed otherwise, and the symfile.File with a
+// *symfile.CorruptError when the file has malformed lines.
+func (s *Supplier) Symbols(m symfile.ModuleKey) (*symfile.File, error) {
+	return s.modules.Get(m, func() (*symfile.File, error) { return s.find(m) })
 }
 
-func (s *HTTPSupplier) find(m ModuleKey) (*File, error) {
+func (s *Supplier) find(m symfile.ModuleKey) (*symfile.File, error) {
 	var failures []error
 	tecken := codeInfoPath(m)
 	for _, rel := range relativeSymbolPaths(m) {
@@ -291,7 +303,7 @@ func (s *HTTPSupplier) find(m ModuleKey) (*File, error) {
 		if s.trace != nil {
 			s.trace(m, rel+" (cache "+s.cacheDir+", servers "+strings.Join(s.urlStrings(), ", ")+")", err)
 		}
-		if err == nil || !errors.Is(err, ErrNotFound) {
+		if err == nil || !errors.Is(err, symfile.ErrNotFound) {
 			var de *DownloadError
 			if !errors.As(err, &de) {
 				return f, err
@@ -302,20 +314,20 @@ func (s *HTTPSupplier) find(m ModuleKey) (*File, error) {
 	if len(failures) > 0 {
 		return nil, errors.Join(failures...)
 	}
-	return nil, fmt.Errorf("%w: %s %s", ErrNotFound, pathBase(m.DebugFile), m.DebugID)
+	return nil, fmt.Errorf("%w: %s %s", symfile.ErrNotFound, symfile.BaseName(m.DebugFile), m.DebugID)
 }
 
 // relativeSymbolPaths lists the slash-separated paths, relative to a symbol
 // store, at which m's symbols may be: the debug names, then the code names.
 // Names that are not safe path elements are skipped.
-func relativeSymbolPaths(m ModuleKey) []string {
+func relativeSymbolPaths(m symfile.ModuleKey) []string {
 	var out []string
 	add := func(file, id string) {
-		base := pathBase(file)
-		if !safeComponent(base) || !safeComponent(id) {
+		base := symfile.BaseName(file)
+		if !symfile.SafePathElement(base) || !symfile.SafePathElement(id) {
 			return
 		}
-		rel := base + "/" + id + "/" + symName(base)
+		rel := base + "/" + id + "/" + symfile.SymbolFileName(base)
 		for _, r := range out {
 			if r == rel {
 				return
@@ -338,18 +350,24 @@ func relativeSymbolPaths(m ModuleKey) []string {
 
 // file returns the parsed file at rel: from the cache, else downloaded. It
 // runs at most once per path.
-func (s *HTTPSupplier) file(rel string) (*File, error) {
-	return s.files.get(rel, func() (*File, error) { return s.fetch(rel) })
+func (s *Supplier) file(rel string) (*symfile.File, error) {
+	return s.files.Get(rel, func() (*symfile.File, error) { return s.fetch(rel) })
 }
 
 // cachePath is where the file at rel is kept in the cache; a path that
 // would leave the cache directory is not found.
-func (s *HTTPSupplier) cachePath(rel string) (string, error) {
+func (s *Supplier) cachePath(rel string) (string, error) {
 	local := filepath.Join(s.cacheDir, filepath.FromSlash(rel))
-	if !within(s.cacheDir, local) {
-		return "", fmt.Errorf("%w: %s", ErrNotFound, rel)
+	if !inCache(s.cacheDir, local) {
+		return "", fmt.Errorf("%w: %s", symfile.ErrNotFound, rel)
 	}
 	return local, nil
+}
+
+// inCache checks, after cleaning, that p stays under the cache directory.
+func inCache(cacheDir, p string) bool {
+	rel, err := filepath.Rel(cacheDir, p)
+	return err == nil && filepath.IsLocal(rel)
 }
 
 // missNote says when server u's miss was recorded, for notFound's message.
@@ -357,7 +375,7 @@ func missNote(u *url.URL, at time.Time) string {
 	return fmt.Sprintf("%s missed at %s", u, at.UTC().Format(time.RFC3339))
 }
 
-func (s *HTTPSupplier) fetch(rel string) (*File, error) {
+func (s *Supplier) fetch(rel string) (*symfile.File, error) {
 	local, err := s.cachePath(rel)
 	if err != nil {
 		return nil, err
@@ -365,7 +383,7 @@ func (s *HTTPSupplier) fetch(rel string) (*File, error) {
 	// A cached file is used when it parses cleanly. One that does not (a
 	// cache written by an older version, a disk error) is fetched again;
 	// it is kept, and used, only when no server gives a replacement.
-	var cached *File
+	var cached *symfile.File
 	var cachedErr error
 	if fi, err := os.Stat(local); err == nil && fi.Mode().IsRegular() {
 		cached, cachedErr = openCorrupt(s.index, local)
@@ -382,13 +400,13 @@ func (s *HTTPSupplier) fetch(rel string) (*File, error) {
 			continue
 		}
 		f, err := s.download(u, target, local, false)
-		if err == nil || errors.As(err, new(*CorruptError)) {
+		if err == nil || errors.As(err, new(*symfile.CorruptError)) {
 			if cached != nil {
 				cached.Close()
 			}
 			return f, err
 		}
-		if !errors.Is(err, ErrNotFound) {
+		if !errors.Is(err, symfile.ErrNotFound) {
 			failures = append(failures, err)
 		}
 	}
@@ -405,9 +423,9 @@ func (s *HTTPSupplier) fetch(rel string) (*File, error) {
 // were remembered rather than asked.
 func notFound(rel string, remembered []string) error {
 	if len(remembered) == 0 {
-		return fmt.Errorf("%w: %s", ErrNotFound, rel)
+		return fmt.Errorf("%w: %s", symfile.ErrNotFound, rel)
 	}
-	return fmt.Errorf("%w: %s (not asked: %s; negative cache, see --symbols-miss-ttl)", ErrNotFound, rel, strings.Join(remembered, ", "))
+	return fmt.Errorf("%w: %s (not asked: %s; negative cache, see --symbols-miss-ttl)", symfile.ErrNotFound, rel, strings.Join(remembered, ", "))
 }
 
 // joinURL is the URL of rel, a store-relative path, on the server base.
@@ -418,12 +436,12 @@ func joinURL(base *url.URL, rel string) string {
 }
 
 // openCorrupt opens a symbol file (through index, when not nil), reporting
-// any failure as a *CorruptError.
-func openCorrupt(index *IndexDir, path string) (*File, error) {
+// any failure as a *symfile.CorruptError.
+func openCorrupt(index *symfile.IndexDir, path string) (*symfile.File, error) {
 	f, err := index.Open(path)
-	var ce *CorruptError
+	var ce *symfile.CorruptError
 	if err != nil && !errors.As(err, &ce) {
-		err = &CorruptError{File: path, Err: err}
+		err = &symfile.CorruptError{File: path, Err: err}
 	}
 	return f, err
 }
@@ -437,7 +455,7 @@ func openCorrupt(index *IndexDir, path string) (*File, error) {
 // A server whose failures outlast the retries of one file is not asked
 // again in this run (serverState): a server answering 503 to everything
 // costs the retries once, not per module.
-func (s *HTTPSupplier) download(base *url.URL, target, local string, noRedirect bool) (*File, error) {
+func (s *Supplier) download(base *url.URL, target, local string, noRedirect bool) (*symfile.File, error) {
 	var waited time.Duration
 	for n := 1; ; n++ {
 		a := s.attempt(base, target, local, noRedirect)
@@ -462,7 +480,7 @@ func (s *HTTPSupplier) download(base *url.URL, target, local string, noRedirect 
 
 // attemptResult is the outcome of one request.
 type attemptResult struct {
-	file  *File
+	file  *symfile.File
 	err   error
 	miss  bool          // a definite "not found"
 	retry bool          // transient: worth asking again
@@ -477,7 +495,7 @@ type attemptResult struct {
 
 // settle turns the last attempt's outcome into the error download
 // returns, putting the server down when it failed by itself.
-func (s *HTTPSupplier) settle(base *url.URL, a attemptResult, attempts int) error {
+func (s *Supplier) settle(base *url.URL, a attemptResult, attempts int) error {
 	err := a.err
 	if err == nil {
 		return nil
@@ -504,8 +522,8 @@ func (s *HTTPSupplier) settle(base *url.URL, a attemptResult, attempts int) erro
 // partial file, parses it and renames it into the cache. Only a file that
 // parses without error is cached, so that nothing half-written or corrupt
 // is ever cached; a corrupt file is still returned, with its
-// *CorruptError, for this run.
-func (s *HTTPSupplier) attempt(base *url.URL, target, local string, noRedirect bool) (a attemptResult) {
+// *symfile.CorruptError, for this run.
+func (s *Supplier) attempt(base *url.URL, target, local string, noRedirect bool) (a attemptResult) {
 	fail := func(status int, err error) error {
 		return &DownloadError{URL: target, Server: base.String(), Status: status, Err: err}
 	}
@@ -576,7 +594,7 @@ func (s *HTTPSupplier) attempt(base *url.URL, target, local string, noRedirect b
 	defer resp.Body.Close()
 	switch code := resp.StatusCode; {
 	case code == http.StatusNotFound || code == http.StatusGone:
-		a.err, a.miss = fmt.Errorf("%w: %s (HTTP %d)", ErrNotFound, target, code), true
+		a.err, a.miss = fmt.Errorf("%w: %s (HTTP %d)", symfile.ErrNotFound, target, code), true
 		return a
 	case noRedirect && isRedirect(code):
 		a.err = &redirectAnswer{location: resp.Header.Get("Location"), req: resp.Request.URL}
@@ -600,8 +618,8 @@ func (s *HTTPSupplier) attempt(base *url.URL, target, local string, noRedirect b
 	// megabytes from each buffered kilobyte.
 	body := bufio.NewReaderSize(&countingReader{r: resp.Body, n: &received, ctx: ctx}, 64<<10)
 	// A server that answers 200 with an HTML page must not poison the cache.
-	head, perr := body.Peek(len(pMODULE))
-	if !bytes.Equal(head, pMODULE) {
+	head, perr := body.Peek(len(moduleTag))
+	if !bytes.Equal(head, moduleTag) {
 		if perr != nil && perr != io.EOF { // cut off, not a short page
 			return failed(resp.StatusCode, perr, false)
 		}
@@ -640,9 +658,9 @@ func (s *HTTPSupplier) attempt(base *url.URL, target, local string, noRedirect b
 		// Not cached: the next run asks again. The mapping outlives the
 		// removal of the partial file.
 		if f != nil {
-			f.name = target
+			f.SetName(target)
 		}
-		if ce, ok := err.(*CorruptError); ok {
+		if ce, ok := err.(*symfile.CorruptError); ok {
 			ce.File = target
 		}
 		a.file, a.err = f, err
@@ -660,7 +678,7 @@ func (s *HTTPSupplier) attempt(base *url.URL, target, local string, noRedirect b
 		return a
 	}
 	committed = true
-	f.name = local
+	f.SetName(local)
 	if s.index != nil {
 		// The check above built the file's index in memory: it becomes the
 		// cached file's index, so Open maps it instead of building it again
@@ -683,7 +701,7 @@ const partialDirName = ".partial"
 // createPartial creates a file for a download in the partial directory,
 // named after this process so that a later process can tell a leftover of
 // a crash from a download in progress.
-func (s *HTTPSupplier) createPartial() (*os.File, error) {
+func (s *Supplier) createPartial() (*os.File, error) {
 	if err := os.MkdirAll(s.partialDir, 0o755); err != nil {
 		return nil, err
 	}
@@ -694,7 +712,7 @@ func (s *HTTPSupplier) createPartial() (*os.File, error) {
 // cleanPartial removes the partial files that earlier processes left when
 // they were killed: those of processes no longer running, and any older
 // than a day.
-func (s *HTTPSupplier) cleanPartial() {
+func (s *Supplier) cleanPartial() {
 	ents, err := os.ReadDir(s.partialDir)
 	if err != nil {
 		return
@@ -748,7 +766,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // watchRate cancels a download, with ErrTooSlow as the cause, when fewer
 // than minRate bytes per second arrive in a rate window. It returns the
 // function that stops watching.
-func (s *HTTPSupplier) watchRate(received *atomic.Int64, cancel context.CancelCauseFunc) func() {
+func (s *Supplier) watchRate(received *atomic.Int64, cancel context.CancelCauseFunc) func() {
 	if s.minRate <= 0 || s.rateWindow <= 0 {
 		return func() {}
 	}
@@ -776,7 +794,7 @@ func (s *HTTPSupplier) watchRate(received *atomic.Int64, cancel context.CancelCa
 
 // budgetSpent reports whether a request with the given deadline failed
 // because the total budget, not the server, ended it.
-func (s *HTTPSupplier) budgetSpent(deadline time.Time) bool {
+func (s *Supplier) budgetSpent(deadline time.Time) bool {
 	return !s.deadline.IsZero() && deadline.Equal(s.deadline) && !time.Now().Before(s.deadline)
 }
 
@@ -796,33 +814,8 @@ type redirectError struct {
 
 func (e *redirectError) Error() string { return e.msg }
 
-// ChainSupplier asks its suppliers in order, typically local symbol roots
-// first and then a symbol server, and returns the first answer that is not
-// "not found". A supplier that failed otherwise (a *DownloadError) does not
-// stop the search; its error is returned only when no later supplier has
-// the symbols.
-type ChainSupplier []Supplier
-
-// Symbols implements Supplier.
-func (c ChainSupplier) Symbols(m ModuleKey) (*File, error) {
-	var failures []error
-	for _, s := range c {
-		f, err := s.Symbols(m)
-		if err == nil || errors.As(err, new(*CorruptError)) {
-			return f, err
-		}
-		if !errors.Is(err, ErrNotFound) {
-			failures = append(failures, err)
-		}
-	}
-	if len(failures) > 0 {
-		return nil, errors.Join(failures...)
-	}
-	return nil, fmt.Errorf("%w: %s %s", ErrNotFound, pathBase(m.DebugFile), m.DebugID)
-}
-
 // urlStrings lists the servers, for traces.
-func (s *HTTPSupplier) urlStrings() []string {
+func (s *Supplier) urlStrings() []string {
 	out := make([]string, len(s.urls))
 	for i, u := range s.urls {
 		out[i] = u.String()
