@@ -3,6 +3,7 @@ package pdbsupplier
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -86,10 +87,39 @@ func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, error) {
 		return nil, &NotFoundError{Module: m.DebugFile, Refused: refused}
 	}
 	defer o.Close()
+	return symbolsOf(o, m)
+}
+
+// symbolsOf writes the .sym of an opened PDB and parses it.
+func symbolsOf(o *Opened, m symfile.ModuleKey) (*symfile.File, error) {
 	var out bytes.Buffer
 	in := dumpsyms.PDBInput{PDB: o.PDB, PDBPath: o.Path}
 	if err := dumpsyms.WritePDB(&out, in, dumpsyms.Options{Inlines: true, Name: DebugName(m.DebugFile)}); err != nil {
 		return nil, err
 	}
 	return symfile.NewFile(out.Bytes(), o.Path+" (as .sym)")
+}
+
+// FileSymbols returns the symbols of the PDB, or of the PDB in the .pd_
+// cabinet, at path, when it is module m's (its GUID and age are m's debug
+// id): the converter a Microsoft-protocol symbol server client
+// (symsrv.WithPDBs) checks downloads with.
+func FileSymbols(path string, m symfile.ModuleKey) (*symfile.File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	o, err := open(path, DebugName(m.DebugFile), st.Size(), DefaultMaxDecompressed)
+	if err != nil {
+		return nil, err
+	}
+	defer o.Close()
+	id, err := dumpsyms.PDBModuleID(o.PDB)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.EqualFold(id, m.DebugID) {
+		return nil, fmt.Errorf("a PDB of debug id %s, not %s", id, m.DebugID)
+	}
+	return symbolsOf(o, m)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/pdbsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symsrv"
 )
 
@@ -43,7 +44,8 @@ func (f *symbolServerFlags) httpOptions() []symsrv.Option {
 	retry := symsrv.DefaultRetry
 	retry.Retries = f.retries
 	return []symsrv.Option{symsrv.WithTimeout(f.timeout), symsrv.WithMissTTL(f.missTTL),
-		symsrv.WithRetry(retry), symsrv.WithDownloadJobs(f.jobs)}
+		symsrv.WithRetry(retry), symsrv.WithDownloadJobs(f.jobs),
+		symsrv.WithPDBs(pdbsupplier.FileSymbols)} // Microsoft-protocol servers (mssymsrv.go)
 }
 
 // defaultSymbolCache is os.UserCacheDir()/minidump-stackwalk/symbols, or ""
@@ -85,6 +87,7 @@ func isSymbolURL(p string) bool {
 // check validates the flags and adds the --symbols-url servers to
 // o.symbolPaths (which then hold local paths and URLs, as given).
 func (f *symbolServerFlags) check(o *options) error {
+	msSymbolPaths(f.urls, o.symbolPaths) // srv*cache*url (mssymsrv.go)
 	for _, u := range f.urls {
 		if !isSymbolURL(u) {
 			return fmt.Errorf("--symbols-url %q: want an http:// or https:// URL", u)
