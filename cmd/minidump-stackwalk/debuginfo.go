@@ -43,8 +43,9 @@ type builtSupplier struct {
 func (f *debuginfoFlags) addFlags(fs *pflag.FlagSet) {
 	f.built = &builtSupplier{}
 	fs.BoolVar(&f.useLocal, "use-local-debuginfo", false,
-		"for modules without a .sym, read symbols and unwind tables from their ELF files: the path\n"+
-			"the dump names, /usr/lib/debug and --debuginfo-path, used only when the build id matches")
+		"for modules without a .sym, read symbols and unwind tables from their ELF files (the path\n"+
+			"the dump names, /usr/lib/debug and --debuginfo-path) and Windows modules' PDBs (under\n"+
+			"--debuginfo-path: flat, symbol stores, .pd_ cabinets), used only when the id matches")
 	addStringList(fs, &f.roots, "debuginfo-path",
 		"a `DIR` of ELF and debug files, by file name or .build-id/xx/rest.debug (repeatable; implies\n"+
 			"--use-local-debuginfo)")

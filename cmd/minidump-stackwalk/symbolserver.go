@@ -61,8 +61,9 @@ func defaultSymbolCache() string {
 func (f *symbolServerFlags) addFlags(fs *pflag.FlagSet) {
 	addStringList(fs, &f.urls, "symbols-url",
 		"a symbol server `URL` (repeatable), asked after the local symbol paths for\n"+
-			"URL/<debug file>/<debug id>/<debug file without .pdb>.sym; a positional symbol path\n"+
-			"starting with http:// or https:// is a symbol server too")
+			"URL/<debug file>/<debug id>/<debug file without .pdb>.sym, then for a Windows module's\n"+
+			"PDB as Microsoft's servers serve it (<name>.pdb/<id>/<name>.pdb or .pd_); srv*cache*URL\n"+
+			"is accepted; a positional symbol path starting with http:// or https:// is a symbol server too")
 	fs.StringVar(&f.cache, "symbols-cache", defaultSymbolCache(), "`DIR` where files downloaded from symbol servers are kept, in the same layout")
 	fs.DurationVar(&f.timeout, "symbol-download-timeout", symsrv.DefaultDownloadTimeout, "bound on each symbol download, for example 30s or 2m")
 	fs.DurationVar(&f.total, "symbols-total-timeout", symsrv.DefaultTotalTimeout, "bound on all symbol downloads together (then modules are walked without\n"+
