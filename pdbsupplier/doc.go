@@ -8,4 +8,7 @@
 // FrameData), parsed in memory. So the walker uses a PDB's symbols and
 // frame data through the same path as a .sym: chain it after the .sym
 // suppliers (symfile.ChainSupplier) for --use-local-debuginfo.
+// FileSymbols is the same conversion for one file, the check a
+// Microsoft-protocol server's downloads pass (symsrv.WithPDBs) before they
+// are cached.
 package pdbsupplier
