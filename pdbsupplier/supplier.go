@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/dumpsyms"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oncemap"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
@@ -24,19 +24,12 @@ type Supplier struct {
 	// where it was written).
 	UseModulePath bool
 
-	mu   sync.Mutex
-	done map[symfile.ModuleKey]*result
-}
-
-type result struct {
-	once sync.Once
-	file *symfile.File
-	err  error
+	done oncemap.Map[symfile.ModuleKey, *symfile.File]
 }
 
 // New returns a Supplier that looks for PDBs under roots.
 func New(roots ...string) *Supplier {
-	return &Supplier{roots: roots, done: map[symfile.ModuleKey]*result{}}
+	return &Supplier{roots: roots}
 }
 
 // NotFoundError says why no PDB was used for a module: none found, or the
@@ -62,15 +55,7 @@ func (e *NotFoundError) Unwrap() error { return symfile.ErrNotFound }
 
 // Symbols implements symfile.Supplier.
 func (s *Supplier) Symbols(m symfile.ModuleKey) (*symfile.File, error) {
-	s.mu.Lock()
-	r := s.done[m]
-	if r == nil {
-		r = &result{}
-		s.done[m] = r
-	}
-	s.mu.Unlock()
-	r.once.Do(func() { r.file, r.err = s.build(m) })
-	return r.file, r.err
+	return s.done.Get(m, func() (*symfile.File, error) { return s.build(m) })
 }
 
 func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, error) {
