@@ -23,30 +23,50 @@ func (l symLine) end() uint32 { return l.rva + l.len }
 // lets inlined code's lines replace the call site's.
 type lineMap struct{ lines []symLine }
 
+// moduleLines is a module's line records sorted by address, made once:
+// each function then finds its own by binary search.
+func (s *symWriter) moduleLines(mi *pdb.ModuleInfo) []pdb.Line {
+	if ls, ok := s.sortedLines[mi]; ok {
+		return ls
+	}
+	ls := append([]pdb.Line(nil), mi.Lines...)
+	sort.SliceStable(ls, func(i, j int) bool {
+		return ls[i].Section < ls[j].Section || ls[i].Section == ls[j].Section && ls[i].Offset < ls[j].Offset
+	})
+	s.sortedLines[mi] = ls
+	return ls
+}
+
 func (m *lineMap) add(l symLine) {
 	if l.len == 0 || len(m.lines) >= maxFuncLines {
 		return
 	}
-	out := m.lines[:0:0]
-	for _, o := range m.lines {
-		if o.end() <= l.rva || o.rva >= l.end() {
-			out = append(out, o)
-			continue
-		}
+	// Lines come in address order: append without searching.
+	if n := len(m.lines); n == 0 || m.lines[n-1].end() <= l.rva {
+		m.lines = append(m.lines, l)
+		return
+	}
+	// The lines overlapping l are those from the first ending after its
+	// start to the last starting before its end: only they are cut.
+	i := sort.Search(len(m.lines), func(i int) bool { return m.lines[i].end() > l.rva })
+	j := i
+	var keep []symLine
+	for ; j < len(m.lines) && m.lines[j].rva < l.end(); j++ {
+		o := m.lines[j]
 		if o.rva < l.rva {
 			left := o
 			left.len = l.rva - o.rva
-			out = append(out, left)
+			keep = append(keep, left)
 		}
 		if o.end() > l.end() {
 			right := o
 			right.rva, right.len = l.end(), o.end()-l.end()
-			out = append(out, right)
+			keep = append(keep, right)
 		}
 	}
-	out = append(out, l)
-	sort.Slice(out, func(i, j int) bool { return out[i].rva < out[j].rva })
-	m.lines = out
+	keep = append(keep, l)
+	sort.Slice(keep, func(a, b int) bool { return keep[a].rva < keep[b].rva })
+	m.lines = append(m.lines[:i], append(keep, m.lines[j:]...)...)
 }
 
 // at returns the line covering rva.
@@ -72,10 +92,12 @@ func (s *symWriter) writeFunc(w *bufio.Writer, named, fn *pdbFunc, multiple bool
 	fmt.Fprintf(w, "FUNC %s%x %x %x %s\n", mFlag(multiple), named.rva, named.proc.Len, params, name)
 	var lm lineMap
 	end := fn.proc.Offset + fn.proc.Len
-	for _, l := range fn.mod.Lines {
-		if l.Section != fn.proc.Section || l.Offset < fn.proc.Offset || l.Offset >= end {
-			continue
-		}
+	lines := s.moduleLines(fn.mod)
+	i := sort.Search(len(lines), func(i int) bool {
+		return lines[i].Section > fn.proc.Section || lines[i].Section == fn.proc.Section && lines[i].Offset >= fn.proc.Offset
+	})
+	for ; i < len(lines) && lines[i].Section == fn.proc.Section && lines[i].Offset < end; i++ {
+		l := lines[i]
 		lm.add(symLine{rva: fn.rva + l.Offset - fn.proc.Offset, len: l.Len, line: l.Line, file: s.moduleFile(fn.mod, l.File)})
 	}
 	if s.inlines {

@@ -24,6 +24,8 @@ type symWriter struct {
 	publics  map[uint32][]pdb.Public
 	origins  map[string]int // INLINE_ORIGIN name -> id
 	order    []string       // origins by id
+	// sortedLines are the modules' lines by address (moduleLines).
+	sortedLines map[*pdb.ModuleInfo][]pdb.Line
 }
 
 type pdbFunc struct {
@@ -43,7 +45,8 @@ func newSymWriter(f *pdb.File, x86 bool) (*symWriter, error) {
 		return nil, err
 	}
 	return &symWriter{f: f, x86: x86, tpi: tpi, ipi: ipi, fileIDs: map[string]int{},
-		funcs: map[uint32][]*pdbFunc{}, publics: map[uint32][]pdb.Public{}, origins: map[string]int{}}, nil
+		funcs: map[uint32][]*pdbFunc{}, publics: map[uint32][]pdb.Public{}, origins: map[string]int{},
+		sortedLines: map[*pdb.ModuleInfo][]pdb.Line{}}, nil
 }
 
 // collect reads every module's procedures and files and the code publics.
@@ -53,7 +56,16 @@ func (s *symWriter) collect() error {
 		return err
 	}
 	s.contribs = d.SectionContribs
+	read := map[uint16]bool{}
 	for i := range d.Modules {
+		// A stream belongs to one module: a hostile DBI naming one large
+		// stream for every module would have it read again for each.
+		if sn := d.Modules[i].SymStream; sn != pdb.NoStream {
+			if read[sn] {
+				continue
+			}
+			read[sn] = true
+		}
 		mi, err := s.f.ModuleInfo(&d.Modules[i])
 		if err != nil {
 			return err

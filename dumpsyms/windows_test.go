@@ -3,12 +3,15 @@ package dumpsyms
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fuzzbudget"
 	"github.com/minidump-stackwalk/minidump-stackwalk/pdb"
 	"github.com/minidump-stackwalk/minidump-stackwalk/pe"
 )
@@ -230,4 +233,21 @@ func TestCrashWithExceptionCFI(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzWritePDB writes the .sym of hostile PDBs, seeded with lld's small
+// x86 and x64 PDBs (pdb/testdata/lld), within fuzzbudget's bounds.
+func FuzzWritePDB(f *testing.F) {
+	for _, name := range []string{"a-i686.pdb", "a-x86_64.pdb"} {
+		f.Add(corpus.ReadZstd(f, "../pdb/testdata/lld/"+name+".zst"))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fuzzbudget.Default.Run(t, func() {
+			pf, err := pdb.NewFile(bytes.NewReader(b), int64(len(b)))
+			if err != nil {
+				return
+			}
+			WritePDB(io.Discard, PDBInput{PDB: pf, PDBPath: "fuzz.pdb"}, Options{Inlines: true})
+		})
+	})
 }
