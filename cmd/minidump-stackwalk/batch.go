@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage/depot"
@@ -166,8 +167,15 @@ stack_id; --summary and --html group the crashes by signature, and a table of th
 top signatures is printed on stderr at the end. --shard I/N and "batch merge"
 split a run across processes or machines (docs/scaling.md).
 
-Exit status: 0 when every input was processed, 1 when some could not be, 2 on a
-usage error.`,
+A directory scan follows symbolic links to files, not to directories (those are
+reported and skipped), and passes over files that are not dumps (counted in the
+summary's "skipped"). A symbol file or a directory of symbol files given as a
+PATH is a usage error: symbol paths go to --symbols-path.
+
+Exit status: 0 when every input found was processed in full and nothing was
+skipped for an error; 1 when an input was not processed in full, no input was
+found, or a path was skipped for an error (an unreadable directory, a link to a
+directory, a directory without a dump); 2 on a usage error.`,
 		Args:          cobra.ArbitraryArgs, // PATHs; "merge" is the subcommand
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -212,18 +220,34 @@ func runBatch(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.W
 	if load := newSymbolLoader(&b.o, stderr); load != nil {
 		r.cache = symcache.New(load, b.cacheBytes)
 	}
-	paths, err := findInputs(args, stdin, b.nul, stderr)
+	mine := func(p string) bool { return inShard(p, b.shardIndex, b.shardCount) }
+	scan, err := findInputs(args, stdin, b.nul, mine, stderr) // batch_inputs.go
 	if err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: batch: %v\n", err)
+		fmt.Fprintf(stderr, "minidump-stackwalk: %v\n", err)
+		if errors.As(err, new(usageError)) {
+			fmt.Fprintf(stderr, "Run 'minidump-stackwalk batch --help' for usage.\n")
+			return exitUsage
+		}
 		return exitDump
 	}
-	var mine []string
-	for _, p := range paths {
-		if inShard(p, b.shardIndex, b.shardCount) {
-			mine = append(mine, p)
+	for reason, n := range scan.skipped {
+		r.builder.AddSkipped(reason, n)
+	}
+	var shard []string
+	for _, p := range scan.paths {
+		if mine(p) {
+			shard = append(shard, p)
 		}
 	}
-	return r.run(mine)
+	status := r.run(shard)
+	switch {
+	case len(scan.paths) == 0:
+		fmt.Fprintf(stderr, "minidump-stackwalk: batch: no input found in %s\n", textsafe.Escape(strings.Join(args, " ")))
+		status = max(status, exitDump)
+	case scan.problems > 0:
+		status = max(status, exitDump)
+	}
+	return status
 }
 
 // run processes paths with the run's workers and writes the outputs.
