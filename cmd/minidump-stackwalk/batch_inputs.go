@@ -207,4 +207,3 @@ func readPathList(r io.Reader, nul bool) ([]string, error) {
 	}
 	return out, sc.Err()
 }
-
