@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 
 	stackwalk "github.com/minidump-stackwalk/minidump-stackwalk"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -39,7 +41,7 @@ func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
 	}
 	d, err := stackwalk.OpenWith(o.dumpPath, stackwalk.Options{Sysroot: o.sysroot, Stdin: o.stdin})
 	if err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
+		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %s%s\n", textsafe.Escape(o.dumpPath), textsafe.Escape(err.Error()), notADumpHint(o.dumpPath))
 		writeOpenFailure(group, stdout, o.dumpPath, err) // --json prints a status document
 		return exitDump
 	}
@@ -128,4 +130,22 @@ func writeText(w io.Writer, o *options, st *processor.ProcessState) error {
 		ExtraThread:          o.extraThread,
 		StackDump:            o.stackDump,
 	})
+}
+
+// notADumpHint says what to do instead when the input that failed to open
+// is a symbol file or a directory, the two usual mix-ups (issue 28); ""
+// otherwise.
+func notADumpHint(path string) string {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return ""
+	case st.IsDir():
+		return "\nminidump-stackwalk: one dump is walked at a time: for the dumps of a directory, run `minidump-stackwalk batch " +
+			textsafe.Escape(path) + "`; a symbol directory goes after the dump or to --symbols-path"
+	case isSymbolFile(path): // batch_inputs.go
+		return "\nminidump-stackwalk: " + textsafe.Escape(path) + " is a symbol file: give the dump first, then symbol files and " +
+			"directories (or --symbols-path)"
+	}
+	return ""
 }
