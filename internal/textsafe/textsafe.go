@@ -26,15 +26,22 @@ import (
 // Escape returns s with its unsafe bytes and runes escaped (see the
 // package comment). Printable ASCII is returned as it is, without
 // allocating.
-func Escape(s string) string {
+func Escape(s string) string { return escape(s, false) }
+
+// EscapeText is Escape for a block of text printed as lines (a dump's
+// copy of /proc/cpuinfo or of the environment): line feeds and tabs are
+// kept, everything else follows Escape's rule.
+func EscapeText(s string) string { return escape(s, true) }
+
+func escape(s string, block bool) string {
 	i := 0
-	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f {
+	for i < len(s) && (s[i] >= 0x20 && s[i] < 0x7f || block && (s[i] == '\n' || s[i] == '\t')) {
 		i++
 	}
 	if i == len(s) {
 		return s
 	}
-	if !needsEscape(s[i:]) {
+	if !needsEscape(s[i:], block) {
 		return s
 	}
 	var b strings.Builder
@@ -43,6 +50,8 @@ func Escape(s string) string {
 	for j := i; j < len(s); {
 		r, n := utf8.DecodeRuneInString(s[j:])
 		switch {
+		case block && (r == '\n' || r == '\t'):
+			b.WriteRune(r)
 		case r == utf8.RuneError && n <= 1:
 			fmt.Fprintf(&b, `\x%02x`, s[j])
 		case r < 0x80 && unsafeRune(r):
@@ -57,10 +66,14 @@ func Escape(s string) string {
 	return b.String()
 }
 
-// needsEscape reports whether s holds anything Escape changes.
-func needsEscape(s string) bool {
+// needsEscape reports whether s holds anything escape changes.
+func needsEscape(s string, block bool) bool {
 	for j := 0; j < len(s); {
 		r, n := utf8.DecodeRuneInString(s[j:])
+		if block && (r == '\n' || r == '\t') {
+			j += n
+			continue
+		}
 		if (r == utf8.RuneError && n <= 1) || unsafeRune(r) {
 			return true
 		}

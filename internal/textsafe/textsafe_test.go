@@ -42,7 +42,7 @@ func FuzzEscape(f *testing.F) {
 				t.Fatalf("Escape(%q) = %q keeps %U", s, out, r)
 			}
 		}
-		if !needsEscape(s) && out != s {
+		if !needsEscape(s, false) && out != s {
 			t.Fatalf("Escape(%q) = %q changed safe text", s, out)
 		}
 	})
@@ -52,5 +52,18 @@ func BenchmarkEscapePlain(b *testing.B) {
 	s := "libxul.so!mozilla::dom::ContentParent::RecvFoo [ContentParent.cpp : 1234 + 0x10]"
 	for b.Loop() {
 		Escape(s)
+	}
+}
+
+// EscapeText keeps the lines and tabs of a text block, and escapes the rest
+// as Escape does.
+func TestEscapeText(t *testing.T) {
+	in := "processor\t: 0\nmodel name\t: \x1b[2Jevil\r\n"
+	want := "processor\t: 0\nmodel name\t: \\x1b[2Jevil\\x0d\n"
+	if got := EscapeText(in); got != want {
+		t.Errorf("EscapeText(%q) = %q, want %q", in, got, want)
+	}
+	if s := "a\tb\nc"; EscapeText(s) != s || Escape(s) != `a\x09b\x0ac` {
+		t.Errorf("EscapeText(%q) = %q, Escape = %q", s, EscapeText(s), Escape(s))
 	}
 }
