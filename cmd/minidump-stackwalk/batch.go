@@ -223,7 +223,7 @@ func runBatch(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.W
 	mine := func(p string) bool { return inShard(p, b.shardIndex, b.shardCount) }
 	scan, err := findInputs(args, stdin, b.nul, mine, stderr) // batch_inputs.go
 	if err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: %v\n", err)
+		logf(stderr, "minidump-stackwalk: %v\n", err)
 		if errors.As(err, new(usageError)) {
 			fmt.Fprintf(stderr, "Run 'minidump-stackwalk batch --help' for usage.\n")
 			return exitUsage
@@ -265,7 +265,7 @@ func (r *batchRun) run(paths []string) int {
 				r.emit(&res)
 				prog.done(res.OK())
 				if !res.OK() {
-					prog.println(fmt.Sprintf("minidump-stackwalk: %s: %s: %s", p, res.Status, firstLine(res.Error)))
+					prog.println(fmt.Sprintf("minidump-stackwalk: %s: %s: %s", textsafe.Escape(p), res.Status, textsafe.Escape(firstLine(res.Error))))
 				}
 			}
 		}()

@@ -76,12 +76,12 @@ func runMerge(paths []string, out, html string, examples, top int, stdout, stder
 	}
 	if out == "" {
 		if err := summary.Write(stdout, merged); err != nil {
-			fmt.Fprintf(stderr, "minidump-stackwalk: batch merge: %v\n", err)
+			logf(stderr, "minidump-stackwalk: batch merge: %v\n", err)
 			return exitDump
 		}
 	}
 	if err := writeSummaryFiles(merged, out, html); err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: batch merge: %v\n", err)
+		logf(stderr, "minidump-stackwalk: batch merge: %v\n", err)
 		return exitDump
 	}
 	summary.WriteTable(stderr, merged, top)

@@ -237,7 +237,7 @@ func runWithStdin(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: %v\n", err)
+		logf(stderr, "minidump-stackwalk: %v\n", err)
 		var u usageError
 		if errors.As(err, &u) || errors.As(err, new(core2mdcli.UsageError)) {
 			fmt.Fprintf(stderr, "Run 'minidump-stackwalk --help' for usage.\n")
