@@ -381,6 +381,7 @@ func (r *batchRun) processOne(path string) triage.Result {
 		res.Frames = []triage.Frame{}
 	}
 	res.Milliseconds = time.Since(start).Milliseconds()
+	res.SetPath(path) // path_base64 when the path is not UTF-8
 	return res
 }
 

@@ -126,3 +126,28 @@ func TestBatchMergeRefusesBadShards(t *testing.T) {
 		}
 	}
 }
+
+// A dump whose path is not UTF-8 gets path_base64, which maps its JSON
+// line back to the file (issue 26.13).
+func TestBatchRawPath(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(corpus.Testdata(t, "dumps", "amd64-fp.dmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "crash-\xff\xfe.dmp")
+	if err := os.WriteFile(bad, data, 0o644); err != nil {
+		t.Skipf("this file system takes no such name: %v", err)
+	}
+	results, stderr, status := runBatchCLI("", dir)
+	if status != exitOK || len(results) != 1 {
+		t.Fatalf("status %d, %d results\n%s", status, len(results), stderr)
+	}
+	got, err := triage.PathFromRaw(results[0].Path, results[0].PathBase64)
+	if err != nil || got != bad {
+		t.Errorf("path %q, path_base64 %q: maps to %q (%v), want %q", results[0].Path, results[0].PathBase64, got, err, bad)
+	}
+	if _, ok := rawControl(stderr); ok {
+		t.Errorf("stderr holds raw bytes of the path:\n%q", stderr)
+	}
+}

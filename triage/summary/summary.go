@@ -45,9 +45,12 @@ type Summary struct {
 
 // Failure is one input that was not processed in full.
 type Failure struct {
-	Path   string `json:"path"`
-	Status string `json:"status"`
-	Error  string `json:"error"`
+	Path string `json:"path"`
+	// PathBase64 is Path's bytes in base64 when they are not valid UTF-8
+	// (triage.RawPath); Read restores Path from it.
+	PathBase64 string `json:"path_base64,omitempty"`
+	Status     string `json:"status"`
+	Error      string `json:"error"`
 }
 
 // Group is the results sharing one signature.
@@ -58,9 +61,13 @@ type Group struct {
 	// first is the group's representative stack.
 	Stacks []StackCount `json:"stacks"`
 	// Examples are paths of dumps of the group, the smallest first.
-	Examples     []string      `json:"examples"`
-	CrashReasons []NameCount   `json:"crash_reasons"`
-	Modules      []ModuleCount `json:"modules"`
+	Examples []string `json:"examples"`
+	// ExamplesBase64, present when an example path is not valid UTF-8,
+	// holds for each example its bytes in base64 (triage.RawPath), or ""
+	// for a valid one; Read restores Examples from it.
+	ExamplesBase64 []string      `json:"examples_base64,omitempty"`
+	CrashReasons   []NameCount   `json:"crash_reasons"`
+	Modules        []ModuleCount `json:"modules"`
 }
 
 // StackCount is a stack of a group and how many of its dumps have it.
@@ -141,7 +148,7 @@ func (b *Builder) Add(r *triage.Result) {
 	if r.OK() {
 		b.ok++
 	} else {
-		b.failures = insertBounded(b.failures, Failure{r.Path, r.Status, r.Error}, b.maxFailures,
+		b.failures = insertBounded(b.failures, Failure{Path: r.Path, Status: r.Status, Error: r.Error}, b.maxFailures,
 			func(a, c Failure) int { return cmp.Compare(a.Path, c.Path) })
 	}
 	if r.Signature == "" {
@@ -201,8 +208,11 @@ func (b *Builder) Summary() *Summary {
 	if s.Failures == nil {
 		s.Failures = []Failure{}
 	}
+	for i := range s.Failures {
+		s.Failures[i].PathBase64 = triage.RawPath(s.Failures[i].Path)
+	}
 	for sig, g := range b.groups {
-		out := Group{Signature: sig, Count: g.count, Examples: slices.Clone(g.examples)}
+		out := Group{Signature: sig, Count: g.count, Examples: slices.Clone(g.examples), ExamplesBase64: rawPaths(g.examples)}
 		for id, n := range g.stacks {
 			out.Stacks = append(out.Stacks, StackCount{id, n})
 			if f, ok := b.depot.Get(id); ok {
@@ -324,6 +334,9 @@ func Read(r io.Reader) (*Summary, error) {
 	if err := s.validate(); err != nil {
 		return nil, fmt.Errorf("summary: %w", err)
 	}
+	if err := s.restoreRawPaths(); err != nil {
+		return nil, fmt.Errorf("summary: %w", err)
+	}
 	return &s, nil
 }
 
@@ -371,4 +384,47 @@ func WriteTable(w io.Writer, s *Summary, top int) error {
 	}
 	_, err := fmt.Fprintln(w)
 	return err
+}
+
+// rawPaths is the ExamplesBase64 of paths: nil when every path is UTF-8.
+func rawPaths(paths []string) []string {
+	var out []string
+	for i, p := range paths {
+		if raw := triage.RawPath(p); raw != "" {
+			if out == nil {
+				out = make([]string, len(paths))
+			}
+			out[i] = raw
+		}
+	}
+	return out
+}
+
+// restoreRawPaths puts back the bytes of the paths JSON could not carry.
+func (s *Summary) restoreRawPaths() error {
+	for i := range s.Failures {
+		f := &s.Failures[i]
+		p, err := triage.PathFromRaw(f.Path, f.PathBase64)
+		if err != nil {
+			return fmt.Errorf("failure %d: %w", i, err)
+		}
+		f.Path = p
+	}
+	for i := range s.Groups {
+		g := &s.Groups[i]
+		if g.ExamplesBase64 == nil {
+			continue
+		}
+		if len(g.ExamplesBase64) != len(g.Examples) {
+			return fmt.Errorf("group %q: %d examples_base64 for %d examples", g.Signature, len(g.ExamplesBase64), len(g.Examples))
+		}
+		for j, raw := range g.ExamplesBase64 {
+			p, err := triage.PathFromRaw(g.Examples[j], raw)
+			if err != nil {
+				return fmt.Errorf("group %q: %w", g.Signature, err)
+			}
+			g.Examples[j] = p
+		}
+	}
+	return nil
 }

@@ -3,8 +3,11 @@ package summary
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
 )
 
 // shardJSON is the JSON summary of results[from:to] of results(200).
@@ -86,5 +89,38 @@ func TestMergeCountOverflow(t *testing.T) {
 	}
 	if _, err := Merge(3, big("/a"), big("/b")); err == nil || !strings.Contains(err.Error(), "passes 2^53") {
 		t.Errorf("Merge of two 2^53 counts: %v", err)
+	}
+}
+
+// A path that is not UTF-8 is written with its bytes in base64 beside
+// the lossy JSON string, read back exactly, and kept through a merge
+// (issue 26.13).
+func TestRawPathsRoundTrip(t *testing.T) {
+	bad, bad2 := "/dumps/\xff\xfe.dmp", "/dumps/\xff\xfd.dmp"
+	b := NewBuilder(3)
+	b.Add(&triage.Result{Path: bad, Status: triage.StatusInvalid, Error: "x"})
+	b.Add(&triage.Result{Path: bad2, Status: triage.StatusOK, Signature: "s",
+		Frames: []triage.Frame{{Module: "m", Offset: "0x1", Trust: "context"}}})
+	b.Add(&triage.Result{Path: "/dumps/ok.dmp", Status: triage.StatusOK, Signature: "s",
+		Frames: []triage.Frame{{Module: "m", Offset: "0x1", Trust: "context"}}})
+	var buf bytes.Buffer
+	if err := Write(&buf, b.Summary()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"path_base64": "L2R1bXBzL//+LmRtcA=="`) || !strings.Contains(buf.String(), `"examples_base64": [`) {
+		t.Errorf("no base64 paths in:\n%s", buf.String())
+	}
+	s, err := Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, err := Merge(3, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range []*Summary{s, merged} {
+		if got.Failures[0].Path != bad || !slices.Equal(got.Groups[0].Examples, []string{"/dumps/ok.dmp", bad2}) {
+			t.Errorf("paths read back: %q, %q", got.Failures[0].Path, got.Groups[0].Examples)
+		}
 	}
 }
