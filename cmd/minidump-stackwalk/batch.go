@@ -213,10 +213,25 @@ type batchRun struct {
 	outMu sync.Mutex
 	out   io.Writer
 	err   error // first error writing out
+
+	// signals stop the run (batch_signals.go); broken is closed when
+	// stdout is a closed pipe; temps are the --output-dir temporaries.
+	signals    <-chan os.Signal
+	broken     chan struct{}
+	brokenOnce sync.Once
+	temps      tempFiles
 }
 
 func runBatch(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	r := &batchRun{flags: b, builder: summary.NewBuilder(b.examples), stderr: stderr, out: stdout, process: processBatchInput}
+	signals, stop := notifyStop() // batch_signals.go
+	defer stop()
+	return runBatchWith(b, args, stdin, stdout, stderr, signals)
+}
+
+// runBatchWith is runBatch stopped by what arrives on signals.
+func runBatchWith(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.Writer, signals <-chan os.Signal) int {
+	r := &batchRun{flags: b, builder: summary.NewBuilder(b.examples), stderr: stderr, out: stdout, process: processBatchInput,
+		signals: signals, broken: make(chan struct{})}
 	if load := newSymbolLoader(&b.o, stderr); load != nil {
 		r.cache = symcache.New(load, b.cacheBytes)
 	}
@@ -270,12 +285,11 @@ func (r *batchRun) run(paths []string) int {
 			}
 		}()
 	}
-	for _, p := range paths {
-		work <- p
-	}
+	stopped := r.feed(work, paths) // nil, or the signal that stopped the run (batch_signals.go)
 	close(work)
-	wg.Wait()
+	r.wait(&wg, stopped)
 	prog.finish()
+	defer r.temps.removeAll()
 
 	status := exitOK
 	s := r.builder.Summary()
@@ -289,6 +303,9 @@ func (r *batchRun) run(paths []string) int {
 	if err := r.writeReports(s); err != nil {
 		fmt.Fprintf(r.stderr, "minidump-stackwalk: batch: %v\n", err)
 		status = exitDump
+	}
+	if stopped != nil {
+		status = r.stopStatus(stopped, s.Inputs, len(paths))
 	}
 	summary.WriteTable(r.stderr, s, r.flags.top)
 	return status
@@ -318,21 +335,7 @@ func writeSummaryFiles(s *summary.Summary, summaryFile, htmlFile string) error {
 // writeFileAtomic writes a file through a temporary file renamed into
 // place, so that a reader never sees half of it.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return writeFileAtomicIn(path, nil, func(f *os.File) error { return write(f) })
 }
 
 // processOne processes one input within the time limit, turning a panic
@@ -392,7 +395,7 @@ func (r *batchRun) processWithReport(path string, sup symfile.Supplier) triage.R
 		return r.process(&r.flags.o, path, sup, nil)
 	}
 	var res triage.Result
-	err := writeFileAtomic(filepath.Join(r.flags.outputDir, reportName(path)), func(w io.Writer) error {
+	err := writeFileAtomicIn(filepath.Join(r.flags.outputDir, reportName(path)), &r.temps, func(w *os.File) error {
 		res = r.process(&r.flags.o, path, sup, w)
 		return nil
 	})
@@ -430,6 +433,7 @@ func (r *batchRun) emit(res *triage.Result) {
 	}
 	if err != nil && r.err == nil {
 		r.err = err
+		r.noteWriteError(err) // a closed pipe stops the run (batch_signals.go)
 	}
 }
 

@@ -19,6 +19,9 @@ const (
 	exitOK    = 0
 	exitDump  = 1 // unreadable or unprocessable dump
 	exitUsage = 2
+	// exitSignal plus the signal's number: a batch run stopped by SIGINT
+	// (130), SIGPIPE (141) or SIGTERM (143), after writing its reports.
+	exitSignal = 128
 )
 
 func main() {
