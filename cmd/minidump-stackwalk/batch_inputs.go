@@ -163,11 +163,13 @@ func isInput(path string) bool {
 }
 
 // isSymbolFile reports whether path is a Breakpad symbol file, by its name
-// (.sym, also compressed) or its first line (MODULE).
+// (.sym, also compressed) or its first line (MODULE); a dump named .sym is
+// a dump.
 func isSymbolFile(path string) bool {
 	for _, ext := range []string{".sym", ".sym.gz", ".sym.zst", ".sym.xz"} {
 		if strings.HasSuffix(strings.ToLower(path), ext) {
-			return true
+			kind, _, err := dumpinput.SniffFile(path)
+			return err != nil || !kind.Processable()
 		}
 	}
 	f, err := os.Open(path)
