@@ -16,8 +16,8 @@ const (
 	// header, a broken microdump or ELF core).
 	StatusInvalid = "invalid"
 	// StatusPartial: the dump was read but a stream the report needs (system
-	// info, exception, thread or module list) is broken; what could be read
-	// is still reported.
+	// info, exception, thread or module list) is broken, or a stack was cut
+	// by a bound (frames, walk time); what could be read is still reported.
 	StatusPartial = "partial"
 	// StatusTimeout: processing took longer than the per-dump limit.
 	StatusTimeout = "timeout"
