@@ -1,7 +1,10 @@
 // Command dump_syms writes the Breakpad symbol file of an ELF file to
 // standard output, as Google's dump_syms does, with more STACK CFI (see
 // package dumpsyms). With debug directories, a file without DWARF data is
-// read with the separate debug file its .gnu_debuglink names.
+// read with the separate debug file its .gnu_debuglink names. A Mach-O
+// file is read with the dSYM bundle beside it (FILE.dSYM), a dSYM bundle
+// alone gives its symbols without STACK CFI; -arch chooses one
+// architecture of a universal file.
 //
 //	dump_syms [-breakpad-compat] [-i] [-c] [-d] [-m] [-r] [-n name] [-o os] FILE [DEBUG_DIR...]
 package main
@@ -32,8 +35,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opts.BreakpadCompat, "breakpad-compat", false, "write exactly Google's records: no CFI additions, its DWARF range quirks")
 	fs.StringVar(&opts.Name, "n", "", "the module `name` to write instead of the file's")
 	fs.StringVar(&opts.OS, "o", "", "the `OS` to write instead of Linux")
+	arch := fs.String("arch", "", "the `architecture` of a universal Mach-O file to dump (x86_64, arm64...)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: dump_syms [-breakpad-compat] [-i] [-c] [-d] [-m] [-r] [-n name] [-o os] FILE [DEBUG_DIR...]\n")
+		fmt.Fprintf(stderr, "usage: dump_syms [-breakpad-compat] [-i] [-c] [-d] [-m] [-r] [-n name] [-o os] [-arch arch] FILE [DEBUG_DIR...]\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -44,6 +48,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	path, dirs := fs.Arg(0), fs.Args()[1:]
+	if isMachO(path) {
+		return runMachO(path, *arch, opts, stdout, stderr)
+	}
 	f, err := elf.Open(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "dump_syms: %s: %v\n", path, err)
