@@ -218,7 +218,13 @@ func mergeCompact(tab *compactunwind.Table, fdes []*cfiEntry, eh *elfcfi.Section
 			if eh == nil {
 				continue
 			}
-			if fde, err := eh.FDEAt(off); err == nil && byAddr[fde.Begin] != nil && !used[byAddr[fde.Begin]] {
+			fde, err := eh.FDEAt(off)
+			if err != nil || fde.Begin != ce.Start {
+				// lld 14 writes DWARF-mode entries with no offset: take
+				// the FDE of the entry's address.
+				fde, err = eh.Find(ce.Start)
+			}
+			if err == nil && byAddr[fde.Begin] != nil && !used[byAddr[fde.Begin]] {
 				used[byAddr[fde.Begin]] = true
 				out = append(out, byAddr[fde.Begin])
 			}

@@ -30,8 +30,8 @@ import (
 var chain = []string{"start", "middle", "big_frame", "leaf_sum", "crash_here"}
 
 const (
-	slide    = 0x4000000        // the module's load address minus its __TEXT address
-	stackTop = 0x7ff7bfeff000   // the thread's stack top, as on macOS
+	slide    = 0x4000000      // the module's load address minus its __TEXT address
+	stackTop = 0x7ff7bfeff000 // the thread's stack top, as on macOS
 	codePath = "/Applications/Crash.app/Contents/MacOS/crash"
 )
 
