@@ -13,5 +13,7 @@
 // errors are *FormatError naming the file offset, and debug/macho's own
 // errors are wrapped in one. Nothing panics (a panic inside debug/macho is
 // turned into a FormatError) and nothing reads more than the file holds
-// or MaxSectionBytes.
+// or MaxSectionBytes. Open and OpenSlices read the file through its
+// descriptor (never whole), debug/macho reading its header, load commands
+// and symbol table.
 package machofile

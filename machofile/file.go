@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 )
 
 // MaxSectionBytes bounds the bytes SectionData reads of one section.
@@ -27,8 +28,9 @@ type File struct {
 	HasUUID  bool
 	TextAddr uint64 // the __TEXT segment's address: module-relative addresses count from it
 
-	r    io.ReaderAt // the slice's bytes
-	size int64
+	r      io.ReaderAt // the slice's bytes
+	size   int64
+	closer io.Closer
 }
 
 // ArchName is Breakpad's name of a CPU type and subtype.
@@ -130,58 +132,78 @@ func WithUUID(slices []*File, uuid [16]byte) *File {
 }
 
 // Open reads the architecture arch of the Mach-O file at path (see
-// NewFile). The file is read into memory (bounded by MaxSectionBytes per
-// section, the file itself by its size), so nothing needs closing.
+// NewFile). The file stays open for SectionData and the like until Close.
 func Open(path, arch string) (*File, error) {
-	data, err := readWhole(path)
+	osf, size, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
-	f, err := NewFile(readerAt(data), int64(len(data)), arch)
+	f, err := NewFile(osf, size, arch)
 	if err != nil {
+		osf.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	f.closer = &onceCloser{c: osf}
 	return f, nil
 }
 
 // MaxFileBytes bounds the size of a Mach-O file Open and OpenSlices read.
-const MaxFileBytes = 4 << 30
+const MaxFileBytes = 1 << 40
 
-func readWhole(path string) ([]byte, error) {
-	st, err := os.Stat(path)
+func openFile(path string) (*os.File, int64, error) {
+	osf, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	st, err := osf.Stat()
+	if err != nil {
+		osf.Close()
+		return nil, 0, err
 	}
 	if st.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%s: %d bytes, more than the %d a Mach-O file may have here", path, st.Size(), int64(MaxFileBytes))
+		osf.Close()
+		return nil, 0, fmt.Errorf("%s: %d bytes, more than the %d a Mach-O file may have here", path, st.Size(), int64(MaxFileBytes))
 	}
-	return os.ReadFile(path)
+	return osf, st.Size(), nil
 }
 
-// OpenSlices is Slices of the file at path.
+// OpenSlices is Slices of the file at path; closing any slice closes the
+// file.
 func OpenSlices(path string) ([]*File, error) {
-	data, err := readWhole(path)
+	osf, size, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := Slices(readerAt(data), int64(len(data)))
+	s, err := Slices(osf, size)
 	if err != nil {
+		osf.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c := &onceCloser{c: osf}
+	for _, f := range s {
+		f.closer = c
 	}
 	return s, nil
 }
 
-type readerAt []byte
+// Close closes the file Open or OpenSlices opened; a File made by NewFile
+// or Slices has nothing to close.
+func (f *File) Close() error {
+	if f.closer == nil {
+		return nil
+	}
+	return f.closer.Close()
+}
 
-func (b readerAt) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 || off > int64(len(b)) {
-		return 0, io.EOF
-	}
-	n := copy(p, b[off:])
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
+type onceCloser struct {
+	once sync.Once
+	c    io.Closer
+	err  error
+}
+
+func (o *onceCloser) Close() error {
+	o.once.Do(func() { o.err = o.c.Close() })
+	return o.err
 }
 
 // newFat and newMachO run debug/macho, turning a panic on malformed input

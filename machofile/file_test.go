@@ -112,22 +112,22 @@ func TestFat(t *testing.T) {
 	binary.LittleEndian.PutUint32(arm[4:], 0x0100000c)
 	binary.LittleEndian.PutUint32(arm[8:], 0)
 	fat := makeFat(thin, arm)
-	slices, err := Slices(readerAt(fat), int64(len(fat)))
+	slices, err := Slices(bytes.NewReader(fat), int64(len(fat)))
 	if err != nil || len(slices) != 2 || slices[0].Arch != "x86_64" || slices[1].Arch != "arm64" {
 		t.Fatalf("slices %v, %v", slices, err)
 	}
-	if f, err := NewFile(readerAt(fat), int64(len(fat)), "arm64"); err != nil || f.Arch != "arm64" {
+	if f, err := NewFile(bytes.NewReader(fat), int64(len(fat)), "arm64"); err != nil || f.Arch != "arm64" {
 		t.Fatalf("arm64: %v", err)
 	}
-	if _, err := NewFile(readerAt(fat), int64(len(fat)), ""); err == nil || !strings.Contains(err.Error(), "x86_64, arm64") {
+	if _, err := NewFile(bytes.NewReader(fat), int64(len(fat)), ""); err == nil || !strings.Contains(err.Error(), "x86_64, arm64") {
 		t.Errorf("no arch chosen: %v", err)
 	}
-	if _, err := NewFile(readerAt(fat), int64(len(fat)), "ppc"); err == nil {
+	if _, err := NewFile(bytes.NewReader(fat), int64(len(fat)), "ppc"); err == nil {
 		t.Errorf("ppc chosen from a file without it")
 	}
 	// A slice past the end.
 	binary.BigEndian.PutUint32(fat[8+20+8:], uint32(len(fat)))
-	_, err = Slices(readerAt(fat), int64(len(fat)))
+	_, err = Slices(bytes.NewReader(fat), int64(len(fat)))
 	var fe *FormatError
 	if !errors.As(err, &fe) {
 		t.Errorf("slice past the end: %v", err)
@@ -161,7 +161,7 @@ func TestMalformed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []int{0, 3, 27, 40, 200} {
-		if _, err := NewFile(readerAt(thin[:n]), int64(n), ""); err == nil {
+		if _, err := NewFile(bytes.NewReader(thin[:n]), int64(n), ""); err == nil {
 			t.Errorf("truncated at %d: no error", n)
 		} else if !errors.As(err, new(*FormatError)) {
 			t.Errorf("truncated at %d: %T %v", n, err, err)

@@ -1,6 +1,7 @@
 package machofile
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"testing"
@@ -19,7 +20,7 @@ func FuzzSlices(f *testing.F) {
 	f.Add([]byte("\xcf\xfa\xed\xfe\x07\x00\x00\x01"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzbudget.Default.Run(t, func() {
-			slices, err := Slices(readerAt(data), int64(len(data)))
+			slices, err := Slices(bytes.NewReader(data), int64(len(data)))
 			if err != nil {
 				if !errors.As(err, new(*FormatError)) {
 					t.Fatalf("untyped error %T: %v", err, err)

@@ -105,6 +105,7 @@ func (l *Locator) Find(m symfile.ModuleKey) (Found, error) {
 			f.Refused = append(f.Refused, fmt.Sprintf("%s (%v)", p, err))
 			continue
 		}
+		slices[0].Close()
 		s := machofile.WithUUID(slices, uuid)
 		if s == nil {
 			f.Refused = append(f.Refused, fmt.Sprintf("%s (another UUID)", p))
@@ -188,15 +189,25 @@ func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		return machofile.WithUUID(slices, uuid), nil
+		if f := machofile.WithUUID(slices, uuid); f != nil {
+			return f, nil
+		}
+		slices[0].Close()
+		return nil, fmt.Errorf("%s: no slice of UUID %X", p, uuid)
 	}
 	bin, err := open(found.Binary)
 	if err != nil {
 		return nil, err
 	}
+	if bin != nil {
+		defer bin.Close()
+	}
 	dsym, err := open(found.DSYM)
 	if err != nil {
 		return nil, err
+	}
+	if dsym != nil {
+		defer dsym.Close()
 	}
 	path := found.Binary
 	if path == "" {

@@ -54,6 +54,7 @@ func runMachO(path, arch string, opts dumpsyms.Options, stdout, stderr io.Writer
 			fmt.Fprintf(stderr, "dump_syms: %v\n", err)
 			return 1
 		}
+		defer bin.Close()
 		arch = bin.Arch
 	}
 	if dsymPath != "" && !opts.HeaderOnly {
@@ -69,6 +70,9 @@ func runMachO(path, arch string, opts dumpsyms.Options, stdout, stderr io.Writer
 				dsymPath, path, d.DebugID(), bin.DebugID())
 		default:
 			dsym = d
+		}
+		if err == nil {
+			defer d.Close()
 		}
 	}
 	if err := dumpsyms.WriteMachO(stdout, bin, dsym, filepath.Clean(name), opts); err != nil {
