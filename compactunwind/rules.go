@@ -186,3 +186,33 @@ func arm64Pairs(r Rules, enc uint32, first uint64) {
 		loc += 16
 	}
 }
+
+// Row is the rules from an address on.
+type Row struct {
+	Addr  uint64
+	Rules Rules
+}
+
+// Rows returns the rules of entry e by address: where e is an x86_64 RBP
+// frame whose code starts with "push %rbp; mov %rsp, %rbp" (55 48 89 e5),
+// the rules at the entry, after the push and after the move (the
+// encoding's rules, which hold from there on); otherwise one row at
+// e.Start with Rules' result. The registers the encoding saves are pushed
+// after the move: their rules hold once they are.
+func (e Entry) Rows(arch Arch, code CodeReader) ([]Row, error) {
+	body, err := e.Rules(arch, code)
+	if err != nil {
+		return nil, err
+	}
+	if arch == X86_64 && e.Mode() == X86_64ModeRBPFrame && code != nil && e.End-e.Start > 4 {
+		var p [4]byte
+		if code(e.Start, p[:]) == nil && p == [4]byte{0x55, 0x48, 0x89, 0xe5} {
+			return []Row{
+				{e.Start, Rules{".cfa": "$rsp 8 +", ".ra": at(8)}},
+				{e.Start + 1, Rules{".cfa": "$rsp 16 +", "$rbp": at(16)}},
+				{e.Start + 4, body},
+			}, nil
+		}
+	}
+	return []Row{{e.Start, body}}, nil
+}

@@ -85,3 +85,21 @@ func TestPermutation(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsRBPPrologue: an x86_64 RBP frame starting with push %rbp; mov
+// %rsp,%rbp gets the rules of its first two instructions too; other code
+// gets the encoding's rules from its start.
+func TestRowsRBPPrologue(t *testing.T) {
+	prologue := []byte{0x55, 0x48, 0x89, 0xe5}
+	code := func(addr uint64, p []byte) error { copy(p, prologue); return nil }
+	e := Entry{Start: 0x100, End: 0x120, Encoding: 0x01000000}
+	rows, err := e.Rows(X86_64, code)
+	if err != nil || len(rows) != 3 || rows[1].Addr != 0x101 || rows[2].Addr != 0x104 ||
+		rows[0].Rules[".cfa"] != "$rsp 8 +" || rows[1].Rules[".cfa"] != "$rsp 16 +" || rows[2].Rules[".cfa"] != "$rbp 16 +" {
+		t.Fatalf("rows %+v, %v", rows, err)
+	}
+	prologue = []byte{0x90, 0x55, 0x48, 0x89}
+	if rows, err := e.Rows(X86_64, code); err != nil || len(rows) != 1 || rows[0].Rules[".cfa"] != "$rbp 16 +" {
+		t.Errorf("no prologue: rows %+v, %v", rows, err)
+	}
+}

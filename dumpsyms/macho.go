@@ -188,7 +188,8 @@ func machoCFI(bin *machofile.File, machine elf.Machine, li loadInfo, compat bool
 	if err != nil {
 		return nil, err
 	}
-	return mergeCompact(tab, fdes, eh, codeReader(bin)), nil
+	starts, _ := bin.FunctionStarts() // without them, merged entries stay whole
+	return mergeCompact(tab, fdes, eh, codeReader(bin), starts), nil
 }
 
 func machoEHFrame(bin *machofile.File, machine elf.Machine) (*elfcfi.Section, error) {
@@ -206,7 +207,7 @@ func machoEHFrame(bin *machofile.File, machine elf.Machine) (*elfcfi.Section, er
 // mergeCompact makes one entry per compact unwind entry with rules, takes
 // the FDE of a DWARF-mode entry, and keeps the FDEs of the code no entry
 // with rules covers; the result is in address order.
-func mergeCompact(tab *compactunwind.Table, fdes []*cfiEntry, eh *elfcfi.Section, code compactunwind.CodeReader) []*cfiEntry {
+func mergeCompact(tab *compactunwind.Table, fdes []*cfiEntry, eh *elfcfi.Section, code compactunwind.CodeReader, starts []uint64) []*cfiEntry {
 	byAddr := map[uint64]*cfiEntry{}
 	for _, e := range fdes {
 		byAddr[e.addr] = e
@@ -230,13 +231,18 @@ func mergeCompact(tab *compactunwind.Table, fdes []*cfiEntry, eh *elfcfi.Section
 			}
 			continue
 		}
-		rules, err := ce.Rules(tab.Arch, code)
-		if err != nil {
-			continue
+		for _, part := range splitAtStarts(ce, tab.Arch, starts) {
+			rows, err := part.Rows(tab.Arch, code)
+			if err != nil {
+				break
+			}
+			e := &cfiEntry{addr: part.Start, size: part.End - part.Start, initial: map[string]string(rows[0].Rules),
+				changes: map[uint64]map[string]string{}}
+			for _, r := range rows[1:] {
+				e.changes[r.Addr] = map[string]string(r.Rules)
+			}
+			out = append(out, e)
 		}
-		e := &cfiEntry{addr: ce.Start, size: ce.End - ce.Start, initial: map[string]string(rules),
-			changes: map[uint64]map[string]string{}}
-		out = append(out, e)
 	}
 	// Compact unwind is what the system's unwinder uses: an FDE is kept
 	// only for code no entry with rules covers (ld64 merges neighbours of
@@ -283,4 +289,24 @@ func codeReader(bin *machofile.File) compactunwind.CodeReader {
 		}
 		return fmt.Errorf("%#x: not in a __TEXT section", addr)
 	}
+}
+
+// splitAtStarts splits an x86_64 RBP-frame entry at the function starts
+// inside it (ld64 merges neighbours of one encoding), so that each
+// function's prologue gets its rows (compactunwind.Entry.Rows); other
+// entries stay whole, as symbolic writes them.
+func splitAtStarts(ce compactunwind.Entry, arch compactunwind.Arch, starts []uint64) []compactunwind.Entry {
+	if arch != compactunwind.X86_64 || ce.Mode() != compactunwind.X86_64ModeRBPFrame {
+		return []compactunwind.Entry{ce}
+	}
+	i := sort.Search(len(starts), func(i int) bool { return starts[i] > ce.Start })
+	var out []compactunwind.Entry
+	part := ce
+	for ; i < len(starts) && starts[i] < ce.End; i++ {
+		part.End = starts[i]
+		out = append(out, part)
+		part.Start = starts[i]
+	}
+	part.End = ce.End
+	return append(out, part)
 }

@@ -258,3 +258,83 @@ func prologueRules(t *testing.T, path string, addr uint64) map[string]string {
 	t.Fatalf("%#x: no sub from %%rsp in the prologue:\n%s", addr, out)
 	return nil
 }
+
+// stateAt is the rules of a record set at addr: the INIT rules overlaid
+// with the deltas at or below addr.
+func stateAt(r *cfiRecord, addr uint64) map[string]string {
+	out := map[string]string{}
+	for k, v := range r.rules[0] {
+		out[k] = v
+	}
+	for i, d := range r.deltas {
+		if a, _ := strconv.ParseUint(d, 16, 64); a <= addr {
+			for k, v := range r.rules[i+1] {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+// TestMachORBPPrologue: for the x86_64 RBP-frame functions of
+// testdata/macos (one compact unwind entry covers both; lld keeps no FDE
+// for them), the rules we derive from compact unwind and the prologue's
+// bytes hold at every instruction llvm-objdump disassembles: CFA = rsp+8
+// before "pushq %rbp", rsp+16 with rbp saved after it, rbp+16 after
+// "movq %rsp, %rbp".
+func TestMachORBPPrologue(t *testing.T) {
+	if _, err := exec.LookPath("llvm-objdump"); err != nil {
+		t.Skip("no llvm-objdump")
+	}
+	const path = "../testdata/macos/x86_64/crash"
+	bin, err := machofile.Open(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bin.Close()
+	var out bytes.Buffer
+	if err := WriteMachO(&out, bin, nil, "crash", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ours := parseCFI(out.String())
+	dis, err := exec.Command("llvm-objdump", "-d", "--no-show-raw-insn", path).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	insnRe := regexp.MustCompile(`^\s*([0-9a-f]+):\s+(\S.*)$`)
+	var fn *cfiRecord
+	want := map[string]string{}
+	checked := 0
+	for _, line := range strings.Split(string(dis), "\n") {
+		m := insnRe.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		a, _ := strconv.ParseUint(m[1], 16, 64)
+		rel := fmt.Sprintf("%x", a-bin.TextAddr)
+		if r := ours[rel]; r != nil {
+			fn, want = r, map[string]string{".cfa": "$rsp 8 +", ".ra": ".cfa -8 + ^"}
+			if !strings.HasPrefix(r.rules[len(r.rules)-1][".cfa"], "$rbp") {
+				fn = nil // not an RBP frame
+			}
+		}
+		if fn == nil {
+			continue
+		}
+		if g := stateAt(fn, a-bin.TextAddr); fmt.Sprint(g) != fmt.Sprint(want) {
+			t.Errorf("%#x %s: ours %v, the code says %v", a, m[2], g, want)
+		}
+		checked++
+		switch strings.Join(strings.Fields(m[2]), " ") {
+		case "pushq %rbp":
+			want = map[string]string{".cfa": "$rsp 16 +", ".ra": ".cfa -8 + ^", "$rbp": ".cfa -16 + ^"}
+		case "movq %rsp, %rbp":
+			want = map[string]string{".cfa": "$rbp 16 +", ".ra": ".cfa -8 + ^", "$rbp": ".cfa -16 + ^"}
+		case "popq %rbp", "retq":
+			fn = nil // the epilogue: our rules hold up to here
+		}
+	}
+	if checked < 8 {
+		t.Errorf("%d instructions checked", checked)
+	}
+}
