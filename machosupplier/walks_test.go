@@ -16,6 +16,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // frame is a frame by name and pc (the return address for callers).
@@ -130,5 +131,94 @@ func TestWalkFromMachO(t *testing.T) {
 		if strings.Join(names, " ") != strings.Join(wantNames, " ") {
 			t.Errorf("%s: Breakpad's frames %v, want %v\n%s", arch, names, wantNames, out)
 		}
+	}
+}
+
+// physical is walk's frames without the inlined ones, with their trust.
+func physical(t *testing.T, dump string, sup symfile.Supplier) ([]frame, []walker.Trust) {
+	d, err := minidump.Open(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	st, err := processor.Process(d, sup, processor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []frame
+	var trust []walker.Trust
+	for _, f := range st.Threads[0].Frames {
+		if f.Trust == walker.TrustInline {
+			continue
+		}
+		pc, _ := f.Context.IP()
+		out = append(out, frame{f.Function, pc})
+		trust = append(trust, f.Trust)
+	}
+	return out, trust
+}
+
+// TestWalkSymbolicFromMachO walks a synthetic macOS dump of Sentry
+// symbolic's x86_64 fixture (testdata/macos/symbolic: main constructing
+// an ExceptionHandler, down to MacStringUtils::ConvertToString, the stack
+// laid out from llvm-objdump's disassembly) from the Mach-O and dSYM alone
+// and from Breakpad's Mac dump_syms .sym of the same binary (crash.sym),
+// with our walker and with Breakpad's: the same frames, at the pcs by
+// construction. From the Mach-O every caller is found by CFI (compact
+// unwind: frameless, one of indirect stack size); Breakpad's .sym has no
+// CFI for these functions (its dump_syms reads __eh_frame only), so both
+// walkers find them by scanning this clean stack.
+func TestWalkSymbolicFromMachO(t *testing.T) {
+	const shared = "../../shared/corpus/symbolic/macos/"
+	if _, err := os.Stat(shared + "crash.sym"); err != nil {
+		t.Skipf("../shared is absent: %v", err)
+	}
+	dump := testdata + "symbolic/crash.dmp"
+	var want []uint64
+	for _, f := range truth(t, "symbolic") {
+		want = append(want, f.pc)
+	}
+	macho, machoTrust := physical(t, dump, New(&Locator{Roots: []string{shared}}))
+	store := t.TempDir()
+	dir := filepath.Join(store, "crash", "67E9247C814E392BA027DBDE6748FCBF0")
+	link(t, shared+"crash.sym", filepath.Join(dir, "crash.sym"))
+	sym, _ := physical(t, dump, symfile.NewDirSupplier(store))
+	pcs := func(fs []frame) (out []uint64) {
+		for _, f := range fs {
+			out = append(out, f.pc)
+		}
+		return out
+	}
+	if fmt.Sprint(pcs(macho)) != fmt.Sprint(want) || fmt.Sprint(pcs(sym)) != fmt.Sprint(want) {
+		t.Fatalf("pcs:\n Mach-O     %x\n crash.sym  %x\n truth      %x", pcs(macho), pcs(sym), want)
+	}
+	for i := range macho {
+		if macho[i].fn != sym[i].fn {
+			t.Errorf("frame %d: %q from the Mach-O, %q from crash.sym", i, macho[i].fn, sym[i].fn)
+		}
+		if i > 0 && machoTrust[i] != walker.TrustCFI {
+			t.Errorf("frame %d found by %v from the Mach-O, not CFI", i, machoTrust[i])
+		}
+	}
+	bp, ok := oracle.Lookup("minidump_stackwalk")
+	if !ok {
+		t.Skip("Breakpad's minidump_stackwalk not installed: not compared")
+	}
+	out, err := exec.Command(bp, "-m", dump, store).Output()
+	if err != nil {
+		t.Fatalf("minidump_stackwalk: %v", err)
+	}
+	var names []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Split(l, "|"); len(f) == 7 && f[0] == "0" {
+			names = append(names, f[3])
+		}
+	}
+	var ours []string
+	for _, f := range macho {
+		ours = append(ours, f.fn)
+	}
+	if strings.Join(names, "\n") != strings.Join(ours, "\n") {
+		t.Errorf("Breakpad's frames:\n%s\nours from the Mach-O:\n%s", strings.Join(names, "\n"), strings.Join(ours, "\n"))
 	}
 }

@@ -1,5 +1,6 @@
-// Command macosdump writes testdata/macos/ARCH/crash.dmp: a minidump of
-// the test program as Crashpad writes one on macOS (platform macOS, the
+// Command macosdump writes testdata/macos/{x86_64,arm64,symbolic}/crash.dmp:
+// minidumps of testdata/macos's program and of Sentry symbolic's fixture
+// (../shared/corpus/symbolic/macos/crash) as Crashpad writes them on macOS (platform macOS, the
 // module's UUID as its CodeView id, EXC_BAD_ACCESS), whose stack is laid
 // out by running the program's call chain over llvm-objdump's disassembly:
 // each function's instructions from its entry to its call of the next one
@@ -25,9 +26,28 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
-// The program's call chain, outermost first; the crash is at the first
-// instruction of the last function (the store through a null pointer).
-var chain = []string{"start", "middle", "big_frame", "leaf_sum", "crash_here"}
+// target is a program and its call chain, outermost first. A name
+// starting with "jmp:" is entered by a tail call (it makes no frame). The
+// crash is at the innermost function's first call, or its first
+// instruction when it calls nothing (testdata's crash_here: the store
+// through a null pointer).
+type target struct {
+	arch, bin, out string
+	chain          []string
+}
+
+var targets = []target{
+	{"x86_64", "testdata/macos/x86_64/crash", "testdata/macos/x86_64/", []string{"start", "middle", "big_frame", "leaf_sum", "crash_here"}},
+	{"arm64", "testdata/macos/arm64/crash", "testdata/macos/arm64/", []string{"start", "middle", "big_frame", "leaf_sum", "crash_here"}},
+	// Sentry symbolic's fixture (../shared): main constructs an
+	// ExceptionHandler (C1 tail-calls C2), which names its next dump.
+	{"x86_64", "../shared/corpus/symbolic/macos/crash", "testdata/macos/symbolic/", []string{"main",
+		"_ZN15google_breakpad16ExceptionHandlerC1ERKNSt3__112basic_stringIcNS1_11char_traitsIcEENS1_9allocatorIcEEEEPFbPvEPFbPKcSE_SA_bESA_bSE_",
+		"jmp:_ZN15google_breakpad16ExceptionHandlerC2ERKNSt3__112basic_stringIcNS1_11char_traitsIcEENS1_9allocatorIcEEEEPFbPvEPFbPKcSE_SA_bESA_bSE_",
+		"_ZN15google_breakpad16ExceptionHandler12UpdateNextIDEv",
+		"_ZN15google_breakpad17MinidumpGenerator21UniqueNameInDirectoryERKNSt3__112basic_stringIcNS1_11char_traitsIcEENS1_9allocatorIcEEEEPS7_",
+		"_ZN14MacStringUtils15ConvertToStringEPK10__CFString"}},
+}
 
 const (
 	slide    = 0x4000000      // the module's load address minus its __TEXT address
@@ -82,12 +102,14 @@ var (
 	x86Sub  = regexp.MustCompile(`^subq \$(\d+), %rsp`)
 	x86Mov  = regexp.MustCompile(`^movq %rsp, %rbp$`)
 	x86Call = regexp.MustCompile(`^callq 0x([0-9a-f]+) <_(\w+)>$`)
+	x86Jmp  = regexp.MustCompile(`^jmp 0x([0-9a-f]+) <_(\w+)>$`)
 	armStpP = regexp.MustCompile(`^stp (x\d+), (x\d+), \[sp, #-(\d+)\]!$`)
 	armStp  = regexp.MustCompile(`^stp (x\d+), (x\d+), \[sp, #(\d+)\]$`)
 	armSub  = regexp.MustCompile(`^sub sp, sp, #(\d+)(, lsl #12)?`)
 	armMov  = regexp.MustCompile(`^mov x29, sp$`)
+	armAdd  = regexp.MustCompile(`^add x29, sp, #(\d+)$`)
 	armBL   = regexp.MustCompile(`^bl 0x([0-9a-f]+) <_(\w+)>$`)
-	spWrite = regexp.MustCompile(`(%rsp$|^\w+ sp,|%rsp\)?$|^\w+ x29,|%rbp$)`)
+	spWrite = regexp.MustCompile(`(, %rsp$|^popq|^\w+ sp,|\]!$|^ldp x29)`)
 )
 
 // step executes one instruction for its stack effect; it returns the
@@ -106,6 +128,8 @@ func (m *machine) step(in insn, next uint64) (string, error) {
 		case x86Call.MatchString(t):
 			m.push(next)
 			return x86Call.FindStringSubmatch(t)[2], nil
+		case x86Jmp.MatchString(t):
+			return "jmp:" + x86Jmp.FindStringSubmatch(t)[2], nil
 		case spWrite.MatchString(t):
 			return "", fmt.Errorf("%#x: %q changes the stack or frame pointer in a way not simulated", in.addr, t)
 		}
@@ -130,6 +154,9 @@ func (m *machine) step(in insn, next uint64) (string, error) {
 		m.regs["sp"] -= n
 	case armMov.MatchString(t):
 		m.regs["x29"] = m.regs["sp"]
+	case armAdd.MatchString(t):
+		n, _ := strconv.ParseUint(armAdd.FindStringSubmatch(t)[1], 10, 64)
+		m.regs["x29"] = m.regs["sp"] + n
 	case armBL.MatchString(t):
 		m.regs["x30"] = next
 		return armBL.FindStringSubmatch(t)[2], nil
@@ -140,17 +167,30 @@ func (m *machine) step(in insn, next uint64) (string, error) {
 }
 
 // run executes the chain; it returns the frames (function, pc) from the
-// innermost and the machine at the crash.
-func run(funcs map[string][]insn, m *machine) ([][2]string, error) {
+// innermost and leaves the machine at the crash.
+func run(chain []string, funcs map[string][]insn, m *machine) ([][2]string, error) {
 	var frames [][2]string
-	for i, name := range chain {
+	for i, entry := range chain {
+		name := strings.TrimPrefix(entry, "jmp:")
 		code := funcs[name]
 		if len(code) == 0 {
 			return nil, fmt.Errorf("no function %s", name)
 		}
 		if i == len(chain)-1 {
-			m.regs["pc"] = code[0].addr
-			frames = append(frames, [2]string{name, fmt.Sprintf("%x", code[0].addr)})
+			crash := 0
+			for j, in := range code {
+				if strings.HasPrefix(in.text, "callq ") || strings.HasPrefix(in.text, "bl ") {
+					crash = j
+					break
+				}
+			}
+			for _, in := range code[:crash] {
+				if _, err := m.step(in, 0); err != nil {
+					return nil, err
+				}
+			}
+			m.regs["pc"] = code[crash].addr
+			frames = append(frames, [2]string{name, fmt.Sprintf("%x", code[crash].addr)})
 			break
 		}
 		called := false
@@ -163,20 +203,22 @@ func run(funcs map[string][]insn, m *machine) ([][2]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			if callee != "" {
-				if callee != chain[i+1] {
-					return nil, fmt.Errorf("%s calls %s, not %s", name, callee, chain[i+1])
-				}
-				frames = append(frames, [2]string{name, fmt.Sprintf("%x", next)})
-				called = true
-				break
+			if callee == "" {
+				continue
 			}
+			if callee != chain[i+1] {
+				return nil, fmt.Errorf("%s calls %s, not %s", name, callee, chain[i+1])
+			}
+			if !strings.HasPrefix(callee, "jmp:") { // a tail call leaves no frame
+				frames = append(frames, [2]string{name, fmt.Sprintf("%x", next)})
+			}
+			called = true
+			break
 		}
 		if !called {
 			return nil, fmt.Errorf("%s never calls %s", name, chain[i+1])
 		}
 	}
-	// innermost first
 	for i, j := 0, len(frames)-1; i < j; i, j = i+1, j-1 {
 		frames[i], frames[j] = frames[j], frames[i]
 	}
@@ -184,21 +226,25 @@ func run(funcs map[string][]insn, m *machine) ([][2]string, error) {
 }
 
 func main() {
-	for _, arch := range []string{"x86_64", "arm64"} {
-		if err := build(arch); err != nil {
-			fmt.Fprintf(os.Stderr, "macosdump: %s: %v\n", arch, err)
+	for _, t := range targets {
+		if err := build(t); err != nil {
+			fmt.Fprintf(os.Stderr, "macosdump: %s: %v\n", t.bin, err)
 			os.Exit(1)
 		}
 	}
 }
 
-func build(arch string) error {
-	dir := "testdata/macos/" + arch + "/"
-	bin, err := machofile.Open(dir+"crash", "")
+func build(t target) error {
+	arch, dir := t.arch, t.out
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	bin, err := machofile.Open(t.bin, "")
 	if err != nil {
 		return err
 	}
-	funcs, err := disassemble(dir + "crash")
+	defer bin.Close()
+	funcs, err := disassemble(t.bin)
 	if err != nil {
 		return err
 	}
@@ -220,13 +266,13 @@ func build(arch string) error {
 	} else {
 		delete(m.regs, "rbp")
 	}
-	frames, err := run(funcs, m)
+	frames, err := run(t.chain, funcs, m)
 	if err != nil {
 		return err
 	}
 	// Code addresses are the file's; the module is loaded slid.
 	slid := func(v uint64) uint64 {
-		if v >= bin.TextAddr && v < bin.TextAddr+0x10000 {
+		if v >= bin.TextAddr && v < bin.TextAddr+0x20000 {
 			return v + slide
 		}
 		return v
@@ -275,7 +321,7 @@ func writeDump(dir, arch string, bin *machofile.File, m *machine, frames [][2]st
 	u := bin.UUID
 	guid := [16]byte{u[3], u[2], u[1], u[0], u[5], u[4], u[7], u[6]}
 	copy(guid[8:], u[8:])
-	b.AddModule(codePath, bin.TextAddr+slide, 0x8000).SetPDB70(guid, 0, "crash")
+	b.AddModule(codePath, bin.TextAddr+slide, 0x20000).SetPDB70(guid, 0, "crash")
 	data, err := b.Bytes()
 	if err != nil {
 		return err
