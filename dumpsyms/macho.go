@@ -5,7 +5,6 @@ import (
 	"debug/elf"
 	"debug/macho"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -107,16 +106,7 @@ func (s *symbols) readMachODWARF(f *machofile.File, opts Options) error {
 	}
 	_, addrSec, _ := f.SectionData("__DWARF", "__debug_addr")
 	ds.HasAddr = addrSec != nil
-	d, err := dwarfsyms.ReadSections(ds, dwarfsyms.Options{Inlines: opts.Inlines, NoInterCURefs: opts.NoInterCURefs,
-		BreakpadRanges: opts.BreakpadCompat, NoLexicalBlocks: opts.BreakpadCompat}, s.add)
-	if errors.Is(err, dwarfsyms.ErrNoDWARF) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	s.files = d.Files
-	return nil
+	return s.keepFiles(dwarfsyms.ReadSections(ds, dwarfOptions(opts), s.add))
 }
 
 // machoPublics reads the symbols of f's symbol table that are defined in

@@ -47,21 +47,8 @@ func truth(t *testing.T, arch string) []frame {
 }
 
 func walk(t *testing.T, arch string, sup symfile.Supplier) []frame {
-	d, err := minidump.Open(testdata + arch + "/crash.dmp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	st, err := processor.Process(d, sup, processor.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []frame
-	for _, f := range st.Threads[0].Frames {
-		pc, _ := f.Context.IP()
-		out = append(out, frame{f.Function, pc})
-	}
-	return out
+	frames, _ := physical(t, testdata+arch+"/crash.dmp", sup)
+	return frames
 }
 
 // symStore writes our dump_syms output for the test program into a
