@@ -1,7 +1,10 @@
 // Command dump_syms writes the Breakpad symbol file of an ELF file to
 // standard output, as Google's dump_syms does, with more STACK CFI (see
 // package dumpsyms). With debug directories, a file without DWARF data is
-// read with the separate debug file its .gnu_debuglink names.
+// read with the separate debug file its .gnu_debuglink names. A Mach-O
+// file is read with the dSYM bundle beside it (FILE.dSYM), a dSYM bundle
+// alone gives its symbols without STACK CFI; -arch chooses one
+// architecture of a universal file.
 //
 //	dump_syms [--breakpad-compat] [-i] [-c] [-d] [-m] [-r] [-n name] [-o os] FILE [DEBUG_DIR...]
 //
@@ -55,6 +58,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // and the long names the other commands use; *status gets the exit status.
 func newCommand(stdout, stderr io.Writer, status *int) *cobra.Command {
 	var opts dumpsyms.Options
+	var arch string
 	cmd := &cobra.Command{
 		Use:   "dump_syms [flags] FILE [DEBUG_DIR...]",
 		Short: "Write the Breakpad symbol file of an ELF file",
@@ -72,7 +76,7 @@ Exit status: 0 ok, 1 the file cannot be read (or is not an ELF file), 2 usage er
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(_ *cobra.Command, args []string) error {
-			*status = dump(args[0], args[1:], opts, stdout, stderr)
+			*status = dump(args[0], args[1:], arch, opts, stdout, stderr)
 			return nil
 		},
 	}
@@ -88,6 +92,7 @@ Exit status: 0 ok, 1 the file cannot be read (or is not an ELF file), 2 usage er
 	fs.BoolVar(&opts.BreakpadCompat, "breakpad-compat", false, "write exactly Google's records: no CFI additions, its DWARF range quirks")
 	fs.StringVarP(&opts.Name, "name", "n", "", "the module `NAME` to write instead of the file's")
 	fs.StringVarP(&opts.OS, "os", "o", "", "the `OS` to write instead of Linux")
+	fs.StringVar(&arch, "arch", "", "the `ARCH`itecture of a universal Mach-O file to dump (x86_64, arm64...)")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
@@ -97,7 +102,10 @@ var elfMagic = []byte(elf.ELFMAG)
 
 // dump writes the symbol file of path, told by its first bytes, and
 // returns the exit status. New formats add a case.
-func dump(path string, dirs []string, opts dumpsyms.Options, stdout, stderr io.Writer) int {
+func dump(path string, dirs []string, arch string, opts dumpsyms.Options, stdout, stderr io.Writer) int {
+	if isMachO(path) { // a dSYM bundle is a directory: no magic to read
+		return runMachO(path, arch, opts, stdout, stderr)
+	}
 	magic, err := readMagic(path, 4)
 	if err != nil {
 		fmt.Fprintf(stderr, "dump_syms: %v\n", err)
@@ -107,7 +115,7 @@ func dump(path string, dirs []string, opts dumpsyms.Options, stdout, stderr io.W
 	case bytes.HasPrefix(magic, elfMagic):
 		return dumpELF(path, dirs, opts, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "dump_syms: %s: not an ELF file\n", path)
+	fmt.Fprintf(stderr, "dump_syms: %s: not an ELF or Mach-O file\n", path)
 	return exitInput
 }
 

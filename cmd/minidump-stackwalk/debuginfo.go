@@ -72,7 +72,7 @@ func (f *debuginfoFlags) supplier(o *options) (symfile.Supplier, error) {
 	if s == nil || err != nil {
 		return nil, err
 	}
-	return s, nil
+	return f.withMachO(s), nil // debuginfo_macho.go
 }
 
 // native returns the supplier as the walkers' evidence from the modules'
