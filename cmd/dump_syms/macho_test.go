@@ -21,7 +21,7 @@ func TestMachO(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	if rc := run([]string{"-breakpad-compat", symbolicCrash}, &out, &errOut); rc != 0 {
+	if rc := run([]string{"--breakpad-compat", symbolicCrash}, &out, &errOut); rc != 0 {
 		t.Fatalf("exit %d: %s", rc, errOut.String())
 	}
 	wantFirst := strings.SplitN(string(want), "\n", 2)[0]
@@ -32,7 +32,7 @@ func TestMachO(t *testing.T) {
 		t.Errorf("%d FUNC records (the dSYM not read?), Breakpad %d", n, wn)
 	}
 	var alone bytes.Buffer
-	if rc := run([]string{"-breakpad-compat", symbolicCrash + ".dSYM"}, &alone, &errOut); rc != 0 {
+	if rc := run([]string{"--breakpad-compat", symbolicCrash + ".dSYM"}, &alone, &errOut); rc != 0 {
 		t.Fatalf("dSYM alone: exit %d: %s", rc, errOut.String())
 	}
 	var noCFI strings.Builder
@@ -45,7 +45,7 @@ func TestMachO(t *testing.T) {
 		t.Errorf("the dSYM alone differs from the binary's records without STACK CFI")
 	}
 	errOut.Reset()
-	if rc := run([]string{"-arch", "arm64", symbolicCrash}, &out, &errOut); rc != 1 || !strings.Contains(errOut.String(), "no architecture arm64 (the file has x86_64)") {
+	if rc := run([]string{"--arch", "arm64", symbolicCrash}, &out, &errOut); rc != 1 || !strings.Contains(errOut.String(), "no architecture arm64 (the file has x86_64)") {
 		t.Errorf("-arch arm64: exit %d, %q", rc, errOut.String())
 	}
 }
