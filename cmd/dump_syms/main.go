@@ -92,7 +92,7 @@ Exit status: 0 ok, 1 the file cannot be read (or is not an ELF file), 2 usage er
 	fs.BoolVar(&opts.BreakpadCompat, "breakpad-compat", false, "write exactly Google's records: no CFI additions, its DWARF range quirks")
 	fs.StringVarP(&opts.Name, "name", "n", "", "the module `NAME` to write instead of the file's")
 	fs.StringVarP(&opts.OS, "os", "o", "", "the `OS` to write instead of Linux")
-	fs.StringVarP(&arch, "arch", "a", "", "the `ARCH`itecture of a universal Mach-O file to dump (x86_64, arm64...)")
+	fs.StringVarP(&arch, "arch", "a", "", "the architecture `ARCH` of a universal Mach-O file to dump (x86_64, arm64...)")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
