@@ -18,6 +18,8 @@
 // the expired ones beside it, httpmiss.go); passing failures are retried
 // with backoff (httpretry.go); Prefetch runs requests in parallel
 // (httpjobs.go); Mozilla Tecken's code-file/code-id lookup is asked last
-// (httpcode.go). No path built from a dump's module names leaves the cache
-// directory.
+// (httpcode.go). With WithPDBs it is a Microsoft-protocol client too: a
+// Windows module's PDB or .pd_ cabinet is fetched, checked by the caller's
+// converter and cached in the store layout (mspdb.go). No path built from
+// a dump's module names leaves the cache directory.
 package symsrv

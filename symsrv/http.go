@@ -2,7 +2,6 @@ package symsrv
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -176,6 +175,9 @@ type Supplier struct {
 
 	modules oncemap.Map[symfile.ModuleKey, *symfile.File]
 	files   oncemap.Map[string, *symfile.File] // by path relative to the cache directory
+	// pdbs converts a Windows module's PDB (WithPDBs, mspdb.go); nil: PDBs
+	// are not asked for.
+	pdbs    func(path string, m symfile.ModuleKey) (*symfile.File, error)
 	lookups oncemap.Map[string, *symfile.File] // code-info lookups, by path
 
 	// servers holds each server's state for the supplier's run.
@@ -311,6 +313,13 @@ func (s *Supplier) find(m symfile.ModuleKey) (*symfile.File, error) {
 			failures = append(failures, err)
 		}
 	}
+	if f, err := s.pdbSymbols(m); err == nil || !errors.Is(err, symfile.ErrNotFound) { // mspdb.go
+		var de *DownloadError
+		if !errors.As(err, &de) {
+			return f, err
+		}
+		failures = append(failures, err)
+	}
 	if len(failures) > 0 {
 		return nil, errors.Join(failures...)
 	}
@@ -376,6 +385,11 @@ func missNote(u *url.URL, at time.Time) string {
 }
 
 func (s *Supplier) fetch(rel string) (*symfile.File, error) {
+	return s.fetchAs(symFormat, rel)
+}
+
+// fetchAs is fetch of a file in format fm.
+func (s *Supplier) fetchAs(fm *format, rel string) (*symfile.File, error) {
 	local, err := s.cachePath(rel)
 	if err != nil {
 		return nil, err
@@ -386,7 +400,11 @@ func (s *Supplier) fetch(rel string) (*symfile.File, error) {
 	var cached *symfile.File
 	var cachedErr error
 	if fi, err := os.Stat(local); err == nil && fi.Mode().IsRegular() {
-		cached, cachedErr = openCorrupt(s.index, local)
+		if fm == symFormat {
+			cached, cachedErr = openCorrupt(s.index, local)
+		} else {
+			cached, cachedErr = fm.open(local, local)
+		}
 		if cachedErr == nil {
 			return cached, nil
 		}
@@ -399,7 +417,7 @@ func (s *Supplier) fetch(rel string) (*symfile.File, error) {
 			remembered = append(remembered, missNote(u, at))
 			continue
 		}
-		f, err := s.download(u, target, local, false)
+		f, err := s.downloadAs(fm, u, target, local, false)
 		if err == nil || errors.As(err, new(*symfile.CorruptError)) {
 			if cached != nil {
 				cached.Close()
@@ -456,9 +474,14 @@ func openCorrupt(index *symfile.IndexDir, path string) (*symfile.File, error) {
 // again in this run (serverState): a server answering 503 to everything
 // costs the retries once, not per module.
 func (s *Supplier) download(base *url.URL, target, local string, noRedirect bool) (*symfile.File, error) {
+	return s.downloadAs(symFormat, base, target, local, noRedirect)
+}
+
+// downloadAs is download of a file in format fm.
+func (s *Supplier) downloadAs(fm *format, base *url.URL, target, local string, noRedirect bool) (*symfile.File, error) {
 	var waited time.Duration
 	for n := 1; ; n++ {
-		a := s.attempt(base, target, local, noRedirect)
+		a := s.attempt(fm, base, target, local, noRedirect)
 		if a.miss {
 			s.recordMiss(target)
 		}
@@ -523,7 +546,7 @@ func (s *Supplier) settle(base *url.URL, a attemptResult, attempts int) error {
 // parses without error is cached, so that nothing half-written or corrupt
 // is ever cached; a corrupt file is still returned, with its
 // *symfile.CorruptError, for this run.
-func (s *Supplier) attempt(base *url.URL, target, local string, noRedirect bool) (a attemptResult) {
+func (s *Supplier) attempt(fm *format, base *url.URL, target, local string, noRedirect bool) (a attemptResult) {
 	fail := func(status int, err error) error {
 		return &DownloadError{URL: target, Server: base.String(), Status: status, Err: err}
 	}
@@ -618,12 +641,12 @@ func (s *Supplier) attempt(base *url.URL, target, local string, noRedirect bool)
 	// megabytes from each buffered kilobyte.
 	body := bufio.NewReaderSize(&countingReader{r: resp.Body, n: &received, ctx: ctx}, 64<<10)
 	// A server that answers 200 with an HTML page must not poison the cache.
-	head, perr := body.Peek(len(moduleTag))
-	if !bytes.Equal(head, moduleTag) {
+	head, perr := body.Peek(fm.headLen())
+	if !fm.startsWell(head) {
 		if perr != nil && perr != io.EOF { // cut off, not a short page
 			return failed(resp.StatusCode, perr, false)
 		}
-		a.err = fail(resp.StatusCode, errors.New("response is not a Breakpad symbol file (no MODULE line)"))
+		a.err = fail(resp.StatusCode, errors.New("response is not "+fm.what))
 		return a
 	}
 	tmp, err := s.createPartial()
@@ -653,7 +676,7 @@ func (s *Supplier) attempt(base *url.URL, target, local string, noRedirect bool)
 		a.err = fail(0, fmt.Errorf("cache: %w", err))
 		return a
 	}
-	f, err := openCorrupt(nil, tmp.Name()) // in memory: the index is keyed to the cached path
+	f, err := fm.open(tmp.Name(), target) // in memory: the index is keyed to the cached path
 	if err != nil {
 		// Not cached: the next run asks again. The mapping outlives the
 		// removal of the partial file.
@@ -679,7 +702,7 @@ func (s *Supplier) attempt(base *url.URL, target, local string, noRedirect bool)
 	}
 	committed = true
 	f.SetName(local)
-	if s.index != nil {
+	if s.index != nil && fm == symFormat {
 		// The check above built the file's index in memory: it becomes the
 		// cached file's index, so Open maps it instead of building it again
 		// (keyed by content, as a cached file is looked up later). A failed

@@ -1,10 +1,11 @@
 // Command dump_syms writes the Breakpad symbol file of an ELF file to
 // standard output, as Google's dump_syms does, with more STACK CFI (see
 // package dumpsyms). With debug directories, a file without DWARF data is
-// read with the separate debug file its .gnu_debuglink names. A Mach-O
-// file is read with the dSYM bundle beside it (FILE.dSYM), a dSYM bundle
-// alone gives its symbols without STACK CFI; -arch chooses one
-// architecture of a universal file.
+// read with the separate debug file its .gnu_debuglink names. A PE image
+// or PDB is read as Breakpad's Windows dump_syms does, with the other of
+// the pair when it lies beside it. A Mach-O file is read with the dSYM
+// bundle beside it (FILE.dSYM), a dSYM bundle alone gives its symbols
+// without STACK CFI; --arch chooses one architecture of a universal file.
 //
 //	dump_syms [--breakpad-compat] [-i] [-c] [-d] [-m] [-r] [-n name] [-o os] FILE [DEBUG_DIR...]
 //
@@ -61,12 +62,16 @@ func newCommand(stdout, stderr io.Writer, status *int) *cobra.Command {
 	var arch string
 	cmd := &cobra.Command{
 		Use:   "dump_syms [flags] FILE [DEBUG_DIR...]",
-		Short: "Write the Breakpad symbol file of an ELF file",
-		Long: `dump_syms writes the Breakpad symbol file (.sym) of an ELF file to standard
-output, as Google's dump_syms does, with more STACK CFI. With DEBUG_DIRs, a file
-without DWARF data is read with the separate debug file its .gnu_debuglink names.
+		Short: "Write the Breakpad symbol file of an ELF, PE/PDB or Mach-O file",
+		Long: `dump_syms writes the Breakpad symbol file (.sym) of an ELF file, a PE image or
+PDB, or a Mach-O file or dSYM bundle to standard output. ELF files as Google's
+dump_syms does, with more STACK CFI; with DEBUG_DIRs, a file without DWARF data
+is read with the separate debug file its .gnu_debuglink names. A PE image or PDB
+as Breakpad's Windows dump_syms does, with the other of the pair when it lies
+beside it. A Mach-O file with FILE.dSYM beside it, as Breakpad's Mac dump_syms -g.
 
-Exit status: 0 ok, 1 the file cannot be read (or is not an ELF file), 2 usage error.`,
+Exit status: 0 ok, 1 the file cannot be read (or is of none of these formats),
+2 usage error.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError{errors.New("missing FILE")}
@@ -106,6 +111,9 @@ func dump(path string, dirs []string, arch string, opts dumpsyms.Options, stdout
 	if isMachO(path) { // a dSYM bundle is a directory: no magic to read
 		return runMachO(path, arch, opts, stdout, stderr)
 	}
+	if dumpsyms.WindowsKind(path) != "" {
+		return runWindows(path, opts, stdout, stderr)
+	}
 	magic, err := readMagic(path, 4)
 	if err != nil {
 		fmt.Fprintf(stderr, "dump_syms: %v\n", err)
@@ -115,7 +123,7 @@ func dump(path string, dirs []string, arch string, opts dumpsyms.Options, stdout
 	case bytes.HasPrefix(magic, elfMagic):
 		return dumpELF(path, dirs, opts, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "dump_syms: %s: not an ELF or Mach-O file\n", path)
+	fmt.Fprintf(stderr, "dump_syms: %s: not an ELF, PE, PDB or Mach-O file\n", path)
 	return exitInput
 }
 

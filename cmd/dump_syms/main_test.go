@@ -40,7 +40,7 @@ func TestRun(t *testing.T) {
 		}
 	}
 	errOut.Reset()
-	if rc := run([]string{"main_test.go"}, &out, &errOut); rc != 1 || errOut.String() != "dump_syms: main_test.go: not an ELF or Mach-O file\n" {
+	if rc := run([]string{"main_test.go"}, &out, &errOut); rc != 1 || errOut.String() != "dump_syms: main_test.go: not an ELF, PE, PDB or Mach-O file\n" {
 		t.Errorf("not ELF: exit %d, %q", rc, errOut.String())
 	}
 }

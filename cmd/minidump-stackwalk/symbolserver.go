@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/pdbsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symsrv"
 )
@@ -43,7 +44,8 @@ func (f *symbolServerFlags) httpOptions() []symsrv.Option {
 	retry := symsrv.DefaultRetry
 	retry.Retries = f.retries
 	return []symsrv.Option{symsrv.WithTimeout(f.timeout), symsrv.WithMissTTL(f.missTTL),
-		symsrv.WithRetry(retry), symsrv.WithDownloadJobs(f.jobs)}
+		symsrv.WithRetry(retry), symsrv.WithDownloadJobs(f.jobs),
+		symsrv.WithPDBs(pdbsupplier.FileSymbols)} // Microsoft-protocol servers (mssymsrv.go)
 }
 
 // defaultSymbolCache is os.UserCacheDir()/minidump-stackwalk/symbols, or ""
@@ -59,8 +61,9 @@ func defaultSymbolCache() string {
 func (f *symbolServerFlags) addFlags(fs *pflag.FlagSet) {
 	addStringList(fs, &f.urls, "symbols-url",
 		"a symbol server `URL` (repeatable), asked after the local symbol paths for\n"+
-			"URL/<debug file>/<debug id>/<debug file without .pdb>.sym; a positional symbol path\n"+
-			"starting with http:// or https:// is a symbol server too")
+			"URL/<debug file>/<debug id>/<debug file without .pdb>.sym, then for a Windows module's\n"+
+			"PDB as Microsoft's servers serve it (<name>.pdb/<id>/<name>.pdb or .pd_); srv*cache*URL\n"+
+			"is accepted; a positional symbol path starting with http:// or https:// is a symbol server too")
 	fs.StringVar(&f.cache, "symbols-cache", defaultSymbolCache(), "`DIR` where files downloaded from symbol servers are kept, in the same layout")
 	fs.DurationVar(&f.timeout, "symbol-download-timeout", symsrv.DefaultDownloadTimeout, "bound on each symbol download, for example 30s or 2m")
 	fs.DurationVar(&f.total, "symbols-total-timeout", symsrv.DefaultTotalTimeout, "bound on all symbol downloads together (then modules are walked without\n"+
@@ -85,6 +88,7 @@ func isSymbolURL(p string) bool {
 // check validates the flags and adds the --symbols-url servers to
 // o.symbolPaths (which then hold local paths and URLs, as given).
 func (f *symbolServerFlags) check(o *options) error {
+	msSymbolPaths(f.urls, o.symbolPaths) // srv*cache*url (mssymsrv.go)
 	for _, u := range f.urls {
 		if !isSymbolURL(u) {
 			return fmt.Errorf("--symbols-url %q: want an http:// or https:// URL", u)
