@@ -124,3 +124,20 @@ func TestRawPathsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// The table on stderr escapes signatures and skip reasons (issue 26.12).
+func TestWriteTableEscapes(t *testing.T) {
+	b := NewBuilder(3)
+	b.Add(&triage.Result{Path: "/d/a.dmp", Status: triage.StatusOK, Signature: "evil\x1b]0;t\x07\nforged line",
+		Frames: []triage.Frame{{Module: "m", Offset: "0x1", Trust: "context"}}})
+	b.AddSkipped("not a dump", 2)
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, b.Summary(), 10); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	if !strings.Contains(got, `evil\x1b]0;t\x07\x0aforged line`) || strings.ContainsAny(got, "\x1b\x07") ||
+		!strings.Contains(got, "; skipped: 2 not a dump\n") {
+		t.Errorf("table:\n%q", got)
+	}
+}
