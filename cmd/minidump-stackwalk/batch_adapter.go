@@ -118,7 +118,7 @@ func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
 	local, urls := splitSymbolPaths(o.symbolPaths)
 	elf, err := o.debuginfo.supplier(o) // modules' own ELF files (debuginfo.go)
 	if err != nil {                     // check() has accepted the flags
-		fmt.Fprintf(stderr, "minidump-stackwalk: warning: ELF files not used: %v\n", err)
+		logf(stderr, "minidump-stackwalk: warning: ELF files not used: %v\n", err)
 	}
 	if len(local) == 0 && len(urls) == 0 && elf == nil {
 		return nil
@@ -156,7 +156,7 @@ func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
 			mu.Lock()
 			for _, e := range joined(err) {
 				if !errors.Is(e, symsrv.ErrServerDown) { // named in the first failure's warning
-					fmt.Fprintf(stderr, "minidump-stackwalk: warning: symbols of %s: %v\n", moduleName(m), e)
+					logf(stderr, "minidump-stackwalk: warning: symbols of %s: %v\n", moduleName(m), e)
 				}
 			}
 			mu.Unlock()

@@ -78,7 +78,7 @@ func (f *debuginfoFlags) supplier(o *options) (symfile.Supplier, error) {
 	}
 	p := pdbsupplier.New(f.roots...)
 	p.UseModulePath = true
-	return symfile.ChainSupplier{s, p}, nil
+	return symfile.ChainSupplier{f.withMachO(s), p}, nil // debuginfo_macho.go
 }
 
 // native returns the supplier as the walkers' evidence from the modules'

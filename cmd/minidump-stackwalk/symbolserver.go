@@ -168,14 +168,14 @@ func (o *options) symbolSupplierWith(stderr io.Writer, progress func(symsrv.Down
 		}
 		hs, err := symsrv.NewSupplier(urls, o.symbolServer.cache, opts...)
 		if err != nil { // check() has accepted these; say so should it happen anyway
-			fmt.Fprintf(stderr, "minidump-stackwalk: warning: symbol servers not used: %v\n", err)
+			logf(stderr, "minidump-stackwalk: warning: symbol servers not used: %v\n", err)
 		} else {
 			chain = append(chain, hs)
 		}
 	}
 	elf, err := o.debuginfo.supplier(o) // modules' own ELF files (debuginfo.go)
 	if err != nil {                     // check() has accepted the flags; say so should it happen anyway
-		fmt.Fprintf(stderr, "minidump-stackwalk: warning: ELF files not used: %v\n", err)
+		logf(stderr, "minidump-stackwalk: warning: ELF files not used: %v\n", err)
 	} else if elf != nil {
 		chain = append(chain, elf)
 	}
