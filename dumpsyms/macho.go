@@ -221,7 +221,7 @@ func mergeCompact(tab *compactunwind.Table, fdes []*cfiEntry, eh *elfcfi.Section
 			}
 			continue
 		}
-		for _, part := range splitAtStarts(ce, tab.Arch, starts) {
+		for _, part := range splitAtStarts(ce, starts) {
 			rows, err := part.Rows(tab.Arch, code)
 			if err != nil {
 				break
@@ -281,14 +281,11 @@ func codeReader(bin *machofile.File) compactunwind.CodeReader {
 	}
 }
 
-// splitAtStarts splits an x86_64 RBP-frame entry at the function starts
-// inside it (ld64 merges neighbours of one encoding), so that each
-// function's prologue gets its rows (compactunwind.Entry.Rows); other
-// entries stay whole, as symbolic writes them.
-func splitAtStarts(ce compactunwind.Entry, arch compactunwind.Arch, starts []uint64) []compactunwind.Entry {
-	if arch != compactunwind.X86_64 || ce.Mode() != compactunwind.X86_64ModeRBPFrame {
-		return []compactunwind.Entry{ce}
-	}
+// splitAtStarts splits an entry with rules at the function starts inside
+// it (ld64 merges neighbours of one encoding into one entry), so that
+// each function's first instruction and prologue get their rows
+// (compactunwind.Entry.Rows).
+func splitAtStarts(ce compactunwind.Entry, starts []uint64) []compactunwind.Entry {
 	i := sort.Search(len(starts), func(i int) bool { return starts[i] > ce.Start })
 	var out []compactunwind.Entry
 	part := ce
