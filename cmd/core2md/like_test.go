@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/coreconv"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 )
 
 // TestLikeFlag: --like breakpad on a core keeps the stack and the crashing
