@@ -24,8 +24,9 @@ import (
 // twinWalk is one thread's physical frames in gdb's convention (the
 // context frame's pc, then callers' return addresses; Thumb bit clear).
 type twinWalk struct {
-	id  uint32
-	pcs []uint64
+	id    uint32
+	pcs   []uint64
+	rules []walker.Rule // the rule that found each frame
 }
 
 func walkTwin(t *testing.T, name string, data []byte, syms symfile.Supplier, opts processor.Options) ([]twinWalk, *processor.ProcessState) {
@@ -47,6 +48,7 @@ func walkTwin(t *testing.T, name string, data []byte, syms symfile.Supplier, opt
 				continue
 			}
 			w.pcs = append(w.pcs, framePC(f))
+			w.rules = append(w.rules, f.Rule)
 		}
 		out = append(out, w)
 	}
@@ -160,6 +162,7 @@ func TestClientTwinsAgainstGDB(t *testing.T) {
 	bpBin, haveBP := oracle.Lookup(oracle.Stackwalk)
 	var table, onlyWithCode []string
 	totals := map[string]*twinScore{}
+	byRule := map[string]*[2]int{} // "client rule" -> frames found, of which the oracle's
 	for _, path := range dumps {
 		name := strings.TrimSuffix(filepath.Base(path), ".dmp")
 		data, err := os.ReadFile(path)
@@ -185,6 +188,7 @@ func TestClientTwinsAgainstGDB(t *testing.T) {
 					continue
 				}
 				o, b, f := scoreTwin(th.pcs, want), scoreTwin(bp[i].pcs, want), scoreTwin(full[i].pcs, want)
+				countByRule(byRule, client.String(), th, want)
 				for _, k := range []string{"ours " + client.String(), "breakpad " + client.String(), "full"} {
 					if totals[k] == nil {
 						totals[k] = &twinScore{}
@@ -218,7 +222,32 @@ func TestClientTwinsAgainstGDB(t *testing.T) {
 		}
 	}
 	t.Logf("all threads, against the oracle:\n%s", strings.Join(sum, "\n"))
+	var rules []string
+	for k, n := range byRule {
+		rules = append(rules, fmt.Sprintf("%-32s %5d frames, %5d of them the oracle's", k, n[0], n[1]))
+	}
+	sort.Strings(rules)
+	t.Logf("frames on the twins by the rule that found them:\n%s", strings.Join(rules, "\n"))
 	t.Logf("per thread:\n%s", strings.Join(table, "\n"))
+}
+
+// countByRule adds, per rule, the frames of th and how many of them are at
+// an address of the oracle's thread.
+func countByRule(byRule map[string]*[2]int, client string, th twinWalk, want []uint64) {
+	in := map[uint64]bool{}
+	for _, pc := range want {
+		in[pc] = true
+	}
+	for i, r := range th.rules {
+		k := client + " " + r.String()
+		if byRule[k] == nil {
+			byRule[k] = &[2]int{}
+		}
+		byRule[k][0]++
+		if in[th.pcs[i]] {
+			byRule[k][1]++
+		}
+	}
 }
 
 func add(s *twinScore, o twinScore) {
@@ -259,5 +288,64 @@ func checkBreakpadOnTwin(t *testing.T, label, bin string, twin []byte, st *proce
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("%s: Breakpad mode's frames differ from minidump_stackwalk's on the twin:\n got\n%s\n want\n%s",
 			label, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestSignalFrameWithoutCode: on the Breakpad-shaped twin of x86-signal
+// (the vDSO's __kernel_sigreturn not in the dump, no symbols for the
+// vDSO) the walk finds the interrupted frame by the kernel's sigframe
+// layout, gdb's frame 3, and says so in the trace; Breakpad's mode does
+// not; a sigframe whose saved cs is no user code selector is refused.
+func TestSignalFrameWithoutCode(t *testing.T) {
+	root := corpus.Testdata(t)
+	data, err := os.ReadFile(filepath.Join(root, "dumps", "x86-signal.dmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin, err := coreconv.Shape(data, coreconv.ClientBreakpad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
+	exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), "x86-signal")
+	physical := func(data []byte, opts processor.Options) (uint32, []*walker.Frame) {
+		_, st := walkTwin(t, "x86-signal", data, syms, opts)
+		var out []*walker.Frame
+		for _, f := range st.Threads[0].Frames {
+			if f.Trust != walker.TrustInline {
+				out = append(out, f)
+			}
+		}
+		return st.Threads[0].ID, out
+	}
+	id, frames := physical(twin, processor.Options{Trace: true})
+	gdb := exp.Frames[id]
+	if len(gdb) < 4 || len(frames) < 4 || frames[3].Rule != walker.RuleSignal || framePC(frames[3]) != gdb[3] {
+		t.Fatalf("frames %v, want gdb's %x with frame 3 by the signal frame", frames, gdb)
+	}
+	taken := frames[3].Steps[len(frames[3].Steps)-1]
+	if !strings.Contains(taken.Note, "by its layout") || !strings.Contains(taken.Note, "vDSO") {
+		t.Errorf("trace of frame 3: %q", taken.Note)
+	}
+	if _, bp := physical(twin, processor.Options{Mode: walker.Breakpad}); len(bp) > 3 && bp[3].Rule == walker.RuleSignal {
+		t.Error("Breakpad mode found the signal frame without code")
+	}
+	// Overwrite the saved cs: the sigcontext starts 4 bytes above the
+	// trampoline frame's esp; cs is its word 15.
+	esp, _ := frames[2].Context.Get("esp")
+	csAddr := esp + 4 + 4*15
+	d, err := minidump.NewFile(bytes.NewReader(twin), int64(len(twin)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, _ := d.Memory()
+	r, ok := mem.Region(csAddr)
+	if !ok {
+		t.Fatalf("no memory at %#x", csAddr)
+	}
+	bad := append([]byte(nil), twin...)
+	bad[r.Off+int64(csAddr-r.Base)] = 0x10
+	if _, f := physical(bad, processor.Options{}); len(f) > 3 && f[3].Rule == walker.RuleSignal {
+		t.Errorf("a sigframe with cs 0x10 taken: frame 3 %+v", f[3])
 	}
 }
