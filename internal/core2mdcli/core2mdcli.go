@@ -48,7 +48,8 @@ the core's NT_FILE note names, or --module), as gdb reads it.
 --like breakpad or --like crashpad writes what that crash reporter's Linux client
 keeps instead: the stacks and 256 bytes around the crashing thread's instruction
 pointer (Breakpad), or the stacks and 512 bytes around each register value of the
-crashing context (Crashpad), and no other memory. CORE may then also be a minidump
+crashing context (Crashpad), and no other memory; --like stacks keeps the stacks
+only (as Windows' MiniDumpNormal). CORE may then also be a minidump
 (one core2md wrote): its memory is reduced to what the client keeps, nothing added.
 
 Exit status: 0 converted, 1 unreadable or unsupported core, 2 usage error.`,
@@ -90,7 +91,7 @@ Exit status: 0 converted, 1 unreadable or unsupported core, 2 usage error.`,
 			"NT_FILE (qemu-user). Without @BASE a position-independent executable is placed by AT_ENTRY")
 	fs.StringVar(&opt.Sysroot, "sysroot", "", "read module paths from the core under `DIR` (they may not leave it)")
 	fs.BoolVar(&opt.NoDisk, "no-disk", false, "never read module files from disk (build ids only from the core's memory)")
-	fs.StringVar(&like, "like", "", "keep only the memory a crash reporter's client keeps: `breakpad` or crashpad")
+	fs.StringVar(&like, "like", "", "keep only the memory a crash reporter's client keeps: `breakpad`, crashpad or stacks")
 	fs.StringVar(&opt.OSVersion, "os-version", "", "OS description written to SystemInfo (Breakpad clients write `uname -srvmo`)")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return UsageError{err} })
 	return cmd

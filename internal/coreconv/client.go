@@ -34,6 +34,9 @@ const (
 	// edi, esi, ebp, eip (x86); r0-r10, pc (arm: CPUContextARM's regs[11]);
 	// x0-x30, pc (arm64).
 	ClientCrashpad
+	// ClientStacks keeps the thread stacks only, as Windows'
+	// MiniDumpNormal does: no code at all.
+	ClientStacks
 )
 
 // ParseClient reads core2md's --like value.
@@ -45,8 +48,10 @@ func ParseClient(s string) (Client, error) {
 		return ClientBreakpad, nil
 	case "crashpad":
 		return ClientCrashpad, nil
+	case "stacks":
+		return ClientStacks, nil
 	}
-	return ClientAll, fmt.Errorf("--like %q: want breakpad or crashpad", s)
+	return ClientAll, fmt.Errorf("--like %q: want breakpad, crashpad or stacks", s)
 }
 
 func (c Client) String() string {
@@ -55,6 +60,8 @@ func (c Client) String() string {
 		return "breakpad"
 	case ClientCrashpad:
 		return "crashpad"
+	case ClientStacks:
+		return "stacks"
 	}
 	return "core2md"
 }

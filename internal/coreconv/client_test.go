@@ -28,7 +28,7 @@ func TestShapeTestdataDumps(t *testing.T) {
 			t.Fatal(err)
 		}
 		orig := openDump(t, data)
-		for _, c := range []Client{ClientBreakpad, ClientCrashpad} {
+		for _, c := range []Client{ClientBreakpad, ClientCrashpad, ClientStacks} {
 			twinData, err := Shape(data, c)
 			if err != nil {
 				t.Fatalf("%s --like %s: %v", path, c, err)
