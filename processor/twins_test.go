@@ -2,6 +2,7 @@ package processor_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/elfsupplier"
+	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/coreconv"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
@@ -357,4 +360,62 @@ func TestSignalFrameWithoutCode(t *testing.T) {
 	if _, f := physical(bad, processor.Options{}); len(f) > 3 && f[3].Rule == walker.RuleSignal {
 		t.Errorf("a sigframe with cs 0x10 taken: frame 3 %+v", f[3])
 	}
+}
+
+// TestTwinsWithLocalDebugInfo: where the program's ELF file is at hand
+// (--use-local-debuginfo), its code counts as the dump's for every rule
+// that reads code: on the Breakpad-shaped twin of every testdata dump
+// whose stripped program is kept (testdata/cores/ARCH-PROGRAM.zst), the
+// walk with the .sym and the program as native source finds at least as
+// many of the oracle's frames, leading and in order, as the walk of the
+// full dump with the .sym alone, thread by thread.
+func TestTwinsWithLocalDebugInfo(t *testing.T) {
+	root := corpus.Testdata(t)
+	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
+	dumps, _ := filepath.Glob(filepath.Join(root, "dumps", "*.dmp"))
+	checked := 0
+	for _, path := range dumps {
+		name := strings.TrimSuffix(filepath.Base(path), ".dmp")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, st := walkTwin(t, name, data, syms, processor.Options{})
+		if st.MainModule < 0 {
+			continue
+		}
+		program := filepath.Base(st.Modules[st.MainModule].Module.CodeFile)
+		arch, _, _ := strings.Cut(name, "-")
+		zst := filepath.Join(root, "cores", arch+"-"+program+".zst")
+		if _, err := os.Stat(zst); err != nil {
+			continue
+		}
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, program), corpus.ReadZstd(t, zst), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		elf := elfsupplier.New(context.Background(), &elfsym.Locator{Roots: []string{dir}})
+		twin, err := coreconv.Shape(data, coreconv.ClientBreakpad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), name)
+		full, _ := walkTwin(t, name, data, syms, processor.Options{})
+		withELF, _ := walkTwin(t, name, twin, syms, processor.Options{Native: elf})
+		for i, th := range withELF {
+			want, ok := exp.Frames[th.id]
+			if !ok {
+				continue
+			}
+			e, f := scoreTwin(th.pcs, want), scoreTwin(full[i].pcs, want)
+			if e.prefix < f.prefix || e.inOrder < f.inOrder {
+				t.Errorf("%s thread %d: twin with the program: prefix %d, in order %d; full dump %d, %d", name, i, e.prefix, e.inOrder, f.prefix, f.inOrder)
+			}
+		}
+		checked++
+	}
+	if checked < 20 {
+		t.Fatalf("only %d dumps with their program kept", checked)
+	}
+	t.Logf("%d dumps' twins walked with their program", checked)
 }
