@@ -419,3 +419,79 @@ func TestTwinsWithLocalDebugInfo(t *testing.T) {
 	}
 	t.Logf("%d dumps' twins walked with their program", checked)
 }
+
+// TestFramelessLeafWithoutCode: on the stacks-only twins of amd64-leaf and
+// x86-leaf (a frameless leaf without CFI at frame 0, its caller's frame
+// record in rbp/ebp, no code anywhere) the word at sp is taken as frame
+// 1's return address by the symbol file and the chain alone, gdb's frame
+// 1, and the trace says why; Breakpad's mode follows the record and skips
+// the caller; with the record's return address moved into the word's own
+// function the rule refuses.
+func TestFramelessLeafWithoutCode(t *testing.T) {
+	root := corpus.Testdata(t)
+	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
+	for _, name := range []string{"amd64-leaf", "x86-leaf"} {
+		data, err := os.ReadFile(filepath.Join(root, "dumps", name+".dmp"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		twin, err := coreconv.Shape(data, coreconv.ClientStacks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), name)
+		frame1 := func(data []byte, opts processor.Options) (uint64, *walker.Frame) {
+			_, st := walkTwin(t, name, data, syms, opts)
+			th := st.Threads[0]
+			gdb := exp.Frames[th.ID]
+			var phys []*walker.Frame
+			for _, f := range th.Frames {
+				if f.Trust != walker.TrustInline {
+					phys = append(phys, f)
+				}
+			}
+			if len(gdb) < 2 || len(phys) < 2 {
+				t.Fatalf("%s: gdb %x, walk %v", name, gdb, phys)
+			}
+			return gdb[1], phys[1]
+		}
+		want, f := frame1(twin, processor.Options{Trace: true})
+		if framePC(f) != want || f.Rule != walker.RuleLeafReturn {
+			t.Errorf("%s: frame 1 %#x by %v, want gdb's %#x by the leaf return", name, framePC(f), f.Rule, want)
+			continue
+		}
+		if note := f.Steps[len(f.Steps)-1].Note; !strings.Contains(note, "no code of the function") {
+			t.Errorf("%s: trace %q", name, note)
+		}
+		if _, bp := frame1(twin, processor.Options{Mode: walker.Breakpad}); framePC(bp) == want {
+			t.Errorf("%s: Breakpad mode found frame 1 %#x", name, want)
+		}
+		// The record's return address (at fp + word) set to the word at
+		// sp itself: both in one function, so the record would not be the
+		// caller's caller's.
+		ctx := f.Context
+		sp, _ := ctx.SP()
+		word := uint64(4)
+		fpName := "ebp"
+		if ctx.Arch == minidump.ArchAMD64 {
+			word, fpName = 8, "rbp"
+		}
+		fp, _ := ctx.Get(fpName)
+		leafSP := sp - word
+		bad := append([]byte(nil), twin...)
+		d, err := minidump.NewFile(bytes.NewReader(bad), int64(len(bad)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem, _ := d.Memory()
+		rs, ok1 := mem.Region(leafSP)
+		rr, ok2 := mem.Region(fp + word)
+		if !ok1 || !ok2 {
+			t.Fatalf("%s: no stack at %#x or %#x", name, leafSP, fp+word)
+		}
+		copy(bad[rr.Off+int64(fp+word-rr.Base):], bad[rs.Off+int64(leafSP-rs.Base):][:word])
+		if _, g := frame1(bad, processor.Options{}); g.Rule == walker.RuleLeafReturn {
+			t.Errorf("%s: the leaf return taken with the record returning into the same function", name)
+		}
+	}
+}

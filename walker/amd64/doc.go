@@ -9,8 +9,9 @@
 // (retaddr.Scan); with or without code, a word the symbols rule out (a
 // function's first byte, the entry point, _fini, _init's padding:
 // retaddr.CheckSymbols) is skipped. It also reads a prologue at frame 0 (entry.go),
-// returns from a frameless frame 0 through [rsp] when the code confirms it
-// (byFramelessLeaf), and, above glibc's sigreturn trampoline, recovers the
+// returns from a frameless frame 0 through [rsp] when the code confirms it,
+// or, where the dump holds none of its code, when the symbols and the frame
+// record above it do (byFramelessLeaf, retaddr.FramelessLeafWithoutCode), and, above glibc's sigreturn trampoline, recovers the
 // interrupted frame from the kernel's signal frame (signal.go). Where CFI
 // gives no caller for a function that realigned its stack through a DRAP
 // register (its CFA `$r10` or `$r13`, which the caller does not know), the
