@@ -12,7 +12,9 @@
 // returns from a frameless frame 0 through [rsp] when the code confirms it,
 // or, where the dump holds none of its code, when the symbols and the frame
 // record above it do (byFramelessLeaf, retaddr.FramelessLeafWithoutCode), and, above glibc's sigreturn trampoline, recovers the
-// interrupted frame from the kernel's signal frame (signal.go). Where CFI
+// interrupted frame from the kernel's signal frame (signal.go), by its
+// layout alone where the trampoline's code is not in the dump (uc_flags,
+// uc_link, user selectors: signal_nocode.go). Where CFI
 // gives no caller for a function that realigned its stack through a DRAP
 // register (its CFA `$r10` or `$r13`, which the caller does not know), the
 // caller's rsp is the saved DRAP value below the frame record, checked by
