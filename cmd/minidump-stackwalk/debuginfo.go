@@ -17,6 +17,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/debuginfod"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
+	"github.com/minidump-stackwalk/minidump-stackwalk/pesupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
@@ -36,6 +37,7 @@ type debuginfoFlags struct {
 type builtSupplier struct {
 	once sync.Once
 	sup  *elfsupplier.Supplier
+	pe   *pesupplier.Supplier // PE images (pedebuginfo.go)
 	err  error
 }
 
@@ -43,10 +45,12 @@ func (f *debuginfoFlags) addFlags(fs *pflag.FlagSet) {
 	f.built = &builtSupplier{}
 	fs.BoolVar(&f.useLocal, "use-local-debuginfo", false,
 		"for modules without a .sym, read symbols and unwind tables from their ELF files: the path\n"+
-			"the dump names, /usr/lib/debug and --debuginfo-path, used only when the build id matches")
+			"the dump names, /usr/lib/debug and --debuginfo-path, used only when the build id matches;\n"+
+			"and from Windows PE images (.exe/.dll: .pdata unwind tables, exports) under --debuginfo-path\n"+
+			"by name or name/<code id>/name, used only when the code id matches")
 	addStringList(fs, &f.roots, "debuginfo-path",
-		"a `DIR` of ELF and debug files, by file name or .build-id/xx/rest.debug (repeatable; implies\n"+
-			"--use-local-debuginfo)")
+		"a `DIR` of ELF and debug files, by file name or .build-id/xx/rest.debug, and of PE images,\n"+
+			"by file name or name/<code id>/name (repeatable; implies --use-local-debuginfo)")
 	addStringList(fs, &f.urls, "debuginfod-url",
 		"a debuginfod server `URL` (repeatable; implies --use-local-debuginfo); with\n"+
 			"--use-local-debuginfo and no such flag, $DEBUGINFOD_URLS as elfutils reads it")
@@ -72,7 +76,7 @@ func (f *debuginfoFlags) supplier(o *options) (symfile.Supplier, error) {
 	if s == nil || err != nil {
 		return nil, err
 	}
-	return s, nil
+	return localFiles{s, f.peSupplier()}, nil
 }
 
 // native returns the supplier as the walkers' evidence from the modules'
@@ -83,7 +87,15 @@ func (f *debuginfoFlags) native(o *options) processor.NativeSupplier {
 	if s == nil || err != nil {
 		return nil
 	}
-	return s
+	return localFiles{s, f.peSupplier()}
+}
+
+// peSupplier is the run's PE image supplier, made with the ELF one.
+func (f *debuginfoFlags) peSupplier() *pesupplier.Supplier {
+	if f.built == nil || f.built.pe == nil {
+		return pesupplier.New(f.roots, true)
+	}
+	return f.built.pe
 }
 
 // elfSupplier makes the run's supplier once.
@@ -94,7 +106,10 @@ func (f *debuginfoFlags) elfSupplier(o *options) (*elfsupplier.Supplier, error) 
 	if f.built == nil {
 		return f.newSupplier(o)
 	}
-	f.built.once.Do(func() { f.built.sup, f.built.err = f.newSupplier(o) })
+	f.built.once.Do(func() {
+		f.built.sup, f.built.err = f.newSupplier(o)
+		f.built.pe = pesupplier.New(f.roots, true)
+	})
 	return f.built.sup, f.built.err
 }
 
