@@ -117,3 +117,24 @@ func (m *Module) readCodeUpTo(rel uint64, p []byte) int {
 func imageBytes(data []byte) (*pe.File, error) {
 	return pe.NewFile(bytes.NewReader(data), int64(len(data)))
 }
+
+// maxExtent bounds a function's extent when only the next start ends it.
+const maxExtent = 1 << 20
+
+// extent is the size of the function starting at rva: its
+// RUNTIME_FUNCTION's, else up to the next known start; 0 when unknown.
+func (m *Module) extent(rva uint32) uint32 {
+	if rf, ok := pe.LookupFunction(m.x64, rva); ok && rf.Begin == rva {
+		return rf.End - rf.Begin
+	}
+	if i := sort.Search(len(m.arm64), func(i int) bool { return m.arm64[i].Begin > rva }) - 1; i >= 0 && m.arm64[i].Begin == rva {
+		if u, err := m.img.ARM64UnwindOf(m.arm64[i]); err == nil && u.FunctionLength > 0 {
+			return u.FunctionLength
+		}
+	}
+	i := sort.Search(len(m.starts), func(i int) bool { return m.starts[i] > rva })
+	if i == len(m.starts) || m.starts[i]-rva > maxExtent {
+		return 0
+	}
+	return m.starts[i] - rva
+}

@@ -217,13 +217,16 @@ func (s *Supplier) load(m symfile.ModuleKey, img *pe.File, name, path string) (*
 	if err != nil {
 		exports = nil // the unwind tables are still good
 	}
-	file, err := symfile.NewFile(symText(m, img, name, exports), path+" (exports as .sym)")
+	native, err := newModule(img, path, exports)
+	if err != nil { // the exports without the unwind tables
+		native = &Module{img: img, path: path}
+	}
+	file, err := symfile.NewFile(symText(m, img, name, exports, native), path+" (exports as .sym)")
 	if err != nil {
 		return nil, nil, err
 	}
-	native, err := newModule(img, path, exports)
-	if err != nil {
-		return file, nil, nil // the exports without the unwind tables
+	if native.x64 == nil && native.arm64 == nil && img.Machine != pe.MachineAMD64 && img.Machine != pe.MachineARM64 {
+		return file, nil, nil
 	}
 	return file, native, nil
 }

@@ -11,8 +11,11 @@ import (
 
 // symText writes the image's exports as a Breakpad symbol file: MODULE
 // and INFO CODE_ID as Breakpad's Windows dump_syms writes them, then one
-// PUBLIC record per exported function (the first name of an address).
-func symText(m symfile.ModuleKey, img *pe.File, name string, exports []pe.Export) []byte {
+// FUNC record per exported function (the first name of an address) whose
+// extent is its RUNTIME_FUNCTION's, or up to the next function start
+// native knows: a PUBLIC record would extend over the static functions
+// after it, which exports do not name.
+func symText(m symfile.ModuleKey, img *pe.File, name string, exports []pe.Export, native *Module) []byte {
 	var b bytes.Buffer
 	arch := map[uint16]string{pe.MachineAMD64: "x86_64", pe.MachineI386: "x86", pe.MachineARM64: "arm64", pe.MachineARM: "arm"}[img.Machine]
 	if arch == "" {
@@ -45,7 +48,9 @@ func symText(m symfile.ModuleKey, img *pe.File, name string, exports []pe.Export
 		if n == "" {
 			n = fmt.Sprintf("#%d", e.Ordinal)
 		}
-		fmt.Fprintf(&b, "PUBLIC %x 0 %s\n", e.RVA, n)
+		if size := native.extent(e.RVA); size > 0 {
+			fmt.Fprintf(&b, "FUNC %x %x 0 %s\n", e.RVA, size, n)
+		}
 	}
 	return b.Bytes()
 }
