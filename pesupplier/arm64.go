@@ -50,6 +50,10 @@ func arm64Codes(u *pe.ARM64Unwind, off uint32, context bool) ([]pe.ARM64Code, bo
 	return prolog, true
 }
 
+// maxEpilogCodes bounds an epilog's codes: .xdata holds at most 1020
+// code bytes.
+const maxEpilogCodes = 1024
+
 // arm64EpilogCodes reports whether off lies in an epilog and returns the
 // codes of its instructions not yet executed.
 func arm64EpilogCodes(u *pe.ARM64Unwind, prolog []pe.ARM64Code, off uint32) ([]pe.ARM64Code, bool, bool) {
@@ -77,6 +81,9 @@ func arm64EpilogCodes(u *pe.ARM64Unwind, prolog []pe.ARM64Code, off uint32) ([]p
 		scopes = []pe.ARM64Epilog{{Start: u.FunctionLength - 4*uint32(len(codes)+1), StartIndex: u.EpilogIndex}}
 	}
 	for _, s := range scopes {
+		if off < s.Start || off-s.Start >= 4*maxEpilogCodes {
+			continue // decode only the scopes that can hold off
+		}
 		codes, err := u.EpilogCodes(s.StartIndex)
 		if err != nil {
 			continue

@@ -128,8 +128,8 @@ func (m *Module) extent(rva uint32) uint32 {
 		return rf.End - rf.Begin
 	}
 	if i := sort.Search(len(m.arm64), func(i int) bool { return m.arm64[i].Begin > rva }) - 1; i >= 0 && m.arm64[i].Begin == rva {
-		if u, err := m.img.ARM64UnwindOf(m.arm64[i]); err == nil && u.FunctionLength > 0 {
-			return u.FunctionLength
+		if n, err := m.img.ARM64FunctionLength(m.arm64[i]); err == nil && n > 0 {
+			return n
 		}
 	}
 	i := sort.Search(len(m.starts), func(i int) bool { return m.starts[i] > rva })
