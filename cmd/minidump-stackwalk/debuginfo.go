@@ -47,10 +47,10 @@ func (f *debuginfoFlags) addFlags(fs *pflag.FlagSet) {
 		"for modules without a .sym, read symbols and unwind tables from their ELF files: the path\n"+
 			"the dump names, /usr/lib/debug and --debuginfo-path, used only when the build id matches;\n"+
 			"and from Windows PE images (.exe/.dll: .pdata unwind tables, exports) under --debuginfo-path\n"+
-			"by name or name/<code id>/name, used only when the code id matches")
+			"by name or name/CODEID/name, used only when the code id matches")
 	addStringList(fs, &f.roots, "debuginfo-path",
 		"a `DIR` of ELF and debug files, by file name or .build-id/xx/rest.debug, and of PE images,\n"+
-			"by file name or name/<code id>/name (repeatable; implies --use-local-debuginfo)")
+			"by file name or name/CODEID/name (repeatable; implies --use-local-debuginfo)")
 	addStringList(fs, &f.urls, "debuginfod-url",
 		"a debuginfod server `URL` (repeatable; implies --use-local-debuginfo); with\n"+
 			"--use-local-debuginfo and no such flag, $DEBUGINFOD_URLS as elfutils reads it")
