@@ -342,6 +342,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 
 	var noSyms, corrupt []*walker.Module
 	late := repeatedNotes{what: "walks stopped by the time budget"}
+	capped := repeatedNotes{what: "stacks cut at their frame cap"}
 	for j, r := range results {
 		if r == nil {
 			continue
@@ -349,13 +350,17 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		jobs[j].thread.Frames = r.Frames
 		jobs[j].thread.Truncated = r.Truncated || timedOut[j]
 		jobs[j].thread.WalkEnd = r.End
-		if timedOut[j] {
+		switch {
+		case timedOut[j]:
 			late.add(fmt.Errorf("thread %d: walk stopped after %d frames: the walks took over %v", jobs[j].thread.Index, len(r.Frames), maxTime))
+		case r.Truncated:
+			capped.add(frameCapError(jobs[j].thread.Index, caps[j]))
 		}
 		noSyms = append(noSyms, r.NoSymbols...)
 		corrupt = append(corrupt, r.CorruptSymbols...)
 	}
 	late.flush(st, "thread list")
+	capped.flush(st, "thread list")
 	for _, ms := range st.Modules {
 		m := ms.Module
 		if source != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/debuginfod"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
+	"github.com/minidump-stackwalk/minidump-stackwalk/pdbsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/pesupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
@@ -44,10 +45,11 @@ type builtSupplier struct {
 func (f *debuginfoFlags) addFlags(fs *pflag.FlagSet) {
 	f.built = &builtSupplier{}
 	fs.BoolVar(&f.useLocal, "use-local-debuginfo", false,
-		"for modules without a .sym, read symbols and unwind tables from their ELF files: the path\n"+
-			"the dump names, /usr/lib/debug and --debuginfo-path, used only when the build id matches;\n"+
-			"and from Windows PE images (.exe/.dll: .pdata unwind tables, exports) under --debuginfo-path\n"+
-			"by name or name/CODEID/name, used only when the code id matches")
+		"for modules without a .sym, read symbols and unwind tables from their ELF files (the path\n"+
+			"the dump names, /usr/lib/debug and --debuginfo-path) and Windows modules' PDBs (under\n"+
+			"--debuginfo-path: flat, symbol stores, .pd_ cabinets) and PE images (.exe/.dll: unwind\n"+
+			"tables, exports; under --debuginfo-path by name or name/CODEID/name), used only when\n"+
+			"the id matches")
 	addStringList(fs, &f.roots, "debuginfo-path",
 		"a `DIR` of ELF and debug files, by file name or .build-id/xx/rest.debug, and of PE images,\n"+
 			"by file name or name/CODEID/name (repeatable; implies --use-local-debuginfo)")
@@ -69,14 +71,19 @@ func (f *debuginfoFlags) check() error {
 	return nil
 }
 
-// supplier returns the ELF-file supplier, or nil when it is off. Its
+// supplier returns the ELF-file supplier followed by the PDB supplier
+// (Windows modules' PDBs under --debuginfo-path: flat, symbol stores,
+// .pd_ files; package pdbsupplier), or nil when they are off. Its
 // downloads keep to the symbol server's per-download bound.
 func (f *debuginfoFlags) supplier(o *options) (symfile.Supplier, error) {
 	s, err := f.elfSupplier(o)
 	if s == nil || err != nil {
 		return nil, err
 	}
-	return localFiles{s, f.peSupplier()}, nil
+	p := pdbsupplier.New(f.roots...)
+	p.UseModulePath = true
+	// PE images last: their exports name fewer functions than a PDB.
+	return symfile.ChainSupplier{f.withMachO(s), p, f.peSupplier()}, nil // debuginfo_macho.go, pedebuginfo.go
 }
 
 // native returns the supplier as the walkers' evidence from the modules'
@@ -87,15 +94,7 @@ func (f *debuginfoFlags) native(o *options) processor.NativeSupplier {
 	if s == nil || err != nil {
 		return nil
 	}
-	return localFiles{s, f.peSupplier()}
-}
-
-// peSupplier is the run's PE image supplier, made with the ELF one.
-func (f *debuginfoFlags) peSupplier() *pesupplier.Supplier {
-	if f.built == nil || f.built.pe == nil {
-		return pesupplier.New(f.roots, true)
-	}
-	return f.built.pe
+	return localFiles{s, f.peSupplier()} // pedebuginfo.go
 }
 
 // elfSupplier makes the run's supplier once.

@@ -19,6 +19,9 @@ const (
 	exitOK    = 0
 	exitDump  = 1 // unreadable or unprocessable dump
 	exitUsage = 2
+	// exitSignal plus the signal's number: a batch run stopped by SIGINT
+	// (130), SIGPIPE (141) or SIGTERM (143), after writing its reports.
+	exitSignal = 128
 )
 
 func main() {
@@ -237,7 +240,7 @@ func runWithStdin(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: %v\n", err)
+		logf(stderr, "minidump-stackwalk: %v\n", err)
 		var u usageError
 		if errors.As(err, &u) || errors.As(err, new(core2mdcli.UsageError)) {
 			fmt.Fprintf(stderr, "Run 'minidump-stackwalk --help' for usage.\n")

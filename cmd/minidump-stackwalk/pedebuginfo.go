@@ -13,15 +13,11 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
-// localFiles is the run's suppliers of modules' own files: ELF, then PE.
+// localFiles is the walkers' evidence from modules' own files: ELF, then
+// PE.
 type localFiles struct {
 	elf processor.NativeSupplier
 	pe  *pesupplier.Supplier
-}
-
-// Symbols implements symfile.Supplier.
-func (l localFiles) Symbols(m symfile.ModuleKey) (*symfile.File, error) {
-	return symfile.ChainSupplier{l.elf.(symfile.Supplier), l.pe}.Symbols(m)
 }
 
 // Native implements processor.NativeSupplier: the ELF file, else the PE
@@ -31,4 +27,12 @@ func (l localFiles) Native(m symfile.ModuleKey) walker.NativeModule {
 		return nm
 	}
 	return l.pe.Native(m)
+}
+
+// peSupplier is the run's PE image supplier, made with the ELF one.
+func (f *debuginfoFlags) peSupplier() *pesupplier.Supplier {
+	if f.built == nil || f.built.pe == nil {
+		return pesupplier.New(f.roots, true)
+	}
+	return f.built.pe
 }
