@@ -18,6 +18,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
 	"github.com/minidump-stackwalk/minidump-stackwalk/pdbsupplier"
+	"github.com/minidump-stackwalk/minidump-stackwalk/pesupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
@@ -37,6 +38,7 @@ type debuginfoFlags struct {
 type builtSupplier struct {
 	once sync.Once
 	sup  *elfsupplier.Supplier
+	pe   *pesupplier.Supplier // PE images (pedebuginfo.go)
 	err  error
 }
 
@@ -45,10 +47,12 @@ func (f *debuginfoFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.useLocal, "use-local-debuginfo", false,
 		"for modules without a .sym, read symbols and unwind tables from their ELF files (the path\n"+
 			"the dump names, /usr/lib/debug and --debuginfo-path) and Windows modules' PDBs (under\n"+
-			"--debuginfo-path: flat, symbol stores, .pd_ cabinets), used only when the id matches")
+			"--debuginfo-path: flat, symbol stores, .pd_ cabinets) and PE images (.exe/.dll: unwind\n"+
+			"tables, exports; under --debuginfo-path by name or name/CODEID/name), used only when\n"+
+			"the id matches")
 	addStringList(fs, &f.roots, "debuginfo-path",
-		"a `DIR` of ELF and debug files, by file name or .build-id/xx/rest.debug (repeatable; implies\n"+
-			"--use-local-debuginfo)")
+		"a `DIR` of ELF and debug files, by file name or .build-id/xx/rest.debug, and of PE images,\n"+
+			"by file name or name/CODEID/name (repeatable; implies --use-local-debuginfo)")
 	addStringList(fs, &f.urls, "debuginfod-url",
 		"a debuginfod server `URL` (repeatable; implies --use-local-debuginfo); with\n"+
 			"--use-local-debuginfo and no such flag, $DEBUGINFOD_URLS as elfutils reads it")
@@ -78,7 +82,8 @@ func (f *debuginfoFlags) supplier(o *options) (symfile.Supplier, error) {
 	}
 	p := pdbsupplier.New(f.roots...)
 	p.UseModulePath = true
-	return symfile.ChainSupplier{f.withMachO(s), p}, nil // debuginfo_macho.go
+	// PE images last: their exports name fewer functions than a PDB.
+	return symfile.ChainSupplier{f.withMachO(s), p, f.peSupplier()}, nil // debuginfo_macho.go, pedebuginfo.go
 }
 
 // native returns the supplier as the walkers' evidence from the modules'
@@ -89,7 +94,7 @@ func (f *debuginfoFlags) native(o *options) processor.NativeSupplier {
 	if s == nil || err != nil {
 		return nil
 	}
-	return s
+	return localFiles{s, f.peSupplier()} // pedebuginfo.go
 }
 
 // elfSupplier makes the run's supplier once.
@@ -100,7 +105,10 @@ func (f *debuginfoFlags) elfSupplier(o *options) (*elfsupplier.Supplier, error) 
 	if f.built == nil {
 		return f.newSupplier(o)
 	}
-	f.built.once.Do(func() { f.built.sup, f.built.err = f.newSupplier(o) })
+	f.built.once.Do(func() {
+		f.built.sup, f.built.err = f.newSupplier(o)
+		f.built.pe = pesupplier.New(f.roots, true)
+	})
 	return f.built.sup, f.built.err
 }
 

@@ -64,6 +64,9 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	var f *walker.Frame
 	if rules, src, ok := w.CFIRulesFrom(last); ok {
 		f = w.Tried(src.Rule(), byCFI(w, last, rules))
+		if f == nil && endOfStack(w, last, rules, src) { // pe.go
+			return nil
+		}
 		if !w.Breakpad() && (f == nil || cannotBeCaller(w, f, last)) {
 			// A realigned frame's CFA is a DWARF expression dump_syms
 			// cannot write: its rows name a register (r10, r13) the
