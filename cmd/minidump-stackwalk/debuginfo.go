@@ -45,14 +45,16 @@ type builtSupplier struct {
 func (f *debuginfoFlags) addFlags(fs *pflag.FlagSet) {
 	f.built = &builtSupplier{}
 	fs.BoolVar(&f.useLocal, "use-local-debuginfo", false,
-		"for modules without a .sym, read symbols and unwind tables from their ELF files (the path\n"+
-			"the dump names, /usr/lib/debug and --debuginfo-path) and Windows modules' PDBs (under\n"+
-			"--debuginfo-path: flat, symbol stores, .pd_ cabinets) and PE images (.exe/.dll: unwind\n"+
-			"tables, exports; under --debuginfo-path by name or name/CODEID/name), used only when\n"+
-			"the id matches")
+		"for modules without a .sym, read symbols and unwind tables from their own files, used only\n"+
+			"when the id matches: ELF files (the path the dump names, /usr/lib/debug, --debuginfo-path),\n"+
+			"Mach-O files and dSYM bundles (the path the dump names, --debuginfo-path by name or UUID),\n"+
+			"Windows PDBs (--debuginfo-path: flat, symbol stores, .pd_ cabinets) and PE images\n"+
+			"(.exe/.dll: unwind tables, exports; the path the dump names, --debuginfo-path by name or\n"+
+			"name/CODEID/name)")
 	addStringList(fs, &f.roots, "debuginfo-path",
-		"a `DIR` of ELF and debug files, by file name or .build-id/xx/rest.debug, and of PE images,\n"+
-			"by file name or name/CODEID/name (repeatable; implies --use-local-debuginfo)")
+		"a `DIR` of debug files (repeatable; implies --use-local-debuginfo): ELF files by name or\n"+
+			".build-id/xx/rest.debug, Mach-O files and NAME.dSYM bundles by name or UUID layout, PDBs and\n"+
+			"PE images by name or in a Microsoft symbol store")
 	addStringList(fs, &f.urls, "debuginfod-url",
 		"a debuginfod server `URL` (repeatable; implies --use-local-debuginfo); with\n"+
 			"--use-local-debuginfo and no such flag, $DEBUGINFOD_URLS as elfutils reads it")
