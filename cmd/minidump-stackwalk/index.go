@@ -7,9 +7,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/spf13/pflag"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
@@ -33,7 +35,9 @@ func (f *indexFlags) indexDir(stderr io.Writer) *symfile.IndexDir {
 	if f.off || f.dir == "" {
 		return nil
 	}
+	// The index's own budget (the default bound per file, none in all)
+	// reads compressed files into it: its copies outlive the run.
 	return symfile.NewIndexDir(f.dir, func(err error) {
 		fmt.Fprintf(stderr, "minidump-stackwalk: warning: %v\n", err)
-	})
+	}).WithDecompressBudget(symcompress.NewBudget(0, math.MaxInt64))
 }
