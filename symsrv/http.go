@@ -265,8 +265,9 @@ func NewSupplier(urls []string, cacheDir string, opts ...Option) (*Supplier, err
 	if s.total > 0 {
 		s.deadline = time.Now().Add(s.total)
 	}
+	transport := &http1Closer{rt: s.transport}
 	s.client = &http.Client{
-		Transport: s.transport,
+		Transport: transport,
 		Timeout:   s.timeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= maxRedirects {
@@ -279,7 +280,7 @@ func NewSupplier(urls []string, cacheDir string, opts ...Option) (*Supplier, err
 		},
 	}
 	s.lookupClient = &http.Client{
-		Transport: s.transport,
+		Transport: transport,
 		Timeout:   s.timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
