@@ -20,6 +20,12 @@ type http1Closer struct {
 	http2 sync.Map          // host → true once it answered over HTTP/2
 }
 
+// NewTransport returns the RoundTripper of symbol downloads over rt (nil:
+// http.DefaultTransport): HTTP/1 connections carry one request each, as
+// the supplier's do, so that no server can make the HTTP client log on
+// stderr. Other clients of symbol servers (package debuginfod) use it.
+func NewTransport(rt http.RoundTripper) http.RoundTripper { return &http1Closer{rt: rt} }
+
 func (c *http1Closer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if _, ok := c.http2.Load(req.URL.Host); !ok {
 		req = req.Clone(req.Context())
