@@ -194,10 +194,7 @@ func sarifGroup(g []Case, ruleID string, ruleIndex int, opt SARIFOptions) sarifR
 		}
 	}
 	props.CrashReasons = reasons
-	msg := fmt.Sprintf("Crash %s in %d dump", rep.Signature, len(g))
-	if len(g) != 1 {
-		msg += "s"
-	}
+	msg := fmt.Sprintf("Crash %s in %d dump%s", rep.Signature, len(g), plural(len(g)))
 	if len(reasons) > 0 {
 		msg += ": " + strings.Join(reasons, ", ")
 	}
@@ -269,10 +266,7 @@ var windowsDrive = regexp.MustCompile(`^[A-Za-z]:[/\\]`)
 // when under it, a file: URI when absolute (Unix or Windows), else a
 // relative reference.
 func pathURI(p, root string) string {
-	p = strings.ReplaceAll(p, `\`, "/")
-	if root = strings.TrimSuffix(strings.ReplaceAll(root, `\`, "/"), "/"); root != "" && strings.HasPrefix(p, root+"/") {
-		p = p[len(root)+1:]
-	}
+	p = relativePath(p, root)
 	switch {
 	case windowsDrive.MatchString(p):
 		return (&url.URL{Scheme: "file", Path: "/" + path.Clean(p)}).String()
