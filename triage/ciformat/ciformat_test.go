@@ -33,7 +33,7 @@ func sampleResults() []triage.Result {
 		{Path: "dumps/win/c.dmp", Status: "partial", Error: "module list: truncated at 0x40", Crashed: true,
 			CrashReason: "EXCEPTION_ACCESS_VIOLATION_READ", CrashingThread: &thread, Frames: nosym, Signature: "app.exe@0x10a0"},
 		{Path: "dumps/win/requested.dmp", Status: "ok", CrashingThread: &thread, Frames: sym, Signature: "crash_here"},
-		{Path: "dumps/bad <&\"'>.dmp", Status: "invalid", Error: "not a minidump: bad magic at offset 0x0\nsecond line"},
+		{Path: "dumps/bad <&\"'>.dmp", Status: "invalid", Error: "not a minidump: bad magic at offset 0x0\x1b[31m\x00\nsecond line"},
 		{Path: "gone.dmp", Status: "unreadable", Error: "open gone.dmp: permission denied"},
 	}
 }
