@@ -53,6 +53,9 @@ func (c *ciFlags) addFlags(fs *pflag.FlagSet) {
 // error.
 func (c *ciFlags) check() error {
 	var err error
+	if c.failOn == "" { // flags built in code, not by addFlags
+		c.failOn = ciformat.FailOnNone
+	}
 	if c.failOn, err = ciformat.ParseFailOn(c.failOn); err != nil {
 		return fmt.Errorf("--fail-on %w", err)
 	}
