@@ -3,11 +3,13 @@ package processor
 import (
 	"errors"
 	"fmt"
-	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -322,22 +324,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 			walk(j)
 		}
 	} else {
-		var wg sync.WaitGroup
-		next := make(chan int)
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for j := range next {
-					walk(j)
-				}
-			}()
-		}
-		for j := range jobs {
-			next <- j
-		}
-		close(next)
-		wg.Wait()
+		walkParallel(len(jobs), workers, walk)
 	}
 
 	var noSyms, corrupt []*walker.Module
@@ -365,6 +352,37 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		ms.CorruptSymbolsWarning = !ms.NoSymbolsWarning && sameIdentity(corrupt, m)
 	}
 	return st, nil
+}
+
+// walkParallel runs walk(0..n-1) on workers goroutines. A fault reading a
+// memory-mapped dump or symbol file in one of them (the file truncated
+// meanwhile) is raised again here, after the others finished, so the
+// caller's boundary turns it into an error (package mapfault).
+func walkParallel(n, workers int, walk func(int)) {
+	var wg sync.WaitGroup
+	var fault atomic.Pointer[mapfault.Error]
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fault.CompareAndSwap(nil, mapfault.Catch(func() {
+				for j := range next {
+					walk(j)
+				}
+			}))
+			for range next { // after a fault: let the sender finish
+			}
+		}()
+	}
+	for j := range n {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	if e := fault.Load(); e != nil {
+		mapfault.Throw(e)
+	}
 }
 
 // note records the error of reading a stream: in Errors, and in

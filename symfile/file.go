@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 )
 
 // File is an indexed symbol file ready for lookups. It is safe for concurrent use.
@@ -52,13 +54,7 @@ func Open(path string) (*File, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	data, unmap, err := mapFile(fh, st.Size())
-	if err != nil {
-		return nil, err
-	}
-	f := &File{name: path, data: data, unmap: unmap}
-	f.buildIndex(defaultChunkSize, func(lo, hi int) { releasePages(data, lo, hi) })
-	return f, f.Err()
+	return openMapped(fh, st.Size(), path)
 }
 
 // NewFile indexes a symbol file held in data; name is used in errors.
@@ -115,6 +111,7 @@ func (f *File) CodeID() string { return f.codeID }
 // For CODE_ID that includes the code file name when dump_syms wrote one;
 // CodeID gives the identifier alone.
 func (f *File) Info(key string) (string, bool) {
+	defer mapfault.Name(f.name) // fault.go
 	for _, off := range f.info {
 		var buf [2][]byte
 		t, ok := tokenize(f.recordAt(off, pINFO), 2, buf[:0])

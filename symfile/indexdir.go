@@ -256,15 +256,21 @@ func (d *IndexDir) load(idxPath string, dataFH *os.File, name, abs string, srcID
 		unmapIdx()
 		return nil, err
 	}
-	f, err := fileFromIndex(idx, data, name, abs, srcID, dataID, true)
+	var f *File
+	unmap := func() error { return errors.Join(unmapData(), unmapIdx()) }
+	ferr := guardMapped(name, unmap, func() {
+		f, err = fileFromIndex(idx, data, name, abs, srcID, dataID, true)
+	})
+	if ferr != nil {
+		return nil, ferr // the index or the symbol file was truncated: unmapped
+	}
 	if err != nil {
-		unmapIdx()
-		unmapData()
+		unmap()
 		return nil, err
 	}
 	adviseRandom(idx)
 	adviseRandom(data)
-	f.unmap = func() error { return errors.Join(unmapData(), unmapIdx()) }
+	f.unmap = unmap
 	f.origin = fromIndex
 	return f, nil
 }
@@ -422,7 +428,12 @@ func openMapped(fh *os.File, size int64, name string) (*File, error) {
 		return nil, err
 	}
 	f := &File{name: name, data: data, unmap: unmap}
-	f.buildIndex(defaultChunkSize, func(lo, hi int) { releasePages(data, lo, hi) })
+	err = guardMapped(name, unmap, func() {
+		f.buildIndex(defaultChunkSize, func(lo, hi int) { releasePages(data, lo, hi) })
+	})
+	if err != nil {
+		return nil, err
+	}
 	return f, f.Err()
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage/depot"
@@ -328,8 +329,19 @@ func (r *batchRun) processOne(path string) triage.Result {
 		if sess != nil {
 			defer sess.Close()
 		}
+		defer mapfault.Enable()()
 		defer func() {
 			if v := recover(); v != nil {
+				if e := mapfault.From(v); e != nil { // a mapped file truncated meanwhile
+					if e.File == "" {
+						e.File = path
+					}
+					if sess != nil {
+						sess.Discard() // later dumps load the symbol files again
+					}
+					done <- triage.Result{Path: path, Status: triage.StatusUnreadable, Error: e.Error()}
+					return
+				}
 				done <- triage.Result{Path: path, Status: triage.StatusInternalError,
 					Error: fmt.Sprintf("panic: %v\n%s", v, firstFrames(debug.Stack()))}
 			}
