@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
@@ -354,35 +352,31 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	return st, nil
 }
 
-// walkParallel runs walk(0..n-1) on workers goroutines. A fault reading a
-// memory-mapped dump or symbol file in one of them (the file truncated
-// meanwhile) is raised again here, after the others finished, so the
-// caller's boundary turns it into an error (package mapfault).
+// walkParallel runs walk(0..n-1) on workers goroutines. A panic in one of
+// them is raised again here, after the others finished, so that the
+// caller can recover it (mapfault.Group): a fault reading a memory-mapped
+// dump or symbol file (the file truncated meanwhile) as the
+// *mapfault.Error the caller's boundary turns into an error, any other (a
+// bug) as a *mapfault.Panic with the worker's stack.
 func walkParallel(n, workers int, walk func(int)) {
-	var wg sync.WaitGroup
-	var fault atomic.Pointer[mapfault.Error]
+	var g mapfault.Group
 	next := make(chan int)
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fault.CompareAndSwap(nil, mapfault.Catch(func() {
-				for j := range next {
-					walk(j)
+		g.Go(func() {
+			defer func() {
+				for range next { // after a panic: let the sender finish
 				}
-			}))
-			for range next { // after a fault: let the sender finish
+			}()
+			for j := range next {
+				walk(j)
 			}
-		}()
+		})
 	}
 	for j := range n {
 		next <- j
 	}
 	close(next)
-	wg.Wait()
-	if e := fault.Load(); e != nil {
-		mapfault.Throw(e)
-	}
+	g.Wait()
 }
 
 // note records the error of reading a stream: in Errors, and in

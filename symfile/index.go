@@ -384,20 +384,11 @@ func (f *File) buildIndex(chunkSize int, release func(lo, hi int)) {
 	chunks := make([]*chunkIndex, n)
 	workers := min(runtime.GOMAXPROCS(0), n)
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	var fault atomic.Pointer[mapfault.Error]
+	var g mapfault.Group // a fault on the mapping, or a bug, goes to the caller (fault.go)
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// A fault on the mapping goes to the caller (fault.go).
-			fault.CompareAndSwap(nil, mapfault.Catch(func() { f.indexChunks(data, bounds, chunks, &next, release) }))
-		}()
+		g.Go(func() { f.indexChunks(data, bounds, chunks, &next, release) })
 	}
-	wg.Wait()
-	if e := fault.Load(); e != nil {
-		mapfault.Throw(e)
-	}
+	g.Wait()
 	f.merge(chunks)
 }
 

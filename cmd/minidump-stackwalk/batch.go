@@ -168,7 +168,7 @@ top signatures is printed on stderr at the end. --shard I/N and "batch merge"
 split a run across processes or machines (docs/scaling.md).
 
 Exit status: 0 when every input was processed, 1 when some could not be, 2 on a
-usage error.`,
+usage error, 3 when some input met an internal error (a bug).`,
 		Args:          cobra.ArbitraryArgs, // PATHs; "merge" is the subcommand
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -258,6 +258,9 @@ func (r *batchRun) run(paths []string) int {
 	s := r.builder.Summary()
 	if s.OK != s.Inputs {
 		status = exitDump
+	}
+	if s.Statuses[triage.StatusInternalError] > 0 {
+		status = exitInternal // a bug, whatever else happened
 	}
 	if r.err != nil {
 		fmt.Fprintf(r.stderr, "minidump-stackwalk: batch: writing output: %v\n", r.err)

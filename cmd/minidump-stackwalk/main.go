@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -19,10 +20,25 @@ const (
 	exitOK    = 0
 	exitDump  = 1 // unreadable or unprocessable dump
 	exitUsage = 2
+	// exitInternal is a bug of ours: a panic, reported with its stack.
+	// Go's runtime exits 2 on a panic, which would pass for a usage error.
+	exitInternal = 3
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runGuarded(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// runGuarded is run with a panic (a bug, in this goroutine or carried from
+// a worker goroutine) turned into a message and exitInternal.
+func runGuarded(args []string, stdout, stderr io.Writer) (status int) {
+	defer func() {
+		if v := recover(); v != nil {
+			fmt.Fprintf(stderr, "minidump-stackwalk: internal error (a bug; please report it with the input): %v\n%s", v, debug.Stack())
+			status = exitInternal
+		}
+	}()
+	return run(args, stdout, stderr)
 }
 
 // options are the parsed command line.
@@ -100,7 +116,8 @@ reads it from standard input.
 Shell completion: minidump-stackwalk completion bash|zsh|fish|powershell --help
 says how to load it. The manual page is docs/man/minidump-stackwalk.1.
 
-Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
+Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error, 3 internal
+error (a bug).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError{errors.New("missing minidump file")}

@@ -8,9 +8,11 @@
 // value has the faulting address; Recover, deferred at a boundary that can
 // return an error, turns that panic into an *Error. Functions that read a
 // mapping of one known file defer Name to put the file's name on a fault
-// passing through them; goroutines started to read a mapping catch the fault
-// with Catch and hand it to the goroutine that waits for them, which raises
-// it again with Throw so the one boundary sees it.
+// passing through them; goroutines started to read a mapping run in a Group,
+// whose Wait raises their first panic again in the goroutine that waits for
+// them (a fault as its *Error, a bug as a *Panic with the worker's stack),
+// so that the one boundary sees it; Throw raises again a fault returned as
+// an error.
 //
 // Faults are enabled only per goroutine, so this changes nothing for code
 // that does not ask for it. A nil-pointer dereference is a fault too, with a

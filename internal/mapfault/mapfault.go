@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"sync"
 )
 
 // Error is a fault reading a memory-mapped file: the file changed size (was
@@ -84,19 +85,51 @@ func Name(file string) {
 	panic(v)
 }
 
-// Catch runs f, in a goroutine reading a mapping, with faults enabled and
-// returns the fault it raised, or nil. Other panics go on.
-func Catch(f func()) (err *Error) {
-	defer Enable()()
-	defer func() {
-		if v := recover(); v != nil {
-			if err = From(v); err == nil {
-				panic(v)
+// Group runs goroutines that read mappings and carries their first panic
+// to the goroutine that waits for them: a fault as its *Error, any other
+// panic (a bug) as a *Panic with the goroutine's stack. A panic in a
+// goroutine nobody can recover would kill the process; raised again in
+// Wait, it reaches the caller's boundary. The zero Group is ready.
+type Group struct {
+	wg     sync.WaitGroup
+	once   sync.Once
+	caught any
+}
+
+// Go runs f in a new goroutine with faults enabled.
+func (g *Group) Go(f func()) {
+	g.wg.Go(func() {
+		defer func() {
+			if v := recover(); v != nil {
+				if e := From(v); e != nil {
+					v = e
+				} else {
+					v = &Panic{Value: v, Stack: debug.Stack()}
+				}
+				g.once.Do(func() { g.caught = v })
 			}
-		}
-	}()
-	f()
-	return nil
+		}()
+		defer Enable()()
+		f()
+	})
+}
+
+// Wait waits for the goroutines, then raises their first panic again.
+func (g *Group) Wait() {
+	g.wg.Wait()
+	if g.caught != nil {
+		panic(g.caught)
+	}
+}
+
+// Panic is a panic of a Group's goroutine, raised again by Wait.
+type Panic struct {
+	Value any
+	Stack []byte // the goroutine's where it panicked
+}
+
+func (p *Panic) Error() string {
+	return fmt.Sprintf("%v\n[in a worker goroutine]\n%s", p.Value, p.Stack)
 }
 
 // Throw raises err again, as a panic, when it is an *Error; the caller

@@ -4,6 +4,7 @@ package mapfault
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,23 +63,40 @@ func TestNameCatchThrow(t *testing.T) {
 		defer Name("app.sym")
 		return data[len(data)-1]
 	}
-	var caught *Error
-	done := make(chan struct{})
-	go func() { // a worker goroutine
-		defer close(done)
-		caught = Catch(func() { lookup() })
-	}()
-	<-done
-	if caught == nil || caught.File != "app.sym" {
-		t.Fatalf("Catch = %v, want a fault naming app.sym", caught)
-	}
 	err := func() (err error) {
 		defer Recover(&err, "dump.dmp")
-		Throw(caught)
+		var g Group
+		g.Go(func() { lookup() }) // a worker goroutine
+		g.Go(func() {})
+		g.Wait()
 		return nil
 	}()
 	if err == nil || !strings.HasPrefix(err.Error(), "app.sym: ") {
-		t.Fatalf("thrown again: %v, want the fault naming app.sym", err)
+		t.Fatalf("raised by Wait: %v, want the fault naming app.sym", err)
+	}
+	err = func() (err error) {
+		defer Recover(&err, "dump.dmp")
+		Throw(err)
+		Throw(errors.New("not a fault"))
+		Throw(fmt.Errorf("wrapped: %w", &Error{File: "x.sym", Addr: 1 << 20}))
+		return nil
+	}()
+	if err == nil || !strings.HasPrefix(err.Error(), "x.sym: ") {
+		t.Fatalf("Throw: %v, want the fault naming x.sym", err)
+	}
+}
+
+func TestGroupCarriesOtherPanics(t *testing.T) {
+	v := func() (v any) {
+		defer func() { v = recover() }()
+		var g Group
+		g.Go(func() { panic("a bug") })
+		g.Wait()
+		return nil
+	}()
+	p, ok := v.(*Panic)
+	if !ok || p.Value != "a bug" || !strings.Contains(p.Error(), "TestGroupCarriesOtherPanics") {
+		t.Fatalf("recovered %#v, want a *Panic with the worker's stack", v)
 	}
 }
 
