@@ -278,7 +278,7 @@ func sizeHint(fh *os.File, path string, size int64) int64 {
 // firstCompressedLine returns the first line (at most 64 KiB) of a
 // compressed symbol file, decompressing no more than that.
 func firstCompressedLine(path string) ([]byte, error) {
-	fh, err := os.Open(path)
+	fh, _, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}

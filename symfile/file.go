@@ -2,11 +2,11 @@ package symfile
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"sync"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
 )
 
 // File is an indexed symbol file ready for lookups. It is safe for concurrent use.
@@ -176,22 +176,5 @@ func findID(ids []idEntry, id int64) (uint64, bool) {
 // before it opens: opening a FIFO named as a symbol file would block until
 // something writes to it.
 func openRegular(path string) (*os.File, os.FileInfo, error) {
-	if st, err := os.Stat(path); err != nil {
-		return nil, nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("symfile: %s is not a regular file", path)
-	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := fh.Stat()
-	if err == nil && !st.Mode().IsRegular() { // replaced since the first look
-		err = fmt.Errorf("symfile: %s is not a regular file", path)
-	}
-	if err != nil {
-		fh.Close()
-		return nil, nil, err
-	}
-	return fh, st, nil
+	return regfile.Open(path) // a FIFO neither blocks nor is read
 }

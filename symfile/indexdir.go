@@ -233,18 +233,17 @@ func fileIdentity(fh *os.File, st fs.FileInfo) (identity, error) {
 // from them. It returns nil and a nil error when there is no index to open,
 // nil and an error when the index cannot be used.
 func (d *IndexDir) load(idxPath string, dataFH *os.File, name, abs string, srcID, dataID identity) (*File, error) {
-	ih, err := os.Open(idxPath)
-	if err != nil {
+	ih, ist, err := openRegular(idxPath) // a FIFO planted there must not block
+	if errors.Is(err, fs.ErrNotExist) {
 		// No index (or no directory): build one; should the directory be
 		// unusable, writing the index says so.
 		return nil, nil
 	}
-	defer ih.Close()
-	ist, err := ih.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if !ist.Mode().IsRegular() || ist.Size() < indexHeaderSize {
+	defer ih.Close()
+	if ist.Size() < indexHeaderSize {
 		return nil, errors.New("not an index file")
 	}
 	idx, unmapIdx, err := mapFile(ih, ist.Size())
@@ -351,7 +350,7 @@ func writeAtomic(dir, path string, write func(io.Writer) error) error {
 // a copy always matches the index that refers to it.
 func (d *IndexDir) openCompressed(fh *os.File, path, abs, k, idxPath string, srcID identity) (*File, error) {
 	copyPath := filepath.Join(d.dir, k+"."+hex.EncodeToString(srcID.hash[:8])+".sym")
-	if ch, err := os.Open(copyPath); err == nil {
+	if ch, _, err := openRegular(copyPath); err == nil {
 		f, err := d.loadCopy(ch, idxPath, path, abs, srcID)
 		ch.Close()
 		if f != nil {
@@ -373,7 +372,7 @@ func (d *IndexDir) openCompressed(fh *os.File, path, abs, k, idxPath string, src
 		return Open(path)
 	}
 	d.removeOtherCopies(k, copyPath)
-	ch, err := os.Open(copyPath)
+	ch, _, err := openRegular(copyPath)
 	if err != nil {
 		d.cannotWrite(err)
 		return Open(path)

@@ -224,7 +224,7 @@ func firstLine(path string) ([]byte, error) {
 	if isCompressed(path) {
 		return firstCompressedLine(path)
 	}
-	fh, err := os.Open(path)
+	fh, _, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
