@@ -15,6 +15,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
 )
 
 // identityBytes is how much of a file's head and of its tail the identity
@@ -197,33 +199,69 @@ func indexKey(abs string) string {
 
 // sourceIdentity is the identity of the symbol file fh: from the
 // server's ETag when etag is not empty, else from its content
-// (fileIdentity).
+// (fileIdentity); both with the file's change stamp.
 func sourceIdentity(fh *os.File, st fs.FileInfo, etag string) (identity, error) {
 	if etag == "" {
 		return fileIdentity(fh, st)
 	}
 	// Prefixed to tell it from a hash of content.
-	return identity{size: uint64(st.Size()), mtime: st.ModTime().UnixNano(),
-		hash: sha256.Sum256([]byte("ETag\x00" + etag))}, nil
+	h := sha256.New()
+	h.Write([]byte("ETag\x00" + etag + "\x00"))
+	h.Write(changeStamp(st))
+	id := identity{size: uint64(st.Size()), mtime: st.ModTime().UnixNano()}
+	h.Sum(id.hash[:0])
+	return id, nil
 }
 
-// fileIdentity reads the identity of the open file fh.
+// identitySamples is how many blocks of identitySampleBytes, spread evenly
+// over the file between its head and its tail, the identity hashes.
+const (
+	identitySamples     = 64
+	identitySampleBytes = 4 << 10
+)
+
+// fileIdentity reads the identity of the open file fh: its size and
+// modification time, and a hash of its change stamp (changeStamp: the
+// inode's change time, which an edit in place moves even when the
+// modification time is set back) and of its content: the first and last
+// identityBytes bytes and identitySamples blocks between them, about
+// 400 KiB read whatever the file's size. The samples catch an edit that
+// keeps the size, the modification time and the head and tail where the
+// change time cannot (a system without one, a coarse one).
 func fileIdentity(fh *os.File, st fs.FileInfo) (identity, error) {
-	id := identity{size: uint64(st.Size()), mtime: st.ModTime().UnixNano()}
+	return identityOf(fh, st, changeStamp(st))
+}
+
+// identityOf is fileIdentity with the change stamp given.
+func identityOf(fh *os.File, st fs.FileInfo, stamp []byte) (identity, error) {
+	size := st.Size()
+	id := identity{size: uint64(size), mtime: st.ModTime().UnixNano()}
 	h := sha256.New()
-	buf := make([]byte, 2*identityBytes)
-	n := min(st.Size(), int64(len(buf)))
-	head := buf[:min(n, identityBytes)]
-	if _, err := fh.ReadAt(head, 0); err != nil {
+	h.Write(stamp)
+	buf := make([]byte, identityBytes)
+	read := func(off, n int64) error {
+		if _, err := fh.ReadAt(buf[:n], off); err != nil {
+			return err
+		}
+		h.Write(buf[:n])
+		return nil
+	}
+	if err := read(0, min(size, identityBytes)); err != nil {
 		return id, err
 	}
-	h.Write(head)
-	if st.Size() > identityBytes {
-		tail := buf[identityBytes : identityBytes+min(st.Size()-identityBytes, identityBytes)]
-		if _, err := fh.ReadAt(tail, st.Size()-int64(len(tail))); err != nil {
+	if mid := size - 2*identityBytes; mid > 0 {
+		for i := range int64(identitySamples) {
+			off := identityBytes + mid*i/identitySamples
+			if err := read(off, min(identitySampleBytes, size-identityBytes-off)); err != nil {
+				return id, err
+			}
+		}
+	}
+	if size > identityBytes {
+		n := min(size-identityBytes, identityBytes)
+		if err := read(size-n, n); err != nil {
 			return id, err
 		}
-		h.Write(tail)
 	}
 	h.Sum(id.hash[:0])
 	return id, nil
@@ -234,13 +272,13 @@ func fileIdentity(fh *os.File, st fs.FileInfo) (identity, error) {
 // nil and an error when the index cannot be used.
 func (d *IndexDir) load(idxPath string, dataFH *os.File, name, abs string, srcID, dataID identity) (*File, error) {
 	ih, ist, err := openRegular(idxPath) // a FIFO planted there must not block
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return nil, err
+	}
+	if err != nil {
 		// No index (or no directory): build one; should the directory be
 		// unusable, writing the index says so.
 		return nil, nil
-	}
-	if err != nil {
-		return nil, err
 	}
 	defer ih.Close()
 	if ist.Size() < indexHeaderSize {
