@@ -137,6 +137,7 @@ func (d *Dump) process(syms symfile.Supplier, opts processor.Options) (*processo
 		// Breakpad's walk, within the caller's budgets.
 		mo := processor.MicrodumpOptions()
 		mo.MaxFrames, mo.MaxTotalFrames, mo.MaxTime, mo.Trace = opts.MaxFrames, opts.MaxTotalFrames, opts.MaxTime, opts.Trace
+		mo.Context = opts.Context
 		return processor.ProcessMicrodump(d.Microdump, syms, mo)
 	}
 	return processor.Process(d.Minidump, syms, opts)

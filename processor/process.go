@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -58,6 +59,10 @@ type Options struct {
 	// MaxTime bounds the time the walks of a dump take; 0 means
 	// DefaultMaxTime.
 	MaxTime time.Duration
+	// Context, when not nil, stops the walks once it is done, as MaxTime
+	// does: batch cancels a dump past its --timeout, so that its work and
+	// memory end instead of running on beside the next dumps.
+	Context context.Context
 	// WalkOnlyRequesting walks only the requesting thread (none when no
 	// thread is requesting), for outputs that print no other (-b, and -c
 	// outside Breakpad's mode); the other threads get ThreadNotWalked, and
@@ -305,7 +310,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		e := env
 		e.Memory = jobs[j].mem
 		e.MaxFrames = caps[j]
-		timed := &timedArch{Arch: arch, deadline: deadline}
+		timed := newTimedArch(arch, deadline, opts.Context)
 		results[j] = walker.Walk(&e, timed, *jobs[j].ctx)
 		timedOut[j] = timed.expired
 	}
@@ -335,7 +340,11 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		jobs[j].thread.Truncated = r.Truncated || timedOut[j]
 		jobs[j].thread.WalkEnd = r.End
 		if timedOut[j] {
-			late.add(fmt.Errorf("thread %d: walk stopped after %d frames: the walks took over %v", jobs[j].thread.Index, len(r.Frames), maxTime))
+			why := fmt.Sprintf("the walks took over %v", maxTime)
+			if opts.Context != nil && opts.Context.Err() != nil {
+				why = "processing was cancelled (batch --timeout)"
+			}
+			late.add(fmt.Errorf("thread %d: walk stopped after %d frames: %s", jobs[j].thread.Index, len(r.Frames), why))
 		}
 		noSyms = append(noSyms, r.NoSymbols...)
 		corrupt = append(corrupt, r.CorruptSymbols...)

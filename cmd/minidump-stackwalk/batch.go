@@ -6,6 +6,7 @@ package main
 // stack depot, the summary, the HTML report and the symbol cache.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -200,6 +201,9 @@ type batchRun struct {
 	cache   *symcache.Cache // nil without symbol paths
 	builder *summary.Builder
 	stderr  io.Writer
+	// grace is how long a timed-out dump's cancelled work is waited for
+	// (timeoutGrace; 0 in tests that hang on purpose).
+	grace time.Duration
 	// process is processBatchInput; tests replace it.
 	process func(o *options, path string, sup symfile.Supplier, jsonOut io.Writer) triage.Result
 
@@ -209,7 +213,8 @@ type batchRun struct {
 }
 
 func runBatch(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	r := &batchRun{flags: b, builder: summary.NewBuilder(b.examples), stderr: stderr, out: stdout, process: processBatchInput}
+	r := &batchRun{flags: b, builder: summary.NewBuilder(b.examples), stderr: stderr, out: stdout, process: processBatchInput,
+		grace: timeoutGrace}
 	if load := newSymbolLoader(&b.o, stderr); load != nil {
 		r.cache = symcache.New(load, b.cacheBytes)
 	}
@@ -315,6 +320,11 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	return err
 }
 
+// timeoutGrace is how long a dump past --timeout is waited for once its
+// walks are cancelled; parts that do not stop at once (a symbol file being
+// indexed, a download within its own bounds) may take that long.
+const timeoutGrace = 10 * time.Second
+
 // processOne processes one input within the time limit, turning a panic
 // into an internal_error result, and adds its signature and stack id.
 func (r *batchRun) processOne(path string) triage.Result {
@@ -326,6 +336,13 @@ func (r *batchRun) processOne(path string) triage.Result {
 		sess = r.cache.Session()
 		sup = sess
 	}
+	// Past the time limit the walks are cancelled, and the run waits for
+	// them (timeoutGrace at most) so that -j bounds the work and memory in
+	// flight: a timed-out dump must not walk on beside the next ones.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := r.flags.o // a copy: the walks of this dump stop with ctx
+	o.walkCtx = ctx
 	go func() {
 		// The session ends with the walk, not at the time limit: a walk
 		// that goes on must keep its symbol files mapped.
@@ -349,7 +366,7 @@ func (r *batchRun) processOne(path string) triage.Result {
 					Error: fmt.Sprintf("panic: %v\n%s", v, firstFrames(debug.Stack()))}
 			}
 		}()
-		done <- r.processWithReport(path, sup)
+		done <- r.processWithReport(&o, path, sup)
 	}()
 	var res triage.Result
 	if r.flags.timeout > 0 {
@@ -360,6 +377,11 @@ func (r *batchRun) processOne(path string) triage.Result {
 		case <-t.C:
 			res = triage.Result{Path: path, Status: triage.StatusTimeout,
 				Error: fmt.Sprintf("not processed within --timeout %v", r.flags.timeout)}
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(r.grace):
+			}
 		}
 	} else {
 		res = <-done
@@ -377,13 +399,13 @@ func (r *batchRun) processOne(path string) triage.Result {
 
 // processWithReport processes path, writing its JSON report under
 // --output-dir when given.
-func (r *batchRun) processWithReport(path string, sup symfile.Supplier) triage.Result {
+func (r *batchRun) processWithReport(o *options, path string, sup symfile.Supplier) triage.Result {
 	if r.flags.outputDir == "" {
-		return r.process(&r.flags.o, path, sup, nil)
+		return r.process(o, path, sup, nil)
 	}
 	var res triage.Result
 	err := writeFileAtomic(filepath.Join(r.flags.outputDir, reportName(path)), func(w io.Writer) error {
-		res = r.process(&r.flags.o, path, sup, w)
+		res = r.process(o, path, sup, w)
 		return nil
 	})
 	if err != nil && res.Error == "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -77,6 +78,9 @@ type options struct {
 	limits limitFlags // resource bounds (limits.go)
 	// debuginfo holds --use-local-debuginfo, --debuginfo-path, --debuginfod-url (debuginfo.go).
 	debuginfo debuginfoFlags
+	// walkCtx, when not nil, stops the walks once done (batch's
+	// --timeout: processor.Options.Context).
+	walkCtx context.Context
 }
 
 // flagGroup is a set of flags that can take over the output, such as the

@@ -24,7 +24,7 @@ type input struct {
 
 // processorOptions returns the processing options the flags select.
 func (o *options) processorOptions() processor.Options {
-	opts := processor.Options{Trace: o.trace}
+	opts := processor.Options{Trace: o.trace, Context: o.walkCtx}
 	if o.breakpadCompat {
 		opts.Mode = walker.Breakpad
 	}
