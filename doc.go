@@ -9,7 +9,7 @@
 // (report.BuildJSON, report.WriteJSON).
 //
 // Symbols come from any symfile.Supplier: symfile.NewDirSupplier over
-// Breakpad symbol stores, symfile.NewHTTPSupplier for symbol servers, or a
+// Breakpad symbol stores, symsrv.NewSupplier for symbol servers, or a
 // supplier of your own. A single stream of a minidump is read with the
 // accessors of package minidump (Dump.Minidump).
 //

@@ -27,4 +27,13 @@
 // file, as Google's dump_syms reads a .gnu_debuglink file (FindDebugLink
 // finds it under debug directories). docs/native-debuginfo.md lists what
 // was compared and where we differ.
+//
+// WriteMachO writes the symbol file of a Mach-O binary and its dSYM's
+// DWARF file (package machofile) as Breakpad's Mac dump_syms does: MODULE
+// mac with the LC_UUID, FILE/FUNC/line/INLINE from the dSYM, PUBLIC from
+// the symbol table (data symbols too), STACK CFI from __eh_frame, and
+// outside BreakpadCompat from compact unwind (package compactunwind) as
+// Sentry's symbolic derives it. Tested record for record against
+// Breakpad's and symbolic's outputs for symbolic's fixture
+// (macho_test.go says why each difference is right).
 package dumpsyms

@@ -86,8 +86,17 @@ func (s *symbols) add(fn *dwarfsyms.Func) bool {
 
 // readDWARF adds the functions of f's DWARF data.
 func (s *symbols) readDWARF(f *elf.File, opts Options) error {
-	d, err := dwarfsyms.Read(f, dwarfsyms.Options{Inlines: opts.Inlines, NoInterCURefs: opts.NoInterCURefs,
-		BreakpadRanges: opts.BreakpadCompat, NoLexicalBlocks: opts.BreakpadCompat}, s.add)
+	return s.keepFiles(dwarfsyms.Read(f, dwarfOptions(opts), s.add))
+}
+
+func dwarfOptions(opts Options) dwarfsyms.Options {
+	return dwarfsyms.Options{Inlines: opts.Inlines, NoInterCURefs: opts.NoInterCURefs,
+		BreakpadRanges: opts.BreakpadCompat, NoLexicalBlocks: opts.BreakpadCompat}
+}
+
+// keepFiles keeps the file names of a DWARF read; a file without DWARF
+// has none.
+func (s *symbols) keepFiles(d *dwarfsyms.Data, err error) error {
 	if errors.Is(err, dwarfsyms.ErrNoDWARF) {
 		return nil
 	}

@@ -90,26 +90,32 @@ func WriteWithDebug(w io.Writer, f, debug *elf.File, path string, opts Options) 
 				entries = append(entries, dwarfEntries(t.DebugFrame, debug.Machine, li, opts.BreakpadCompat)...)
 			}
 		}
-		var b strings.Builder
-		for _, e := range entries {
-			b.Reset()
-			fmt.Fprintf(&b, "STACK CFI INIT %x %x ", e.addr-li.base, e.size)
-			writeRules(&b, e.initial)
-			b.WriteByte('\n')
-			addrs := make([]uint64, 0, len(e.changes))
-			for a := range e.changes {
-				addrs = append(addrs, a)
-			}
-			sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
-			for _, a := range addrs {
-				fmt.Fprintf(&b, "STACK CFI %x ", a-li.base)
-				writeRules(&b, e.changes[a])
-				b.WriteByte('\n')
-			}
-			bw.WriteString(b.String())
-		}
+		writeCFI(bw, entries, li.base)
 	}
 	return bw.Flush()
+}
+
+// writeCFI writes entries as STACK CFI INIT and STACK CFI records, their
+// addresses relative to base.
+func writeCFI(bw *bufio.Writer, entries []*cfiEntry, base uint64) {
+	var b strings.Builder
+	for _, e := range entries {
+		b.Reset()
+		fmt.Fprintf(&b, "STACK CFI INIT %x %x ", e.addr-base, e.size)
+		writeRules(&b, e.initial)
+		b.WriteByte('\n')
+		addrs := make([]uint64, 0, len(e.changes))
+		for a := range e.changes {
+			addrs = append(addrs, a)
+		}
+		sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
+		for _, a := range addrs {
+			fmt.Fprintf(&b, "STACK CFI %x ", a-base)
+			writeRules(&b, e.changes[a])
+			b.WriteByte('\n')
+		}
+		bw.WriteString(b.String())
+	}
 }
 
 // cfiEntries converts .debug_frame, then .eh_frame, then (32-bit ARM)

@@ -2,6 +2,7 @@ package processor
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -106,4 +107,11 @@ func (a *timedArch) cancelled() bool {
 	default:
 		return false
 	}
+}
+
+// frameCapError is the problem of a stack cut at its frame cap: like a
+// walk stopped by the time budget, a partial result (a Failure: exit
+// status 1, JSON status ERROR_PARTIAL), never a silently short stack.
+func frameCapError(thread, limit int) error {
+	return fmt.Errorf("thread %d: stack cut at its cap of %d frames (Options.MaxTotalFrames, --max-frames-total)", thread, limit)
 }

@@ -26,7 +26,8 @@
 // The walks keep to a budget, in every mode (docs/limits.md): frames
 // across threads (Options.MaxTotalFrames: the requesting thread may keep
 // half, the others share the rest) and time (Options.MaxTime). Breakpad
-// has neither; only hostile dumps reach them. A thread whose stack cannot
+// has neither; only hostile dumps reach them. A stack cut by either is a
+// Failure (ProcessState.Outcome: StatusPartial). A thread whose stack cannot
 // be read is noted in Errors, and problems of one kind are noted five
 // times, then counted (so is a stream error joining one error per entry).
 // Options.WalkOnlyRequesting walks the requesting thread alone, for

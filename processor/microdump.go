@@ -102,8 +102,11 @@ func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*
 	th.Frames = stack.Frames
 	th.Truncated = stack.Truncated || timed.expired
 	th.WalkEnd = stack.End
-	if timed.expired {
+	switch {
+	case timed.expired:
 		st.note("thread list", fmt.Errorf("thread 0: walk stopped after %d frames: the walk took over %v", len(stack.Frames), maxTime))
+	case stack.Truncated:
+		st.note("thread list", frameCapError(0, env.MaxFrames))
 	}
 	st.Threads = []*Thread{th}
 	st.RequestingThread = 0

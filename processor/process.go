@@ -332,6 +332,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 
 	var noSyms, corrupt []*walker.Module
 	late := repeatedNotes{what: "walks stopped by the time budget"}
+	capped := repeatedNotes{what: "stacks cut at their frame cap"}
 	for j, r := range results {
 		if r == nil {
 			continue
@@ -339,17 +340,21 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		jobs[j].thread.Frames = r.Frames
 		jobs[j].thread.Truncated = r.Truncated || timedOut[j]
 		jobs[j].thread.WalkEnd = r.End
-		if timedOut[j] {
+		switch {
+		case timedOut[j]:
 			why := fmt.Sprintf("the walks took over %v", maxTime)
 			if opts.Context != nil && opts.Context.Err() != nil {
 				why = "processing was cancelled (batch --timeout)"
 			}
 			late.add(fmt.Errorf("thread %d: walk stopped after %d frames: %s", jobs[j].thread.Index, len(r.Frames), why))
+		case r.Truncated:
+			capped.add(frameCapError(jobs[j].thread.Index, caps[j]))
 		}
 		noSyms = append(noSyms, r.NoSymbols...)
 		corrupt = append(corrupt, r.CorruptSymbols...)
 	}
 	late.flush(st, "thread list")
+	capped.flush(st, "thread list")
 	for _, ms := range st.Modules {
 		m := ms.Module
 		if source != nil {

@@ -39,6 +39,21 @@ func (s *ProcessState) Failures() []error {
 	return out
 }
 
+// Outcome is the status a report gives the processing: Status when
+// processing stopped early, StatusPartial when it ran to the end with
+// Failures (a broken essential stream, a stack cut by a bound), else
+// StatusOK. The command line exits with status 1 exactly when it is not
+// StatusOK.
+func (s *ProcessState) Outcome() Status {
+	switch {
+	case s.Status != StatusOK && s.Status != "":
+		return s.Status
+	case len(s.Failures()) > 0:
+		return StatusPartial
+	}
+	return StatusOK
+}
+
 // Warnings returns the other problems met (an ignored overlapping memory
 // region, a broken thread name list, a rejected module list), each once:
 // absent optional streams are normal and left out, and so are the Failures.

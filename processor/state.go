@@ -100,6 +100,9 @@ const (
 	StatusMinidumpNotFound = Status("ERROR_MINIDUMP_NOT_FOUND") // the file could not be opened
 	StatusNoThreadList     = Status("ERROR_NO_THREAD_LIST")     // ErrNoThreadList
 	StatusGettingThread    = Status("ERROR_GETTING_THREAD")     // ErrNoMicrodumpContext
+	// StatusPartial: processing ran to the end, but the report is
+	// incomplete (ProcessState.Failures; ours, not Breakpad's).
+	StatusPartial = Status("ERROR_PARTIAL")
 )
 
 // GPUInfo is a microdump's GPU line (Breakpad's "GPU:" block).

@@ -165,22 +165,22 @@ func writeFrameHeader(pr *printer, f *textFrame, index int) {
 		b = append(b, "0x"...)
 		b = appendHex(b, addr, 0)
 	case f.Function == "":
-		b = append(b, fileBase(f.Module.CodeFile)...)
+		b = append(b, textBase(f.Module.CodeFile)...)
 		b = append(b, " + 0x"...)
 		b = appendHex(b, addr-f.Module.Base, 0)
 	case f.SourceFile != "":
-		b = append(b, fileBase(f.Module.CodeFile)...)
+		b = append(b, textBase(f.Module.CodeFile)...)
 		b = append(b, '!')
 		b = append(b, f.Function...)
 		b = append(b, " ["...)
-		b = append(b, fileBase(f.SourceFile)...)
+		b = append(b, textBase(f.SourceFile)...)
 		b = append(b, " : "...)
 		b = strconv.AppendInt(b, int64(f.SourceLine), 10)
 		b = append(b, " + 0x"...)
 		b = appendHex(b, addr-f.SourceLineBase, 0)
 		b = append(b, ']')
 	default:
-		b = append(b, fileBase(f.Module.CodeFile)...)
+		b = append(b, textBase(f.Module.CodeFile)...)
 		b = append(b, '!')
 		b = append(b, f.Function...)
 		b = append(b, " + 0x"...)
@@ -338,7 +338,7 @@ func writeStackContents(pr *printer, p *textProcess, t *textThread, f, caller *t
 			} else {
 				pr.printf("%s *(0x%016x) = 0x%016x", indent, addr, v)
 			}
-			pr.printf(" <%s> [%s : %d + 0x%x]\n", s.Function, fileBase(s.File), s.Line, v-s.LineBase)
+			pr.printf(" <%s> [%s : %d + 0x%x]\n", s.Function, textBase(s.File), s.Line, v-s.LineBase)
 		}
 	}
 	pr.puts("\n")
@@ -372,7 +372,7 @@ func writeModules(pr *printer, p *textProcess) {
 		b = append(b, " - 0x"...)
 		b = appendHex(b, m.Base+m.Size-1, 8)
 		b = append(b, "  "...)
-		b = append(b, fileBase(m.CodeFile)...)
+		b = append(b, textBase(m.CodeFile)...)
 		b = append(b, "  "...)
 		if m.Version == "" {
 			b = append(b, "???"...)
@@ -397,7 +397,7 @@ func appendSymbolsWarning(b []byte, kind string, m *textModule) []byte {
 	b = append(b, "  (WARNING: "...)
 	b = append(b, kind...)
 	b = append(b, " symbols, "...)
-	b = append(b, fileBase(m.DebugFile)...)
+	b = append(b, textBase(m.DebugFile)...)
 	b = append(b, ", "...)
 	b = append(b, m.DebugID...)
 	return append(b, ')')

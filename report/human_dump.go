@@ -51,7 +51,7 @@ func writeStackDump(pr *printer, p *textProcess, t *textThread, left *int64) {
 			pointedFrom[v] = addr
 		} else if syms := symbolize(p, v); len(syms) > 0 {
 			s := syms[0]
-			pr.printf(" %s [%s : %d + 0x%x]", s.Function, fileBase(s.File), s.Line, v-s.LineBase)
+			pr.printf(" %s [%s : %d + 0x%x]", s.Function, textBase(s.File), s.Line, v-s.LineBase)
 		}
 		pr.puts("\n")
 	}

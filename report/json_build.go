@@ -33,15 +33,14 @@ func BuildJSON(st *processor.ProcessState, opts JSONOptions) *JSONReport {
 	if r.Status == "" {
 		r.Status = string(processor.StatusOK)
 	}
+	r.Status = string(st.Outcome())
 	r.ModulesContainsCertInfo = len(opts.CertSubjects) > 0
-	seen := map[string]bool{}
+	b := &jsonBuilder{st: st, opts: opts, r: r, hexWidth: 16, seenErrors: map[string]bool{}}
 	for _, err := range st.Errors {
-		if isBroken(err) && !seen[err.Error()] {
-			seen[err.Error()] = true
-			r.Errors = append(r.Errors, err.Error())
+		if isBroken(err) {
+			b.addError(err.Error())
 		}
 	}
-	b := &jsonBuilder{st: st, opts: opts, r: r, hexWidth: 16}
 	switch st.Status {
 	case processor.StatusNoMinidumpHeader, processor.StatusMinidumpNotFound:
 		// Nothing was read.
@@ -59,6 +58,17 @@ type jsonBuilder struct {
 	r    *JSONReport
 
 	hexWidth int // digits of an address: 8 on 32-bit CPUs, 16 otherwise
+	// seenErrors are the x_errors entries so far: one entry per problem,
+	// however many lists of the state hold it.
+	seenErrors map[string]bool
+}
+
+// addError adds a problem to x_errors unless it is there already.
+func (b *jsonBuilder) addError(text string) {
+	if !b.seenErrors[text] {
+		b.seenErrors[text] = true
+		b.r.Errors = append(b.r.Errors, text)
+	}
 }
 
 // hex formats an address or offset as rust-minidump does: zero-padded to the
@@ -97,7 +107,7 @@ func (b *jsonBuilder) build() {
 	for _, name := range jsonStreamErrors {
 		for _, e := range b.st.ReadErrors {
 			if e.Stream == name {
-				b.r.Errors = append(b.r.Errors, e.Err.Error())
+				b.addError(e.Error()) // "stream: problem", as st.Errors words it
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 )
 
@@ -82,7 +83,7 @@ func machineHeaderLines(p *textProcess) []string {
 				main = "1"
 			}
 			lines = append(lines, sprintf("Module|%s|%s|%s|%s|0x%08x|0x%08x|%s",
-				s(fileBase(m.CodeFile)), s(m.Version), s(fileBase(m.DebugFile)), s(m.DebugID),
+				s(textBase(m.CodeFile)), s(m.Version), s(textBase(m.DebugFile)), s(m.DebugID),
 				m.Base, m.Base+m.Size-1, main))
 		}
 	}
@@ -98,12 +99,12 @@ func writeStackMachine(pr *printer, thread int, t *textThread) {
 		case f.Module == nil:
 			pr.printf("||||0x%x", addr)
 		case f.Function == "":
-			pr.printf("%s||||0x%x", stripSeparator(fileBase(f.Module.CodeFile)), addr-f.Module.Base)
+			pr.printf("%s||||0x%x", stripSeparator(textBase(f.Module.CodeFile)), addr-f.Module.Base)
 		case f.SourceFile != "":
-			pr.printf("%s|%s|%s|%d|0x%x", stripSeparator(fileBase(f.Module.CodeFile)),
-				stripSeparator(f.Function), stripSeparator(f.SourceFile), f.SourceLine, addr-f.SourceLineBase)
+			pr.printf("%s|%s|%s|%d|0x%x", stripSeparator(textBase(f.Module.CodeFile)),
+				stripSeparator(f.Function), stripSeparator(textsafe.Escape(f.SourceFile)), f.SourceLine, addr-f.SourceLineBase)
 		default:
-			pr.printf("%s|%s|||0x%x", stripSeparator(fileBase(f.Module.CodeFile)),
+			pr.printf("%s|%s|||0x%x", stripSeparator(textBase(f.Module.CodeFile)),
 				stripSeparator(f.Function), addr-f.FunctionBase)
 		}
 		pr.puts("\n")

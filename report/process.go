@@ -201,6 +201,7 @@ func newTextProcess(st *processor.ProcessState) *textProcess {
 		p.Threads = append(p.Threads, t)
 	}
 	p.Symbolize = st.Symbolize
+	p.escapeStrings() // untrusted text made safe for a terminal (textescape.go)
 	return p
 }
 

@@ -47,18 +47,11 @@
 // STACK WIN programs. CFIRules.FindCallerRegs applies a rule set as
 // Breakpad's CFIFrameInfo does. NewDirSupplier finds a module's file in
 // Breakpad's symbol directory layout and loads it at most once.
-// NewHTTPSupplier fetches files in the same layout from Breakpad symbol
-// servers into an on-disk cache (downloads bounded in time, rate and size,
-// each file requested once, a server that does not answer, trickles,
-// streams a file past the bound, redirects in a loop or fails past the
-// retries not asked again; a download enters the cache only once it parses
-// cleanly, and a cached file that does not is fetched again). Its misses
-// (404) are remembered in the cache for a TTL (recording one prunes the
-// expired ones beside it), passing failures retried with
-// backoff, requests bounded in number and Prefetch runs them in parallel;
-// Mozilla Tecken's code-file/code-id lookup is asked last.
+// Symbol servers are package symsrv's, apart so that the walkers, which
+// read only this package's types, do not link net/http.
 // ChainSupplier asks several suppliers in order, e.g. local directories
-// before symbol servers.
+// before symbol servers. BaseName, SymbolFileName and SafePathElement give
+// Breakpad's store layout to other suppliers.
 //
 // Known differences from Breakpad, all on input that dump_syms does not write:
 //   - Error line numbers count every line, blank ones included.

@@ -97,6 +97,11 @@ func (f *File) Close() error {
 // Name is the path or name the File was made from.
 func (f *File) Name() string { return f.name }
 
+// SetName changes the name the File and its errors give, as when a file
+// checked at a temporary path is then moved into a cache. Call it before
+// the File is shared.
+func (f *File) SetName(name string) { f.name = name }
+
 // Size is the size of the (decompressed) symbol data in bytes.
 func (f *File) Size() int { return len(f.data) }
 

@@ -53,12 +53,6 @@ func (d *IndexDir) WithDecompressBudget(b *DecompressBudget) *IndexDir {
 	return d
 }
 
-// WithIndex makes an HTTPSupplier open the files of its cache through an
-// index directory (IndexDir.Open).
-func WithIndex(index *IndexDir) HTTPOption {
-	return func(s *HTTPSupplier) { s.index = index }
-}
-
 // DefaultIndexDir is the user's cache directory followed by
 // minidump-stackwalk/index, or "" when there is no cache directory.
 func DefaultIndexDir() string {

@@ -389,29 +389,18 @@ func TestIndexCompressed(t *testing.T) {
 	}
 }
 
-// TestIndexedSuppliers: a DirSupplier made with NewIndexedDirSupplier and
-// an HTTPSupplier given WithIndex open their files through the index: a
-// second supplier (as a later process) maps what the first built. A
-// download's first open maps an index too: the one built to check the
-// download before caching it, adopted rather than built a second time.
+// TestIndexedSuppliers: a DirSupplier made with NewIndexedDirSupplier
+// opens its files through the index: a second supplier (as a later
+// process) maps what the first built. (symsrv tests the same of a symbol
+// server's cache.)
 func TestIndexedSuppliers(t *testing.T) {
-	srv := newSymbolServer(t, files(map[string]string{"/app.pdb/ABC1/app.sym": appSym("app.pdb", "ABC1")}))
 	cache, idxDir := t.TempDir(), t.TempDir()
 	key := ModuleKey{DebugFile: "app.pdb", DebugID: "ABC1"}
-	for run, want := range []int{fromIndex, fromIndex} {
-		s, err := NewHTTPSupplier([]string{srv.URL}, cache, WithIndex(NewIndexDir(idxDir, failOnWarn(t))))
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := s.Symbols(key)
-		if err != nil || lookupName(t, f) != "app.pdb_fn" || f.origin != want {
-			t.Errorf("HTTP run %d: err %v, origin %d, want %d", run, err, f.origin, want)
-		}
-	}
-	for run, want := range []int{fromIndex, fromIndex} { // the cache's file is indexed already
+	writeFile(t, filepath.Join(cache, "app.pdb", "ABC1", "app.sym"), []byte("MODULE windows x86 ABC1 app.pdb\nFUNC 1000 10 0 app.pdb_fn\n"))
+	for run, want := range []int{fromBuild, fromIndex} {
 		s := NewIndexedDirSupplier(NewIndexDir(idxDir, failOnWarn(t)), cache)
 		f, err := s.Symbols(key)
-		if err != nil || lookupName(t, f) != "app.pdb_fn" || f.origin != want {
+		if sym, ok := f.Lookup(0x1000); err != nil || !ok || sym.Name != "app.pdb_fn" || f.origin != want {
 			t.Errorf("directory run %d: err %v, origin %d, want %d", run, err, f.origin, want)
 		}
 	}

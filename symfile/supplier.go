@@ -8,7 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oncemap"
 )
 
 // DirSupplier finds symbol files under local roots. It is safe for
@@ -19,36 +20,8 @@ type DirSupplier struct {
 	budget *DecompressBudget
 	trace  func(m ModuleKey, path string, err error) // WithTrace
 
-	modules onceMap[ModuleKey] // answer per module
-	paths   onceMap[string]    // parsed file per path
-}
-
-type loadOnce struct {
-	once sync.Once
-	file *File
-	err  error
-}
-
-// onceMap runs one load per key, however many goroutines ask for it, and
-// keeps the answer. The zero value is ready to use.
-type onceMap[K comparable] struct {
-	mu sync.Mutex
-	m  map[K]*loadOnce
-}
-
-func (o *onceMap[K]) get(key K, load func() (*File, error)) (*File, error) {
-	o.mu.Lock()
-	if o.m == nil {
-		o.m = make(map[K]*loadOnce)
-	}
-	l := o.m[key]
-	if l == nil {
-		l = &loadOnce{}
-		o.m[key] = l
-	}
-	o.mu.Unlock()
-	l.once.Do(func() { l.file, l.err = load() })
-	return l.file, l.err
+	modules oncemap.Map[ModuleKey, *File] // answer per module
+	paths   oncemap.Map[string, *File]    // parsed file per path
 }
 
 // NewDirSupplier returns a Supplier over roots, searched in order. A root
@@ -83,7 +56,7 @@ func NewIndexedDirSupplier(index *IndexDir, roots ...string) *DirSupplier {
 // returns the File (whose well-formed records are usable, as in Breakpad)
 // together with a *CorruptError naming the first bad line.
 func (s *DirSupplier) Symbols(m ModuleKey) (*File, error) {
-	return s.modules.get(m, func() (*File, error) { return s.find(m) })
+	return s.modules.Get(m, func() (*File, error) { return s.find(m) })
 }
 
 // WithTrace makes s report every path it tries for a module, and what
@@ -128,12 +101,12 @@ func (s *DirSupplier) find(m ModuleKey) (*File, error) {
 			s.tried(m, p, err)
 		}
 	}
-	return nil, fmt.Errorf("%w: %s %s", ErrNotFound, pathBase(m.DebugFile), m.DebugID)
+	return nil, fmt.Errorf("%w: %s %s", ErrNotFound, BaseName(m.DebugFile), m.DebugID)
 }
 
 // load parses a path once, however many modules resolve to it.
 func (s *DirSupplier) load(path string) (*File, error) {
-	return s.paths.get(path, func() (*File, error) {
+	return s.paths.Get(path, func() (*File, error) {
 		if s.index != nil {
 			// Compressed files are decompressed into the index
 			// directory, within the index's DecompressBudget.
@@ -148,24 +121,27 @@ func (s *DirSupplier) load(path string) (*File, error) {
 	})
 }
 
-// pathBase is Breakpad's PathnameStripper::File: the part after the last
-// '/' or '\'.
-func pathBase(p string) string {
+// BaseName is a module's file name without its directory, as Breakpad's
+// PathnameStripper::File takes it: the part after the last '/' or '\'
+// (a dump's names may be Windows or Unix paths).
+func BaseName(p string) string {
 	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
 		return p[i+1:]
 	}
 	return p
 }
 
-// safeComponent reports whether a name from a dump can be used as one path
-// element: not empty, not "." or "..", no separators or NUL.
-func safeComponent(s string) bool {
+// SafePathElement reports whether a name from a dump can be used as one
+// element of a path in a symbol store: not empty, not "." or "..", no
+// separators or NUL, at most 255 bytes.
+func SafePathElement(s string) bool {
 	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, "/\\\x00") && len(s) <= 255
 }
 
-// symName is the file name for a module file name: .pdb replaced by .sym,
-// otherwise .sym appended.
-func symName(base string) string {
+// SymbolFileName is the name of the symbol file of a module file (a
+// BaseName) in a Breakpad symbol store: .pdb replaced by .sym, otherwise
+// .sym appended.
+func SymbolFileName(base string) string {
 	if len(base) > 4 && strings.EqualFold(base[len(base)-4:], ".pdb") {
 		return base[:len(base)-4] + ".sym"
 	}
@@ -177,11 +153,11 @@ func symName(base string) string {
 func candidatePaths(root string, m ModuleKey) []string {
 	var out []string
 	add := func(file, id string) {
-		base := pathBase(file)
-		if !safeComponent(base) || !safeComponent(id) {
+		base := BaseName(file)
+		if !SafePathElement(base) || !SafePathElement(id) {
 			return
 		}
-		name := symName(base)
+		name := SymbolFileName(base)
 		for _, ext := range []string{"", ".gz", ".zst"} {
 			p := filepath.Join(root, base, id, name+ext)
 			if within(root, p) {
@@ -213,10 +189,10 @@ func moduleLineMatches(path string, m ModuleKey) bool {
 		return false
 	}
 	id, name := string(t[2]), string(t[3])
-	if m.DebugID != "" && strings.EqualFold(id, m.DebugID) && name == pathBase(m.DebugFile) {
+	if m.DebugID != "" && strings.EqualFold(id, m.DebugID) && name == BaseName(m.DebugFile) {
 		return true
 	}
-	return m.CodeID != "" && strings.EqualFold(id, m.CodeID) && name == pathBase(m.CodeFile)
+	return m.CodeID != "" && strings.EqualFold(id, m.CodeID) && name == BaseName(m.CodeFile)
 }
 
 // firstLine returns the first line of a (possibly compressed) symbol file.
@@ -235,4 +211,15 @@ func firstLine(path string) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(line, "\r\n"), nil
+}
+
+// openCorrupt opens a symbol file (through index, when not nil), reporting
+// any failure as a *CorruptError.
+func openCorrupt(index *IndexDir, path string) (*File, error) {
+	f, err := index.Open(path)
+	var ce *CorruptError
+	if err != nil && !errors.As(err, &ce) {
+		err = &CorruptError{File: path, Err: err}
+	}
+	return f, err
 }

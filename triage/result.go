@@ -1,5 +1,11 @@
 package triage
 
+import (
+	"encoding/base64"
+	"fmt"
+	"unicode/utf8"
+)
+
 // Statuses of a Result. Every status other than StatusOK means the input
 // could not be fully processed.
 const (
@@ -10,8 +16,8 @@ const (
 	// header, a broken microdump or ELF core).
 	StatusInvalid = "invalid"
 	// StatusPartial: the dump was read but a stream the report needs (system
-	// info, exception, thread or module list) is broken; what could be read
-	// is still reported.
+	// info, exception, thread or module list) is broken, or a stack was cut
+	// by a bound (frames, walk time); what could be read is still reported.
 	StatusPartial = "partial"
 	// StatusTimeout: processing took longer than the per-dump limit.
 	StatusTimeout = "timeout"
@@ -44,9 +50,13 @@ type Module struct {
 
 // Result is what batch triage reports of one input: one JSON line.
 type Result struct {
-	Path   string `json:"path"`
-	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
+	Path string `json:"path"`
+	// PathBase64 is Path's bytes in standard base64 when they are not
+	// valid UTF-8 (JSON would show such bytes as U+FFFD, and the line could
+	// not be mapped back to its file); empty otherwise. SetPath sets both.
+	PathBase64 string `json:"path_base64,omitempty"`
+	Status     string `json:"status"`
+	Error      string `json:"error,omitempty"`
 
 	OS  string `json:"os,omitempty"`
 	CPU string `json:"cpu,omitempty"`
@@ -74,3 +84,30 @@ type Result struct {
 
 // OK reports whether the input was fully processed.
 func (r *Result) OK() bool { return r.Status == StatusOK }
+
+// SetPath sets Path, and PathBase64 when path is not valid UTF-8.
+func (r *Result) SetPath(path string) {
+	r.Path, r.PathBase64 = path, RawPath(path)
+}
+
+// RawPath is the base64 of path's bytes when they are not valid UTF-8, ""
+// otherwise: the lossless form of a path that JSON cannot carry.
+func RawPath(path string) string {
+	if utf8.ValidString(path) {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString([]byte(path))
+}
+
+// PathFromRaw is the inverse of RawPath: the path whose bytes raw encodes,
+// or lossy when raw is "".
+func PathFromRaw(lossy, raw string) (string, error) {
+	if raw == "" {
+		return lossy, nil
+	}
+	b, err := base64.StdEncoding.DecodeString(raw)
+	if err != nil {
+		return "", fmt.Errorf("path_base64 %q: %w", raw, err)
+	}
+	return string(b), nil
+}

@@ -40,8 +40,41 @@ func TestRun(t *testing.T) {
 		}
 	}
 	errOut.Reset()
-	if rc := run([]string{"main_test.go"}, &out, &errOut); rc != 1 || !strings.Contains(errOut.String(), "main_test.go") {
+	if rc := run([]string{"main_test.go"}, &out, &errOut); rc != 1 || errOut.String() != "dump_syms: main_test.go: not an ELF, PE, PDB or Mach-O file\n" {
 		t.Errorf("not ELF: exit %d, %q", rc, errOut.String())
+	}
+}
+
+// dump_syms follows the other commands' flag conventions (issue 28.5):
+// --help exits 0, long names beside Google's letters, --flag=value, a
+// missing file or an unknown flag is a usage error (2) that says so.
+func TestFlagConventions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "arm-crashdemo")
+	if err := os.WriteFile(path, corpus.ReadZstd(t, "../../testdata/cores/arm-crashdemo.zst"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	for _, args := range [][]string{{"--help"}, {"-h"}} {
+		out.Reset()
+		if rc := run(args, &out, &errOut); rc != 0 || !strings.Contains(out.String(), "--breakpad-compat") {
+			t.Errorf("%q: exit %d, output %q", args, rc, out.String())
+		}
+	}
+	out.Reset()
+	want := "MODULE Android arm 97C1D5E7CD3050B4FA08C2632E99C7BA0 crashdemo\n"
+	if rc := run([]string{"--header-only", "--name=crashdemo", "--os", "Android", path}, &out, &errOut); rc != 0 ||
+		!strings.HasPrefix(out.String(), want) {
+		t.Errorf("long flags: exit %d, output %q", rc, out.String())
+	}
+	for _, args := range [][]string{{}, {"--no-such-flag", path}, {"-breakpad-compat", path}} {
+		errOut.Reset()
+		if rc := run(args, &out, &errOut); rc != 2 || !strings.Contains(errOut.String(), "dump_syms --help") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and a pointer to --help", args, rc, errOut.String())
+		}
+	}
+	errOut.Reset()
+	if rc := run([]string{filepath.Join(t.TempDir(), "missing")}, &out, &errOut); rc != 1 || !strings.Contains(errOut.String(), "missing") {
+		t.Errorf("missing file: exit %d, %q", rc, errOut.String())
 	}
 }
 

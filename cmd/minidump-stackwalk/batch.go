@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage/depot"
@@ -168,8 +169,16 @@ stack_id; --summary and --html group the crashes by signature, and a table of th
 top signatures is printed on stderr at the end. --shard I/N and "batch merge"
 split a run across processes or machines (docs/scaling.md).
 
-Exit status: 0 when every input was processed, 1 when some could not be, 2 on a
-usage error, 3 when some input met an internal error (a bug).`,
+A directory scan follows symbolic links to files, not to directories (those are
+reported and skipped), and passes over files that are not dumps (counted in the
+summary's "skipped"). A symbol file or a directory of symbol files given as a
+PATH is a usage error: symbol paths go to --symbols-path.
+
+Exit status: 0 when every input found was processed in full and nothing was
+skipped for an error; 1 when an input was not processed in full, no input was
+found, or a path was skipped for an error (an unreadable directory, a link to a
+directory, a directory without a dump); 2 on a usage error; 3 when some input met an internal
+error (a bug).`,
 		Args:          cobra.ArbitraryArgs, // PATHs; "merge" is the subcommand
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -210,26 +219,56 @@ type batchRun struct {
 	outMu sync.Mutex
 	out   io.Writer
 	err   error // first error writing out
+
+	// signals stop the run (batch_signals.go); broken is closed when
+	// stdout is a closed pipe; temps are the --output-dir temporaries.
+	signals    <-chan os.Signal
+	broken     chan struct{}
+	brokenOnce sync.Once
+	temps      tempFiles
 }
 
 func runBatch(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	signals, stop := notifyStop() // batch_signals.go
+	defer stop()
+	return runBatchWith(b, args, stdin, stdout, stderr, signals)
+}
+
+// runBatchWith is runBatch stopped by what arrives on signals.
+func runBatchWith(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.Writer, signals <-chan os.Signal) int {
 	r := &batchRun{flags: b, builder: summary.NewBuilder(b.examples), stderr: stderr, out: stdout, process: processBatchInput,
-		grace: timeoutGrace}
+		signals: signals, broken: make(chan struct{}), grace: timeoutGrace}
 	if load := newSymbolLoader(&b.o, stderr); load != nil {
 		r.cache = symcache.New(load, b.cacheBytes)
 	}
-	paths, err := findInputs(args, stdin, b.nul, stderr)
+	mine := func(p string) bool { return inShard(p, b.shardIndex, b.shardCount) }
+	scan, err := findInputs(args, stdin, b.nul, mine, stderr) // batch_inputs.go
 	if err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: batch: %v\n", err)
+		logf(stderr, "minidump-stackwalk: %v\n", err)
+		if errors.As(err, new(usageError)) {
+			fmt.Fprintf(stderr, "Run 'minidump-stackwalk batch --help' for usage.\n")
+			return exitUsage
+		}
 		return exitDump
 	}
-	var mine []string
-	for _, p := range paths {
-		if inShard(p, b.shardIndex, b.shardCount) {
-			mine = append(mine, p)
+	for reason, n := range scan.skipped {
+		r.builder.AddSkipped(reason, n)
+	}
+	var shard []string
+	for _, p := range scan.paths {
+		if mine(p) {
+			shard = append(shard, p)
 		}
 	}
-	return r.run(mine)
+	status := r.run(shard)
+	switch {
+	case len(scan.paths) == 0:
+		fmt.Fprintf(stderr, "minidump-stackwalk: batch: no input found in %s\n", textsafe.Escape(strings.Join(args, " ")))
+		status = max(status, exitDump)
+	case scan.problems > 0:
+		status = max(status, exitDump)
+	}
+	return status
 }
 
 // run processes paths with the run's workers and writes the outputs.
@@ -247,17 +286,16 @@ func (r *batchRun) run(paths []string) int {
 				r.emit(&res)
 				prog.done(res.OK())
 				if !res.OK() {
-					prog.println(fmt.Sprintf("minidump-stackwalk: %s: %s: %s", p, res.Status, firstLine(res.Error)))
+					prog.println(fmt.Sprintf("minidump-stackwalk: %s: %s: %s", textsafe.Escape(p), res.Status, textsafe.Escape(firstLine(res.Error))))
 				}
 			}
 		}()
 	}
-	for _, p := range paths {
-		work <- p
-	}
+	stopped := r.feed(work, paths) // nil, or the signal that stopped the run (batch_signals.go)
 	close(work)
-	wg.Wait()
+	r.wait(&wg, stopped)
 	prog.finish()
+	defer r.temps.removeAll()
 
 	status := exitOK
 	s := r.builder.Summary()
@@ -274,6 +312,9 @@ func (r *batchRun) run(paths []string) int {
 	if err := r.writeReports(s); err != nil {
 		fmt.Fprintf(r.stderr, "minidump-stackwalk: batch: %v\n", err)
 		status = exitDump
+	}
+	if stopped != nil {
+		status = r.stopStatus(stopped, s.Inputs, len(paths))
 	}
 	summary.WriteTable(r.stderr, s, r.flags.top)
 	return status
@@ -303,21 +344,7 @@ func writeSummaryFiles(s *summary.Summary, summaryFile, htmlFile string) error {
 // writeFileAtomic writes a file through a temporary file renamed into
 // place, so that a reader never sees half of it.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return writeFileAtomicIn(path, nil, func(f *os.File) error { return write(f) })
 }
 
 // timeoutGrace is how long a dump past --timeout is waited for once its
@@ -394,6 +421,7 @@ func (r *batchRun) processOne(path string) triage.Result {
 		res.Frames = []triage.Frame{}
 	}
 	res.Milliseconds = time.Since(start).Milliseconds()
+	res.SetPath(path) // path_base64 when the path is not UTF-8
 	return res
 }
 
@@ -404,7 +432,7 @@ func (r *batchRun) processWithReport(o *options, path string, sup symfile.Suppli
 		return r.process(o, path, sup, nil)
 	}
 	var res triage.Result
-	err := writeFileAtomic(filepath.Join(r.flags.outputDir, reportName(path)), func(w io.Writer) error {
+	err := writeFileAtomicIn(filepath.Join(r.flags.outputDir, reportName(path)), &r.temps, func(w *os.File) error {
 		res = r.process(o, path, sup, w)
 		return nil
 	})
@@ -442,6 +470,7 @@ func (r *batchRun) emit(res *triage.Result) {
 	}
 	if err != nil && r.err == nil {
 		r.err = err
+		r.noteWriteError(err) // a closed pipe stops the run (batch_signals.go)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symsrv"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage/symcache"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -121,7 +122,7 @@ func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
 	local, urls := splitSymbolPaths(o.symbolPaths)
 	elf, err := o.debuginfo.supplier(o) // modules' own ELF files (debuginfo.go)
 	if err != nil {                     // check() has accepted the flags
-		fmt.Fprintf(stderr, "minidump-stackwalk: warning: ELF files not used: %v\n", err)
+		logf(stderr, "minidump-stackwalk: warning: ELF files not used: %v\n", err)
 	}
 	if len(local) == 0 && len(urls) == 0 && elf == nil {
 		return nil
@@ -145,11 +146,11 @@ func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
 		if len(up) == 0 {
 			return nil, fmt.Errorf("%w: no symbol server left", symfile.ErrNotFound)
 		}
-		opts := append(o.symbolServer.httpOptions(), symfile.WithIndex(index), o.limits.downloadLimit())
+		opts := append(o.symbolServer.httpOptions(), symsrv.WithIndex(index), o.limits.downloadLimit())
 		if total > 0 {
-			opts = append(opts, symfile.WithTotalTimeout(total))
+			opts = append(opts, symsrv.WithTotalTimeout(total))
 		}
-		hs, herr := symfile.NewHTTPSupplier(up, o.symbolServer.cache, opts...)
+		hs, herr := symsrv.NewSupplier(up, o.symbolServer.cache, opts...)
 		if herr != nil {
 			return nil, herr
 		}
@@ -158,8 +159,8 @@ func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
 			srv.noteFailures(err)
 			mu.Lock()
 			for _, e := range joined(err) {
-				if !errors.Is(e, symfile.ErrServerDown) { // named in the first failure's warning
-					fmt.Fprintf(stderr, "minidump-stackwalk: warning: symbols of %s: %v\n", moduleName(m), e)
+				if !errors.Is(e, symsrv.ErrServerDown) { // named in the first failure's warning
+					logf(stderr, "minidump-stackwalk: warning: symbols of %s: %v\n", moduleName(m), e)
 				}
 			}
 			mu.Unlock()
@@ -214,8 +215,8 @@ func (s *serverState) noteFailures(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, e := range joined(err) {
-		var de *symfile.DownloadError
-		if !errors.As(e, &de) || de.Status != 0 || errors.Is(e, symfile.ErrDownloadBudget) {
+		var de *symsrv.DownloadError
+		if !errors.As(e, &de) || de.Status != 0 || errors.Is(e, symsrv.ErrDownloadBudget) {
 			continue
 		}
 		for _, u := range s.urls {

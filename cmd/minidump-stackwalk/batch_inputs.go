@@ -3,57 +3,183 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	dumpinput "github.com/minidump-stackwalk/minidump-stackwalk/internal/input"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 )
 
 // maxStdinPath bounds one path read from stdin.
 const maxStdinPath = 1 << 16
 
+// Why a path found in a directory scan is not an input: the summary's
+// "skipped" counts them by these reasons.
+const (
+	skipNotDump    = "not a dump"
+	skipSymbolFile = "symbol file"
+	skipNotRegular = "not a regular file"
+	// The skips below are problems: the run exits with status 1.
+	skipUnreadableDir = "unreadable directory"
+	skipDirLink       = "symbolic link to a directory"
+)
+
+// inputScan is what findInputs found: the inputs, and what it passed over.
+type inputScan struct {
+	paths []string
+	// skipped counts the paths of this shard passed over, by reason
+	// (skipNotDump, ...), so that the shards' counts add up.
+	skipped map[string]int
+	// mine reports whether a path belongs to this run's shard.
+	mine func(path string) bool
+	// problems counts what was skipped for an error (an unreadable
+	// directory, a link to a directory, a directory without a dump): the
+	// run's exit status is then 1.
+	problems int
+}
+
 // findInputs expands the batch command's PATH arguments: a file is an
 // input as it is (whatever its content: a bad one gets its error line), a
 // directory gives the dumps under it, recognised by content, and "-" the
-// paths read from stdin. Unreadable directories are reported on stderr
-// and skipped.
-func findInputs(args []string, stdin io.Reader, nul bool, stderr io.Writer) ([]string, error) {
-	var out []string
+// paths read from stdin. In a directory, a symbolic link to a file is
+// followed (the path keeps the link's name); one to a directory is not
+// (no loops, no leaving the tree) and is reported; a file that cannot be
+// read is an input, so that its result line says why. Every skip with a
+// problem is reported on stderr. A symbol file given as a PATH, or a
+// directory holding symbol files and no dump, is a usage error pointing
+// to --symbols-path: walking without the symbols meant is worse than
+// stopping.
+func findInputs(args []string, stdin io.Reader, nul bool, mine func(string) bool, stderr io.Writer) (*inputScan, error) {
+	scan := &inputScan{skipped: map[string]int{}, mine: mine}
 	for _, a := range args {
 		if a == "-" {
 			paths, err := readPathList(stdin, nul)
 			if err != nil {
 				return nil, fmt.Errorf("reading paths from stdin: %w", err)
 			}
-			out = append(out, paths...)
+			scan.paths = append(scan.paths, paths...)
 			continue
 		}
 		st, err := os.Stat(a)
-		if err != nil || !st.IsDir() {
-			out = append(out, a) // processing reports what is wrong with it
-			continue
-		}
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				fmt.Fprintf(stderr, "minidump-stackwalk: batch: %v (skipped)\n", err)
-				if d != nil && d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
+		switch {
+		case err == nil && st.IsDir():
+			if err := scan.walkDir(a, stderr); err != nil {
+				return nil, err
 			}
-			if d.Type().IsRegular() && looksLikeDump(p) {
-				out = append(out, p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
+		case err == nil && isSymbolFile(a):
+			return nil, usageError{fmt.Errorf("batch: %s is a symbol file, not a dump: give symbol files and directories with --symbols-path", textsafe.Escape(a))}
+		default:
+			scan.paths = append(scan.paths, a) // processing reports what is wrong with it
 		}
 	}
-	return out, nil
+	return scan, nil
+}
+
+// walkDir adds the dumps under dir.
+func (scan *inputScan) walkDir(dir string, stderr io.Writer) error {
+	before := len(scan.paths)
+	symbolFiles := 0
+	skip := func(p, reason string, problem bool) {
+		if scan.mine(p) {
+			scan.skipped[reason]++
+		}
+		if problem {
+			scan.problems++
+			fmt.Fprintf(stderr, "minidump-stackwalk: batch: %s: %s (skipped)\n", textsafe.Escape(p), reason)
+		}
+	}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			fmt.Fprintf(stderr, "minidump-stackwalk: batch: %s (skipped)\n", textsafe.Escape(err.Error()))
+			if scan.mine(p) {
+				scan.skipped[skipUnreadableDir]++
+			}
+			scan.problems++
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		mode := d.Type()
+		if mode&fs.ModeSymlink != 0 {
+			st, err := os.Stat(p)
+			switch {
+			case err != nil:
+				scan.paths = append(scan.paths, p) // a dangling link: its result says so
+				return nil
+			case st.IsDir():
+				skip(p, skipDirLink, true)
+				return nil
+			}
+			mode = st.Mode().Type()
+		}
+		switch {
+		case d.IsDir():
+		case !mode.IsRegular():
+			skip(p, skipNotRegular, false)
+		case isSymbolFile(p):
+			symbolFiles++
+			skip(p, skipSymbolFile, false)
+		default:
+			if isInput(p) {
+				scan.paths = append(scan.paths, p)
+			} else {
+				skip(p, skipNotDump, false)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(scan.paths) > before {
+		return nil
+	}
+	if symbolFiles > 0 {
+		return usageError{fmt.Errorf("batch: %s holds %d symbol files and no dump: give symbol directories with --symbols-path "+
+			"(minidump-stackwalk batch --symbols-path %s DUMPS...)", textsafe.Escape(dir), symbolFiles, textsafe.Escape(dir))}
+	}
+	scan.problems++
+	fmt.Fprintf(stderr, "minidump-stackwalk: batch: %s: no dump found\n", textsafe.Escape(dir))
+	return nil
+}
+
+// isInput reports whether a file found in a directory is an input: a
+// minidump, an ELF core or a microdump, plain or compressed, told by its
+// first bytes (internal/input.SniffFile), or a file that cannot be read
+// (its result line says why, rather than a silent skip).
+func isInput(path string) bool {
+	kind, _, err := dumpinput.SniffFile(path)
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		return true
+	}
+	return err == nil && kind.Processable()
+}
+
+// isSymbolFile reports whether path is a Breakpad symbol file, by its name
+// (.sym, also compressed) or its first line (MODULE); a dump named .sym is
+// a dump.
+func isSymbolFile(path string) bool {
+	for _, ext := range []string{".sym", ".sym.gz", ".sym.zst", ".sym.xz"} {
+		if strings.HasSuffix(strings.ToLower(path), ext) {
+			kind, _, err := dumpinput.SniffFile(path)
+			return err != nil || !kind.Processable()
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len("MODULE "))
+	_, err = io.ReadFull(f, head)
+	return err == nil && string(head) == "MODULE "
 }
 
 // readPathList reads paths one per line (or NUL-separated), skipping empty ones.
@@ -82,12 +208,4 @@ func readPathList(r io.Reader, nul bool) ([]string, error) {
 		}
 	}
 	return out, sc.Err()
-}
-
-// looksLikeDump reports whether a file found in a directory is an input:
-// a minidump, an ELF core or a microdump, plain or compressed, told by its
-// first bytes (internal/input.SniffFile).
-func looksLikeDump(path string) bool {
-	kind, _, err := dumpinput.SniffFile(path)
-	return err == nil && kind.Processable()
 }

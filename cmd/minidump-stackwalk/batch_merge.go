@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage/summary"
 )
 
@@ -48,27 +49,39 @@ printed on stderr.`,
 
 func runMerge(paths []string, out, html string, examples, top int, stdout, stderr io.Writer) int {
 	var parts []*summary.Summary
+	var files []os.FileInfo
 	for _, p := range paths {
-		s, err := readSummaryFile(p)
+		s, info, err := readSummaryFile(p)
+		if err == nil {
+			for i, f := range files {
+				if os.SameFile(f, info) {
+					err = fmt.Errorf("the same file as %s: each shard's summary is merged once", textsafe.Escape(paths[i]))
+				}
+			}
+		}
 		if err != nil {
-			fmt.Fprintf(stderr, "minidump-stackwalk: batch merge: %s: %v\n", p, err)
+			fmt.Fprintf(stderr, "minidump-stackwalk: batch merge: %s: %s\n", textsafe.Escape(p), textsafe.Escape(err.Error()))
 			return exitDump
 		}
-		parts = append(parts, s)
+		parts, files = append(parts, s), append(files, info)
 	}
 	merged, err := summary.Merge(examples, parts...)
 	if err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: batch merge: %v\n", err)
+		var pe *summary.PartError
+		if errors.As(err, &pe) {
+			err = fmt.Errorf("%s: %w", paths[pe.Part], pe.Err)
+		}
+		fmt.Fprintf(stderr, "minidump-stackwalk: batch merge: %s\n", textsafe.Escape(err.Error()))
 		return exitDump
 	}
 	if out == "" {
 		if err := summary.Write(stdout, merged); err != nil {
-			fmt.Fprintf(stderr, "minidump-stackwalk: batch merge: %v\n", err)
+			logf(stderr, "minidump-stackwalk: batch merge: %v\n", err)
 			return exitDump
 		}
 	}
 	if err := writeSummaryFiles(merged, out, html); err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: batch merge: %v\n", err)
+		logf(stderr, "minidump-stackwalk: batch merge: %v\n", err)
 		return exitDump
 	}
 	summary.WriteTable(stderr, merged, top)
@@ -78,11 +91,18 @@ func runMerge(paths []string, out, html string, examples, top int, stdout, stder
 // maxSummaryBytes bounds a summary file read by merge.
 const maxSummaryBytes = 1 << 30
 
-func readSummaryFile(path string) (*summary.Summary, error) {
+// readSummaryFile reads and checks a summary; the file's info tells the
+// same file given twice.
+func readSummaryFile(path string) (*summary.Summary, os.FileInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	return summary.Read(io.LimitReader(f, maxSummaryBytes))
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := summary.Read(io.LimitReader(f, maxSummaryBytes))
+	return s, info, err
 }

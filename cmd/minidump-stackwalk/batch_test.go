@@ -386,7 +386,7 @@ func TestBatchShardMergeEqualsWhole(t *testing.T) {
 
 func readSummary(t *testing.T, path string) *summary.Summary {
 	t.Helper()
-	s, err := readSummaryFile(path)
+	s, _, err := readSummaryFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

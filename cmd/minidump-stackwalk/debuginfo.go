@@ -17,6 +17,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/debuginfod"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
+	"github.com/minidump-stackwalk/minidump-stackwalk/pdbsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
@@ -42,8 +43,9 @@ type builtSupplier struct {
 func (f *debuginfoFlags) addFlags(fs *pflag.FlagSet) {
 	f.built = &builtSupplier{}
 	fs.BoolVar(&f.useLocal, "use-local-debuginfo", false,
-		"for modules without a .sym, read symbols and unwind tables from their ELF files: the path\n"+
-			"the dump names, /usr/lib/debug and --debuginfo-path, used only when the build id matches")
+		"for modules without a .sym, read symbols and unwind tables from their ELF files (the path\n"+
+			"the dump names, /usr/lib/debug and --debuginfo-path) and Windows modules' PDBs (under\n"+
+			"--debuginfo-path: flat, symbol stores, .pd_ cabinets), used only when the id matches")
 	addStringList(fs, &f.roots, "debuginfo-path",
 		"a `DIR` of ELF and debug files, by file name or .build-id/xx/rest.debug (repeatable; implies\n"+
 			"--use-local-debuginfo)")
@@ -65,14 +67,18 @@ func (f *debuginfoFlags) check() error {
 	return nil
 }
 
-// supplier returns the ELF-file supplier, or nil when it is off. Its
+// supplier returns the ELF-file supplier followed by the PDB supplier
+// (Windows modules' PDBs under --debuginfo-path: flat, symbol stores,
+// .pd_ files; package pdbsupplier), or nil when they are off. Its
 // downloads keep to the symbol server's per-download bound.
 func (f *debuginfoFlags) supplier(o *options) (symfile.Supplier, error) {
 	s, err := f.elfSupplier(o)
 	if s == nil || err != nil {
 		return nil, err
 	}
-	return s, nil
+	p := pdbsupplier.New(f.roots...)
+	p.UseModulePath = true
+	return symfile.ChainSupplier{f.withMachO(s), p}, nil // debuginfo_macho.go
 }
 
 // native returns the supplier as the walkers' evidence from the modules'

@@ -33,9 +33,9 @@ func (o *options) checkSymbolPaths(stderr io.Writer) error {
 		st, err := os.Stat(p)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				fmt.Fprintf(stderr, "minidump-stackwalk: warning: symbol path %s does not exist\n", p)
+				logf(stderr, "minidump-stackwalk: warning: symbol path %s does not exist\n", p)
 			} else {
-				fmt.Fprintf(stderr, "minidump-stackwalk: warning: symbol path %s: %v\n", p, err)
+				logf(stderr, "minidump-stackwalk: warning: symbol path %s: %v\n", p, err)
 			}
 			continue
 		}

@@ -138,3 +138,19 @@ func TestVerboseDebugNamesSymbolFiles(t *testing.T) {
 		t.Errorf("--verbose=info logs symbol tries:\n%s", logged)
 	}
 }
+
+// A symbol file or a directory given where the dump goes fails (exit 1)
+// with a line saying what to give instead (issue 28.1).
+func TestNotADumpHints(t *testing.T) {
+	syms := corpus.Testdata(t, "symbols")
+	sym := filepath.Join(syms, "crashdemo", "49560879E67F118807D2C11D1A997E730", "crashdemo.sym")
+	for path, want := range map[string]string{
+		sym:  "is a symbol file: give the dump first, then symbol files and directories (or --symbols-path)",
+		syms: "run `minidump-stackwalk batch " + syms + "`; a symbol directory goes after the dump or to --symbols-path",
+	} {
+		_, stderr, status := runCLI(path)
+		if status != exitDump || !strings.Contains(stderr, want) {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant 1 and %q", path, status, stderr, want)
+		}
+	}
+}

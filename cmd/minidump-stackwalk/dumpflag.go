@@ -67,7 +67,7 @@ func processRawDump(o *options, group flagGroup, stdout, stderr io.Writer) (int,
 	}
 	dump, err := openRawDump(o.dumpPath, o.stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
+		logf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
 		return exitDump, true
 	}
 	defer dump.Close()
@@ -75,7 +75,7 @@ func processRawDump(o *options, group flagGroup, stdout, stderr io.Writer) (int,
 	var file *os.File
 	if f := group.(*dumpFlag).fs.Lookup("output-file"); f != nil && f.Changed {
 		if file, err = os.Create(f.Value.String()); err != nil {
-			fmt.Fprintf(stderr, "minidump-stackwalk: %v\n", err)
+			logf(stderr, "minidump-stackwalk: %v\n", err)
 			return exitDump, true
 		}
 		out = file
@@ -91,7 +91,7 @@ func processRawDump(o *options, group flagGroup, stdout, stderr io.Writer) (int,
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
+		logf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
 		return exitDump, true
 	}
 	return exitOK, true

@@ -5,7 +5,6 @@ package main
 // index instead of reading the whole file.
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/spf13/pflag"
@@ -34,6 +33,6 @@ func (f *indexFlags) indexDir(stderr io.Writer) *symfile.IndexDir {
 		return nil
 	}
 	return symfile.NewIndexDir(f.dir, func(err error) {
-		fmt.Fprintf(stderr, "minidump-stackwalk: warning: %v\n", err)
+		logf(stderr, "minidump-stackwalk: warning: %v\n", err)
 	})
 }

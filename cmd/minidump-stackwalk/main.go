@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/core2mdcli"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 )
 
 // Exit statuses.
@@ -24,6 +25,9 @@ const (
 	// exitInternal is a bug of ours: a panic, reported with its stack.
 	// Go's runtime exits 2 on a panic, which would pass for a usage error.
 	exitInternal = 3
+	// exitSignal plus the signal's number: a batch run stopped by SIGINT
+	// (130), SIGPIPE (141) or SIGTERM (143), after writing its reports.
+	exitSignal = 128
 )
 
 func main() {
@@ -35,7 +39,8 @@ func main() {
 func runGuarded(args []string, stdout, stderr io.Writer) (status int) {
 	defer func() {
 		if v := recover(); v != nil {
-			fmt.Fprintf(stderr, "minidump-stackwalk: internal error (a bug; please report it with the input): %v\n%s", v, debug.Stack())
+			fmt.Fprintf(stderr, "minidump-stackwalk: internal error (a bug; please report it with the input): %s\n%s",
+				textsafe.EscapeText(fmt.Sprint(v)), debug.Stack())
 			status = exitInternal
 		}
 	}()
@@ -258,7 +263,7 @@ func runWithStdin(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: %v\n", err)
+		logf(stderr, "minidump-stackwalk: %v\n", err)
 		var u usageError
 		if errors.As(err, &u) || errors.As(err, new(core2mdcli.UsageError)) {
 			fmt.Fprintf(stderr, "Run 'minidump-stackwalk --help' for usage.\n")

@@ -214,14 +214,23 @@ func checkPartialJSON(t *testing.T, path, problem string, noThreads bool) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("--json: %v\n%s", err, out)
 	}
-	wantStatus, wantThreads := "OK", 2
+	wantStatus, wantThreads := "ERROR_PARTIAL", 2 // exit status 1: not "OK" (issue 28.1)
 	if noThreads {
 		wantStatus, wantThreads = "ERROR_NO_THREAD_LIST", 0
 	}
 	if doc.Status != wantStatus || doc.ThreadCount != wantThreads {
 		t.Errorf("--json: status %q, %d threads; want %q, %d", doc.Status, doc.ThreadCount, wantStatus, wantThreads)
 	}
-	if !slices.ContainsFunc(doc.Errors, func(e string) bool { return strings.HasPrefix(e, problem) }) {
+	if !slices.ContainsFunc(doc.Errors, func(e string) bool { return strings.Contains(e, problem) }) {
 		t.Errorf("--json: x_errors %q lack %q", doc.Errors, problem)
+	}
+	// One entry per problem: the stream's error once, not once per list
+	// of the state that holds it.
+	for i, e := range doc.Errors {
+		for _, f := range doc.Errors[i+1:] {
+			if strings.HasSuffix(e, f) || strings.HasSuffix(f, e) {
+				t.Errorf("--json: x_errors repeat a problem: %q and %q", e, f)
+			}
+		}
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 
 	stackwalk "github.com/minidump-stackwalk/minidump-stackwalk"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -39,7 +41,7 @@ func (o *options) processorOptions() processor.Options {
 func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
 	status, err := processGuarded(o, group, stdout, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: %v\n", err)
+		fmt.Fprintf(stderr, "minidump-stackwalk: %s\n", textsafe.Escape(err.Error()))
 		return exitDump
 	}
 	return status
@@ -59,7 +61,7 @@ func processDump(o *options, group flagGroup, stdout, stderr io.Writer) int {
 	}
 	d, err := stackwalk.OpenWith(o.dumpPath, stackwalk.Options{Sysroot: o.sysroot, Stdin: o.stdin})
 	if err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
+		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %s%s\n", textsafe.Escape(o.dumpPath), textsafe.Escape(err.Error()), notADumpHint(o.dumpPath))
 		writeOpenFailure(group, stdout, o.dumpPath, err) // --json prints a status document
 		return exitDump
 	}
@@ -72,7 +74,7 @@ func processDump(o *options, group flagGroup, stdout, stderr io.Writer) int {
 func processInput(o *options, group flagGroup, d *stackwalk.Dump, stdout, stderr io.Writer) int {
 	if d.Microdump != nil {
 		for _, w := range d.Microdump.Warnings {
-			fmt.Fprintf(stderr, "minidump-stackwalk: %s: %s\n", o.dumpPath, w)
+			logf(stderr, "minidump-stackwalk: %s: %s\n", o.dumpPath, w)
 		}
 	}
 	sup, downloaded := o.walkSymbols(d, stderr)                        // prefetch, progress (symbolprogress.go)
@@ -81,7 +83,7 @@ func processInput(o *options, group flagGroup, d *stackwalk.Dump, stdout, stderr
 	in := &input{Path: o.dumpPath, SymbolPaths: o.symbolPaths, State: st}
 	if err != nil && d.Kind == stackwalk.KindMicrodump {
 		// Breakpad's microdump_stackwalk prints no report then.
-		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
+		logf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
 		in.NoText = true
 		writeFailure(group, stdout, in) // --json status document
 		return exitDump
@@ -89,7 +91,7 @@ func processInput(o *options, group flagGroup, d *stackwalk.Dump, stdout, stderr
 	if !o.breakpadCompat && o.extraThread >= len(st.Threads) && len(st.Threads) > 0 {
 		// Known only now: -t names a thread the dump does not have
 		// (Breakpad prints the crashed thread alone and exits 0).
-		fmt.Fprintf(stderr, "minidump-stackwalk: -t %d: %s has %d threads (0 to %d)\nRun 'minidump-stackwalk --help' for usage.\n",
+		logf(stderr, "minidump-stackwalk: -t %d: %s has %d threads (0 to %d)\nRun 'minidump-stackwalk --help' for usage.\n",
 			o.extraThread, o.dumpPath, len(st.Threads), len(st.Threads)-1)
 		return exitUsage
 	}
@@ -100,11 +102,11 @@ func processInput(o *options, group flagGroup, d *stackwalk.Dump, stdout, stderr
 		return exitDump
 	}
 	for _, e := range st.Warnings() {
-		fmt.Fprintf(stderr, "minidump-stackwalk: warning: %s: %v\n", o.dumpPath, e)
+		logf(stderr, "minidump-stackwalk: warning: %s: %v\n", o.dumpPath, e)
 	}
 	failures := st.Failures()
 	for _, e := range failures {
-		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, e)
+		logf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, e)
 	}
 	if len(failures) > 0 {
 		return exitDump
@@ -127,7 +129,7 @@ func writeOutput(o *options, group flagGroup, in *input, stdout, stderr io.Write
 		err = w.Flush()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: writing output: %v\n", err)
+		logf(stderr, "minidump-stackwalk: writing output: %v\n", err)
 		return false
 	}
 	return true
@@ -148,4 +150,22 @@ func writeText(w io.Writer, o *options, st *processor.ProcessState) error {
 		ExtraThread:          o.extraThread,
 		StackDump:            o.stackDump,
 	})
+}
+
+// notADumpHint says what to do instead when the input that failed to open
+// is a symbol file or a directory, the two usual mix-ups (issue 28); ""
+// otherwise.
+func notADumpHint(path string) string {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return ""
+	case st.IsDir():
+		return "\nminidump-stackwalk: one dump is walked at a time: for the dumps of a directory, run `minidump-stackwalk batch " +
+			textsafe.Escape(path) + "`; a symbol directory goes after the dump or to --symbols-path"
+	case isSymbolFile(path): // batch_inputs.go
+		return "\nminidump-stackwalk: " + textsafe.Escape(path) + " is a symbol file: give the dump first, then symbol files and " +
+			"directories (or --symbols-path)"
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +72,41 @@ func TestSymbolsDownloadTimeoutSecs(t *testing.T) {
 	for _, flag := range []string{"--no-color", "--no-interactive", "--recover-function-args"} {
 		if _, errOut, status := runCLI(flag, "-b", dump); status != exitOK || errOut != "" {
 			t.Errorf("%s: status %d, stderr %q", flag, status, errOut)
+		}
+	}
+}
+
+// Every rust-minidump flag that takes a value takes it in both of clap's
+// forms, "--flag value" and "--flag=value": "--verbose trace" must not
+// read "trace" as the dump (issue 28).
+func TestRustMinidumpValueFlagForms(t *testing.T) {
+	manual, err := os.ReadFile(corpus.Shared(t, "corpus", "rust-minidump", "minidump-stackwalk", "tests", "snapshots",
+		"test_minidump_stackwalk__markdown-help.snap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]string{"features": "stable-all", "verbose": "trace", "symbols-download-timeout-secs": "7"}
+	flags := regexp.MustCompile("(?m)^#### `--([a-z0-9-]+) <").FindAllStringSubmatch(string(manual), -1)
+	if len(flags) < 8 {
+		t.Fatalf("found %d flags with a value in rust-minidump's manual, want its whole list", len(flags))
+	}
+	for _, m := range flags {
+		name := m[1]
+		value := values[name]
+		if value == "" {
+			value = "v1"
+		}
+		for _, args := range [][]string{{"--" + name, value, "DUMP"}, {"--" + name + "=" + value, "DUMP"}} {
+			var status int
+			cmd := newCommand(&options{}, flagGroups(), io.Discard, io.Discard, &status)
+			if err := cmd.ParseFlags(args); err != nil {
+				t.Errorf("%q: %v", args, err)
+				continue
+			}
+			got := cmd.Flags().Lookup(name).Value.String()
+			if !strings.Contains(got, value) || !slices.Equal(cmd.Flags().Args(), []string{"DUMP"}) {
+				t.Errorf("%q: --%s = %q, positional %q; want %q and [DUMP]", args, name, got, cmd.Flags().Args(), value)
+			}
 		}
 	}
 }

@@ -80,8 +80,9 @@ func (r *rustFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&r.human, "human", false, "emit the human-readable report (the default)")
 	fs.StringVar(&r.cyborg, "cyborg", "", "emit the human-readable report and write the --json report to `PATH`")
 	fs.StringVar(&r.outputFile, "output-file", "", "write the output to `PATH` instead of stdout")
-	fs.StringVar(&r.verbose, "verbose", "error", "log level on stderr: off, error, warn, info, debug, trace")
-	fs.Lookup("verbose").NoOptDefVal = "info"
+	// No default without a value: rust-minidump (clap) reads "--verbose trace"
+	// as the flag and its value, and so do we.
+	fs.StringVar(&r.verbose, "verbose", "error", "log `LEVEL` on stderr: off, error, warn, info, debug, trace")
 	fs.StringVar(&r.logFile, "log-file", "", "write the --verbose log to `PATH` instead of stderr")
 	addStringList(fs, &r.symbolsPaths, "symbols-path", "a symbol directory or file (repeatable), in addition to the positional symbol paths")
 	fs.BoolVar(&r.noDemangle, "no-demangle", false, "print mangled C++ and Rust names as the symbol files give them")

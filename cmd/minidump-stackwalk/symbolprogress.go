@@ -14,10 +14,11 @@ import (
 
 	stackwalk "github.com/minidump-stackwalk/minidump-stackwalk"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symsrv"
 )
 
 // prefetcher is a supplier that can look modules up ahead of a walk
-// (symfile's ChainSupplier and HTTPSupplier).
+// (symfile's ChainSupplier and symsrv's Supplier).
 type prefetcher interface {
 	Prefetch(mods []symfile.ModuleKey)
 }
@@ -30,7 +31,7 @@ type prefetcher interface {
 // stderr through the progress line, which they clear first.
 func (o *options) walkSymbols(d *stackwalk.Dump, stderr io.Writer) (symfile.Supplier, func()) {
 	prog := newDownloadProgress(stderr, o.showProgress(stderr), o.compat.noColor)
-	var report func(symfile.DownloadProgress)
+	var report func(symsrv.DownloadProgress)
 	if prog.enabled {
 		report = prog.report
 	}
@@ -91,7 +92,7 @@ type downloadProgress struct {
 }
 
 type download struct {
-	p     symfile.DownloadProgress
+	p     symsrv.DownloadProgress
 	start time.Time
 }
 
@@ -99,8 +100,8 @@ func newDownloadProgress(w io.Writer, enabled, noColor bool) *downloadProgress {
 	return &downloadProgress{w: w, enabled: enabled, noColor: noColor, active: map[string]*download{}}
 }
 
-// report takes a supplier's progress report (symfile.WithProgress).
-func (d *downloadProgress) report(p symfile.DownloadProgress) {
+// report takes a supplier's progress report (symsrv.WithProgress).
+func (d *downloadProgress) report(p symsrv.DownloadProgress) {
 	if !d.enabled {
 		return
 	}

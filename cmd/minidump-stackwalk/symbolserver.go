@@ -15,7 +15,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/pdbsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symsrv"
 )
 
 // symbolServerFlags are --symbols-url, --symbols-cache,
@@ -38,11 +40,12 @@ const (
 )
 
 // httpOptions are the supplier options the flags select.
-func (f *symbolServerFlags) httpOptions() []symfile.HTTPOption {
-	retry := symfile.DefaultRetry
+func (f *symbolServerFlags) httpOptions() []symsrv.Option {
+	retry := symsrv.DefaultRetry
 	retry.Retries = f.retries
-	return []symfile.HTTPOption{symfile.WithTimeout(f.timeout), symfile.WithMissTTL(f.missTTL),
-		symfile.WithRetry(retry), symfile.WithDownloadJobs(f.jobs)}
+	return []symsrv.Option{symsrv.WithTimeout(f.timeout), symsrv.WithMissTTL(f.missTTL),
+		symsrv.WithRetry(retry), symsrv.WithDownloadJobs(f.jobs),
+		symsrv.WithPDBs(pdbsupplier.FileSymbols)} // Microsoft-protocol servers (mssymsrv.go)
 }
 
 // defaultSymbolCache is os.UserCacheDir()/minidump-stackwalk/symbols, or ""
@@ -58,19 +61,20 @@ func defaultSymbolCache() string {
 func (f *symbolServerFlags) addFlags(fs *pflag.FlagSet) {
 	addStringList(fs, &f.urls, "symbols-url",
 		"a symbol server `URL` (repeatable), asked after the local symbol paths for\n"+
-			"URL/<debug file>/<debug id>/<debug file without .pdb>.sym; a positional symbol path\n"+
-			"starting with http:// or https:// is a symbol server too")
+			"URL/<debug file>/<debug id>/<debug file without .pdb>.sym, then for a Windows module's\n"+
+			"PDB as Microsoft's servers serve it (<name>.pdb/<id>/<name>.pdb or .pd_); srv*cache*URL\n"+
+			"is accepted; a positional symbol path starting with http:// or https:// is a symbol server too")
 	fs.StringVar(&f.cache, "symbols-cache", defaultSymbolCache(), "`DIR` where files downloaded from symbol servers are kept, in the same layout")
-	fs.DurationVar(&f.timeout, "symbol-download-timeout", symfile.DefaultDownloadTimeout, "bound on each symbol download, for example 30s or 2m")
-	fs.DurationVar(&f.total, "symbols-total-timeout", symfile.DefaultTotalTimeout, "bound on all symbol downloads together (then modules are walked without\n"+
+	fs.DurationVar(&f.timeout, "symbol-download-timeout", symsrv.DefaultDownloadTimeout, "bound on each symbol download, for example 30s or 2m")
+	fs.DurationVar(&f.total, "symbols-total-timeout", symsrv.DefaultTotalTimeout, "bound on all symbol downloads together (then modules are walked without\n"+
 		"their symbols, with a warning), for example 10m; 0: no bound")
-	fs.DurationVar(&f.missTTL, "symbols-miss-ttl", symfile.DefaultMissTTL,
+	fs.DurationVar(&f.missTTL, "symbols-miss-ttl", symsrv.DefaultMissTTL,
 		"how long a server's \"not found\" (HTTP 404, 410) is remembered in --symbols-cache, so\n"+
 			"later runs do not ask again; 0: not remembered")
-	fs.IntVar(&f.retries, "symbols-retries", symfile.DefaultRetry.Retries,
+	fs.IntVar(&f.retries, "symbols-retries", symsrv.DefaultRetry.Retries,
 		"retries of a download that failed for a passing reason (HTTP 5xx, 429, a timeout, a reset\n"+
 			"connection), with exponential backoff; never for a 404")
-	fs.IntVar(&f.jobs, "symbols-download-jobs", symfile.DefaultDownloadJobs,
+	fs.IntVar(&f.jobs, "symbols-download-jobs", symsrv.DefaultDownloadJobs,
 		"symbol files downloaded at once: a dump's modules are fetched ahead of its walk (in\n"+
 			"batch, each worker downloads one file at a time and --jobs bounds them)")
 }
@@ -84,6 +88,7 @@ func isSymbolURL(p string) bool {
 // check validates the flags and adds the --symbols-url servers to
 // o.symbolPaths (which then hold local paths and URLs, as given).
 func (f *symbolServerFlags) check(o *options) error {
+	msSymbolPaths(f.urls, o.symbolPaths) // srv*cache*url (mssymsrv.go)
 	for _, u := range f.urls {
 		if !isSymbolURL(u) {
 			return fmt.Errorf("--symbols-url %q: want an http:// or https:// URL", u)
@@ -112,7 +117,7 @@ func (f *symbolServerFlags) check(o *options) error {
 	if f.cache == "" {
 		return errors.New("symbol servers need a cache directory: give --symbols-cache DIR")
 	}
-	if _, err := symfile.NewHTTPSupplier(urls, f.cache); err != nil {
+	if _, err := symsrv.NewSupplier(urls, f.cache); err != nil {
 		return err
 	}
 	return nil
@@ -140,7 +145,7 @@ func (o *options) symbolSupplier(stderr io.Writer) symfile.Supplier {
 
 // symbolSupplierWith is symbolSupplier with the symbol servers' downloads
 // reported to progress (nil: not reported).
-func (o *options) symbolSupplierWith(stderr io.Writer, progress func(symfile.DownloadProgress)) symfile.Supplier {
+func (o *options) symbolSupplierWith(stderr io.Writer, progress func(symsrv.DownloadProgress)) symfile.Supplier {
 	local, urls := splitSymbolPaths(o.symbolPaths)
 	var chain symfile.ChainSupplier
 	index := o.index.indexDir(stderr)
@@ -155,22 +160,22 @@ func (o *options) symbolSupplierWith(stderr io.Writer, progress func(symfile.Dow
 		chain = append(chain, dir)
 	}
 	if len(urls) > 0 {
-		opts := append(o.symbolServer.httpOptions(), symfile.WithTotalTimeout(o.symbolServer.total),
-			symfile.WithIndex(index), symfile.WithTrace(o.lookups.traceFunc()),
+		opts := append(o.symbolServer.httpOptions(), symsrv.WithTotalTimeout(o.symbolServer.total),
+			symsrv.WithIndex(index), symsrv.WithTrace(o.lookups.traceFunc()),
 			o.limits.downloadLimit()) // limits.go
 		if progress != nil {
-			opts = append(opts, symfile.WithProgress(progress))
+			opts = append(opts, symsrv.WithProgress(progress))
 		}
-		hs, err := symfile.NewHTTPSupplier(urls, o.symbolServer.cache, opts...)
+		hs, err := symsrv.NewSupplier(urls, o.symbolServer.cache, opts...)
 		if err != nil { // check() has accepted these; say so should it happen anyway
-			fmt.Fprintf(stderr, "minidump-stackwalk: warning: symbol servers not used: %v\n", err)
+			logf(stderr, "minidump-stackwalk: warning: symbol servers not used: %v\n", err)
 		} else {
 			chain = append(chain, hs)
 		}
 	}
 	elf, err := o.debuginfo.supplier(o) // modules' own ELF files (debuginfo.go)
 	if err != nil {                     // check() has accepted the flags; say so should it happen anyway
-		fmt.Fprintf(stderr, "minidump-stackwalk: warning: ELF files not used: %v\n", err)
+		logf(stderr, "minidump-stackwalk: warning: ELF files not used: %v\n", err)
 	} else if elf != nil {
 		chain = append(chain, elf)
 	}
@@ -188,7 +193,7 @@ func (o *options) symbolSupplierWith(stderr io.Writer, progress func(symfile.Dow
 }
 
 // Prefetch passes a prefetch on to the supplier it wraps (symfile's
-// ChainSupplier or HTTPSupplier); its answers, warnings included, come
+// ChainSupplier or symsrv's Supplier); its answers, warnings included, come
 // when the walk asks.
 func (s *warningSupplier) Prefetch(mods []symfile.ModuleKey) {
 	if p, ok := s.sup.(prefetcher); ok {
@@ -222,7 +227,7 @@ func (s *warningSupplier) Symbols(m symfile.ModuleKey) (*symfile.File, error) {
 		s.warned[m] = true
 		for _, e := range joined(err) {
 			// A server found unreachable or too slow is named once.
-			var de *symfile.DownloadError
+			var de *symsrv.DownloadError
 			if errors.As(e, &de) && de.ServerDown {
 				if s.down[de.Server] {
 					continue

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
@@ -234,10 +235,10 @@ func (d *dump) printRawText(t uint32) {
 	for len(b) > 0 {
 		i := indexNUL(b)
 		if i < 0 {
-			d.w.Write(b)
+			io.WriteString(d.w, textsafe.EscapeText(string(b))) // lines and tabs kept
 			break
 		}
-		d.w.Write(b[:i])
+		io.WriteString(d.w, textsafe.EscapeText(string(b[:i])))
 		d.printf("\\0\n")
 		b = b[i+1:]
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
+
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
@@ -62,11 +64,11 @@ func TestOracle(t *testing.T) {
 			if err != nil && want.Len() != 0 {
 				t.Fatalf("Write: %v; minidump_dump printed %d bytes", err, want.Len())
 			}
-			if bytes.Equal(got.Bytes(), want.Bytes()) {
+			if bytes.Equal(got.Bytes(), want.Bytes()) || withoutEscapes(got.String()) == escaped(want.String()) {
 				same++
 				return
 			}
-			t.Errorf("differs from minidump_dump: %s", firstDiff(got.String(), want.String()))
+			t.Errorf("differs from minidump_dump: %s", firstDiff(withoutEscapes(got.String()), escaped(want.String())))
 		})
 	}
 	t.Logf("%d of %d dumps byte-identical to minidump_dump", same, len(paths))
@@ -98,3 +100,15 @@ func clip(s string) string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// escaped is minidump_dump's output as Write prints it: the one deliberate
+// difference is that strings from the dump are escaped for a terminal
+// (textsafe), which minidump_dump prints raw.
+func escaped(breakpad string) string { return textsafe.EscapeText(breakpad) }
+
+// withoutEscapes undoes the escapes of the tabs and line feeds inside a
+// string from the dump, which minidump_dump prints raw (escaped keeps them
+// raw, as in the text streams).
+func withoutEscapes(ours string) string {
+	return strings.NewReplacer(`\x09`, "\t", `\x0a`, "\n").Replace(ours)
+}

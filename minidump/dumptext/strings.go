@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 )
 
 // Breakpad's string limits: MINIDUMP_STRINGs of at most 1024 UTF-16 units,
@@ -110,21 +112,26 @@ func (d *dump) readUTF8String(off int64) (string, bool) {
 	return string(b), ok
 }
 
-// cstr is s as printf's %s shows it: up to its first NUL.
+// cstr is s as printf's %s shows it: up to its first NUL; escaped for a
+// terminal (textsafe.Escape: the identity on printable text, so the output
+// stays minidump_dump's, but a hostile name's escape sequences and line
+// breaks are shown, not obeyed).
 func cstr(s string) string {
 	if i := strings.IndexByte(s, 0); i >= 0 {
-		return s[:i]
+		s = s[:i]
 	}
-	return s
+	return textsafe.Escape(s)
 }
 
+// cbytes is cstr of bytes.
 func cbytes(b []byte) string {
 	for i, c := range b {
 		if c == 0 {
-			return string(b[:i])
+			b = b[:i]
+			break
 		}
 	}
-	return string(b)
+	return textsafe.Escape(string(b))
 }
 
 // utcTime formats a time_t as Breakpad's TimeTToUTCString.

@@ -51,6 +51,7 @@ type statusView struct {
 
 // Write renders s as the HTML report.
 func Write(w io.Writer, s *summary.Summary) error {
+	s = escaped(s) // no control bytes from dumps or paths in the page (safe.go)
 	v := view{S: s}
 	for _, g := range s.Groups {
 		v.Grouped += g.Count

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage/summary"
@@ -48,5 +49,30 @@ func TestWriteSelfContained(t *testing.T) {
 	// Nothing is fetched: no src or href attribute, no url() in styles.
 	if m := regexp.MustCompile(`(?i)\s(src|href)\s*=|url\(|@import`).FindString(page); m != "" {
 		t.Errorf("page refers to an outside resource: %q", m)
+	}
+}
+
+// Paths, signatures, frames and errors with control bytes and invalid
+// UTF-8 reach the page escaped, never raw (issue 26.13).
+func TestWriteNoControlBytes(t *testing.T) {
+	b := summary.NewBuilder(5)
+	n := 0
+	hostile := "evil\x1b]0;t\x07\xff\r\n"
+	b.Add(&triage.Result{Path: "/d/" + hostile + ".dmp", Status: triage.StatusOK, Signature: "sig" + hostile, CrashingThread: &n,
+		CrashReason: "SIG" + hostile, Modules: []triage.Module{{Name: "m" + hostile}},
+		Frames: []triage.Frame{{Module: "m" + hostile, Function: "f" + hostile, File: "/src/" + hostile, Line: 1, Offset: "0x1", Trust: "context"}}})
+	b.Add(&triage.Result{Path: "/d/bad" + hostile, Status: triage.StatusInvalid, Error: "line one " + hostile + "\nline two"})
+	var buf bytes.Buffer
+	if err := Write(&buf, b.Summary()); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for i, r := range page {
+		if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0) || (r == utf8.RuneError && !strings.HasPrefix(page[i:], "\uFFFD")) {
+			t.Fatalf("raw %q at offset %d: %q", r, i, page[max(0, i-40):min(len(page), i+40)])
+		}
+	}
+	if !strings.Contains(page, `/d/evil\x1b]0;t\x07\xff\x0d\x0a.dmp`) || !strings.Contains(page, "line one evil") {
+		t.Errorf("the escaped path or error is missing from the page")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage/depot"
 )
@@ -37,13 +38,19 @@ type Summary struct {
 	Groups []Group `json:"groups"`
 	// Stacks holds the frames of every stack_id the groups name.
 	Stacks map[string][]triage.Frame `json:"stacks"`
+	// Skipped counts the paths a directory scan passed over, by reason
+	// ("not a dump", "unreadable directory", ...); omitted when none.
+	Skipped map[string]int `json:"skipped,omitempty"`
 }
 
 // Failure is one input that was not processed in full.
 type Failure struct {
-	Path   string `json:"path"`
-	Status string `json:"status"`
-	Error  string `json:"error"`
+	Path string `json:"path"`
+	// PathBase64 is Path's bytes in base64 when they are not valid UTF-8
+	// (triage.RawPath); Read restores Path from it.
+	PathBase64 string `json:"path_base64,omitempty"`
+	Status     string `json:"status"`
+	Error      string `json:"error"`
 }
 
 // Group is the results sharing one signature.
@@ -54,9 +61,13 @@ type Group struct {
 	// first is the group's representative stack.
 	Stacks []StackCount `json:"stacks"`
 	// Examples are paths of dumps of the group, the smallest first.
-	Examples     []string      `json:"examples"`
-	CrashReasons []NameCount   `json:"crash_reasons"`
-	Modules      []ModuleCount `json:"modules"`
+	Examples []string `json:"examples"`
+	// ExamplesBase64, present when an example path is not valid UTF-8,
+	// holds for each example its bytes in base64 (triage.RawPath), or ""
+	// for a valid one; Read restores Examples from it.
+	ExamplesBase64 []string      `json:"examples_base64,omitempty"`
+	CrashReasons   []NameCount   `json:"crash_reasons"`
+	Modules        []ModuleCount `json:"modules"`
 }
 
 // StackCount is a stack of a group and how many of its dumps have it.
@@ -87,6 +98,7 @@ type Builder struct {
 	depot       *depot.Depot
 	inputs, ok  int
 	statuses    map[string]int
+	skipped     map[string]int
 	failures    []Failure // sorted by path
 	groups      map[string]*group
 }
@@ -108,7 +120,14 @@ func NewBuilder(examples int) *Builder {
 		examples = DefaultExamples
 	}
 	return &Builder{examples: examples, maxFailures: DefaultFailures, depot: depot.New(),
-		statuses: map[string]int{}, groups: map[string]*group{}}
+		statuses: map[string]int{}, skipped: map[string]int{}, groups: map[string]*group{}}
+}
+
+// AddSkipped counts n paths passed over for reason.
+func (b *Builder) AddSkipped(reason string, n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.skipped[reason] += n
 }
 
 // Depot is the builder's stack depot.
@@ -129,7 +148,7 @@ func (b *Builder) Add(r *triage.Result) {
 	if r.OK() {
 		b.ok++
 	} else {
-		b.failures = insertBounded(b.failures, Failure{r.Path, r.Status, r.Error}, b.maxFailures,
+		b.failures = insertBounded(b.failures, Failure{Path: r.Path, Status: r.Status, Error: r.Error}, b.maxFailures,
 			func(a, c Failure) int { return cmp.Compare(a.Path, c.Path) })
 	}
 	if r.Signature == "" {
@@ -183,11 +202,17 @@ func (b *Builder) Summary() *Summary {
 	for k, v := range b.statuses {
 		s.Statuses[k] = v
 	}
+	if len(b.skipped) > 0 {
+		s.Skipped = maps.Clone(b.skipped)
+	}
 	if s.Failures == nil {
 		s.Failures = []Failure{}
 	}
+	for i := range s.Failures {
+		s.Failures[i].PathBase64 = triage.RawPath(s.Failures[i].Path)
+	}
 	for sig, g := range b.groups {
-		out := Group{Signature: sig, Count: g.count, Examples: slices.Clone(g.examples)}
+		out := Group{Signature: sig, Count: g.count, Examples: slices.Clone(g.examples), ExamplesBase64: rawPaths(g.examples)}
 		for id, n := range g.stacks {
 			out.Stacks = append(out.Stacks, StackCount{id, n})
 			if f, ok := b.depot.Get(id); ok {
@@ -230,44 +255,68 @@ func nameCounts(m map[string]int) []NameCount {
 }
 
 // Merge returns the summary of the union of the runs summarised by parts,
-// with up to examples example dumps per group.
+// with up to examples example dumps per group. It refuses (with a
+// *PartError naming the part) a part that is not a summary batch could
+// have written (see validate), a part listing a path another part lists
+// (the same shard twice), and counts that would overflow.
 func Merge(examples int, parts ...*Summary) (*Summary, error) {
 	b := NewBuilder(examples)
+	owner := map[string]int{}
 	for i, p := range parts {
-		if p.Format != FormatVersion {
-			return nil, fmt.Errorf("summary %d: format %d, want %d", i+1, p.Format, FormatVersion)
+		if err := p.validate(); err != nil {
+			return nil, &PartError{i, err}
 		}
-		b.inputs += p.Inputs
-		b.ok += p.OK
-		for k, v := range p.Statuses {
-			b.statuses[k] += v
+		if err := checkDisjoint(owner, i, p); err != nil {
+			return nil, &PartError{i, err}
 		}
-		for _, f := range p.Failures {
-			b.failures = insertBounded(b.failures, f, b.maxFailures, func(a, c Failure) int { return cmp.Compare(a.Path, c.Path) })
-		}
-		for _, pg := range p.Groups {
-			g := b.group(pg.Signature)
-			g.count += pg.Count
-			for _, st := range pg.Stacks {
-				frames, ok := p.Stacks[st.ID]
-				if !ok {
-					return nil, fmt.Errorf("summary %d: group %q names stack %s, which it does not hold", i+1, pg.Signature, st.ID)
-				}
-				b.depot.PutWithID(st.ID, frames)
-				g.stacks[st.ID] += st.Count
-			}
-			for _, e := range pg.Examples {
-				g.examples = insertBounded(g.examples, e, b.examples, cmp.Compare[string])
-			}
-			for _, r := range pg.CrashReasons {
-				g.reasons[r.Name] += r.Count
-			}
-			for _, m := range pg.Modules {
-				g.modules[moduleKey{m.Name, m.Version}] += m.Count
-			}
+		if err := b.mergePart(p); err != nil {
+			return nil, &PartError{i, err}
 		}
 	}
 	return b.Summary(), nil
+}
+
+// mergePart adds a validated summary to b.
+func (b *Builder) mergePart(p *Summary) error {
+	if err := addCount(&b.inputs, p.Inputs, "inputs"); err != nil {
+		return err
+	}
+	b.ok += p.OK // at most inputs
+	for k, v := range p.Statuses {
+		b.statuses[k] += v // their sum is inputs
+	}
+	for k, v := range p.Skipped {
+		n := b.skipped[k]
+		if err := addCount(&n, v, "skipped"); err != nil {
+			return err
+		}
+		b.skipped[k] = n
+	}
+	for _, f := range p.Failures {
+		b.failures = insertBounded(b.failures, f, b.maxFailures, func(a, c Failure) int { return cmp.Compare(a.Path, c.Path) })
+	}
+	for _, pg := range p.Groups {
+		g := b.group(pg.Signature)
+		g.count += pg.Count // the groups' counts add up to at most inputs
+		for _, st := range pg.Stacks {
+			frames, ok := p.Stacks[st.ID]
+			if !ok {
+				return fmt.Errorf("group %q names stack %s, which it does not hold", pg.Signature, st.ID)
+			}
+			b.depot.PutWithID(st.ID, frames) // the same id, the same frames: validate hashed them
+			g.stacks[st.ID] += st.Count
+		}
+		for _, e := range pg.Examples {
+			g.examples = insertBounded(g.examples, e, b.examples, cmp.Compare[string])
+		}
+		for _, r := range pg.CrashReasons {
+			g.reasons[r.Name] += r.Count
+		}
+		for _, m := range pg.Modules {
+			g.modules[moduleKey{m.Name, m.Version}] += m.Count
+		}
+	}
+	return nil
 }
 
 // Read decodes a summary.
@@ -277,8 +326,16 @@ func Read(r io.Reader) (*Summary, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("summary: %w", err)
 	}
-	if s.Format != FormatVersion {
-		return nil, fmt.Errorf("summary: format %d, want %d", s.Format, FormatVersion)
+	// One document: a second one after it (two files concatenated) would
+	// otherwise be dropped without a word.
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("summary: more data after the summary's JSON object, at offset %d", dec.InputOffset())
+	}
+	if err := s.validate(); err != nil {
+		return nil, fmt.Errorf("summary: %w", err)
+	}
+	if err := s.restoreRawPaths(); err != nil {
+		return nil, fmt.Errorf("summary: %w", err)
 	}
 	return &s, nil
 }
@@ -305,7 +362,7 @@ func WriteTable(w io.Writer, s *Summary, top int) error {
 			fmt.Fprintf(w, "%7s %6s  (%d more signatures)\n", "", "", len(s.Groups)-top)
 			break
 		}
-		fmt.Fprintf(w, "%7d %5.1f%%  %s\n", g.Count, 100*float64(g.Count)/float64(max(grouped, 1)), g.Signature)
+		fmt.Fprintf(w, "%7d %5.1f%%  %s\n", g.Count, 100*float64(g.Count)/float64(max(grouped, 1)), textsafe.Escape(g.Signature))
 	}
 	var failed []string
 	for _, k := range slices.Sorted(maps.Keys(s.Statuses)) {
@@ -317,6 +374,57 @@ func WriteTable(w io.Writer, s *Summary, top int) error {
 	if len(failed) > 0 {
 		fmt.Fprintf(w, " (%s)", strings.Join(failed, ", "))
 	}
-	_, err := fmt.Fprintf(w, "; %d signatures, %d distinct stacks\n", len(s.Groups), len(s.Stacks))
+	fmt.Fprintf(w, "; %d signatures, %d distinct stacks", len(s.Groups), len(s.Stacks))
+	if len(s.Skipped) > 0 {
+		var skipped []string
+		for _, k := range slices.Sorted(maps.Keys(s.Skipped)) {
+			skipped = append(skipped, fmt.Sprintf("%d %s", s.Skipped[k], textsafe.Escape(k)))
+		}
+		fmt.Fprintf(w, "; skipped: %s", strings.Join(skipped, ", "))
+	}
+	_, err := fmt.Fprintln(w)
 	return err
+}
+
+// rawPaths is the ExamplesBase64 of paths: nil when every path is UTF-8.
+func rawPaths(paths []string) []string {
+	var out []string
+	for i, p := range paths {
+		if raw := triage.RawPath(p); raw != "" {
+			if out == nil {
+				out = make([]string, len(paths))
+			}
+			out[i] = raw
+		}
+	}
+	return out
+}
+
+// restoreRawPaths puts back the bytes of the paths JSON could not carry.
+func (s *Summary) restoreRawPaths() error {
+	for i := range s.Failures {
+		f := &s.Failures[i]
+		p, err := triage.PathFromRaw(f.Path, f.PathBase64)
+		if err != nil {
+			return fmt.Errorf("failure %d: %w", i, err)
+		}
+		f.Path = p
+	}
+	for i := range s.Groups {
+		g := &s.Groups[i]
+		if g.ExamplesBase64 == nil {
+			continue
+		}
+		if len(g.ExamplesBase64) != len(g.Examples) {
+			return fmt.Errorf("group %q: %d examples_base64 for %d examples", g.Signature, len(g.ExamplesBase64), len(g.Examples))
+		}
+		for j, raw := range g.ExamplesBase64 {
+			p, err := triage.PathFromRaw(g.Examples[j], raw)
+			if err != nil {
+				return fmt.Errorf("group %q: %w", g.Signature, err)
+			}
+			g.Examples[j] = p
+		}
+	}
+	return nil
 }

@@ -1,0 +1,147 @@
+package main
+
+// Batch runs stopped early: by SIGINT, SIGTERM, or SIGPIPE (stdout closed,
+// as by "batch ... | head -1"). The run stops taking inputs, gives those
+// in flight a short grace, writes the summary and HTML report of what was
+// done, removes its temporary files from --output-dir and exits with
+// 128 + the signal's number (docs/batch.md).
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// stopGrace is how long a stopped run waits for the inputs in flight
+// before it writes its reports without them.
+const stopGrace = 2 * time.Second
+
+// stopSignals are the signals that stop a batch run.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE}
+
+// notifyStop returns the channel the stop signals arrive on, and the
+// function that stops listening. While it listens, a write to a closed
+// stdout fails with EPIPE instead of killing the process.
+func notifyStop() (<-chan os.Signal, func()) {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, stopSignals...)
+	return ch, func() { signal.Stop(ch) }
+}
+
+// feed sends paths to work until they run out or the run is stopped by a
+// signal or a closed stdout; it returns what stopped it, nil when nothing.
+func (r *batchRun) feed(work chan<- string, paths []string) os.Signal {
+	for _, p := range paths {
+		select {
+		case work <- p:
+		case sig := <-r.signals:
+			return sig
+		case <-r.broken:
+			return syscall.SIGPIPE
+		}
+	}
+	return nil
+}
+
+// wait waits for the workers; after a stop, for stopGrace at most, or
+// until a second signal.
+func (r *batchRun) wait(wg *sync.WaitGroup, stopped os.Signal) {
+	if stopped == nil {
+		wg.Wait()
+		return
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTimer(stopGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	case <-r.signals:
+	}
+}
+
+// stopStatus reports a stop on stderr and returns its exit status: 128 +
+// the signal's number, as a shell reports a process a signal ended.
+func (r *batchRun) stopStatus(sig os.Signal, done, total int) int {
+	fmt.Fprintf(r.stderr, "minidump-stackwalk: batch: stopped by %v after %d of %d inputs; the summary and report cover those\n",
+		sig, done, total)
+	if s, ok := sig.(syscall.Signal); ok {
+		return exitSignal + int(s)
+	}
+	return exitSignal + int(syscall.SIGTERM)
+}
+
+// noteWriteError records an error writing stdout; a closed pipe stops the
+// run (nothing more can be written).
+func (r *batchRun) noteWriteError(err error) {
+	if errors.Is(err, syscall.EPIPE) && r.broken != nil {
+		r.brokenOnce.Do(func() { close(r.broken) })
+	}
+}
+
+// tempFiles are the temporary files a run has open in --output-dir, so
+// that a stopped run (or one whose timed-out walks are still writing)
+// removes them.
+type tempFiles struct {
+	mu    sync.Mutex
+	names map[string]bool
+}
+
+func (t *tempFiles) add(name string) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.names == nil {
+		t.names = map[string]bool{}
+	}
+	t.names[name] = true
+}
+
+func (t *tempFiles) done(name string) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.names, name)
+}
+
+// removeAll removes the temporary files still open.
+func (t *tempFiles) removeAll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for name := range t.names {
+		os.Remove(name)
+		delete(t.names, name)
+	}
+}
+
+// writeFileAtomicIn is writeFileAtomic recording its temporary file in
+// temps (nil: none) while it exists.
+func writeFileAtomicIn(path string, temps *tempFiles, write func(w *os.File) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	temps.add(f.Name())
+	defer temps.done(f.Name())
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}

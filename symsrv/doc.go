@@ -1,0 +1,25 @@
+// Package symsrv is the symbol-server client: a symfile.Supplier that
+// downloads Breakpad symbol files from HTTP symbol servers in Breakpad's
+// (and Mozilla's) layout into an on-disk cache in the same layout, and
+// reads them from there first.
+//
+// It is apart from package symfile so that the walkers, the processor and
+// the printers, which read only symfile's types, do not link net/http and
+// TLS (a test keeps it so).
+//
+// Downloads are bounded in time, rate and size (docs/limits.md): each file
+// is requested once however many threads ask, at most WithDownloadJobs
+// requests are in flight, and a server that does not answer, trickles,
+// streams a file past the bound, redirects in a loop or fails past the
+// retries is not asked again in the run. A download enters the cache only
+// once it parses cleanly: it is written to a partial file, parsed, and
+// renamed into place; a cached file that does not parse is fetched again.
+// Misses (404) are remembered in the cache for a TTL (recording one prunes
+// the expired ones beside it, httpmiss.go); passing failures are retried
+// with backoff (httpretry.go); Prefetch runs requests in parallel
+// (httpjobs.go); Mozilla Tecken's code-file/code-id lookup is asked last
+// (httpcode.go). With WithPDBs it is a Microsoft-protocol client too: a
+// Windows module's PDB or .pd_ cabinet is fetched, checked by the caller's
+// converter and cached in the store layout (mspdb.go). No path built from
+// a dump's module names leaves the cache directory.
+package symsrv
