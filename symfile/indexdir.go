@@ -79,7 +79,8 @@ var errStale = errors.New("stale")
 
 // Open opens the symbol file at path as the package's Open does, through
 // the index directory: when it holds an index made from this very file
-// (same size, modification time and head and tail hash) by this version of
+// (same size, modification time, change stamp and sampled content: see
+// fileIdentity) by this version of
 // the package, the index is mapped and checked (CRC-32C, bounds, order)
 // instead of reading the symbol file; otherwise the file is indexed in
 // memory and the index written to a temporary file that is then renamed
