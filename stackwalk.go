@@ -9,6 +9,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/coredump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/coreconv"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/input"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 	"github.com/minidump-stackwalk/minidump-stackwalk/microdump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
@@ -44,6 +45,8 @@ type Dump struct {
 	// Microdump is the parsed microdump; nil for the other kinds. Its
 	// Warnings list the records that were ignored.
 	Microdump *microdump.Dump
+
+	name string // the path it was opened from, for errors; "" when not known
 }
 
 // Options tune Open.
@@ -111,11 +114,30 @@ func NewMinidump(f *minidump.File) *Dump { return &Dump{Kind: KindMinidump, Mini
 // microdump processor.MicrodumpOptions are used, which reproduce Breakpad's
 // microdump_stackwalk, with opts' budgets and trace. The state is never nil: on an
 // error it holds what could be read, and its Status says what went wrong.
-func (d *Dump) Process(syms symfile.Supplier, opts processor.Options) (*processor.ProcessState, error) {
+//
+// A memory-mapped dump or symbol file truncated while it is read (rewritten
+// in place by another process) cannot be read on: the result is then
+// processor.Unreadable of a *mapfault.Error naming the file, and that error.
+// The ProcessState's stack memory is read from the mapping too, so the
+// caller's printing must not outlive such a change either (the command
+// guards its printing the same way).
+func (d *Dump) Process(syms symfile.Supplier, opts processor.Options) (st *processor.ProcessState, err error) {
+	defer mapfault.Enable()()
+	defer func() {
+		if err != nil && st == nil {
+			st = processor.Unreadable(err)
+		}
+	}()
+	defer mapfault.Recover(&err, d.name)
+	return d.process(syms, opts)
+}
+
+func (d *Dump) process(syms symfile.Supplier, opts processor.Options) (*processor.ProcessState, error) {
 	if d.Microdump != nil {
 		// Breakpad's walk, within the caller's budgets.
 		mo := processor.MicrodumpOptions()
 		mo.MaxFrames, mo.MaxTotalFrames, mo.MaxTime, mo.Trace = opts.MaxFrames, opts.MaxTotalFrames, opts.MaxTime, opts.Trace
+		mo.Context = opts.Context
 		return processor.ProcessMicrodump(d.Microdump, syms, mo)
 	}
 	return processor.Process(d.Minidump, syms, opts)
@@ -142,7 +164,9 @@ func openMinidump(in *input.Input) (*Dump, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewMinidump(f), nil
+	d := NewMinidump(f)
+	d.name = in.Name
+	return d, nil
 }
 
 // openCore converts the core in as cmd/core2md does with its defaults,

@@ -6,7 +6,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
 )
 
 // MemoryReader reads process memory; *File implements it.
@@ -144,18 +145,11 @@ func buildIDFromNotes(buf []byte) []byte {
 // ImageFile reads the same facts from an ELF file on disk. Only regular
 // files are opened.
 func ImageFile(path string) (*Image, error) {
-	st, err := os.Stat(path)
+	ef, closeFile, err := regfile.ELF(path) // a FIFO must not block
 	if err != nil {
 		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	ef, err := elf.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer ef.Close()
+	defer closeFile()
 	img := &Image{Type: ef.Type, Entry: ef.Entry}
 	first := true
 	for _, p := range ef.Progs {
@@ -208,7 +202,7 @@ func textHash(path string, ef *elf.File) []byte {
 	}
 	n := min(s.Size, 4096)
 	n = (n + 15) &^ 15
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return nil
 	}

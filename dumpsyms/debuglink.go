@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
 )
 
 // ErrNoDebugLink is returned by FindDebugLink for a file without a
@@ -56,7 +58,7 @@ func FindDebugLink(f *elf.File, path string, dirs []string) (string, error) {
 }
 
 func fileCRC(path string) (uint32, error) {
-	fh, err := os.Open(path)
+	fh, _, err := regfile.Open(path)
 	if err != nil {
 		return 0, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/dumpsyms"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -104,16 +105,18 @@ func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, *Module, error) {
 	}
 	var bin, debug *elf.File
 	if found.Binary != "" {
-		if bin, err = elf.Open(found.Binary); err != nil {
+		var closeBin func() error
+		if bin, closeBin, err = regfile.ELF(found.Binary); err != nil { // a FIFO must not block
 			return nil, nil, fmt.Errorf("%s: %w", found.Binary, err)
 		}
-		defer bin.Close()
+		defer closeBin()
 	}
 	if found.Debug != "" {
-		if debug, err = elf.Open(found.Debug); err != nil {
+		var closeDebug func() error
+		if debug, closeDebug, err = regfile.ELF(found.Debug); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", found.Debug, err)
 		}
-		defer debug.Close()
+		defer closeDebug()
 	}
 	main, path := bin, found.Binary
 	if main == nil { // a debug file alone still has symbols and .debug_frame

@@ -9,6 +9,11 @@
 // others; list accessors return the readable entries together with the error.
 // A stream missing from the dump gives an error wrapping ErrNoStream.
 //
+// A mapped file truncated while it is read (rewritten in place) faults on
+// the lost pages: Open turns that into an error naming the file, and later
+// reads, which hand out slices of the mapping, are guarded by the caller
+// (stackwalk.Dump.Process and the command: internal/mapfault).
+//
 // Input is untrusted: every count, size and offset is checked against the
 // stream and file sizes before use, and malformed data yields a *FormatError
 // naming the stream and file offset.

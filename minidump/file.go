@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"unicode/utf16"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 )
 
 // Signature is "MDMP" read as a little-endian uint32.
@@ -114,13 +116,23 @@ func Open(path string) (*File, error) {
 		return f, nil
 	}
 	osf.Close() // the mapping stays valid after the descriptor is closed
-	f, err := newFile(byteReaderAt(data), data, size)
+	f, err := newMapped(path, data, size)
 	if err != nil {
 		unmap()
 		return nil, err
 	}
 	f.closer = unmap
 	return f, nil
+}
+
+// newMapped parses the header and directory of the mapped file at path. A
+// file truncated meanwhile faults: that is a *mapfault.Error naming path.
+// Later reads of the mapping are guarded by the caller (stackwalk's
+// Dump.Process, the command): see package mapfault.
+func newMapped(path string, data []byte, size int64) (f *File, err error) {
+	defer mapfault.Enable()()
+	defer mapfault.Recover(&err, path)
+	return newFile(byteReaderAt(data), data, size)
 }
 
 // NewFile parses the header and stream directory of a minidump of size bytes read through r.

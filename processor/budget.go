@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -74,18 +75,38 @@ func frameCaps(requesting []bool, perThread, total int) []int {
 
 // timedArch stops a walk, as if no caller were found, once the deadline
 // has passed; expired tells the processor to mark the thread truncated.
+// It stops too once ctx (Options.Context; nil: none) is done.
 type timedArch struct {
 	walker.Arch
 	deadline time.Time
+	done     <-chan struct{}
 	expired  bool
 }
 
+func newTimedArch(arch walker.Arch, deadline time.Time, ctx context.Context) *timedArch {
+	a := &timedArch{Arch: arch, deadline: deadline}
+	if ctx != nil {
+		a.done = ctx.Done()
+	}
+	return a
+}
+
 func (a *timedArch) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
-	if time.Now().After(a.deadline) {
+	if time.Now().After(a.deadline) || a.cancelled() {
 		a.expired = true
 		return nil
 	}
 	return a.Arch.Caller(w, scanAllowed)
+}
+
+// cancelled reports whether the context is done, without waiting.
+func (a *timedArch) cancelled() bool {
+	select {
+	case <-a.done: // a nil channel is never ready
+		return true
+	default:
+		return false
+	}
 }
 
 // frameCapError is the problem of a stack cut at its frame cap: like a

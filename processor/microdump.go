@@ -95,7 +95,7 @@ func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*
 	// The one thread is the requesting thread of the processing budget.
 	perThread, total, maxTime := opts.bounds()
 	env.MaxFrames = frameCaps([]bool{true}, perThread, total)[0]
-	timed := &timedArch{Arch: arch, deadline: time.Now().Add(maxTime)}
+	timed := newTimedArch(arch, time.Now().Add(maxTime), opts.Context)
 	ctx := *d.Context
 	th := &Thread{Index: 0, Status: ThreadWalked, Context: &ctx, StackBase: d.Stack.Base, Stack: d.Stack.Data}
 	stack := walker.Walk(&env, timed, ctx)

@@ -1,13 +1,14 @@
 package processor
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
 	"runtime"
-	"sync"
 	"time"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -58,6 +59,10 @@ type Options struct {
 	// MaxTime bounds the time the walks of a dump take; 0 means
 	// DefaultMaxTime.
 	MaxTime time.Duration
+	// Context, when not nil, stops the walks once it is done, as MaxTime
+	// does: batch cancels a dump past its --timeout, so that its work and
+	// memory end instead of running on beside the next dumps.
+	Context context.Context
 	// WalkOnlyRequesting walks only the requesting thread (none when no
 	// thread is requesting), for outputs that print no other (-b, and -c
 	// outside Breakpad's mode); the other threads get ThreadNotWalked, and
@@ -305,7 +310,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		e := env
 		e.Memory = jobs[j].mem
 		e.MaxFrames = caps[j]
-		timed := &timedArch{Arch: arch, deadline: deadline}
+		timed := newTimedArch(arch, deadline, opts.Context)
 		results[j] = walker.Walk(&e, timed, *jobs[j].ctx)
 		timedOut[j] = timed.expired
 	}
@@ -322,22 +327,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 			walk(j)
 		}
 	} else {
-		var wg sync.WaitGroup
-		next := make(chan int)
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for j := range next {
-					walk(j)
-				}
-			}()
-		}
-		for j := range jobs {
-			next <- j
-		}
-		close(next)
-		wg.Wait()
+		walkParallel(len(jobs), workers, walk)
 	}
 
 	var noSyms, corrupt []*walker.Module
@@ -352,7 +342,11 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		jobs[j].thread.WalkEnd = r.End
 		switch {
 		case timedOut[j]:
-			late.add(fmt.Errorf("thread %d: walk stopped after %d frames: the walks took over %v", jobs[j].thread.Index, len(r.Frames), maxTime))
+			why := fmt.Sprintf("the walks took over %v", maxTime)
+			if opts.Context != nil && opts.Context.Err() != nil {
+				why = "processing was cancelled (batch --timeout)"
+			}
+			late.add(fmt.Errorf("thread %d: walk stopped after %d frames: %s", jobs[j].thread.Index, len(r.Frames), why))
 		case r.Truncated:
 			capped.add(frameCapError(jobs[j].thread.Index, caps[j]))
 		}
@@ -370,6 +364,33 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		ms.CorruptSymbolsWarning = !ms.NoSymbolsWarning && sameIdentity(corrupt, m)
 	}
 	return st, nil
+}
+
+// walkParallel runs walk(0..n-1) on workers goroutines. A panic in one of
+// them is raised again here, after the others finished, so that the
+// caller can recover it (mapfault.Group): a fault reading a memory-mapped
+// dump or symbol file (the file truncated meanwhile) as the
+// *mapfault.Error the caller's boundary turns into an error, any other (a
+// bug) as a *mapfault.Panic with the worker's stack.
+func walkParallel(n, workers int, walk func(int)) {
+	var g mapfault.Group
+	next := make(chan int)
+	for range workers {
+		g.Go(func() {
+			defer func() {
+				for range next { // after a panic: let the sender finish
+				}
+			}()
+			for j := range next {
+				walk(j)
+			}
+		})
+	}
+	for j := range n {
+		next <- j
+	}
+	close(next)
+	g.Wait()
 }
 
 // note records the error of reading a stream: in Errors, and in

@@ -24,7 +24,16 @@ type HumanOptions struct {
 	// memory from the stack pointer up, annotated with symbols and stack
 	// addresses.
 	StackDump bool
+	// MaxStackDumpBytes bounds the stack memory -d prints, over all
+	// threads; 0 means DefaultMaxStackDumpBytes. Threads may share one
+	// region (a hostile dump: 1000 threads over 1.6 MB wrote 13.8 GB), so
+	// the dump's size alone does not bound the output.
+	MaxStackDumpBytes int64
 }
+
+// DefaultMaxStackDumpBytes is the stack memory -d prints at most: 8 MiB,
+// about 60 to 100 MB of text.
+const DefaultMaxStackDumpBytes = 8 << 20
 
 // DefaultHumanOptions is the plain minidump_stackwalk report.
 var DefaultHumanOptions = HumanOptions{ExtraThread: -1}
@@ -38,12 +47,16 @@ func WriteHuman(w io.Writer, st *processor.ProcessState, opts HumanOptions) erro
 func writeHuman(w io.Writer, p *textProcess, opts HumanOptions) error {
 	pr := &printer{w: w}
 	writeHeader(pr, p)
+	dumpLeft := opts.MaxStackDumpBytes
+	if dumpLeft <= 0 {
+		dumpLeft = DefaultMaxStackDumpBytes
+	}
 
 	printThread := func(i int, title string) {
 		pr.printf("\n%s\n", title)
 		t := &p.Threads[i]
 		if opts.StackDump {
-			writeStackDump(pr, p, t)
+			writeStackDump(pr, p, t, &dumpLeft)
 			return
 		}
 		writeStack(pr, p, t, opts.StackContents)

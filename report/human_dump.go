@@ -6,7 +6,10 @@ package report
 // that points at this one as "part of a chain") and words that symbols name.
 // The layout follows Breakpad's output for -d; see
 // ../shared/corpus/breakpad/expected/flags/*.d.txt.
-func writeStackDump(pr *printer, p *textProcess, t *textThread) {
+//
+// *left is the stack memory still to print over all threads
+// (HumanOptions.MaxStackDumpBytes); past it, a line says the dump was cut.
+func writeStackDump(pr *printer, p *textProcess, t *textThread, left *int64) {
 	if t.Stack == nil || !t.SPValid {
 		return
 	}
@@ -29,6 +32,11 @@ func writeStackDump(pr *printer, p *textProcess, t *textThread) {
 	// pointedFrom maps a stack address to the latest earlier word holding it.
 	pointedFrom := map[uint64]uint64{}
 	for addr := from; addr+word <= end; addr += word {
+		if *left < int64(word) {
+			pr.puts(" (stack dump cut here: the bound on the stack memory -d prints, over all threads, is reached)\n")
+			break
+		}
+		*left -= int64(word)
 		v, _ := readWord(begin, t.Stack, addr, int(word))
 		if word == 4 {
 			pr.printf(" *(0x%08x) = 0x%08x", uint32(addr), uint32(v))

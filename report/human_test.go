@@ -269,7 +269,8 @@ func TestStackDump(t *testing.T) {
 	}}
 	th := &textThread{StackBase: 0x0012fe80, Stack: stack, SP: 0x0012fe84, SPValid: true}
 	var b strings.Builder
-	writeStackDump(&printer{w: &b}, p, th)
+	left := int64(DefaultMaxStackDumpBytes)
+	writeStackDump(&printer{w: &b}, p, th, &left)
 	want := `stack begin:    0x000000000012fe80
 stack end:      0x000000000012fe9c
 stack pointer:  0x000000000012fe84

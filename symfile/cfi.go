@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"slices"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 )
 
 // CFIRules returns the STACK CFI rules in effect at the module-relative
@@ -16,6 +18,7 @@ import (
 // dump_syms writes deltas right after their INIT record, which is where we
 // look for them.
 func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
+	defer mapfault.Name(f.name) // fault.go
 	at, _ := findRange(f.cfi, addr)
 	if at < 0 {
 		return CFIRules{}, false
@@ -182,6 +185,7 @@ func (r *CFIRules) Rule(reg string) (string, bool) {
 // (When neither exists Breakpad falls back to the covering FUNC's
 // parameter size only; Lookup gives it as Symbol.ParamSize.)
 func (f *File) StackWin(addr uint64) (*StackWin, bool) {
+	defer mapfault.Name(f.name) // fault.go
 	f.winOnce.Do(f.buildWinMaps)
 	for _, typ := range []int{4, 0} {
 		var buf [4]int

@@ -289,7 +289,7 @@ func sizeHint(fh *os.File, path string, size int64) int64 {
 // compressed symbol file, decompressing no more than that with b's
 // Decompressor.
 func firstCompressedLine(path string, b *DecompressBudget) ([]byte, error) {
-	fh, err := os.Open(path)
+	fh, _, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}

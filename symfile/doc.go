@@ -18,15 +18,22 @@
 //
 // IndexDir keeps that index on disk, one file per symbol file, so that later
 // processes map it instead of reading the symbol file: IndexDir.Open, or a
-// supplier made with NewIndexedDirSupplier (or symsrv.WithIndex). An index names its
-// symbol file (absolute path, size, modification time, SHA-256 of the first
-// and last 64 KiB) and this package's index version; it is checked before
+// supplier made with NewIndexedDirSupplier (or symsrv.WithIndex). An index
+// names its symbol file (absolute path, size, modification time, SHA-256 of
+// its change stamp (inode, device, change time), its first and last 64 KiB
+// and 64 blocks sampled between them) and this package's index version; it
+// is checked before
 // use (CRC-32C over the whole file, then the bounds and order of every
 // entry) and rebuilt when stale, foreign or corrupt. It is written to a
 // temporary file and renamed, so concurrent processes only ever see whole
 // indexes; when the directory cannot be written, files are indexed in
 // memory and the caller is warned. A .sym.gz or .sym.zst is decompressed,
-// streaming, into the directory, and the plain copy is used.
+// streaming, into the directory, and the plain copy is used. Only regular
+// files are opened (a FIFO there does not block: internal/regfile).
+//
+// A mapped file truncated while it is read faults: the openers return that
+// as an error naming the file, and the lookups name the file on the fault as
+// it passes to the caller's boundary (internal/mapfault, fault.go).
 //
 // The rules of Breakpad's BasicSourceLineResolver are kept:
 //   - When ranges overlap, the first FUNC, line record or STACK CFI INIT in

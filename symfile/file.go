@@ -2,9 +2,11 @@ package symfile
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"sync"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
 )
 
 // File is an indexed symbol file ready for lookups. It is safe for concurrent use.
@@ -52,13 +54,7 @@ func Open(path string) (*File, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	data, unmap, err := mapFile(fh, st.Size())
-	if err != nil {
-		return nil, err
-	}
-	f := &File{name: path, data: data, unmap: unmap}
-	f.buildIndex(defaultChunkSize, func(lo, hi int) { releasePages(data, lo, hi) })
-	return f, f.Err()
+	return openMapped(fh, st.Size(), path)
 }
 
 // NewFile indexes a symbol file held in data; name is used in errors.
@@ -120,6 +116,7 @@ func (f *File) CodeID() string { return f.codeID }
 // For CODE_ID that includes the code file name when dump_syms wrote one;
 // CodeID gives the identifier alone.
 func (f *File) Info(key string) (string, bool) {
+	defer mapfault.Name(f.name) // fault.go
 	for _, off := range f.info {
 		var buf [2][]byte
 		t, ok := tokenize(f.recordAt(off, pINFO), 2, buf[:0])
@@ -184,22 +181,5 @@ func findID(ids []idEntry, id int64) (uint64, bool) {
 // before it opens: opening a FIFO named as a symbol file would block until
 // something writes to it.
 func openRegular(path string) (*os.File, os.FileInfo, error) {
-	if st, err := os.Stat(path); err != nil {
-		return nil, nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("symfile: %s is not a regular file", path)
-	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := fh.Stat()
-	if err == nil && !st.Mode().IsRegular() { // replaced since the first look
-		err = fmt.Errorf("symfile: %s is not a regular file", path)
-	}
-	if err != nil {
-		fh.Close()
-		return nil, nil, err
-	}
-	return fh, st, nil
+	return regfile.Open(path) // a FIFO neither blocks nor is read
 }

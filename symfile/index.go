@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 )
 
 // maxErrors is Breakpad's kMaxErrorsBeforeBailing: after more errors than
@@ -382,31 +384,34 @@ func (f *File) buildIndex(chunkSize int, release func(lo, hi int)) {
 	chunks := make([]*chunkIndex, n)
 	workers := min(runtime.GOMAXPROCS(0), n)
 	var next atomic.Int64
-	var wg sync.WaitGroup
+	var g mapfault.Group // a fault on the mapping, or a bug, goes to the caller (fault.go)
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if release != nil {
-					prefaultPages(data, bounds[i], bounds[i+1])
-				}
-				c := indexChunk(data, bounds[i], bounds[i+1])
-				// Sorting here, in parallel, leaves merge only sorted runs to merge.
-				c.sortRuns()
-				chunks[i] = c
-				if release != nil {
-					release(bounds[i], bounds[i+1])
-				}
-			}
-		}()
+		g.Go(func() { f.indexChunks(data, bounds, chunks, &next, release) })
 	}
-	wg.Wait()
+	g.Wait()
 	f.merge(chunks)
+}
+
+// indexChunks indexes chunks, taking the next one from next until none is
+// left.
+func (f *File) indexChunks(data []byte, bounds []int, chunks []*chunkIndex, next *atomic.Int64, release func(lo, hi int)) {
+	n := len(chunks)
+	for {
+		i := int(next.Add(1) - 1)
+		if i >= n {
+			return
+		}
+		if release != nil {
+			prefaultPages(data, bounds[i], bounds[i+1])
+		}
+		c := indexChunk(data, bounds[i], bounds[i+1])
+		// Sorting here, in parallel, leaves merge only sorted runs to merge.
+		c.sortRuns()
+		chunks[i] = c
+		if release != nil {
+			release(bounds[i], bounds[i+1])
+		}
+	}
 }
 
 // sortRuns sorts the chunk's ranges and PUBLIC records by address, keeping

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
 )
 
 // identityBytes is how much of a file's head and of its tail the identity
@@ -75,7 +77,8 @@ var errStale = errors.New("stale")
 
 // Open opens the symbol file at path as the package's Open does, through
 // the index directory: when it holds an index made from this very file
-// (same size, modification time and head and tail hash) by this version of
+// (same size, modification time, change stamp and sampled content: see
+// fileIdentity) by this version of
 // the package, the index is mapped and checked (CRC-32C, bounds, order)
 // instead of reading the symbol file; otherwise the file is indexed in
 // memory and the index written to a temporary file that is then renamed
@@ -189,33 +192,69 @@ func indexKey(abs string) string {
 
 // sourceIdentity is the identity of the symbol file fh: from the
 // server's ETag when etag is not empty, else from its content
-// (fileIdentity).
+// (fileIdentity); both with the file's change stamp.
 func sourceIdentity(fh *os.File, st fs.FileInfo, etag string) (identity, error) {
 	if etag == "" {
 		return fileIdentity(fh, st)
 	}
 	// Prefixed to tell it from a hash of content.
-	return identity{size: uint64(st.Size()), mtime: st.ModTime().UnixNano(),
-		hash: sha256.Sum256([]byte("ETag\x00" + etag))}, nil
+	h := sha256.New()
+	h.Write([]byte("ETag\x00" + etag + "\x00"))
+	h.Write(changeStamp(st))
+	id := identity{size: uint64(st.Size()), mtime: st.ModTime().UnixNano()}
+	h.Sum(id.hash[:0])
+	return id, nil
 }
 
-// fileIdentity reads the identity of the open file fh.
+// identitySamples is how many blocks of identitySampleBytes, spread evenly
+// over the file between its head and its tail, the identity hashes.
+const (
+	identitySamples     = 64
+	identitySampleBytes = 4 << 10
+)
+
+// fileIdentity reads the identity of the open file fh: its size and
+// modification time, and a hash of its change stamp (changeStamp: the
+// inode's change time, which an edit in place moves even when the
+// modification time is set back) and of its content: the first and last
+// identityBytes bytes and identitySamples blocks between them, about
+// 400 KiB read whatever the file's size. The samples catch an edit that
+// keeps the size, the modification time and the head and tail where the
+// change time cannot (a system without one, a coarse one).
 func fileIdentity(fh *os.File, st fs.FileInfo) (identity, error) {
-	id := identity{size: uint64(st.Size()), mtime: st.ModTime().UnixNano()}
+	return identityOf(fh, st, changeStamp(st))
+}
+
+// identityOf is fileIdentity with the change stamp given.
+func identityOf(fh *os.File, st fs.FileInfo, stamp []byte) (identity, error) {
+	size := st.Size()
+	id := identity{size: uint64(size), mtime: st.ModTime().UnixNano()}
 	h := sha256.New()
-	buf := make([]byte, 2*identityBytes)
-	n := min(st.Size(), int64(len(buf)))
-	head := buf[:min(n, identityBytes)]
-	if _, err := fh.ReadAt(head, 0); err != nil {
+	h.Write(stamp)
+	buf := make([]byte, identityBytes)
+	read := func(off, n int64) error {
+		if _, err := fh.ReadAt(buf[:n], off); err != nil {
+			return err
+		}
+		h.Write(buf[:n])
+		return nil
+	}
+	if err := read(0, min(size, identityBytes)); err != nil {
 		return id, err
 	}
-	h.Write(head)
-	if st.Size() > identityBytes {
-		tail := buf[identityBytes : identityBytes+min(st.Size()-identityBytes, identityBytes)]
-		if _, err := fh.ReadAt(tail, st.Size()-int64(len(tail))); err != nil {
+	if mid := size - 2*identityBytes; mid > 0 {
+		for i := range int64(identitySamples) {
+			off := identityBytes + mid*i/identitySamples
+			if err := read(off, min(identitySampleBytes, size-identityBytes-off)); err != nil {
+				return id, err
+			}
+		}
+	}
+	if size > identityBytes {
+		n := min(size-identityBytes, identityBytes)
+		if err := read(size-n, n); err != nil {
 			return id, err
 		}
-		h.Write(tail)
 	}
 	h.Sum(id.hash[:0])
 	return id, nil
@@ -225,18 +264,17 @@ func fileIdentity(fh *os.File, st fs.FileInfo) (identity, error) {
 // from them. It returns nil and a nil error when there is no index to open,
 // nil and an error when the index cannot be used.
 func (d *IndexDir) load(idxPath string, dataFH *os.File, name, abs string, srcID, dataID identity) (*File, error) {
-	ih, err := os.Open(idxPath)
+	ih, ist, err := openRegular(idxPath) // a FIFO planted there must not block
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return nil, err
+	}
 	if err != nil {
 		// No index (or no directory): build one; should the directory be
 		// unusable, writing the index says so.
 		return nil, nil
 	}
 	defer ih.Close()
-	ist, err := ih.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !ist.Mode().IsRegular() || ist.Size() < indexHeaderSize {
+	if ist.Size() < indexHeaderSize {
 		return nil, errors.New("not an index file")
 	}
 	idx, unmapIdx, err := mapFile(ih, ist.Size())
@@ -248,15 +286,21 @@ func (d *IndexDir) load(idxPath string, dataFH *os.File, name, abs string, srcID
 		unmapIdx()
 		return nil, err
 	}
-	f, err := fileFromIndex(idx, data, name, abs, srcID, dataID, true)
+	var f *File
+	unmap := func() error { return errors.Join(unmapData(), unmapIdx()) }
+	ferr := guardMapped(name, unmap, func() {
+		f, err = fileFromIndex(idx, data, name, abs, srcID, dataID, true)
+	})
+	if ferr != nil {
+		return nil, ferr // the index or the symbol file was truncated: unmapped
+	}
 	if err != nil {
-		unmapIdx()
-		unmapData()
+		unmap()
 		return nil, err
 	}
 	adviseRandom(idx)
 	adviseRandom(data)
-	f.unmap = func() error { return errors.Join(unmapData(), unmapIdx()) }
+	f.unmap = unmap
 	f.origin = fromIndex
 	return f, nil
 }
@@ -337,7 +381,7 @@ func writeAtomic(dir, path string, write func(io.Writer) error) error {
 // a copy always matches the index that refers to it.
 func (d *IndexDir) openCompressed(fh *os.File, path, abs, k, idxPath string, srcID identity) (*File, error) {
 	copyPath := filepath.Join(d.dir, k+"."+hex.EncodeToString(srcID.hash[:8])+".sym")
-	if ch, err := os.Open(copyPath); err == nil {
+	if ch, _, err := openRegular(copyPath); err == nil {
 		f, err := d.loadCopy(ch, idxPath, path, abs, srcID)
 		ch.Close()
 		if f != nil {
@@ -359,7 +403,7 @@ func (d *IndexDir) openCompressed(fh *os.File, path, abs, k, idxPath string, src
 		return OpenWithBudget(path, d.budget)
 	}
 	d.removeOtherCopies(k, copyPath)
-	ch, err := os.Open(copyPath)
+	ch, _, err := openRegular(copyPath)
 	if err != nil {
 		d.cannotWrite(err)
 		return OpenWithBudget(path, d.budget)
@@ -414,7 +458,12 @@ func openMapped(fh *os.File, size int64, name string) (*File, error) {
 		return nil, err
 	}
 	f := &File{name: name, data: data, unmap: unmap}
-	f.buildIndex(defaultChunkSize, func(lo, hi int) { releasePages(data, lo, hi) })
+	err = guardMapped(name, unmap, func() {
+		f.buildIndex(defaultChunkSize, func(lo, hi int) { releasePages(data, lo, hi) })
+	})
+	if err != nil {
+		return nil, err
+	}
 	return f, f.Err()
 }
 

@@ -75,7 +75,7 @@ var entrySize = [numSections]uint64{
 var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // identity names the exact content of a file: its size, modification time
-// and a hash of its first and last identityBytes bytes.
+// and a hash of its change stamp and sampled content (fileIdentity).
 type identity struct {
 	size  uint64
 	mtime int64 // nanoseconds since the epoch; 0 for a decompressed copy

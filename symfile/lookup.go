@@ -3,6 +3,8 @@ package symfile
 import (
 	"bytes"
 	"sort"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 )
 
 // function is a FUNC record with its line and INLINE records, parsed on demand.
@@ -133,6 +135,7 @@ func isOtherRecord(line []byte) bool {
 // PUBLIC at or below addr is used only when no FUNC lies between it and addr
 // (precisely: when the nearest FUNC below addr starts before the PUBLIC).
 func (f *File) Lookup(addr uint64) (Symbol, bool) {
+	defer mapfault.Name(f.name) // fault.go
 	at, near := findRange(f.funcs, addr)
 	if at >= 0 {
 		s := f.funcs[at]
@@ -213,6 +216,7 @@ func (f *File) inlineChain(fn *function, addr uint64, file string, line int) []I
 // HasFunctionAt reports whether a FUNC or PUBLIC record names addr
 // (Breakpad's test, in stack scanning, that a candidate return address is code).
 func (f *File) HasFunctionAt(addr uint64) bool {
+	defer mapfault.Name(f.name) // fault.go
 	if at, near := findRange(f.funcs, addr); at >= 0 {
 		return true
 	} else {

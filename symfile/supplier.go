@@ -211,7 +211,7 @@ func firstLine(path string, b *DecompressBudget) ([]byte, error) {
 	if isCompressed(path) {
 		return firstCompressedLine(path, b)
 	}
-	fh, err := os.Open(path)
+	fh, _, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ package main
 // stack depot, the summary, the HTML report and the symbol cache.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
@@ -180,8 +182,9 @@ PATH is a usage error: symbol paths go to --symbols-path.
 Exit status: 0 when every input found was processed in full and nothing was
 skipped for an error; 1 when an input was not processed in full, no input was
 found, or a path was skipped for an error (an unreadable directory, a link to a
-directory, a directory without a dump); 2 on a usage error. With --fail-on
-new or any, a new (not in --baseline) or any crash also gives 1 (docs/ci.md).`,
+directory, a directory without a dump); 2 on a usage error; 3 when some input met an internal
+error (a bug). With --fail-on new or any, a new (not in --baseline) or any crash also gives 1
+(docs/ci.md).`,
 		Args:          cobra.ArbitraryArgs, // PATHs; "merge" is the subcommand
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -213,6 +216,9 @@ type batchRun struct {
 	cache   *symcache.Cache // nil without symbol paths
 	builder *summary.Builder
 	stderr  io.Writer
+	// grace is how long a timed-out dump's cancelled work is waited for
+	// (timeoutGrace; 0 in tests that hang on purpose).
+	grace time.Duration
 	// process is processBatchInput; tests replace it.
 	process func(o *options, path string, sup symfile.Supplier, jsonOut io.Writer) triage.Result
 
@@ -237,7 +243,7 @@ func runBatch(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.W
 // runBatchWith is runBatch stopped by what arrives on signals.
 func runBatchWith(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.Writer, signals <-chan os.Signal) int {
 	r := &batchRun{flags: b, builder: summary.NewBuilder(b.examples), stderr: stderr, out: b.ci.jsonLines(stdout), process: processBatchInput,
-		signals: signals, broken: make(chan struct{})}
+		signals: signals, broken: make(chan struct{}), grace: timeoutGrace}
 	if load := newSymbolLoader(&b.o, stderr); load != nil {
 		r.cache = symcache.New(load, b.cacheBytes)
 	}
@@ -303,6 +309,9 @@ func (r *batchRun) run(paths []string) int {
 	if s.OK != s.Inputs {
 		status = exitDump
 	}
+	if s.Statuses[triage.StatusInternalError] > 0 {
+		status = exitInternal // a bug, whatever else happened
+	}
 	if r.err != nil {
 		fmt.Fprintf(r.stderr, "minidump-stackwalk: batch: writing output: %v\n", r.err)
 		status = exitDump
@@ -346,6 +355,11 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	return writeFileAtomicIn(path, nil, func(f *os.File) error { return write(f) })
 }
 
+// timeoutGrace is how long a dump past --timeout is waited for once its
+// walks are cancelled; parts that do not stop at once (a symbol file being
+// indexed, a download within its own bounds) may take that long.
+const timeoutGrace = 10 * time.Second
+
 // processOne processes one input within the time limit, turning a panic
 // into an internal_error result, and adds its signature and stack id.
 func (r *batchRun) processOne(path string) triage.Result {
@@ -357,19 +371,37 @@ func (r *batchRun) processOne(path string) triage.Result {
 		sess = r.cache.Session()
 		sup = sess
 	}
+	// Past the time limit the walks are cancelled, and the run waits for
+	// them (timeoutGrace at most) so that -j bounds the work and memory in
+	// flight: a timed-out dump must not walk on beside the next ones.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := r.flags.o // a copy: the walks of this dump stop with ctx
+	o.walkCtx = ctx
 	go func() {
 		// The session ends with the walk, not at the time limit: a walk
 		// that goes on must keep its symbol files mapped.
 		if sess != nil {
 			defer sess.Close()
 		}
+		defer mapfault.Enable()()
 		defer func() {
 			if v := recover(); v != nil {
+				if e := mapfault.From(v); e != nil { // a mapped file truncated meanwhile
+					if e.File == "" {
+						e.File = path
+					}
+					if sess != nil {
+						sess.Discard() // later dumps load the symbol files again
+					}
+					done <- triage.Result{Path: path, Status: triage.StatusUnreadable, Error: e.Error()}
+					return
+				}
 				done <- triage.Result{Path: path, Status: triage.StatusInternalError,
 					Error: fmt.Sprintf("panic: %v\n%s", v, firstFrames(debug.Stack()))}
 			}
 		}()
-		done <- r.processWithReport(path, sup)
+		done <- r.processWithReport(&o, path, sup)
 	}()
 	var res triage.Result
 	if r.flags.timeout > 0 {
@@ -380,6 +412,11 @@ func (r *batchRun) processOne(path string) triage.Result {
 		case <-t.C:
 			res = triage.Result{Path: path, Status: triage.StatusTimeout,
 				Error: fmt.Sprintf("not processed within --timeout %v", r.flags.timeout)}
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(r.grace):
+			}
 		}
 	} else {
 		res = <-done
@@ -398,13 +435,13 @@ func (r *batchRun) processOne(path string) triage.Result {
 
 // processWithReport processes path, writing its JSON report under
 // --output-dir when given.
-func (r *batchRun) processWithReport(path string, sup symfile.Supplier) triage.Result {
+func (r *batchRun) processWithReport(o *options, path string, sup symfile.Supplier) triage.Result {
 	if r.flags.outputDir == "" {
-		return r.process(&r.flags.o, path, sup, nil)
+		return r.process(o, path, sup, nil)
 	}
 	var res triage.Result
 	err := writeFileAtomicIn(filepath.Join(r.flags.outputDir, reportName(path)), &r.temps, func(w *os.File) error {
-		res = r.process(&r.flags.o, path, sup, w)
+		res = r.process(o, path, sup, w)
 		return nil
 	})
 	if err != nil && res.Error == "" {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	stackwalk "github.com/minidump-stackwalk/minidump-stackwalk"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
@@ -53,6 +54,9 @@ func processBatchInput(o *options, path string, sup symfile.Supplier, jsonOut io
 	}
 	defer d.Close()                                                  // after the JSON report, which reads the dump
 	st, err := d.Process(sup, o.budgeted(o.processorOptions(), nil)) // limits.go
+	// A file truncated while it was read: processOne's recover reports it
+	// and drops the dump's symbol files from the cache.
+	mapfault.Throw(err)
 	if !o.noDemangle {
 		st.DemangleNames()
 	}

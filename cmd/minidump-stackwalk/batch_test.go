@@ -296,8 +296,8 @@ func TestBatchPanicAndTimeout(t *testing.T) {
 	}
 	status := r.run([]string{"a", "panics", "hangs", "b"})
 	close(release)
-	if status != exitDump {
-		t.Errorf("status %d, want 1", status)
+	if status != exitInternal {
+		t.Errorf("status %d, want %d: an internal error (issue 26, item 19)", status, exitInternal)
 	}
 	var results []triage.Result
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/core2mdcli"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 )
 
 // Exit statuses.
@@ -19,13 +22,29 @@ const (
 	exitOK    = 0
 	exitDump  = 1 // unreadable or unprocessable dump
 	exitUsage = 2
+	// exitInternal is a bug of ours: a panic, reported with its stack.
+	// Go's runtime exits 2 on a panic, which would pass for a usage error.
+	exitInternal = 3
 	// exitSignal plus the signal's number: a batch run stopped by SIGINT
 	// (130), SIGPIPE (141) or SIGTERM (143), after writing its reports.
 	exitSignal = 128
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runGuarded(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// runGuarded is run with a panic (a bug, in this goroutine or carried from
+// a worker goroutine) turned into a message and exitInternal.
+func runGuarded(args []string, stdout, stderr io.Writer) (status int) {
+	defer func() {
+		if v := recover(); v != nil {
+			fmt.Fprintf(stderr, "minidump-stackwalk: internal error (a bug; please report it with the input): %s\n%s",
+				textsafe.EscapeText(fmt.Sprint(v)), debug.Stack())
+			status = exitInternal
+		}
+	}()
+	return run(args, stdout, stderr)
 }
 
 // options are the parsed command line.
@@ -64,6 +83,9 @@ type options struct {
 	limits limitFlags // resource bounds (limits.go)
 	// debuginfo holds --use-local-debuginfo, --debuginfo-path, --debuginfod-url (debuginfo.go).
 	debuginfo debuginfoFlags
+	// walkCtx, when not nil, stops the walks once done (batch's
+	// --timeout: processor.Options.Context).
+	walkCtx context.Context
 }
 
 // flagGroup is a set of flags that can take over the output, such as the
@@ -103,7 +125,8 @@ reads it from standard input.
 Shell completion: minidump-stackwalk completion bash|zsh|fish|powershell --help
 says how to load it. The manual page is docs/man/minidump-stackwalk.1.
 
-Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error.`,
+Exit status: 0 ok, 1 unreadable or unprocessable dump, 2 usage error, 3 internal
+error (a bug).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError{errors.New("missing minidump file")}

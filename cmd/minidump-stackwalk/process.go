@@ -7,6 +7,7 @@ import (
 	"os"
 
 	stackwalk "github.com/minidump-stackwalk/minidump-stackwalk"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
@@ -25,7 +26,7 @@ type input struct {
 
 // processorOptions returns the processing options the flags select.
 func (o *options) processorOptions() processor.Options {
-	opts := processor.Options{Trace: o.trace}
+	opts := processor.Options{Trace: o.trace, Context: o.walkCtx}
 	if o.breakpadCompat {
 		opts.Mode = walker.Breakpad
 	}
@@ -34,8 +35,27 @@ func (o *options) processorOptions() processor.Options {
 }
 
 // process reads and processes the dump named in o, prints it and returns the
-// exit status.
+// exit status. A memory-mapped dump or symbol file truncated while it is
+// read (package mapfault) ends it with an error naming the file and status
+// 1, during the printing too, which reads the dump's stack memory.
 func process(o *options, group flagGroup, stdout, stderr io.Writer) int {
+	status, err := processGuarded(o, group, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "minidump-stackwalk: %s\n", textsafe.Escape(err.Error()))
+		return exitDump
+	}
+	return status
+}
+
+// processGuarded is processDump with faults on mappings returned as err.
+func processGuarded(o *options, group flagGroup, stdout, stderr io.Writer) (status int, err error) {
+	defer mapfault.Enable()()
+	defer mapfault.Recover(&err, o.dumpPath)
+	return processDump(o, group, stdout, stderr), nil
+}
+
+// processDump is process without the guard.
+func processDump(o *options, group flagGroup, stdout, stderr io.Writer) int {
 	if status, ok := processRawDump(o, group, stdout, stderr); ok { // --dump (dumpflag.go)
 		return status
 	}

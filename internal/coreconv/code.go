@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/coredump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
@@ -96,7 +97,7 @@ func (m *codeModule) resolve() {
 	if m.path != "" {
 		if fimg, err := coredump.ImageFile(m.path); err == nil &&
 			(m.user || img == nil || img.BuildID == nil || bytes.Equal(img.BuildID, fimg.BuildID)) {
-			if f, err := os.Open(m.path); err == nil {
+			if f, _, err := regfile.Open(m.path); err == nil {
 				img, file, m.file = fimg, f, f
 			}
 		}

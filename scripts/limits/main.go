@@ -41,6 +41,8 @@ func main() {
 	write("threads-10x100k-frames.dmp", d, err)
 	d, err = hostile.FrameChain(100, 100_000)
 	write("threads-100x100k-frames.dmp", d, err)
+	d, err = hostile.FrameChain(1000, 100_000) // -d: 1000 threads over one 1.6 MB stack (issue 26)
+	write("threads-1000x100k-frames.dmp", d, err)
 	d, err = hostile.BadModuleNames(20_000)
 	write("modules-20k-bad-names.dmp", d, err)
 	d, err = hostile.OverlappingMemory(100_000)

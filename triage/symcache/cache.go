@@ -42,6 +42,7 @@ type entry struct {
 	size  int64
 	pins  int
 	elem  *list.Element // in lru when unpinned and holding a file
+	stale bool          // dropped by Discard: closed when unpinned
 }
 
 // New returns a cache over load holding at most maxBytes of symbol files
@@ -124,6 +125,24 @@ func (s *Session) Close() {
 	s.pinned = nil
 }
 
+// Discard drops the session's files from the cache, to be loaded again by
+// the next dump that needs them; each is closed when no session uses it.
+// A dump whose processing met a symbol file changed on disk (truncated
+// while mapped) discards its files so that later dumps do not read the
+// stale mapping.
+func (s *Session) Discard() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	for m, e := range s.pinned {
+		e.stale = true
+		if s.c.entries[m] == e {
+			delete(s.c.entries, m)
+		}
+	}
+}
+
 // acquire returns m's entry, loaded and pinned once.
 func (c *Cache) acquire(m symfile.ModuleKey) *entry {
 	c.mu.Lock()
@@ -176,6 +195,13 @@ func (c *Cache) release(e *entry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e.pins--
+	if e.pins == 0 && e.stale {
+		if e.file != nil {
+			c.bytes -= e.size
+			e.file.Close()
+		}
+		return
+	}
 	if e.pins == 0 && e.file != nil {
 		// Lookups made while it was pinned parsed more of the file.
 		size := fileBytes(e.file)

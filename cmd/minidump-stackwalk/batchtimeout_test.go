@@ -1,0 +1,59 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
+)
+
+// TestBatchTimeoutCancelsWalks: with -j 1 --timeout, a dump past the limit
+// has its walks cancelled and is waited for before the next dump starts,
+// so normal dumps after hostile ones are not timed out too (issue 26, item
+// 2; before, the timed-out walks ran on, and -j 1 --timeout 1s over 8
+// hostile and 20 normal dumps peaked at 5.9 GB).
+func TestBatchTimeoutCancelsWalks(t *testing.T) {
+	hostileDump, err := hostile.FrameChain(100, 100_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	normal, err := os.ReadFile(corpus.Testdata(t, "dumps", "amd64-fp.dmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i := range 3 {
+		for _, f := range []struct {
+			name string
+			data []byte
+		}{{"a-hostile", hostileDump}, {"b-normal", normal}} {
+			if err := os.WriteFile(filepath.Join(dir, f.name+string(rune('0'+i))+".dmp"), f.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	start := time.Now()
+	results, stderr, _ := runBatchCLI("", "-j", "1", "--timeout", "300ms", "--progress", "never", dir)
+	if len(results) != 6 {
+		t.Fatalf("%d results, want 6:\n%s", len(results), stderr)
+	}
+	for _, r := range results {
+		want := triage.StatusOK
+		if strings.Contains(r.Path, "hostile") {
+			want = triage.StatusTimeout
+		}
+		if r.Status != want {
+			t.Errorf("%s: %s (%s), want %s", filepath.Base(r.Path), r.Status, r.Error, want)
+		}
+	}
+	// Three cancelled walks end soon after their 300 ms each; without
+	// cancellation each would run to the 1 min walk budget beside the rest.
+	if d := time.Since(start); d > 45*time.Second {
+		t.Errorf("batch took %v", d)
+	}
+}
