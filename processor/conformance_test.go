@@ -288,6 +288,15 @@ func regsLine(f *walker.Frame, contextFrame bool) string {
 	case minidump.ArchAMD64:
 		order = []string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"}
 		width = 16
+	case minidump.ArchARM:
+		// Breakpad prints r11 as fp after r12.
+		order = []string{"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r12", "fp", "sp", "lr", "pc"}
+	case minidump.ArchARM64:
+		for i := range 29 {
+			order = append(order, fmt.Sprintf("x%d", i))
+		}
+		order = append(order, "fp", "lr", "sp", "pc")
+		width = 16
 	default:
 		return ""
 	}
@@ -334,16 +343,19 @@ func TestConformanceFrames(t *testing.T) {
 				t.Skipf("open: %v", err)
 			}
 			defer d.Close()
-			si, err := d.SystemInfo()
-			if err != nil || (si.Arch != minidump.ArchX86 && si.Arch != minidump.ArchAMD64) {
-				t.Skip("not x86/amd64")
+			// Our arm and arm64 walkers add recovery methods Breakpad lacks
+			// (walker/arm, walker/arm64), so their frames are compared in
+			// Breakpad's mode, where every frame must be Breakpad's.
+			opts := Options{Trace: true}
+			if si, err := d.SystemInfo(); err != nil || (si.Arch != minidump.ArchX86 && si.Arch != minidump.ArchAMD64) {
+				opts.Mode = walker.Breakpad
 			}
 			var sup symfile.Supplier
 			if len(c.roots) > 0 {
 				sup = symfile.NewDirSupplier(c.roots...)
 			}
 			// Traced: the steps name the candidates the scans passed over.
-			st, err := Process(d, sup, Options{Trace: true})
+			st, err := Process(d, sup, opts)
 			if err != nil {
 				t.Fatalf("Process: %v", err)
 			}
@@ -351,7 +363,9 @@ func TestConformanceFrames(t *testing.T) {
 			threads, _ := st.BreakpadThreads()
 			// The same walk with Breakpad's scans (no code read): where the
 			// call-site check made ours differ, that walk must be Breakpad's.
-			stScan, err := Process(d, sup, Options{NoCode: true, Trace: true})
+			scanOpts := opts
+			scanOpts.NoCode = true
+			stScan, err := Process(d, sup, scanOpts)
 			if err != nil {
 				t.Fatalf("Process: %v", err)
 			}
