@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
 // testBinary returns a gcc-built ELF file of the repository and its build

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -121,7 +121,7 @@ func conformanceCases(t *testing.T) []conformanceCase {
 		}
 	}
 	// rust-minidump's dumps, against a run of Breakpad's minidump_stackwalk
-	// (the reference binary, when installed: see internal/oracle).
+	// (the reference binary, when installed: see internal/testkit/oracle).
 	rm := filepath.Join(filepath.Dir(bp), "rust-minidump", "testdata")
 	if bin, ok := oracle.Lookup(oracle.Stackwalk); ok {
 		tmp := t.TempDir()
@@ -728,7 +728,7 @@ var ipInRegs = regexp.MustCompile(`\b[er]ip=0x([0-9a-f]+)`)
 // thread or in the walk without code (where the code did not decide
 // first, the symbols did); or -1. From there on the walks are not
 // compared. The frames our walk finds instead are held to gdb, the
-// symbols or the code by internal/difftest's TestCorpusAddedFrames.
+// symbols or the code by internal/testkit/difftest's TestCorpusAddedFrames.
 func symbolCheckedFrom(got []*walker.Frame, exp []expectedFrame, traced ...*Thread) int {
 	for fr := range exp {
 		m := ipInRegs.FindStringSubmatch(exp[fr].regs)

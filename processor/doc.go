@@ -64,7 +64,7 @@
 //     0, the stack in the Memory64ListStream) and dumps with an empty
 //     descriptor get just the context frame. We also read the
 //     Memory64ListStream and, failing the descriptor, take the region
-//     holding the stack pointer (TestStackMemoryFallbacks; internal/difftest
+//     holding the stack pointer (TestStackMemoryFallbacks; internal/testkit/difftest
 //     flavors windows-amd64-fullmem and linux-arm64-nostackdesc).
 //     Breakpad mode restores Breakpad's rule.
 //   - Overlapping modules. On Linux and Android Breakpad truncates the

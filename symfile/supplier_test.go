@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
 func writeFile(t *testing.T, p string, data []byte) {

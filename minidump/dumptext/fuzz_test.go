@@ -13,7 +13,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
