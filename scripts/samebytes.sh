@@ -8,6 +8,8 @@
 #   go build -o /tmp/new ./cmd/minidump-stackwalk   # on the change
 #   bash scripts/samebytes.sh /tmp/new /tmp/sb-new
 #   diff -r /tmp/sb-old /tmp/sb-new && echo identical
+# SAMEBYTES_FLAGSETS="0 2 5" runs only those flag sets (indexes into
+# flagsets below), for a quicker check of what a change can touch.
 # Symbols are indexed under OUTDIR/../samebytes-index (an index changes no
 # output); no symbol server is asked.
 set -euo pipefail
@@ -28,7 +30,7 @@ flagsets=("" "-m" "-s" "-c" "-b" "-d" "-t 1" "--json" "--json --pretty"
 
 runs=0 nonzero=0
 while read -r in; do
-	for i in "${!flagsets[@]}"; do
+	for i in ${SAMEBYTES_FLAGSETS:-${!flagsets[@]}}; do
 		for withsyms in n y; do
 			# shellcheck disable=SC2206
 			local_args=(${flagsets[$i]} --index-dir "$index" "$in")

@@ -50,7 +50,7 @@ func processBatchInput(o *options, path string, sup symfile.Supplier, jsonOut io
 		writeJSON(processor.Unreadable(err))
 		return res
 	}
-	defer d.Close()                                                  // after the JSON report, which reads the dump
+	defer d.Close()
 	st, err := d.Process(sup, o.budgeted(o.processorOptions(), nil)) // limits.go
 	if !o.noDemangle {
 		st.DemangleNames()
