@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	stackwalk "github.com/minidump-stackwalk/minidump-stackwalk"
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )

@@ -6,10 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	stackwalk "github.com/minidump-stackwalk/minidump-stackwalk"
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
@@ -78,5 +79,39 @@ func TestOpenErrors(t *testing.T) {
 		if !errors.As(err, &fe) {
 			t.Errorf("%s: %v, want a *minidump.FormatError", name, err)
 		}
+	}
+}
+
+// The processed model owns its memory: a memory-mapped dump's bytes are
+// gone once it is closed, and printing the stacks' contents (-s, -d)
+// afterwards prints what it printed before (it used to die with SIGSEGV).
+func TestPrintAfterClose(t *testing.T) {
+	d, err := stackwalk.Open(corpus.Testdata(t, "dumps", "amd64-fp.dmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := d.Process(symcompress.NewDirSupplier(corpus.Testdata(t, "symbols")), processor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	print := func() string {
+		var b bytes.Buffer
+		for _, o := range []report.HumanOptions{{StackContents: true}, {StackDump: true}} {
+			if err := report.WriteHuman(&b, st, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b.String()
+	}
+	before := print()
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after := print()
+	if !strings.Contains(before, "Stack contents:") || !strings.Contains(before, "stack_address") {
+		t.Fatalf("no stack contents printed:\n%s", before)
+	}
+	if after != before {
+		t.Errorf("printed after Close:\n%s\nwant what was printed before:\n%s", after, before)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fuzzbudget"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/fuzzbudget"
 	"github.com/minidump-stackwalk/minidump-stackwalk/machofile"
 )
 

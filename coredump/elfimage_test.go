@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
 // fileAsMemory maps an ELF file's bytes at base, as the loader maps its

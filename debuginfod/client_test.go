@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/hostile"
 )
 
 // testBinary returns a gcc-built ELF file of the repository and its build

@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
 // BenchmarkWriteCxxDWARF writes the .sym of the amd64 C++ test program

@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
 // BenchmarkWriteARM64Crashdemo writes the .sym of the static arm64

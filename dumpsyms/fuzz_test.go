@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
 // FuzzWrite writes the .sym of hostile ELF files, seeded with the small

@@ -5,7 +5,7 @@ import (
 	"debug/elf"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 

@@ -14,8 +14,8 @@ import (
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfcfi"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/prologue"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 

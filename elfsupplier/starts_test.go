@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/prologue"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )

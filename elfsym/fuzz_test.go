@@ -5,7 +5,7 @@ import (
 	"debug/elf"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
 // FuzzTable reads hostile ELF files (seeded with the test files, whose

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/hostile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/oracle"
 )
 
 func openShared(t *testing.T, elem ...string) *File {

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fuzzbudget"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/fuzzbudget"
 )
 
 func TestSynthPDB(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/cab"
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/hostile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symsrv"
 )

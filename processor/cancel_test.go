@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/hostile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
@@ -122,7 +122,7 @@ func conformanceCases(t *testing.T) []conformanceCase {
 		}
 	}
 	// rust-minidump's dumps, against a run of Breakpad's minidump_stackwalk
-	// (the reference binary, when installed: see internal/oracle).
+	// (the reference binary, when installed: see internal/testkit/oracle).
 	rm := filepath.Join(filepath.Dir(bp), "rust-minidump", "testdata")
 	if bin, ok := oracle.Lookup(oracle.Stackwalk); ok {
 		tmp := t.TempDir()
@@ -289,6 +289,15 @@ func regsLine(f *walker.Frame, contextFrame bool) string {
 	case minidump.ArchAMD64:
 		order = []string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"}
 		width = 16
+	case minidump.ArchARM:
+		// Breakpad prints r11 as fp after r12.
+		order = []string{"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r12", "fp", "sp", "lr", "pc"}
+	case minidump.ArchARM64:
+		for i := range 29 {
+			order = append(order, fmt.Sprintf("x%d", i))
+		}
+		order = append(order, "fp", "lr", "sp", "pc")
+		width = 16
 	default:
 		return ""
 	}
@@ -335,16 +344,19 @@ func TestConformanceFrames(t *testing.T) {
 				t.Skipf("open: %v", err)
 			}
 			defer d.Close()
-			si, err := d.SystemInfo()
-			if err != nil || (si.Arch != minidump.ArchX86 && si.Arch != minidump.ArchAMD64) {
-				t.Skip("not x86/amd64")
+			// Our arm and arm64 walkers add recovery methods Breakpad lacks
+			// (walker/arm, walker/arm64), so their frames are compared in
+			// Breakpad's mode, where every frame must be Breakpad's.
+			opts := Options{Trace: true}
+			if si, err := d.SystemInfo(); err != nil || (si.Arch != minidump.ArchX86 && si.Arch != minidump.ArchAMD64) {
+				opts.Mode = walker.Breakpad
 			}
 			var sup symfile.Supplier
 			if len(c.roots) > 0 {
 				sup = symcompress.NewDirSupplier(c.roots...)
 			}
 			// Traced: the steps name the candidates the scans passed over.
-			st, err := Process(d, sup, Options{Trace: true})
+			st, err := Process(d, sup, opts)
 			if err != nil {
 				t.Fatalf("Process: %v", err)
 			}
@@ -352,7 +364,9 @@ func TestConformanceFrames(t *testing.T) {
 			threads, _ := st.BreakpadThreads()
 			// The same walk with Breakpad's scans (no code read): where the
 			// call-site check made ours differ, that walk must be Breakpad's.
-			stScan, err := Process(d, sup, Options{NoCode: true, Trace: true})
+			scanOpts := opts
+			scanOpts.NoCode = true
+			stScan, err := Process(d, sup, scanOpts)
 			if err != nil {
 				t.Fatalf("Process: %v", err)
 			}
@@ -715,7 +729,7 @@ var ipInRegs = regexp.MustCompile(`\b[er]ip=0x([0-9a-f]+)`)
 // thread or in the walk without code (where the code did not decide
 // first, the symbols did); or -1. From there on the walks are not
 // compared. The frames our walk finds instead are held to gdb, the
-// symbols or the code by internal/difftest's TestCorpusAddedFrames.
+// symbols or the code by internal/testkit/difftest's TestCorpusAddedFrames.
 func symbolCheckedFrom(got []*walker.Frame, exp []expectedFrame, traced ...*Thread) int {
 	for fr := range exp {
 		m := ipInRegs.FindStringSubmatch(exp[fr].regs)

@@ -21,8 +21,11 @@
 // Threads are walked in parallel by a bounded number of workers (a few
 // threads without symbols one after the other: starting workers would cost
 // more than their walks); a module's symbols are loaded at most once (cached by code file, as
-// Breakpad's resolver does; that cache is the only one, and Symbolize reads
-// it after the walk).
+// Breakpad's resolver does; Symbolize reads that cache after the walk; the
+// suppliers may keep their own: symfile's remember parsed files so that one
+// supplier serves many dumps, batch's symcache bounds them for a run). A
+// thread's stack bytes are copied out of the dump, so the ProcessState stays
+// printable after the dump is closed.
 // The walks keep to a budget, in every mode (docs/limits.md): frames
 // across threads (Options.MaxTotalFrames: the requesting thread may keep
 // half, the others share the rest) and time (Options.MaxTime). Breakpad
@@ -65,7 +68,7 @@
 //     0, the stack in the Memory64ListStream) and dumps with an empty
 //     descriptor get just the context frame. We also read the
 //     Memory64ListStream and, failing the descriptor, take the region
-//     holding the stack pointer (TestStackMemoryFallbacks; internal/difftest
+//     holding the stack pointer (TestStackMemoryFallbacks; internal/testkit/difftest
 //     flavors windows-amd64-fullmem and linux-arm64-nostackdesc).
 //     Breakpad mode restores Breakpad's rule.
 //   - Overlapping modules. On Linux and Android Breakpad truncates the

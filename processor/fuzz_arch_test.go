@@ -5,8 +5,8 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fuzzbudget"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/fuzzbudget"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -15,7 +15,7 @@ import (
 // One fuzz target per walker architecture, through the processor: fuzzed
 // registers and stack in a dump of that architecture, walked with a fuzzed
 // symbol file answering its module, in both modes. Each input keeps to the
-// fuzz budget (internal/fuzzbudget: 5 s, 512 MiB allocated) and the frame
+// fuzz budget (internal/testkit/fuzzbudget: 5 s, 512 MiB allocated) and the frame
 // caps. The walkers' own targets (walker/x86, walker/amd64, walker/arm for
 // ARM and ARM64) fuzz the walk without a dump.
 

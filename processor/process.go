@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -84,7 +85,7 @@ var ErrNoThreadList = errors.New("processor: minidump has no thread list")
 // symbols). It returns an error only when the dump cannot be processed at
 // all; problems with single streams are collected in ProcessState.Errors.
 func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*ProcessState, error) {
-	st := &ProcessState{Dump: dump, Status: StatusOK, RequestingThread: -1, MainModule: -1}
+	st := &ProcessState{Status: StatusOK, RequestingThread: -1, MainModule: -1}
 	st.TimeDateStamp = dump.Header.TimeDateStamp
 	st.ProcessCreateTime, st.HasCreateTime = dump.ProcessCreateTime()
 	st.ProcessUptime, st.HasUptime = dump.ProcessUptime()
@@ -443,6 +444,9 @@ func archWalker(a minidump.Arch) walker.Arch {
 //
 // The error reports a descriptor whose bytes cannot be read (the thread is
 // then walked from its context alone, as Breakpad does).
+//
+// The bytes are a copy: a memory-mapped dump's bytes are gone once the dump
+// is closed, and the ProcessState (Thread.Stack) is printed after that.
 func threadStack(dump *minidump.File, t *minidump.Thread, mem *minidump.MemoryList, ctx *minidump.Context, breakpad bool) (uint64, []byte, error) {
 	d := t.Stack
 	if d.Off != 0 && d.Size != 0 && d.Start+uint64(d.Size) > d.Start {
@@ -450,7 +454,7 @@ func threadStack(dump *minidump.File, t *minidump.Thread, mem *minidump.MemoryLi
 		if err != nil {
 			return d.Start, nil, err
 		}
-		return d.Start, b, nil
+		return d.Start, bytes.Clone(b), nil
 	}
 	region := func(addr uint64) (uint64, []byte, bool) {
 		r, ok := mem.Region(addr)
@@ -461,7 +465,7 @@ func threadStack(dump *minidump.File, t *minidump.Thread, mem *minidump.MemoryLi
 		if err != nil {
 			return 0, nil, false
 		}
-		return r.Base, b, true
+		return r.Base, bytes.Clone(b), true
 	}
 	if d.Start != 0 {
 		if base, b, ok := region(d.Start); ok {

@@ -63,7 +63,7 @@ func stackDump(t *testing.T, memory64 bool, patch func(desc []byte)) *minidump.F
 // TestStackMemoryFallbacks: where a thread's stack descriptor does not hold
 // the bytes, Breakpad (minidump_processor.cc) looks up the descriptor's start
 // address in the MemoryListStream only. The oracle binary, run on the same
-// layouts by internal/difftest (flavors linux-amd64-rva0,
+// layouts by internal/testkit/difftest (flavors linux-amd64-rva0,
 // windows-amd64-fullmem, linux-arm64-nostackdesc), walks only the context
 // frame when the bytes are in a Memory64ListStream (Windows full-memory
 // dumps write RVA 0 descriptors) or the descriptor is all zeros. By default

@@ -11,11 +11,6 @@ import (
 // ProcessState is the result of processing a dump: everything every printer
 // of package report shows, so that none of them reads the dump again.
 type ProcessState struct {
-	// Dump is the processed minidump, for callers that want to read more of
-	// its streams; nil for a microdump or a dump that could not be read.
-	// The printers do not read it.
-	Dump *minidump.File
-
 	// Status is the processing status: StatusOK, or what stopped it.
 	Status Status
 
@@ -202,7 +197,8 @@ type Thread struct {
 	// the crashed thread); nil when none.
 	Context *minidump.Context
 	// StackBase is the address of Stack[0]; Stack is nil when the dump holds
-	// no stack memory for the thread.
+	// no stack memory for the thread. Stack is the state's own copy, so it
+	// stays readable after the dump is closed.
 	StackBase uint64
 	Stack     []byte
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/coreconv"
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
@@ -156,7 +156,7 @@ var twinShortfalls = map[string]string{
 // (gdb's frames, and libgcc's where gdb stops: oracle.ReadExpected) and
 // with Breakpad's walk of the same twin. Breakpad's walk is our Breakpad
 // mode, which must print the frame lines Breakpad's minidump_stackwalk
-// prints for the twin when that binary is at hand (internal/oracle).
+// prints for the twin when that binary is at hand (internal/testkit/oracle).
 //
 // It asserts: on no thread does the twin's walk find fewer leading or
 // in-order oracle frames than Breakpad's (twinShortfalls aside). It logs

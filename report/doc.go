@@ -9,11 +9,12 @@
 //
 // Every printer reads only the ProcessState: it makes no decision about the
 // walk and reads nothing from the dump (frames, trust, symbols, module
-// order and the JSON-only facts arrive computed). The text printers see the
-// state through a flattened view (textProcess) numbered as Breakpad numbers
-// threads. Byte-for-byte agreement with Breakpad is the goal; the
-// conformance tests in cmd/minidump-stackwalk compare against Breakpad's
-// own outputs in ../shared.
+// order and the JSON-only facts arrive computed). The text printers number
+// threads as Breakpad does (the dump-writing thread left out) and point
+// frames at modules in Breakpad's print order. Byte-for-byte agreement with
+// Breakpad is the goal, checked against outputs of Breakpad's own
+// minidump_stackwalk.
+//
 // One addition to Breakpad's text: ProcessState.CrashAnalysis (the
 // faulting instruction and its accesses, from package crashinfo) adds
 // rust-minidump's crash-analysis lines after the crash address; the

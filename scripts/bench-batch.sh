@@ -7,7 +7,7 @@
 #
 #   usage: scripts/bench-batch.sh [DUMPDIR [SYMDIR [RUNS [JOBS]]]]
 #
-# Defaults: ../shared/perf/dumps, the perf symbols (internal/corpus
+# Defaults: ../shared/perf/dumps, the perf symbols (internal/testkit/corpus
 # PerfSymbolsDir: $LLVMCRASH_SYMS or ~/.cache/minidump-stackwalk-ci/
 # llvmcrash-syms), 5 runs, -j = number of CPUs. Breakpad's
 # minidump_stackwalk is $BREAKPAD_ORACLE_DIR/minidump_stackwalk, else the

@@ -9,7 +9,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fuzzbudget"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/fuzzbudget"
 )
 
 // FuzzDecompress opens fuzzed .sym.gz and .sym.zst files under a small

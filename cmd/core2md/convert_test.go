@@ -12,8 +12,8 @@ import (
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/coredump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/coreconv"
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 

@@ -52,7 +52,7 @@ func processBatchInput(o *options, path string, sup symfile.Supplier, jsonOut io
 		writeJSON(processor.Unreadable(err))
 		return res
 	}
-	defer d.Close()                                                  // after the JSON report, which reads the dump
+	defer d.Close()
 	st, err := d.Process(sup, o.budgeted(o.processorOptions(), nil)) // limits.go
 	// A file truncated while it was read: processOne's recover reports it
 	// and drops the dump's symbol files from the cache.

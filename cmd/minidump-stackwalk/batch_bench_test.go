@@ -4,7 +4,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
 // BenchmarkBatchPerf: one batch run over the 20 perf dumps (a fresh symbol

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
 // Walking a core reads no file the core names unless --sysroot gives a

@@ -9,7 +9,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -51,12 +50,6 @@ func (d *dumpFlag) Check(o *options) error {
 		}
 	}
 	return nil
-}
-
-// Write is never reached: process hands --dump to processRawDump, which
-// prints the dump unprocessed, before anything is walked.
-func (d *dumpFlag) Write(w io.Writer, in *input) error {
-	return errors.New("--dump is printed before processing")
 }
 
 // processRawDump handles --dump: when group is the --dump flag it prints

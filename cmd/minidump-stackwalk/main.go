@@ -97,6 +97,12 @@ type flagGroup interface {
 	Active() bool
 	// Check validates the group's flags against the rest; an error is a usage error.
 	Check(o *options) error
+}
+
+// groupPrinter is a flagGroup that prints processed dumps (--dump prints
+// the dump unprocessed instead: processRawDump).
+type groupPrinter interface {
+	flagGroup
 	// Write prints the output for a processed dump.
 	Write(w io.Writer, in *input) error
 }

@@ -120,8 +120,8 @@ func processInput(o *options, group flagGroup, d *stackwalk.Dump, stdout, stderr
 func writeOutput(o *options, group flagGroup, in *input, stdout, stderr io.Writer) bool {
 	w := bufio.NewWriterSize(stdout, 64<<10)
 	var err error
-	if group != nil {
-		err = group.Write(w, in)
+	if p, ok := group.(groupPrinter); ok {
+		err = p.Write(w, in)
 	} else {
 		err = writeText(w, o, in.State)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
 // notYetAccepted lists rust-minidump flags we do not take yet, each with

@@ -182,6 +182,9 @@ func (r *rustFlags) logger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
+// rustFlags prints processed dumps (--json, --cyborg).
+var _ groupPrinter = (*rustFlags)(nil)
+
 // Write prints the selected outputs: JSON, human, or both (--cyborg), to
 // stdout or --output-file.
 func (r *rustFlags) Write(w io.Writer, in *input) error {

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
 // fakeTerminal is a stderr that says it is a terminal, as a pty would.

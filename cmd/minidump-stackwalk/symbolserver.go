@@ -135,16 +135,11 @@ func splitSymbolPaths(paths []string) (local, urls []string) {
 	return local, urls
 }
 
-// symbolSupplier returns the supplier over o's symbol paths: the local ones
-// first, then the symbol servers. Download failures other than "not found"
+// symbolSupplierWith returns the supplier over o's symbol paths: the local
+// ones first, then the symbol servers, whose downloads are reported to
+// progress (nil: not reported). Download failures other than "not found"
 // are printed on stderr as warnings (the module is then walked without
 // symbols). It is nil when there are no symbol paths.
-func (o *options) symbolSupplier(stderr io.Writer) symfile.Supplier {
-	return o.symbolSupplierWith(stderr, nil)
-}
-
-// symbolSupplierWith is symbolSupplier with the symbol servers' downloads
-// reported to progress (nil: not reported).
 func (o *options) symbolSupplierWith(stderr io.Writer, progress func(symsrv.DownloadProgress)) symfile.Supplier {
 	local, urls := splitSymbolPaths(o.symbolPaths)
 	var chain symfile.ChainSupplier

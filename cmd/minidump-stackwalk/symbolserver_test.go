@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
 // serveSymbols serves dir over HTTP on loopback, counting requests.

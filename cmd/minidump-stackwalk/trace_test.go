@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
 // --verbose=trace logs each step of each walk: for every frame of every

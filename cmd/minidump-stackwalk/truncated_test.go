@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/hostile"
 )
 
 // A stack cut by --max-frames-total (the default cap included) is a

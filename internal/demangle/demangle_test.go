@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
 // The expected strings below were produced by llvm-cxxfilt 14 (and agree

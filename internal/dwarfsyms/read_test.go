@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
 // readFile reads a testdata ELF file as Google's npm dump_syms -d does.

@@ -2,7 +2,7 @@
 # our binary ($OURS, else built from ./cmd/minidump-stackwalk into $tmp) and
 # Breakpad's ($BREAKPAD, else minidump_stackwalk in $BREAKPAD_ORACLE_DIR, else
 # in the test cache, ${XDG_CACHE_HOME:-$HOME/.cache}/minidump-stackwalk-ci/
-# minidump-0.26.0/package/bin/linux-x64, as internal/oracle finds it).
+# minidump-0.26.0/package/bin/linux-x64, as internal/testkit/oracle finds it).
 #
 # Our binary is built with CGO_ENABLED=0: a static binary starts without the
 # dynamic loader and libc's start-up (see docs/performance.md, "Startup").

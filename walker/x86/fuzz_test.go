@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fuzzbudget"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/fuzzbudget"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker/walkertest"

@@ -54,7 +54,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/hostile"
 )
 
 const (

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
 // TestMain keeps the default --index-dir and --symbols-cache of the CLI

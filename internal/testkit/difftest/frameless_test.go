@@ -3,7 +3,7 @@ package difftest
 import (
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/oracle"
 )
 
 // framelessUnderRecord reports whether c's crash is in a frameless function

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
@@ -34,7 +34,7 @@ func ourBinary(t *testing.T) string {
 			return
 		}
 		ourBin = filepath.Join(dir, "minidump-stackwalk")
-		out, err := exec.Command("go", "build", "-o", ourBin, "../../cmd/minidump-stackwalk").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", ourBin, "../../../cmd/minidump-stackwalk").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}

@@ -7,6 +7,6 @@
 // output (ReadMachineFrames).
 //
 // The binaries' directory is $BREAKPAD_ORACLE_DIR, else DefaultDir(), in the
-// tests' cache directory (internal/corpus.TestCacheDir). .ci/run
+// tests' cache directory (internal/testkit/corpus.TestCacheDir). .ci/run
 // installs the package and sets the variable.
 package oracle

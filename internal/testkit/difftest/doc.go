@@ -11,7 +11,7 @@
 // look like return addresses. It records the true chain as Breakpad's -m
 // output would print it.
 //
-// The tests run Breakpad's binary (located by internal/oracle) and
+// The tests run Breakpad's binary (located by internal/testkit/oracle) and
 // ours on each case and require (a) identical -m output with
 // --breakpad-compat, and (b) by default at least as many leading true frames
 // as Breakpad recovers, and no invented frame where Breakpad stopped with a

@@ -1,0 +1,90 @@
+package stackwalk_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/minidump-stackwalk/minidump-stackwalk"
+
+// goPackages returns the repository's package directories (slash-separated,
+// "." for the root) with their non-test files' imports.
+func goPackages(t *testing.T) map[string][]string {
+	t.Helper()
+	pkgs := map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != "." && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		imps := pkgs[dir]
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			imps = append(imps, p)
+		}
+		pkgs[dir] = imps
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+// docs/architecture.md names every package (in backquotes, or in a
+// `dir/{a,b}` group), and product code imports no test machinery.
+func TestArchitectureNamesEveryPackage(t *testing.T) {
+	doc, err := os.ReadFile("docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile("`([^`\\s]+)`").FindAllStringSubmatch(string(doc), -1) {
+		name := m[1]
+		if i := strings.Index(name, "/{"); i >= 0 && strings.HasSuffix(name, "}") {
+			for _, leaf := range strings.Split(name[i+2:len(name)-1], ",") {
+				named[name[:i]+"/"+leaf] = true
+			}
+		}
+		named[name] = true
+	}
+	pkgs := goPackages(t)
+	if len(pkgs) < 10 {
+		t.Fatalf("found only %d packages", len(pkgs))
+	}
+	for dir, imps := range pkgs {
+		if !named[dir] {
+			t.Errorf("docs/architecture.md does not name package %s (add it to \"Every package\" in backquotes)", dir)
+		}
+		if strings.HasPrefix(dir, "internal/testkit/") || strings.HasPrefix(dir, "scripts/") {
+			continue
+		}
+		for _, p := range imps {
+			if strings.HasPrefix(p, module+"/internal/testkit/") {
+				t.Errorf("product package %s imports test machinery %s", dir, p)
+			}
+		}
+	}
+}
