@@ -4,7 +4,8 @@
 // clear message when they are not installed, and reads the oracle outputs
 // kept in the repository: gdb backtraces written by
 // scripts/gen-testdata/gdb_frames.py (ReadGDBFrames) and Breakpad's -m
-// output (ReadMachineFrames).
+// output (ReadMachineFrames); and it lists a PDB's procedure records as
+// llvm-pdbutil reads them (PDBProcs).
 //
 // The binaries' directory is $BREAKPAD_ORACLE_DIR, else DefaultDir(), in the
 // tests' cache directory (internal/testkit/corpus.TestCacheDir). .ci/run

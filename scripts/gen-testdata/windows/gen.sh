@@ -30,7 +30,9 @@ libgcc=$(ls -d /usr/lib/gcc/x86_64-w64-mingw32/*-win32 | head -1)
 
 rm -rf "$build" && mkdir -p "$build" "$out/wine" "$oracle"
 go build -o "$build/wintool" ./scripts/gen-testdata/windows/wintool
-(cd "$build" && clang --target=x86_64-w64-mingw32 -O1 -gcodeview -fuse-ld=lld -L"$libgcc" \
+# -gcodeview only picks CodeView: without -g clang writes no debug info and
+# lld's PDB has no procedure records (S_LPROC32), publics only.
+(cd "$build" && clang --target=x86_64-w64-mingw32 -O1 -g -gcodeview -fuse-ld=lld -L"$libgcc" \
 	-Wl,--pdb=wincrash.pdb -o wincrash.exe "$repo/scripts/gen-testdata/windows/wincrash.c" -ldbghelp)
 # MinGW's CRT objects carry DWARF; the PDB has our debug info.
 x86_64-w64-mingw32-strip --strip-debug "$build/wincrash.exe"
