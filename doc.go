@@ -8,8 +8,8 @@
 // brief summary (report.WriteBrief) and rust-minidump's JSON
 // (report.BuildJSON, report.WriteJSON).
 //
-// Symbols come from any symfile.Supplier: symfile.NewDirSupplier over
-// Breakpad symbol stores, symsrv.NewSupplier for symbol servers, or a
+// Symbols come from any symfile.Supplier: symcompress.NewDirSupplier over
+// Breakpad symbol stores (plain, .sym.gz or .sym.zst files), symsrv.NewSupplier for symbol servers, or a
 // supplier of your own. A single stream of a minidump is read with the
 // accessors of package minidump (Dump.Minidump).
 //

@@ -12,6 +12,7 @@ import (
 	stackwalk "github.com/minidump-stackwalk/minidump-stackwalk"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
@@ -29,7 +30,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer d.Close()
-	st, err := d.Process(symfile.NewDirSupplier("testdata/symbols"), processor.Options{})
+	st, err := d.Process(symcompress.NewDirSupplier("testdata/symbols"), processor.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func Example_json() {
 		log.Fatal(err)
 	}
 	defer d.Close()
-	st, err := d.Process(symfile.NewDirSupplier("testdata/symbols"), processor.Options{})
+	st, err := d.Process(symcompress.NewDirSupplier("testdata/symbols"), processor.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func (s oneFile) Symbols(m symfile.ModuleKey) (*symfile.File, error) {
 	if filepath.Base(m.DebugFile) != s.debugFile {
 		return nil, fmt.Errorf("%s: %w", m.DebugFile, symfile.ErrNotFound)
 	}
-	return symfile.Open(s.path)
+	return symcompress.Open(s.path)
 }
 
 // Walk with a symbol supplier of one's own (any symfile.Supplier: a

@@ -13,7 +13,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
-	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 )
 
 // Open tells the three kinds of input apart by their content, not their
@@ -35,7 +35,7 @@ func TestOpenKinds(t *testing.T) {
 		if d.Kind != want {
 			t.Errorf("%s: kind %v, want %v", path, d.Kind, want)
 		}
-		st, err := d.Process(symfile.NewDirSupplier(corpus.Testdata(t, "symbols")), processor.Options{})
+		st, err := d.Process(symcompress.NewDirSupplier(corpus.Testdata(t, "symbols")), processor.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}

@@ -193,26 +193,49 @@ type Row struct {
 	Rules Rules
 }
 
-// Rows returns the rules of entry e by address: where e is an x86_64 RBP
-// frame whose code starts with "push %rbp; mov %rsp, %rbp" (55 48 89 e5),
-// the rules at the entry, after the push and after the move (the
-// encoding's rules, which hold from there on); otherwise one row at
-// e.Start with Rules' result. The registers the encoding saves are pushed
-// after the move: their rules hold once they are.
+// Rows returns the rules of entry e by address. At e.Start, the
+// function's first instruction, nothing is pushed yet: the CFA is the
+// stack pointer as the call left it (x86_64: rsp+8, the return address at
+// CFA-8; arm64: sp, the return address in x30). The encoding's rules hold
+// once the prologue has run; for an x86_64 RBP frame whose code starts
+// with "push %rbp; mov %rsp, %rbp" (55 48 89 e5), and an arm64 frame
+// starting with "stp x29, x30, [sp, #-16]!; mov x29, sp", the rows after
+// each of the two are exact, otherwise the encoding's rules start at
+// the next instruction (the saved registers' rules hold once they are
+// pushed). A function must start at e.Start (see dumpsyms' splitting of
+// merged entries at function starts).
 func (e Entry) Rows(arch Arch, code CodeReader) ([]Row, error) {
 	body, err := e.Rules(arch, code)
 	if err != nil {
 		return nil, err
 	}
+	entry := Rules{".cfa": "$rsp 8 +", ".ra": at(8)}
+	next := e.Start + 1 // x86_64: no instruction starts inside the first
+	if arch == ARM64 {
+		entry, next = Rules{".cfa": "sp 0 +", ".ra": "x30"}, e.Start+4
+	}
 	if arch == X86_64 && e.Mode() == X86_64ModeRBPFrame && code != nil && e.End-e.Start > 4 {
 		var p [4]byte
 		if code(e.Start, p[:]) == nil && p == [4]byte{0x55, 0x48, 0x89, 0xe5} {
 			return []Row{
-				{e.Start, Rules{".cfa": "$rsp 8 +", ".ra": at(8)}},
+				{e.Start, entry},
 				{e.Start + 1, Rules{".cfa": "$rsp 16 +", "$rbp": at(16)}},
 				{e.Start + 4, body},
 			}, nil
 		}
 	}
-	return []Row{{e.Start, body}}, nil
+	if arch == ARM64 && e.Mode() == ARM64ModeFrame && code != nil && e.End-e.Start > 8 {
+		var p [8]byte // stp x29, x30, [sp, #-16]!; mov x29, sp
+		if code(e.Start, p[:]) == nil && p == [8]byte{0xfd, 0x7b, 0xbf, 0xa9, 0xfd, 0x03, 0x00, 0x91} {
+			return []Row{
+				{e.Start, entry},
+				{e.Start + 4, Rules{".cfa": "sp 16 +", ".ra": at(8), "x29": at(16)}},
+				{e.Start + 8, body},
+			}, nil
+		}
+	}
+	if len(body) == len(entry) && body[".cfa"] == entry[".cfa"] && body[".ra"] == entry[".ra"] || e.End <= next {
+		return []Row{{e.Start, body}}, nil
+	}
+	return []Row{{e.Start, entry}, {next, body}}, nil
 }

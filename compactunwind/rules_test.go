@@ -86,20 +86,37 @@ func TestPermutation(t *testing.T) {
 	}
 }
 
-// TestRowsRBPPrologue: an x86_64 RBP frame starting with push %rbp; mov
-// %rsp,%rbp gets the rules of its first two instructions too; other code
-// gets the encoding's rules from its start.
-func TestRowsRBPPrologue(t *testing.T) {
+// TestRowsPrologue: an x86_64 RBP frame starting with push %rbp; mov
+// %rsp,%rbp (an arm64 frame with stp x29, x30, [sp, #-16]!; mov x29, sp)
+// gets the rules of its first two instructions; other code the entry's
+// rules at its first instruction, then the encoding's.
+func TestRowsPrologue(t *testing.T) {
 	prologue := []byte{0x55, 0x48, 0x89, 0xe5}
 	code := func(addr uint64, p []byte) error { copy(p, prologue); return nil }
+	var rows []Row
+	var err error
 	e := Entry{Start: 0x100, End: 0x120, Encoding: 0x01000000}
-	rows, err := e.Rows(X86_64, code)
+	rows, err = e.Rows(X86_64, code)
 	if err != nil || len(rows) != 3 || rows[1].Addr != 0x101 || rows[2].Addr != 0x104 ||
 		rows[0].Rules[".cfa"] != "$rsp 8 +" || rows[1].Rules[".cfa"] != "$rsp 16 +" || rows[2].Rules[".cfa"] != "$rbp 16 +" {
 		t.Fatalf("rows %+v, %v", rows, err)
 	}
 	prologue = []byte{0x90, 0x55, 0x48, 0x89}
-	if rows, err := e.Rows(X86_64, code); err != nil || len(rows) != 1 || rows[0].Rules[".cfa"] != "$rbp 16 +" {
+	if rows, err := e.Rows(X86_64, code); err != nil || len(rows) != 2 || rows[0].Rules[".cfa"] != "$rsp 8 +" ||
+		rows[1].Addr != 0x101 || rows[1].Rules[".cfa"] != "$rbp 16 +" {
 		t.Errorf("no prologue: rows %+v, %v", rows, err)
+	}
+	// arm64: stp x29, x30, [sp, #-16]!; mov x29, sp
+	prologue = []byte{0xfd, 0x7b, 0xbf, 0xa9, 0xfd, 0x03, 0x00, 0x91}
+	e.Encoding = 0x04000000
+	rows, err = e.Rows(ARM64, code)
+	if err != nil || len(rows) != 3 || rows[0].Rules[".ra"] != "x30" || rows[1].Addr != 0x104 ||
+		rows[1].Rules[".cfa"] != "sp 16 +" || rows[2].Addr != 0x108 || rows[2].Rules[".cfa"] != "x29 16 +" {
+		t.Errorf("arm64 frame: rows %+v, %v", rows, err)
+	}
+	// A frameless leaf of no stack: the entry's rules are the encoding's.
+	e.Encoding = 0x02000000
+	if rows, err := e.Rows(ARM64, code); err != nil || len(rows) != 1 {
+		t.Errorf("arm64 leaf: rows %+v, %v", rows, err)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/symsrv"
 )
 
 // Kind is what is fetched for a build id.
@@ -61,7 +63,7 @@ var ErrTooLarge = errors.New("file larger than the download limit")
 type Client struct {
 	URLs        []string
 	CacheDir    string
-	HTTP        *http.Client // nil: a client with no timeout of its own
+	HTTP        *http.Client // nil: a client with no timeout of its own, over symsrv.NewTransport
 	Timeout     time.Duration
 	MaxSize     int64
 	NegativeTTL time.Duration
@@ -204,7 +206,9 @@ func (c *Client) download(ctx context.Context, url, dir, path, buildID string) e
 	}
 	hc := c.HTTP
 	if hc == nil {
-		hc = &http.Client{}
+		// symsrv's connections: a server writing past its Content-Length
+		// cannot make the client log on stderr (issue 26).
+		hc = &http.Client{Transport: symsrv.NewTransport(nil)}
 	}
 	resp, err := hc.Do(req)
 	if err != nil {

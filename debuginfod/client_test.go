@@ -6,16 +6,19 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"errors"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/hostile"
 )
 
 // testBinary returns a gcc-built ELF file of the repository and its build
@@ -219,4 +222,46 @@ func TestParseURLs(t *testing.T) {
 	if ParseURLs("") != nil {
 		t.Error("empty DEBUGINFOD_URLS gives URLs")
 	}
+}
+
+// TestNoUnsolicitedResponse: a server writing past its Content-Length
+// (hostile.Overlong) makes Go's HTTP client log "Unsolicited response" on
+// stderr once the connection is idle (issue 26); the default client's
+// connections are never idle, so nothing is logged (and the answer, not
+// an ELF file, is refused).
+func TestNoUnsolicitedResponse(t *testing.T) {
+	srv := hostile.SymbolServer(hostile.Overlong)
+	defer srv.Close()
+	var logged syncBuffer
+	log.SetOutput(&logged) // net/http logs through the standard logger
+	defer log.SetOutput(os.Stderr)
+	c := &Client{URLs: []string{srv.URL}, CacheDir: t.TempDir()}
+	for i := range 3 {
+		id := strings.Repeat(string(rune('a'+i)), 40)
+		if _, err := c.Fetch(context.Background(), id, Executable); err == nil || errors.Is(err, ErrNotFound) {
+			t.Errorf("build id %s: error %v, want a refusal", id, err)
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // the client's read loop peeks at idle connections
+	if out := logged.String(); out != "" {
+		t.Errorf("the HTTP client logged:\n%s", out)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the log package's writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

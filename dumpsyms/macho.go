@@ -25,10 +25,11 @@ import (
 // no STACK CFI: a dSYM keeps the sections' headers, not their bytes.
 //
 // STACK CFI: with Options.BreakpadCompat, the __eh_frame FDEs only, as
-// Breakpad's Mac dump_syms writes them; else, as Sentry's symbolic derives
-// them, one record per compact unwind entry (its rules hold after the
-// prologue), the __eh_frame FDE for entries in DWARF mode and for code
-// compact unwind does not describe.
+// Breakpad's Mac dump_syms writes them; else one record per function of
+// each compact unwind entry with rules (compactunwind.Entry.Rows: a
+// function entry's rules at its first instruction, the encoding's after
+// the prologue), the __eh_frame FDE for entries in DWARF mode and for
+// code compact unwind does not describe (docs/macos.md).
 func WriteMachO(w io.Writer, bin, dsym *machofile.File, path string, opts Options) error {
 	main := bin
 	if main == nil {
@@ -194,7 +195,8 @@ func machoEHFrame(bin *machofile.File, machine elf.Machine) (*elfcfi.Section, er
 	return elfcfi.NewEHFrame(data, sec.Addr, nil, 0, arch)
 }
 
-// mergeCompact makes one entry per compact unwind entry with rules, takes
+// mergeCompact makes one entry per function of each compact unwind entry
+// with rules, takes
 // the FDE of a DWARF-mode entry, and keeps the FDEs of the code no entry
 // with rules covers; the result is in address order.
 func mergeCompact(tab *compactunwind.Table, fdes []*cfiEntry, eh *elfcfi.Section, code compactunwind.CodeReader, starts []uint64) []*cfiEntry {
@@ -221,7 +223,7 @@ func mergeCompact(tab *compactunwind.Table, fdes []*cfiEntry, eh *elfcfi.Section
 			}
 			continue
 		}
-		for _, part := range splitAtStarts(ce, tab.Arch, starts) {
+		for _, part := range splitAtStarts(ce, starts) {
 			rows, err := part.Rows(tab.Arch, code)
 			if err != nil {
 				break
@@ -281,14 +283,11 @@ func codeReader(bin *machofile.File) compactunwind.CodeReader {
 	}
 }
 
-// splitAtStarts splits an x86_64 RBP-frame entry at the function starts
-// inside it (ld64 merges neighbours of one encoding), so that each
-// function's prologue gets its rows (compactunwind.Entry.Rows); other
-// entries stay whole, as symbolic writes them.
-func splitAtStarts(ce compactunwind.Entry, arch compactunwind.Arch, starts []uint64) []compactunwind.Entry {
-	if arch != compactunwind.X86_64 || ce.Mode() != compactunwind.X86_64ModeRBPFrame {
-		return []compactunwind.Entry{ce}
-	}
+// splitAtStarts splits an entry with rules at the function starts inside
+// it (ld64 merges neighbours of one encoding into one entry), so that
+// each function's first instruction and prologue get their rows
+// (compactunwind.Entry.Rows).
+func splitAtStarts(ce compactunwind.Entry, starts []uint64) []compactunwind.Entry {
 	i := sort.Search(len(starts), func(i int) bool { return starts[i] > ce.Start })
 	var out []compactunwind.Entry
 	part := ce

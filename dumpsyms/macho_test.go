@@ -176,15 +176,20 @@ func parseCFI(text string) map[string]*cfiRecord {
 }
 
 // TestMachOSymbolicCFI compares the STACK CFI we derive from compact
-// unwind and __eh_frame with symbolic's snapshot for the same binary
-// (rules compared as sets: the order within a record is no meaning). The
-// only differences are the six functions whose encoding is x86_64
-// frameless with an indirect stack size (mode 3): symbolic writes
-// ".cfa: $rsp 8 +" for them, true only at the first instruction; we read
-// the "sub $n, %rsp" immediate the encoding points at. The test checks
-// each of those records against the function's prologue as llvm-objdump
-// disassembles it: CFA = 8 + 8*pushes + n, each pushed register at its
-// slot.
+// unwind and __eh_frame with symbolic's snapshot for the same binary, as
+// the rules in force at every address symbolic's records cover (rules
+// compared as sets). The differences, each checked:
+//   - at each function's first instruction we write the rules of a
+//     function entry (.cfa: $rsp 8 +, the return address at CFA-8:
+//     nothing is pushed yet); symbolic writes the encoding's rules, which
+//     hold only after the prologue. ld64 merged neighbouring functions of
+//     one encoding into one entry; we split entries at LC_FUNCTION_STARTS
+//     so each function gets its entry rules.
+//   - the six functions whose encoding is x86_64 frameless with an
+//     indirect stack size (mode 3): symbolic writes ".cfa: $rsp 8 +" for
+//     their whole body; we read the "sub $n, %rsp" immediate the encoding
+//     points at. Checked against each prologue as llvm-objdump disassembles
+//     it: CFA = 8 + 8*pushes + n, each pushed register at its slot.
 func TestMachOSymbolicCFI(t *testing.T) {
 	ours := parseCFI(writeSymbolicCrash(t, Options{}, true, true))
 	snap, err := os.ReadFile("../../shared/corpus/symbolic/snapshots/test_cfi__cfi_macho.snap")
@@ -192,37 +197,92 @@ func TestMachOSymbolicCFI(t *testing.T) {
 		t.Skip(err)
 	}
 	theirs := parseCFI(string(snap))
-	if len(ours) != len(theirs) {
-		t.Errorf("%d records, symbolic %d", len(ours), len(theirs))
+	var starts []uint64
+	for addr := range ours {
+		a, _ := strconv.ParseUint(addr, 16, 64)
+		starts = append(starts, a)
 	}
-	var indirect []string
+	sort.Slice(starts, func(i, j int) bool { return starts[i] < starts[j] })
+	oursAt := func(a uint64) map[string]string {
+		i := sort.Search(len(starts), func(i int) bool { return starts[i] > a }) - 1
+		if i < 0 {
+			return nil
+		}
+		r := ours[fmt.Sprintf("%x", starts[i])]
+		if size, _ := strconv.ParseUint(r.size, 16, 64); a >= starts[i]+size {
+			return nil
+		}
+		return stateAt(r, a)
+	}
+	entry := fmt.Sprint(map[string]string{".cfa": "$rsp 8 +", ".ra": ".cfa -8 + ^"})
+	indirect := map[string]bool{}
+	entries := 0
 	for addr, w := range theirs {
-		g := ours[addr]
-		if g == nil {
-			t.Errorf("%s: no record; symbolic has one", addr)
-			continue
+		start, _ := strconv.ParseUint(addr, 16, 64)
+		size, _ := strconv.ParseUint(w.size, 16, 64)
+		// The rules change only where a record of either side starts or
+		// changes them.
+		points := map[uint64]bool{start: true}
+		for _, d := range w.deltas {
+			a, _ := strconv.ParseUint(d, 16, 64)
+			points[a] = true
 		}
-		if fmt.Sprint(g) == fmt.Sprint(w) {
-			continue
+		for _, st := range starts {
+			if st > start && st < start+size {
+				points[st] = true
+				for _, d := range ours[fmt.Sprintf("%x", st)].deltas {
+					a, _ := strconv.ParseUint(d, 16, 64)
+					points[a] = true
+				}
+			}
 		}
-		if len(w.rules) == 1 && len(w.rules[0]) == 2 && w.rules[0][".cfa"] == "$rsp 8 +" && g.size == w.size {
-			indirect = append(indirect, addr)
-			continue
+		if r := ours[addr]; r != nil {
+			for _, d := range r.deltas {
+				a, _ := strconv.ParseUint(d, 16, 64)
+				points[a] = true
+			}
 		}
-		t.Errorf("%s:\n ours     %v\n symbolic %v", addr, g, w)
+		var at []uint64
+		for a := range points {
+			at = append(at, a)
+		}
+		sort.Slice(at, func(i, j int) bool { return at[i] < at[j] })
+		for _, a := range at {
+			g, want := fmt.Sprint(oursAt(a)), fmt.Sprint(stateAt(w, a))
+			if g == want {
+				continue
+			}
+			if _, ok := ours[fmt.Sprintf("%x", a)]; ok && g == entry {
+				entries++
+				continue
+			}
+			if want == entry && len(w.rules) == 1 && a > start {
+				indirect[addr] = true
+				continue
+			}
+			t.Errorf("%#x (symbolic's record %s):\n ours     %s\n symbolic %s", a, addr, g, want)
+			break
+		}
 	}
-	sort.Strings(indirect)
-	if strings.Join(indirect, " ") != "1b70 6e00 8150 b1f0 b9e0 bd80" {
-		t.Errorf("records differing for indirect stack sizes: %v", indirect)
+	var ind []string
+	for a := range indirect {
+		ind = append(ind, a)
+	}
+	sort.Strings(ind)
+	if strings.Join(ind, " ") != "1b70 6e00 8150 b1f0 b9e0 bd80" {
+		t.Errorf("records differing for indirect stack sizes: %v", ind)
+	}
+	if entries != 95 {
+		t.Errorf("%d function entries with their own rules", entries)
 	}
 	if _, err := exec.LookPath("llvm-objdump"); err != nil {
 		t.Skip("no llvm-objdump: the indirect-stack-size records are not checked against the code")
 	}
-	for _, addr := range indirect {
+	for _, addr := range ind {
 		a, _ := strconv.ParseUint(addr, 16, 64)
 		want := prologueRules(t, symbolicMacOS+"crash", 0x100000000+a)
-		if fmt.Sprint(want) != fmt.Sprint(ours[addr].rules[0]) {
-			t.Errorf("%s: ours %v, the prologue says %v", addr, ours[addr].rules[0], want)
+		if got := oursAt(a + 1); fmt.Sprint(want) != fmt.Sprint(got) {
+			t.Errorf("%s: ours %v, the prologue says %v", addr, got, want)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -76,7 +77,7 @@ func TestExidxCFIAgainstGDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := processor.Options{Mode: walker.Breakpad} // Breakpad's walk, as its minidump_stackwalk makes it
-	before, after := symfile.NewDirSupplier(filepath.Join(root, "symbols")), symfile.NewDirSupplier(dir)
+	before, after := symcompress.NewDirSupplier(filepath.Join(root, "symbols")), symcompress.NewDirSupplier(dir)
 	var table []string
 	for _, name := range armDumps {
 		gdb := map[uint32][]uint64{}

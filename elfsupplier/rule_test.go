@@ -10,6 +10,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -25,7 +26,7 @@ import (
 // alone, is checked.
 func TestPrologueFramesNamed(t *testing.T) {
 	root := corpus.Testdata(t)
-	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
+	syms := symcompress.NewDirSupplier(filepath.Join(root, "symbols"))
 	named := 0
 	for _, c := range casesWithBinaries(t, root) {
 		path := filepath.Join(root, "dumps", c.name+".dmp")

@@ -14,6 +14,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -153,7 +154,7 @@ func TestWalksWithLocalDebugInfoEqualGDB(t *testing.T) {
 	if len(archs) < 4 {
 		t.Fatalf("programs kept for %v, want all four architectures", archs)
 	}
-	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
+	syms := symcompress.NewDirSupplier(filepath.Join(root, "symbols"))
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-16s %-8s %5s %9s %9s %9s %9s\n", "dump", "thread", "gdb", "sym+elf", "elf", "sym", "elf .sym")
 	for _, c := range cases {

@@ -219,3 +219,19 @@ func ResolveSaveNext(codes []ARM64Code) []ARM64Code {
 	}
 	return out
 }
+
+// ARM64FunctionLength returns fn's length in bytes, reading only the
+// .xdata header when the data is not packed.
+func (f *File) ARM64FunctionLength(fn ARM64Function) (uint32, error) {
+	switch fn.Flag() {
+	case 1, 2:
+		return (fn.Data >> 2 & 0x7ff) * 4, nil
+	case 0:
+		h, err := f.BytesAtRVA(".xdata", fn.Data, 4)
+		if err != nil {
+			return 0, err
+		}
+		return (le.Uint32(h) & 0x3ffff) * 4, nil
+	}
+	return 0, rvaErr("ARM64 .pdata", fn.Begin, "reserved flag 3")
+}

@@ -2,9 +2,13 @@ package pe
 
 import "sort"
 
-// MaxExports bounds the export table (the largest system DLLs export a few
-// thousand functions).
-const MaxExports = 1 << 20
+// MaxExports bounds the export table: ordinals are 16-bit, so an image
+// exports at most 65535 functions.
+const MaxExports = 1 << 16
+
+// maxExportNameBytes bounds the bytes of names and forwarders one export
+// table reads (hostile names may all point at one long string).
+const maxExportNameBytes = 16 << 20
 
 // maxExportName bounds one exported name (C++ decorated names run long).
 const maxExportName = 4096
@@ -45,12 +49,21 @@ func (f *File) Exports() ([]Export, error) {
 	if err != nil {
 		return nil, err
 	}
+	budget := maxExportNameBytes
+	str := func(what string, rva uint32) (string, error) {
+		if budget <= 0 {
+			return "", rvaErr(what, rva, "export names past %d bytes", maxExportNameBytes)
+		}
+		s, err := f.stringAtRVA(what, rva, maxExportName)
+		budget -= len(s) + 1
+		return s, err
+	}
 	out := make([]Export, nfunc)
 	for i := range out {
 		rva := le.Uint32(funcs[i*4:])
 		out[i] = Export{Ordinal: base + uint32(i), RVA: rva}
 		if rva >= d.RVA && rva-d.RVA < d.Size { // a forwarder string
-			if out[i].Forwarder, err = f.stringAtRVA("export forwarder", rva, maxExportName); err != nil {
+			if out[i].Forwarder, err = str("export forwarder", rva); err != nil {
 				return nil, err
 			}
 			out[i].RVA = 0
@@ -61,7 +74,7 @@ func (f *File) Exports() ([]Export, error) {
 		if idx >= nfunc {
 			return nil, rvaErr("export ordinal table", le.Uint32(hdr[36:])+i*2, "index %d of %d functions", idx, nfunc)
 		}
-		name, err := f.stringAtRVA("export name", le.Uint32(names[i*4:]), maxExportName)
+		name, err := str("export name", le.Uint32(names[i*4:]))
 		if err != nil {
 			return nil, err
 		}

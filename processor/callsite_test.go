@@ -18,6 +18,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -202,7 +203,7 @@ func checkCallSites(t *testing.T, c callSiteCase, rows *[]string, tally map[stri
 	defer d.Close()
 	var sup symfile.Supplier
 	if len(c.roots) > 0 {
-		sup = symfile.NewDirSupplier(c.roots...)
+		sup = symcompress.NewDirSupplier(c.roots...)
 	}
 	ours, errOurs := Process(d, sup, Options{})
 	scan, errScan := Process(d, sup, Options{NoCode: true})

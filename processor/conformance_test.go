@@ -15,6 +15,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -340,7 +341,7 @@ func TestConformanceFrames(t *testing.T) {
 			}
 			var sup symfile.Supplier
 			if len(c.roots) > 0 {
-				sup = symfile.NewDirSupplier(c.roots...)
+				sup = symcompress.NewDirSupplier(c.roots...)
 			}
 			// Traced: the steps name the candidates the scans passed over.
 			st, err := Process(d, sup, Options{Trace: true})
@@ -683,7 +684,7 @@ func TestNodeImageBaseEvidence(t *testing.T) {
 	if len(syms) != 1 {
 		t.Skip("node.sym.gz not present")
 	}
-	f, err := symfile.Open(syms[0])
+	f, err := symcompress.Open(syms[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
-	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 )
 
 // gdbFrames reads testdata/oracle/NAME.frames.txt (gdb_frames.py): thread
@@ -61,7 +61,7 @@ func TestTestdataAgainstGDB(t *testing.T) {
 			continue
 		}
 		gdb := gdbFrames(t, filepath.Join(td, "oracle", name+".frames.txt"))
-		st, err := Process(d, symfile.NewDirSupplier(filepath.Join(td, "symbols")), Options{})
+		st, err := Process(d, symcompress.NewDirSupplier(filepath.Join(td, "symbols")), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

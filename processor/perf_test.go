@@ -9,7 +9,7 @@ import (
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
-	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 )
 
 // perfSymbols returns the perf corpus directory and its symbol tree, or
@@ -44,7 +44,7 @@ func TestPerfAgainstGDB(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := Process(d, symfile.NewDirSupplier(syms), Options{})
+		st, err := Process(d, symcompress.NewDirSupplier(syms), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,13 +80,13 @@ func BenchmarkProcess(b *testing.B) {
 	defer d.Close()
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := Process(d, symfile.NewDirSupplier(syms), Options{}); err != nil {
+			if _, err := Process(d, symcompress.NewDirSupplier(syms), Options{}); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("warm", func(b *testing.B) {
-		sup := symfile.NewDirSupplier(syms)
+		sup := symcompress.NewDirSupplier(syms)
 		if _, err := Process(d, sup, Options{}); err != nil { // load the symbols once
 			b.Fatal(err)
 		}

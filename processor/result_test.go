@@ -11,7 +11,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
-	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 )
 
 // Unreadable's status says whether the file was missing or not a minidump.
@@ -109,7 +109,7 @@ func TestSymbolize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	st, err := Process(f, symfile.NewDirSupplier(corpus.Testdata(t, "symbols")), Options{})
+	st, err := Process(f, symcompress.NewDirSupplier(corpus.Testdata(t, "symbols")), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -57,7 +58,7 @@ func TestStackWinGluedAssignment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := symfile.NewDirSupplier(syms)
+	dir := symcompress.NewDirSupplier(syms)
 	for _, name := range []string{"minidump2", "minidump_32bit_crash_addr"} {
 		d, err := minidump.Open(filepath.Join(bp, "dumps", name+".dmp"))
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -30,7 +31,7 @@ func symbolRejections(t *testing.T, dump string, roots []string) (map[uint64]str
 	si, _ := d.SystemInfo()
 	var sup symfile.Supplier
 	if len(roots) > 0 {
-		sup = symfile.NewDirSupplier(roots...)
+		sup = symcompress.NewDirSupplier(roots...)
 	}
 	st, err := Process(d, sup, Options{NoCode: true, Trace: true})
 	if err != nil {

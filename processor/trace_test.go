@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -50,7 +51,7 @@ func traceWalks(t *testing.T, c callSiteCase, mode walker.Mode) (plain, traced *
 	t.Cleanup(func() { d.Close() })
 	var sup symfile.Supplier
 	if len(c.roots) > 0 {
-		sup = symfile.NewDirSupplier(c.roots...)
+		sup = symcompress.NewDirSupplier(c.roots...)
 	}
 	plain, _ = Process(d, sup, Options{Mode: mode})
 	traced, _ = Process(d, sup, Options{Mode: mode, Trace: true})

@@ -16,7 +16,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
-	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 )
 
 // jsonOf builds and writes the report of st and parses it back.
@@ -204,7 +204,7 @@ func BenchmarkJSON(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	st, err := processor.Process(f, symfile.NewDirSupplier(filepath.Join(dir, "symbols")), processor.Options{})
+	st, err := processor.Process(f, symcompress.NewDirSupplier(filepath.Join(dir, "symbols")), processor.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -94,7 +94,7 @@ func benchPath(b *testing.B) string {
 
 // benchFile opens benchPath.
 func benchFile(b *testing.B) *File {
-	f, err := Open(benchPath(b))
+	f, err := testOpen(benchPath(b))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func BenchmarkOpen(b *testing.B) {
 	b.SetBytes(st.Size())
 	b.ResetTimer()
 	for b.Loop() {
-		f, err := Open(path)
+		f, err := testOpen(path)
 		if err != nil {
 			b.Fatal(err)
 		}

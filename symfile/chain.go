@@ -73,7 +73,7 @@ func localHas(sups []Supplier, m ModuleKey) bool {
 			switch {
 			case err != nil:
 			case !st.IsDir():
-				if moduleLineMatches(root, m) {
+				if moduleLineMatches(root, m, d.decompressBudget()) {
 					return true
 				}
 			default:

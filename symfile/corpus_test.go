@@ -32,7 +32,7 @@ func TestCorpusParses(t *testing.T) {
 		if strings.HasSuffix(p, "_bad.out") {
 			continue
 		}
-		f, err := Open(p)
+		f, err := testOpen(p)
 		if err != nil {
 			t.Errorf("%s: %v", p, err)
 			continue
@@ -59,7 +59,7 @@ func TestBadModules(t *testing.T) {
 		{"module3_bad.out", []int{3}},
 		{"module4_bad.out", []int{4, 5}},
 	} {
-		f, err := Open(filepath.Join(dir, tc.file))
+		f, err := testOpen(filepath.Join(dir, tc.file))
 		var ce *CorruptError
 		if !errors.As(err, &ce) {
 			t.Fatalf("%s: err = %v, want *CorruptError", tc.file, err)

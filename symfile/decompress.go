@@ -3,7 +3,6 @@ package symfile
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -13,8 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 // Bounds on decompressed symbol data (docs/limits.md). A .sym.gz or
@@ -30,17 +27,31 @@ const (
 	DefaultMaxDecompressedTotal = 1 << 30
 )
 
+// Decompressor returns a reader of the decompressed data of r, the
+// contents of the compressed symbol file name (whose extension, .gz or
+// .zst, names the format), and the function that releases the reader.
+// This package has none of its own, so that a program reading only plain
+// symbol files links no decompressor: package symcompress's Reader is one.
+type Decompressor func(r io.Reader, name string) (data io.Reader, release func(), err error)
+
+// ErrNoDecompressor reports a compressed symbol file opened without a
+// Decompressor (DecompressBudget.WithDecompressor).
+var ErrNoDecompressor = errors.New("compressed symbol file, and no decompressor given")
+
 // ErrDecompressLimit reports a compressed symbol file whose decompressed
 // data is over a DecompressBudget's bound (per file or in all).
 var ErrDecompressLimit = errors.New("decompressed symbol data over the limit")
 
-// DecompressBudget bounds the bytes decompressed from .sym.gz and .sym.zst
-// files: per file, and in all over the files opened with it. The bytes of a
-// file that was opened stay counted (the File holds them); those of a file
-// that failed are given back. It is safe for concurrent use.
+// DecompressBudget says how .sym.gz and .sym.zst files are read: with its
+// Decompressor (WithDecompressor; without one they cannot be), and within
+// its bounds on the bytes decompressed, per file and in all over the files
+// opened with it. The bytes of a file that was opened stay counted (the
+// File holds them); those of a file that failed are given back. It is safe
+// for concurrent use.
 type DecompressBudget struct {
 	perFile, total int64
 	used           atomic.Int64
+	decompress     Decompressor
 }
 
 // NewDecompressBudget returns a budget of perFile bytes per file and total
@@ -55,12 +66,30 @@ func NewDecompressBudget(perFile, total int64) *DecompressBudget {
 	return &DecompressBudget{perFile: perFile, total: total}
 }
 
+// WithDecompressor sets the Decompressor of b's files and returns b. Call
+// it before b is used.
+func (b *DecompressBudget) WithDecompressor(d Decompressor) *DecompressBudget {
+	b.decompress = d
+	return b
+}
+
+// reader returns a reader of the decompressed data of fh, the contents of
+// the compressed file path, and its release function.
+func (b *DecompressBudget) reader(fh io.Reader, path string) (io.Reader, func(), error) {
+	if b == nil || b.decompress == nil {
+		return nil, nil, ErrNoDecompressor
+	}
+	return b.decompress(fh, path)
+}
+
 // Used is the number of decompressed bytes currently counted.
 func (b *DecompressBudget) Used() int64 { return b.used.Load() }
 
-// OpenWithBudget is Open with the decompressed data of a .gz or .zst file
-// bounded by b (nil: the default bound per file, none in all). A file over
-// the bound is not indexed: the error wraps ErrDecompressLimit.
+// OpenWithBudget is Open reading a .gz or .zst file with b's Decompressor,
+// its decompressed data bounded by b. A file over the bound is not
+// indexed: the error wraps ErrDecompressLimit. Without a budget or a
+// Decompressor, a compressed file is reported corrupt, the error wrapping
+// ErrNoDecompressor.
 //
 // The data is streamed into an unlinked temporary file (in os.TempDir)
 // that is then mapped and indexed as a plain file is, so the process's
@@ -161,25 +190,6 @@ func isCompressed(path string) bool {
 	return strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".zst")
 }
 
-// decompressor returns a reader of the decompressed data of fh and its
-// close function.
-func decompressor(fh *os.File, path string) (io.Reader, func(), error) {
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(fh)
-		if err != nil {
-			return nil, nil, err
-		}
-		return zr, func() { zr.Close() }, nil
-	}
-	// The window bound keeps a hostile frame header from reserving memory.
-	zr, err := zstd.NewReader(fh, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(128<<20),
-		zstd.WithDecoderMaxMemory(uint64(DefaultMaxDecompressedFile)))
-	if err != nil {
-		return nil, nil, err
-	}
-	return zr, zr.Close, nil
-}
-
 // readCompressed decompresses path into memory within b's bounds. The
 // returned function, when not nil, releases the memory (File.Close).
 func readCompressed(path string, b *DecompressBudget) ([]byte, func() error, error) {
@@ -191,7 +201,7 @@ func readCompressed(path string, b *DecompressBudget) ([]byte, func() error, err
 		return nil, nil, err
 	}
 	defer fh.Close()
-	r, closeFn, err := decompressor(fh, path)
+	r, closeFn, err := b.reader(fh, path)
 	if err != nil {
 		return nil, nil, &CorruptError{File: path, Err: err}
 	}
@@ -276,14 +286,15 @@ func sizeHint(fh *os.File, path string, size int64) int64 {
 }
 
 // firstCompressedLine returns the first line (at most 64 KiB) of a
-// compressed symbol file, decompressing no more than that.
-func firstCompressedLine(path string) ([]byte, error) {
+// compressed symbol file, decompressing no more than that with b's
+// Decompressor.
+func firstCompressedLine(path string, b *DecompressBudget) ([]byte, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	r, closeFn, err := decompressor(fh, path)
+	r, closeFn, err := b.reader(fh, path)
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func TestDecompressBudgetPerFile(t *testing.T) {
 		if st, _ := os.Stat(p); st.Size() > 256<<10 {
 			t.Fatalf("%s: bomb of %d bytes is not a bomb", ext, st.Size())
 		}
-		b := NewDecompressBudget(1<<20, 4<<20)
+		b := testBudget(1<<20, 4<<20)
 		f, err := NewDirSupplier(dir).WithDecompressBudget(b).Symbols(bombKey)
 		if f != nil || !errors.Is(err, ErrDecompressLimit) {
 			t.Errorf("%s: got %v, %v; want ErrDecompressLimit", ext, f, err)
@@ -62,7 +62,7 @@ func TestDecompressBudgetPerFile(t *testing.T) {
 			t.Errorf("%s: %d bytes still counted after the failure", ext, b.Used())
 		}
 		// Within the bound the same file loads.
-		f, err = OpenWithBudget(p, NewDecompressBudget(16<<20, 16<<20))
+		f, err = OpenWithBudget(p, testBudget(16<<20, 16<<20))
 		if err != nil || f.Module().Name != hostile.BombDebugFile {
 			t.Errorf("%s: within the bound: %v", ext, err)
 		}
@@ -75,7 +75,7 @@ func TestDecompressBudgetTotal(t *testing.T) {
 	dirA, dirB := t.TempDir(), t.TempDir()
 	writeBomb(t, dirA, 3<<20, ".gz")
 	writeBomb(t, dirB, 3<<20, ".zst")
-	b := NewDecompressBudget(4<<20, 5<<20)
+	b := testBudget(4<<20, 5<<20)
 	if _, err := NewDirSupplier(dirA).WithDecompressBudget(b).Symbols(bombKey); err != nil {
 		t.Fatalf("first file: %v", err)
 	}
@@ -93,11 +93,11 @@ func TestDecompressBudgetTotal(t *testing.T) {
 // against modules decompresses its first line only, not the whole file.
 func TestSingleFileRootReadsOneLine(t *testing.T) {
 	p := writeBomb(t, t.TempDir(), 8<<20, ".gz")
-	line, err := firstLine(p)
+	line, err := firstLine(p, testBudget(0, 0))
 	if err != nil || !bytes.HasPrefix(line, []byte("MODULE windows x86_64 "+hostile.BombDebugID)) {
 		t.Fatalf("firstLine = %q, %v", line, err)
 	}
-	b := NewDecompressBudget(1<<20, 1<<20)
+	b := testBudget(1<<20, 1<<20)
 	s := NewDirSupplier(p).WithDecompressBudget(b)
 	for i := range 50 { // modules that do not match cost one line each
 		s.Symbols(ModuleKey{DebugFile: "other.pdb", DebugID: string(rune('A' + i))})

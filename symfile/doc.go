@@ -3,9 +3,11 @@
 // line and inline chain cover a module-relative address, which STACK CFI
 // rules and which STACK WIN record apply there.
 //
-// Open memory-maps a plain file (a .sym.gz or .sym.zst file is decompressed,
-// streaming, into an unlinked temporary file that is then mapped, within a
-// DecompressBudget's bounds per file and per run) and
+// Open memory-maps a plain file (OpenWithBudget decompresses a .sym.gz or
+// .sym.zst file, streaming, into an unlinked temporary file that is then
+// mapped, within a DecompressBudget's bounds per file and per run, with
+// the budget's Decompressor: this package has none, so that the walkers
+// link no decompressor; package symcompress gives one) and
 // builds a compact index in one pass, run in parallel over
 // chunks of the file. The pass validates every line as Breakpad's parser
 // would, and records only the offsets and address ranges of FUNC, PUBLIC,
@@ -16,7 +18,7 @@
 //
 // IndexDir keeps that index on disk, one file per symbol file, so that later
 // processes map it instead of reading the symbol file: IndexDir.Open, or a
-// supplier made with NewIndexedDirSupplier or WithIndex. An index names its
+// supplier made with NewIndexedDirSupplier (or symsrv.WithIndex). An index names its
 // symbol file (absolute path, size, modification time, SHA-256 of the first
 // and last 64 KiB) and this package's index version; it is checked before
 // use (CRC-32C over the whole file, then the bounds and order of every

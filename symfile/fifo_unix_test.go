@@ -19,10 +19,10 @@ func TestFIFOSymbolFileRefused(t *testing.T) {
 		if err := syscall.Mkfifo(path, 0o644); err != nil {
 			t.Skipf("mkfifo: %v", err)
 		}
-		if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "not a regular file") {
-			t.Errorf("Open(%s): %v", name, err)
+		if _, err := testOpen(path); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("testOpen(%s): %v", name, err)
 		}
-		index := NewIndexDir(t.TempDir(), func(error) {})
+		index := testIndexDir(t.TempDir(), func(error) {})
 		if _, err := index.Open(path); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("IndexDir.Open(%s): %v", name, err)
 		}

@@ -35,9 +35,9 @@ type File struct {
 	parsedBytes int64             // memory of parsed, estimated (HeapBytes)
 }
 
-// Open reads the symbol file at path: memory-mapped when plain, decompressed
-// into a temporary file when the name ends in .gz or .zst (at most
-// DefaultMaxDecompressedFile bytes; see OpenWithBudget).
+// Open reads the symbol file at path, memory-mapped. A name ending in .gz
+// or .zst is a compressed file, which Open cannot read (ErrNoDecompressor):
+// OpenWithBudget reads it with a budget's Decompressor (symcompress.Open).
 //
 // When some lines are malformed, Open returns the File together with a
 // *CorruptError naming the first bad line: like Breakpad, the records that

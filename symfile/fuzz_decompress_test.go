@@ -36,7 +36,7 @@ func FuzzDecompress(f *testing.F) {
 				t.Fatal(err)
 			}
 			const perFile, total = 1 << 20, 3 << 19
-			b := NewDecompressBudget(perFile, total)
+			b := testBudget(perFile, total)
 			file, _ := OpenWithBudget(p, b)
 			if b.Used() > perFile+1 {
 				t.Fatalf("%d bytes counted, budget %d per file", b.Used(), perFile)

@@ -1,7 +1,6 @@
 package symfile
 
 import (
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -13,8 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 // identityBytes is how much of a file's head and of its tail the identity
@@ -43,9 +40,10 @@ func NewIndexDir(dir string, warn func(error)) *IndexDir {
 	return &IndexDir{dir: dir, warn: warn}
 }
 
-// WithDecompressBudget bounds the decompressed copies of .sym.gz and
-// .sym.zst files that d writes, per file and in all, as b bounds them in
-// memory without an index. It returns d.
+// WithDecompressBudget makes d decompress .sym.gz and .sym.zst files with
+// b's Decompressor (without one they are reported corrupt), and bounds the
+// copies it writes, per file and in all, as b bounds them in memory
+// without an index. It returns d.
 func (d *IndexDir) WithDecompressBudget(b *DecompressBudget) *IndexDir {
 	d.budget = b
 	return d
@@ -358,13 +356,13 @@ func (d *IndexDir) openCompressed(fh *os.File, path, abs, k, idxPath string, src
 			return nil, err
 		}
 		d.cannotWrite(err)
-		return Open(path)
+		return OpenWithBudget(path, d.budget)
 	}
 	d.removeOtherCopies(k, copyPath)
 	ch, err := os.Open(copyPath)
 	if err != nil {
 		d.cannotWrite(err)
-		return Open(path)
+		return OpenWithBudget(path, d.budget)
 	}
 	defer ch.Close()
 	cst, err := ch.Stat()
@@ -439,22 +437,11 @@ func decompressCounted(fh io.Reader, path string, w io.Writer, b *DecompressBudg
 	if b != nil {
 		limit = min(b.perFile, b.total-b.used.Load())
 	}
-	var r io.Reader
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(fh)
-		if err != nil {
-			return 0, &CorruptError{File: path, Err: err}
-		}
-		defer zr.Close()
-		r = zr
-	} else {
-		zr, err := zstd.NewReader(fh, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(128<<20))
-		if err != nil {
-			return 0, &CorruptError{File: path, Err: err}
-		}
-		defer zr.Close()
-		r = zr
+	r, release, err := b.reader(fh, path)
+	if err != nil {
+		return 0, &CorruptError{File: path, Err: err}
 	}
+	defer release()
 	er := &errReader{r: io.LimitReader(r, max(limit, 0)+1)}
 	n, err := io.Copy(w, er)
 	if er.err != nil {

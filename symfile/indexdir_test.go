@@ -42,7 +42,7 @@ func failOnWarn(t *testing.T) func(error) {
 // builds the index, the second must map it.
 func openTwice(t *testing.T, p string) (built, mapped *File) {
 	t.Helper()
-	d := NewIndexDir(t.TempDir(), failOnWarn(t))
+	d := testIndexDir(t.TempDir(), failOnWarn(t))
 	built, _ = d.Open(p)
 	if built == nil || built.origin != fromBuild {
 		t.Fatalf("%s: first open through the index: %+v, want a built index", p, built)
@@ -61,7 +61,7 @@ func TestIndexEqualsMemory(t *testing.T) {
 	files := append(repoSymFiles(t), corpusSymFiles(t)...)
 	for _, p := range files {
 		t.Run(strings.ReplaceAll(p, "/", "_"), func(t *testing.T) {
-			ref, refErr := Open(p)
+			ref, refErr := testOpen(p)
 			if ref == nil {
 				t.Skipf("%s does not open: %v", p, refErr)
 			}
@@ -197,7 +197,7 @@ func onlyIndex(t *testing.T, dir string) string {
 func TestIndexStale(t *testing.T) {
 	syms, idxDir := t.TempDir(), t.TempDir()
 	p := writeSym(t, syms, "m.sym", "MODULE Linux x86_64 ID m\nFUNC 10 10 0 aaaa\n")
-	d := NewIndexDir(idxDir, failOnWarn(t))
+	d := testIndexDir(idxDir, failOnWarn(t))
 	f, _ := d.Open(p)
 	f.Close()
 	writeSym(t, syms, "m.sym", "MODULE Linux x86_64 ID m\nFUNC 10 10 0 bbbb\n")
@@ -241,7 +241,7 @@ func TestIndexCorrupt(t *testing.T) {
 			syms, idxDir := t.TempDir(), t.TempDir()
 			p := writeSym(t, syms, "m.sym", fuzzSym)
 			var warnings []error
-			d := NewIndexDir(idxDir, func(err error) { warnings = append(warnings, err) })
+			d := testIndexDir(idxDir, func(err error) { warnings = append(warnings, err) })
 			ref, _ := d.Open(p)
 			ip := onlyIndex(t, idxDir)
 			b, _ := os.ReadFile(ip)
@@ -272,7 +272,7 @@ func TestIndexForeign(t *testing.T) {
 	os.Chtimes(b, time.Time{}, time.Unix(1e9, 0))
 	os.Chtimes(a, time.Time{}, time.Unix(1e9, 0)) // same identity
 	var warnings []error
-	d := NewIndexDir(idxDir, func(err error) { warnings = append(warnings, err) })
+	d := testIndexDir(idxDir, func(err error) { warnings = append(warnings, err) })
 	d.Open(a)
 	ia := onlyIndex(t, idxDir)
 	absB, _ := filepath.Abs(b)
@@ -283,7 +283,7 @@ func TestIndexForeign(t *testing.T) {
 	if fb.origin != fromBuild || len(warnings) != 1 || !strings.Contains(warnings[0].Error(), "foreign") {
 		t.Errorf("foreign index: origin %d, warnings %v; want rebuilt with a warning", fb.origin, warnings)
 	}
-	ref, _ := Open(b)
+	ref, _ := testOpen(b)
 	sameFile(t, ref, fb)
 }
 
@@ -293,7 +293,7 @@ func TestIndexUnwritable(t *testing.T) {
 	syms := t.TempDir()
 	blocker := writeSym(t, syms, "not-a-dir", "")
 	var warnings []error
-	d := NewIndexDir(filepath.Join(blocker, "index"), func(err error) { warnings = append(warnings, err) })
+	d := testIndexDir(filepath.Join(blocker, "index"), func(err error) { warnings = append(warnings, err) })
 	for _, name := range []string{"a.sym", "b.sym"} {
 		f, _ := d.Open(writeSym(t, syms, name, fuzzSym))
 		if f == nil || f.origin != fromMemory {
@@ -311,21 +311,21 @@ func TestIndexUnwritable(t *testing.T) {
 func TestIndexConcurrentBuilders(t *testing.T) {
 	syms, idxDir := t.TempDir(), t.TempDir()
 	p := writeSym(t, syms, "m.sym", fuzzSym)
-	ref, _ := Open(p)
+	ref, _ := testOpen(p)
 	var wg sync.WaitGroup
 	files := make([]*File, 8)
 	for i := range files {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			files[i], _ = NewIndexDir(idxDir, failOnWarn(t)).Open(p)
+			files[i], _ = testIndexDir(idxDir, failOnWarn(t)).Open(p)
 		}()
 	}
 	wg.Wait()
 	for _, f := range files {
 		sameFile(t, ref, f)
 	}
-	f, _ := NewIndexDir(idxDir, failOnWarn(t)).Open(p)
+	f, _ := testIndexDir(idxDir, failOnWarn(t)).Open(p)
 	if f.origin != fromIndex {
 		t.Errorf("after the race: origin %d, want the index", f.origin)
 	}
@@ -343,7 +343,7 @@ func TestIndexOldTemps(t *testing.T) {
 	old := writeSym(t, idxDir, "x.idx.tmp123", "partial")
 	os.Chtimes(old, time.Time{}, time.Now().Add(-2*oldTemp))
 	recent := writeSym(t, idxDir, "y.idx.tmp456", "partial")
-	NewIndexDir(idxDir, failOnWarn(t)).Open(writeSym(t, syms, "m.sym", fuzzSym))
+	testIndexDir(idxDir, failOnWarn(t)).Open(writeSym(t, syms, "m.sym", fuzzSym))
 	if _, err := os.Stat(old); err == nil {
 		t.Errorf("%s was kept", old)
 	}
@@ -366,7 +366,7 @@ func TestIndexCompressed(t *testing.T) {
 	}
 	writeGz(fuzzSym)
 	ref, _ := NewFile([]byte(fuzzSym), p)
-	d := NewIndexDir(idxDir, failOnWarn(t))
+	d := testIndexDir(idxDir, failOnWarn(t))
 	for want := range []int{fromBuild, fromIndex} {
 		f, _ := d.Open(p)
 		if f.origin != []int{fromBuild, fromIndex}[want] {
@@ -394,7 +394,7 @@ func TestIndexedSuppliers(t *testing.T) {
 	key := ModuleKey{DebugFile: "app.pdb", DebugID: "ABC1"}
 	writeFile(t, filepath.Join(cache, "app.pdb", "ABC1", "app.sym"), []byte("MODULE windows x86 ABC1 app.pdb\nFUNC 1000 10 0 app.pdb_fn\n"))
 	for run, want := range []int{fromBuild, fromIndex} {
-		s := NewIndexedDirSupplier(NewIndexDir(idxDir, failOnWarn(t)), cache)
+		s := NewIndexedDirSupplier(testIndexDir(idxDir, failOnWarn(t)), cache)
 		f, err := s.Symbols(key)
 		if sym, ok := f.Lookup(0x1000); err != nil || !ok || sym.Name != "app.pdb_fn" || f.origin != want {
 			t.Errorf("directory run %d: err %v, origin %d, want %d", run, err, f.origin, want)
@@ -411,7 +411,7 @@ func TestIndexedSuppliers(t *testing.T) {
 func TestIndexETag(t *testing.T) {
 	syms, idxDir := t.TempDir(), t.TempDir()
 	p := writeSym(t, syms, "m.sym", "MODULE Linux x86_64 ID m\nFUNC 10 10 0 aaaa\nPUBLIC 30 0 pub\n")
-	d := NewIndexDir(idxDir, failOnWarn(t))
+	d := testIndexDir(idxDir, failOnWarn(t))
 	steps := []struct {
 		etag string
 		want int
@@ -445,7 +445,7 @@ func TestIndexAdopt(t *testing.T) {
 		}
 		mem, _ := NewFile(data, p)
 		for _, etag := range []string{"", `"abc"`} {
-			d := NewIndexDir(t.TempDir(), failOnWarn(t))
+			d := testIndexDir(t.TempDir(), failOnWarn(t))
 			if err := d.Adopt(mem, p, etag); err != nil {
 				t.Fatalf("%s: Adopt: %v", p, err)
 			}
@@ -457,7 +457,7 @@ func TestIndexAdopt(t *testing.T) {
 			f.Close()
 		}
 	}
-	d := NewIndexDir(t.TempDir(), failOnWarn(t))
+	d := testIndexDir(t.TempDir(), failOnWarn(t))
 	other := writeSym(t, t.TempDir(), "o.sym", "MODULE Linux x86_64 ID o\n")
 	mem, _ := NewFile([]byte("MODULE Linux x86_64 ID m\nFUNC 10 10 0 f\n"), "m")
 	if err := d.Adopt(mem, other, ""); err == nil {

@@ -6,15 +6,16 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 )
 
 func openShared(t *testing.T, elem ...string) *File {
 	t.Helper()
 	p := corpus.Shared(t, elem...)
-	f, err := Open(p)
+	f, err := testOpen(p)
 	if err != nil {
-		t.Fatalf("Open(%s): %v", p, err)
+		t.Fatalf("testOpen(%s): %v", p, err)
 	}
 	t.Cleanup(func() { f.Close() })
 	return f

@@ -31,8 +31,9 @@ type DirSupplier struct {
 // file; each name may also end in .sym.gz or .sym.zst. A root may instead
 // be a single symbol file, used for the module whose MODULE line it matches.
 //
-// Compressed files are bounded by a DecompressBudget of the default size;
-// WithDecompressBudget sets another.
+// Compressed files are read with the Decompressor of a DecompressBudget,
+// which WithDecompressBudget sets (symcompress.NewDirSupplier does);
+// without one they are reported corrupt (ErrNoDecompressor).
 func NewDirSupplier(roots ...string) *DirSupplier {
 	return &DirSupplier{roots: roots, budget: NewDecompressBudget(0, 0)}
 }
@@ -80,7 +81,7 @@ func (s *DirSupplier) find(m ModuleKey) (*File, error) {
 			continue
 		}
 		if !st.IsDir() {
-			if moduleLineMatches(root, m) {
+			if moduleLineMatches(root, m, s.decompressBudget()) {
 				f, err := s.load(root)
 				s.tried(m, root, err)
 				return f, err
@@ -176,10 +177,20 @@ func within(root, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// moduleLineMatches reads the MODULE line of a single-file root and checks
-// it against the module's debug id and debug file (or code id and file).
-func moduleLineMatches(path string, m ModuleKey) bool {
-	line, err := firstLine(path)
+// decompressBudget is the budget, and Decompressor, of s's compressed
+// files: the index directory's when s opens files through one.
+func (s *DirSupplier) decompressBudget() *DecompressBudget {
+	if s.index != nil {
+		return s.index.budget
+	}
+	return s.budget
+}
+
+// moduleLineMatches reads the MODULE line of a single-file root (compressed
+// files with b's Decompressor) and checks it against the module's debug id
+// and debug file (or code id and file).
+func moduleLineMatches(path string, m ModuleKey, b *DecompressBudget) bool {
+	line, err := firstLine(path, b)
 	if err != nil || !bytes.HasPrefix(line, pMODULE) {
 		return false
 	}
@@ -196,9 +207,9 @@ func moduleLineMatches(path string, m ModuleKey) bool {
 }
 
 // firstLine returns the first line of a (possibly compressed) symbol file.
-func firstLine(path string) ([]byte, error) {
+func firstLine(path string, b *DecompressBudget) ([]byte, error) {
 	if isCompressed(path) {
-		return firstCompressedLine(path)
+		return firstCompressedLine(path, b)
 	}
 	fh, err := os.Open(path)
 	if err != nil {

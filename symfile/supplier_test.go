@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 )
 
@@ -51,7 +52,7 @@ func TestDirSupplierLayout(t *testing.T) {
 	writeFile(t, filepath.Join(root1, "bad.so", "ID4", "bad.so.sym"), []byte("MODULE Linux x86_64 ID4 bad.so\nFUNC 10\n"))
 	single := filepath.Join(t.TempDir(), "whatever.sym")
 	writeFile(t, single, []byte("MODULE Linux x86_64 ID5 single.so\nPUBLIC 2000 0 single_fn\n"))
-	s := NewDirSupplier(filepath.Join(root1, "missing"), root1, root2, single)
+	s := testDirSupplier(filepath.Join(root1, "missing"), root1, root2, single)
 
 	for _, tc := range []struct {
 		key  ModuleKey
@@ -103,7 +104,7 @@ func TestDirSupplierLoadsOnce(t *testing.T) {
 	root := t.TempDir()
 	p := filepath.Join(root, "m.so", "ID", "m.so.sym")
 	writeFile(t, p, []byte("MODULE Linux x86_64 ID m.so\nPUBLIC 10 0 f\n"))
-	s := NewDirSupplier(root)
+	s := testDirSupplier(root)
 	key := ModuleKey{DebugFile: "m.so", DebugID: "ID"}
 	var wg sync.WaitGroup
 	files := make([]*File, 8)
@@ -132,7 +133,7 @@ func TestDirSupplierLoadsOnce(t *testing.T) {
 
 func TestDirSupplierSharedCorpus(t *testing.T) {
 	root := corpus.Shared(t, "corpus", "breakpad", "symbols")
-	s := NewDirSupplier(root)
+	s := testDirSupplier(root)
 	f, err := s.Symbols(ModuleKey{DebugFile: `c:\test_app.pdb`, DebugID: "5A9832E5287241C1838ED98914E9B7FF1"})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +142,7 @@ func TestDirSupplierSharedCorpus(t *testing.T) {
 		t.Errorf("Module = %+v", m)
 	}
 	gzRoot := corpus.Shared(t, "corpus", "breakpad-generated", "stress", "symbols")
-	f, err = NewDirSupplier(gzRoot).Symbols(ModuleKey{DebugFile: "node", DebugID: "DFF2EAEB4D36EB5E7096F0F7722A69EE0"})
+	f, err = testDirSupplier(gzRoot).Symbols(ModuleKey{DebugFile: "node", DebugID: "DFF2EAEB4D36EB5E7096F0F7722A69EE0"})
 	if err != nil || f.Module().Name != "node" {
 		t.Fatalf("node.sym.gz: %v", err)
 	}
@@ -179,7 +180,7 @@ func TestOpenCompressedErrors(t *testing.T) {
 	} {
 		p := filepath.Join(dir, name)
 		writeFile(t, p, data)
-		f, err := Open(p)
+		f, err := testOpen(p)
 		var ce *CorruptError
 		if f != nil || !errors.As(err, &ce) || ce.File != p {
 			t.Errorf("%s: Open = %v, %v; want a *CorruptError and no File", name, f, err)
@@ -187,18 +188,18 @@ func TestOpenCompressedErrors(t *testing.T) {
 	}
 	p := filepath.Join(dir, "ok.sym.gz")
 	writeFile(t, p, full)
-	if f, err := Open(p); err != nil || f.Module().Name != "m" {
+	if f, err := testOpen(p); err != nil || f.Module().Name != "m" {
 		t.Errorf("ok.sym.gz: %v", err)
 	}
-	if _, err := Open(filepath.Join(dir, "missing.sym")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := testOpen(filepath.Join(dir, "missing.sym")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, err := Open(dir); err == nil {
-		t.Error("Open(directory) succeeded")
+	if _, err := testOpen(dir); err == nil {
+		t.Error("testOpen(directory) succeeded")
 	}
 	empty := filepath.Join(dir, "empty.sym")
 	writeFile(t, empty, nil)
-	if f, err := Open(empty); err != nil || f.HasFunctionAt(0) {
+	if f, err := testOpen(empty); err != nil || f.HasFunctionAt(0) {
 		t.Errorf("empty file: %v", err)
 	}
 }

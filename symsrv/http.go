@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,6 +41,10 @@ const (
 
 // moduleTag starts every Breakpad symbol file.
 var moduleTag = []byte("MODULE ")
+
+// ErrWrongModule reports a downloaded symbol file whose MODULE line names
+// another module than the one asked for: it is neither used nor cached.
+var ErrWrongModule = errors.New("symbol file of another module")
 
 // ErrTooLarge reports a symbol file larger than the download bound.
 var ErrTooLarge = errors.New("symbol file larger than the download limit")
@@ -160,6 +163,7 @@ type Supplier struct {
 	minRate    int64         // bytes per second, WithMinRate
 	rateWindow time.Duration // over which minRate is measured
 	partialDir string        // downloads in progress: cacheDir/.partial
+	host       string        // this host, as partial files name it
 	cleanOnce  sync.Once     // removes partial files of earlier processes
 	client     *http.Client
 	index      *symfile.IndexDir                                  // WithIndex
@@ -236,6 +240,7 @@ func NewSupplier(urls []string, cacheDir string, opts ...Option) (*Supplier, err
 		minRate:    DefaultMinRate,
 		rateWindow: DefaultRateWindow,
 		partialDir: filepath.Join(cacheDir, partialDirName),
+		host:       hostName(),
 		servers:    make(map[*url.URL]*serverState),
 		missTTL:    DefaultMissTTL,
 		retry:      DefaultRetry,
@@ -262,8 +267,9 @@ func NewSupplier(urls []string, cacheDir string, opts ...Option) (*Supplier, err
 	if s.total > 0 {
 		s.deadline = time.Now().Add(s.total)
 	}
+	transport := &http1Closer{rt: s.transport}
 	s.client = &http.Client{
-		Transport: s.transport,
+		Transport: transport,
 		Timeout:   s.timeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= maxRedirects {
@@ -276,7 +282,7 @@ func NewSupplier(urls []string, cacheDir string, opts ...Option) (*Supplier, err
 		},
 	}
 	s.lookupClient = &http.Client{
-		Transport: s.transport,
+		Transport: transport,
 		Timeout:   s.timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
@@ -301,7 +307,7 @@ func (s *Supplier) find(m symfile.ModuleKey) (*symfile.File, error) {
 		if rel == tecken {
 			get = s.codeInfo // httpcode.go
 		}
-		f, err := get(rel)
+		f, err := get(rel, m)
 		if s.trace != nil {
 			s.trace(m, rel+" (cache "+s.cacheDir+", servers "+strings.Join(s.urlStrings(), ", ")+")", err)
 		}
@@ -359,8 +365,9 @@ func relativeSymbolPaths(m symfile.ModuleKey) []string {
 
 // file returns the parsed file at rel: from the cache, else downloaded. It
 // runs at most once per path.
-func (s *Supplier) file(rel string) (*symfile.File, error) {
-	return s.files.Get(rel, func() (*symfile.File, error) { return s.fetch(rel) })
+// want is the module asked for, whose MODULE line a download must have.
+func (s *Supplier) file(rel string, want symfile.ModuleKey) (*symfile.File, error) {
+	return s.files.Get(rel, func() (*symfile.File, error) { return s.fetch(rel, want) })
 }
 
 // cachePath is where the file at rel is kept in the cache; a path that
@@ -371,6 +378,28 @@ func (s *Supplier) cachePath(rel string) (string, error) {
 		return "", fmt.Errorf("%w: %s", symfile.ErrNotFound, rel)
 	}
 	return local, nil
+}
+
+// moduleMismatch says how symbol file f differs from the module asked
+// for, or "" when it is that module's: its MODULE line's id and name are
+// the module's debug id and debug file, or its code id and code file (a
+// module known by its code names), as dump_syms writes them, or its INFO
+// CODE_ID is the module's code id (a file found by code id, whose debug
+// id the dump may not know). Ids and names compare without case, as
+// Windows and symbol servers treat them.
+func moduleMismatch(f *symfile.File, m symfile.ModuleKey) string {
+	got := f.Module()
+	names := func(id, file string) bool {
+		return id != "" && strings.EqualFold(got.ID, id) && strings.EqualFold(got.Name, symfile.BaseName(file))
+	}
+	if names(m.DebugID, m.DebugFile) || names(m.CodeID, m.CodeFile) || m.CodeID != "" && strings.EqualFold(f.CodeID(), m.CodeID) {
+		return ""
+	}
+	want := fmt.Sprintf("debug id %q, file %q", m.DebugID, symfile.BaseName(m.DebugFile))
+	if m.DebugID == "" {
+		want = fmt.Sprintf("code id %q, file %q", m.CodeID, symfile.BaseName(m.CodeFile))
+	}
+	return fmt.Sprintf("its MODULE line names id %q, file %q (%s %s); want %s", got.ID, got.Name, got.OS, got.Arch, want)
 }
 
 // inCache checks, after cleaning, that p stays under the cache directory.
@@ -384,12 +413,12 @@ func missNote(u *url.URL, at time.Time) string {
 	return fmt.Sprintf("%s missed at %s", u, at.UTC().Format(time.RFC3339))
 }
 
-func (s *Supplier) fetch(rel string) (*symfile.File, error) {
-	return s.fetchAs(symFormat, rel)
+func (s *Supplier) fetch(rel string, want symfile.ModuleKey) (*symfile.File, error) {
+	return s.fetchAs(symFormat, rel, want)
 }
 
 // fetchAs is fetch of a file in format fm.
-func (s *Supplier) fetchAs(fm *format, rel string) (*symfile.File, error) {
+func (s *Supplier) fetchAs(fm *format, rel string, want symfile.ModuleKey) (*symfile.File, error) {
 	local, err := s.cachePath(rel)
 	if err != nil {
 		return nil, err
@@ -405,8 +434,12 @@ func (s *Supplier) fetchAs(fm *format, rel string) (*symfile.File, error) {
 		} else {
 			cached, cachedErr = fm.open(local, local)
 		}
-		if cachedErr == nil {
+		if cachedErr == nil && (fm != symFormat || moduleMismatch(cached, want) == "") {
 			return cached, nil
+		}
+		if cachedErr == nil { // cached by a version that did not check
+			cached.Close()
+			cached = nil
 		}
 	}
 	var failures []error
@@ -417,7 +450,7 @@ func (s *Supplier) fetchAs(fm *format, rel string) (*symfile.File, error) {
 			remembered = append(remembered, missNote(u, at))
 			continue
 		}
-		f, err := s.downloadAs(fm, u, target, local, false)
+		f, err := s.downloadAs(fm, u, target, local, false, want)
 		if err == nil || errors.As(err, new(*symfile.CorruptError)) {
 			if cached != nil {
 				cached.Close()
@@ -473,15 +506,15 @@ func openCorrupt(index *symfile.IndexDir, path string) (*symfile.File, error) {
 // A server whose failures outlast the retries of one file is not asked
 // again in this run (serverState): a server answering 503 to everything
 // costs the retries once, not per module.
-func (s *Supplier) download(base *url.URL, target, local string, noRedirect bool) (*symfile.File, error) {
-	return s.downloadAs(symFormat, base, target, local, noRedirect)
+func (s *Supplier) download(base *url.URL, target, local string, noRedirect bool, want symfile.ModuleKey) (*symfile.File, error) {
+	return s.downloadAs(symFormat, base, target, local, noRedirect, want)
 }
 
 // downloadAs is download of a file in format fm.
-func (s *Supplier) downloadAs(fm *format, base *url.URL, target, local string, noRedirect bool) (*symfile.File, error) {
+func (s *Supplier) downloadAs(fm *format, base *url.URL, target, local string, noRedirect bool, want symfile.ModuleKey) (*symfile.File, error) {
 	var waited time.Duration
 	for n := 1; ; n++ {
-		a := s.attempt(fm, base, target, local, noRedirect)
+		a := s.attempt(fm, base, target, local, noRedirect, want)
 		if a.miss {
 			s.recordMiss(target)
 		}
@@ -546,7 +579,7 @@ func (s *Supplier) settle(base *url.URL, a attemptResult, attempts int) error {
 // parses without error is cached, so that nothing half-written or corrupt
 // is ever cached; a corrupt file is still returned, with its
 // *symfile.CorruptError, for this run.
-func (s *Supplier) attempt(fm *format, base *url.URL, target, local string, noRedirect bool) (a attemptResult) {
+func (s *Supplier) attempt(fm *format, base *url.URL, target, local string, noRedirect bool, want symfile.ModuleKey) (a attemptResult) {
 	fail := func(status int, err error) error {
 		return &DownloadError{URL: target, Server: base.String(), Status: status, Err: err}
 	}
@@ -649,6 +682,15 @@ func (s *Supplier) attempt(fm *format, base *url.URL, target, local string, noRe
 		a.err = fail(resp.StatusCode, errors.New("response is not "+fm.what))
 		return a
 	}
+	return s.store(fm, body, target, local, want, resp.StatusCode, fail, failed)
+}
+
+// store writes a download's body into a partial file and, once it is
+// whole, parses cleanly and has the MODULE line of the module asked for,
+// renames it into the cache at local. A corrupt file is returned, with its
+// *CorruptError, for this run only; a file of another module is not used.
+func (s *Supplier) store(fm *format, body io.Reader, target, local string, want symfile.ModuleKey, status int,
+	fail func(int, error) error, failed func(int, error, bool) attemptResult) (a attemptResult) {
 	tmp, err := s.createPartial()
 	if err != nil {
 		a.err = fail(0, fmt.Errorf("cache: %w", err))
@@ -663,12 +705,12 @@ func (s *Supplier) attempt(fm *format, base *url.URL, target, local string, noRe
 	}()
 	n, err := io.Copy(tmp, io.LimitReader(body, s.maxSize+1))
 	if err != nil {
-		return failed(resp.StatusCode, err, false)
+		return failed(status, err, false)
 	}
 	if n > s.maxSize {
 		// Streamed, not announced: it cost the whole bound, and would
 		// again for each module.
-		a.err = fail(resp.StatusCode, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, s.maxSize))
+		a.err = fail(status, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, s.maxSize))
 		a.hostile = true
 		return a
 	}
@@ -677,6 +719,13 @@ func (s *Supplier) attempt(fm *format, base *url.URL, target, local string, noRe
 		return a
 	}
 	f, err := fm.open(tmp.Name(), target) // in memory: the index is keyed to the cached path
+	if f != nil && fm == symFormat {
+		if diff := moduleMismatch(f, want); diff != "" {
+			f.Close()
+			a.err = fail(status, fmt.Errorf("%w: %s", ErrWrongModule, diff))
+			return a
+		}
+	}
 	if err != nil {
 		// Not cached: the next run asks again. The mapping outlives the
 		// removal of the partial file.
@@ -715,45 +764,6 @@ func (s *Supplier) attempt(fm *format, base *url.URL, target, local string, noRe
 	}
 	a.file = f
 	return a
-}
-
-// partialDirName is the directory, under the cache directory, where
-// downloads are written until they are parsed and renamed into place.
-const partialDirName = ".partial"
-
-// createPartial creates a file for a download in the partial directory,
-// named after this process so that a later process can tell a leftover of
-// a crash from a download in progress.
-func (s *Supplier) createPartial() (*os.File, error) {
-	if err := os.MkdirAll(s.partialDir, 0o755); err != nil {
-		return nil, err
-	}
-	s.cleanOnce.Do(s.cleanPartial)
-	return os.CreateTemp(s.partialDir, strconv.Itoa(os.Getpid())+"-*.sym")
-}
-
-// cleanPartial removes the partial files that earlier processes left when
-// they were killed: those of processes no longer running, and any older
-// than a day.
-func (s *Supplier) cleanPartial() {
-	ents, err := os.ReadDir(s.partialDir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		pidStr, _, ok := strings.Cut(e.Name(), "-")
-		pid, err := strconv.Atoi(pidStr)
-		if !ok || err != nil || !e.Type().IsRegular() {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil {
-			continue
-		}
-		if !processAlive(pid) || time.Since(info.ModTime()) > 24*time.Hour {
-			os.Remove(filepath.Join(s.partialDir, e.Name()))
-		}
-	}
 }
 
 // removeOldDownloads removes, from a cache directory a download is about

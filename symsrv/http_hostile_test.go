@@ -3,10 +3,12 @@ package symsrv
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,38 +136,136 @@ func TestSupplierEvictsCorruptCache(t *testing.T) {
 	}
 }
 
-// Partial files of processes that are gone, or older than a day, are
-// removed before the first download; those of a running process are not.
+// TestSupplierCleansPartialFiles: a download's partial file names its
+// process and host. A supplier removes the leftovers of this host's
+// processes that no longer run, once idle, and anyone's once long
+// untouched; never a fresh file of a live process, nor one of another host
+// (a cache shared by machines or PID namespaces, issue 26).
 func TestSupplierCleansPartialFiles(t *testing.T) {
 	cache := t.TempDir()
 	dir := filepath.Join(cache, partialDirName)
 	os.MkdirAll(dir, 0o755)
-	me := strconv.Itoa(os.Getpid())
-	dead := "2147483646-1.sym" // above any pid_max
-	live, old := me+"-2.sym", me+"-3.sym"
-	for _, n := range []string{dead, live, old} {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte("MODULE partial"), 0o644); err != nil {
+	me, host := strconv.Itoa(os.Getpid()), hostName()
+	const deadPid = "2147483646" // above any pid_max
+	idle := time.Now().Add(-2 * stalePartialIdle)
+	ancient := time.Now().Add(-2 * stalePartialAge)
+	partials := []struct {
+		name    string
+		written time.Time
+		kept    bool
+	}{
+		{deadPid + "@" + host + "-1.sym", idle, false},      // this host, owner gone
+		{deadPid + "@" + host + "-2.sym", time.Now(), true}, // owner gone, but written just now
+		{me + "@" + host + "-3.sym", idle, true},            // a live process's (a stalled download)
+		{deadPid + "@other_host-4.sym", idle, true},         // another host's: its pid means nothing here
+		{deadPid + "@other_host-5.sym", ancient, false},     // anyone's, untouched for long
+		{deadPid + "-6.sym", idle, true},                    // the older naming, no host: age only
+		{deadPid + "-7.sym", ancient, false},
+		{"x@" + host + "-8.sym", ancient, true}, // not a name this package makes
+	}
+	for _, f := range partials {
+		p := filepath.Join(dir, f.name)
+		if err := os.WriteFile(p, []byte("MODULE partial"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		os.Chtimes(p, f.written, f.written)
 	}
-	past := time.Now().Add(-48 * time.Hour)
-	os.Chtimes(filepath.Join(dir, old), past, past)
 	// A leftover of the earlier layout, beside the cached file.
 	legacy := filepath.Join(cache, "lib.so", "ID", ".download-123")
 	os.MkdirAll(filepath.Dir(legacy), 0o755)
 	os.WriteFile(legacy, []byte("MODULE partial"), 0o644)
-	os.Chtimes(legacy, past, past)
+	os.Chtimes(legacy, ancient, ancient)
 	srv := newSymbolServer(t, files(map[string]string{"/lib.so/ID/lib.so.sym": appSym("lib.so", "ID")}))
 	s, _ := NewSupplier([]string{srv.URL}, cache)
 	if _, err := s.Symbols(symfile.ModuleKey{DebugFile: "lib.so", DebugID: "ID"}); err != nil {
 		t.Fatal(err)
 	}
-	for n, want := range map[string]bool{dead: false, live: true, old: false} {
-		if _, err := os.Stat(filepath.Join(dir, n)); (err == nil) != want {
-			t.Errorf("%s: present %v, want %v", n, err == nil, want)
+	for _, f := range partials {
+		if _, err := os.Stat(filepath.Join(dir, f.name)); (err == nil) != f.kept {
+			t.Errorf("%s: present %v, want %v", f.name, err == nil, f.kept)
 		}
 	}
 	if _, err := os.Stat(legacy); err == nil {
 		t.Error("old .download- file left beside the cached file")
 	}
+	left, _ := os.ReadDir(dir)
+	if len(left) != 5 {
+		t.Errorf("%d files in %s after the download, want the 5 kept (the download's own is renamed)", len(left), dir)
+	}
+}
+
+// TestPartialNames: this process's partial files name it and its host,
+// and partialOwner reads them back.
+func TestPartialNames(t *testing.T) {
+	s, err := NewSupplier([]string{"http://127.0.0.1:1"}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := s.createPartial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	pid, host, ok := partialOwner(filepath.Base(f.Name()))
+	if !ok || pid != os.Getpid() || host != hostName() || host == "" {
+		t.Errorf("%s: owner %d@%q (%v), want %d@%q", f.Name(), pid, host, ok, os.Getpid(), hostName())
+	}
+}
+
+// TestSupplierWrongModuleNotUsed: a server answering every request with
+// one Linux symbol file (issue 26) gives nothing for the modules it does
+// not name: the download is refused with an error naming the URL and
+// what differed, neither used nor cached; the module it names is served.
+// A cached file of another module (from a version that did not check) is
+// fetched again.
+func TestSupplierWrongModuleNotUsed(t *testing.T) {
+	linux := "MODULE Linux x86_64 AAAA1111 libc.so.6\nINFO CODE_ID 1111AAAA\nFUNC 1000 10 0 _fini\n"
+	srv := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(linux)) })
+	cache := t.TempDir()
+	s, err := NewSupplier([]string{srv.URL}, cache, WithRetry(RetryPolicy{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ntdll := symfile.ModuleKey{CodeFile: "ntdll.dll", CodeID: "5F5C0D2F1AD4000", DebugFile: "ntdll.pdb", DebugID: "0123456789ABCDEF0123456789ABCDEF1"}
+	f, err := s.Symbols(ntdll)
+	if f != nil || !errors.Is(err, ErrWrongModule) {
+		t.Fatalf("ntdll: file %v, error %v; want ErrWrongModule", f, err)
+	}
+	for _, want := range []string{srv.URL + "/ntdll.pdb/", `names id "AAAA1111", file "libc.so.6"`, `want debug id "0123456789ABCDEF0123456789ABCDEF1", file "ntdll.pdb"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if left := cachedFiles(t, cache); len(left) != 0 {
+		t.Errorf("cached after refusals: %v", left)
+	}
+	libc := symfile.ModuleKey{CodeFile: "/lib/libc.so.6", CodeID: "1111AAAA", DebugFile: "libc.so.6", DebugID: "aaaa1111"}
+	if f, err := s.Symbols(libc); err != nil || f.Module().Name != "libc.so.6" {
+		t.Fatalf("libc: %v", err)
+	}
+	// A file of another module cached by an older version.
+	stale := filepath.Join(cache, "ntdll.pdb", ntdll.DebugID, "ntdll.sym")
+	writeFile(t, stale, []byte(linux))
+	before := srv.total()
+	s, _ = NewSupplier([]string{srv.URL}, cache, WithRetry(RetryPolicy{}))
+	if f, err := s.Symbols(ntdll); f != nil || !errors.Is(err, ErrWrongModule) || srv.total() == before {
+		t.Errorf("stale cached file: file %v, error %v, %d requests", f, err, srv.total()-before)
+	}
+}
+
+// cachedFiles lists the regular files under cache, bookkeeping (misses,
+// partial downloads) left out.
+func cachedFiles(t *testing.T, cache string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(cache, func(p string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() && (d.Name() == missDirName || d.Name() == partialDirName) {
+			return filepath.SkipDir
+		}
+		if err == nil && d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
 }

@@ -68,16 +68,17 @@ func isRedirect(code int) bool {
 // the symbol file itself. A redirect names the debug file and id, whose
 // file is then fetched as any other (cache, servers) and linked at rel in
 // the cache, so that a later run needs no request.
-func (s *Supplier) codeInfo(rel string) (*symfile.File, error) {
-	return s.lookups.Get(rel, func() (*symfile.File, error) { return s.lookupCodeInfo(rel) })
+func (s *Supplier) codeInfo(rel string, want symfile.ModuleKey) (*symfile.File, error) {
+	return s.lookups.Get(rel, func() (*symfile.File, error) { return s.lookupCodeInfo(rel, want) })
 }
 
-func (s *Supplier) lookupCodeInfo(rel string) (*symfile.File, error) {
+func (s *Supplier) lookupCodeInfo(rel string, want symfile.ModuleKey) (*symfile.File, error) {
 	local, err := s.cachePath(rel)
 	if err != nil {
 		return nil, err
 	}
 	if fi, err := os.Stat(local); err == nil && fi.Mode().IsRegular() {
+		// Checked when it was linked there (linkCached).
 		if f, err := openCorrupt(s.index, local); err == nil {
 			return f, nil
 		}
@@ -90,10 +91,10 @@ func (s *Supplier) lookupCodeInfo(rel string) (*symfile.File, error) {
 			remembered = append(remembered, missNote(u, at))
 			continue
 		}
-		f, err := s.download(u, target, local, true)
+		f, err := s.download(u, target, local, true, want)
 		var redirect *redirectAnswer
 		if errors.As(err, &redirect) {
-			f, err = s.followCodeInfo(u, rel, local, redirect)
+			f, err = s.followCodeInfo(u, rel, local, redirect, want)
 		}
 		if err == nil || errors.As(err, new(*symfile.CorruptError)) {
 			return f, err
@@ -112,7 +113,7 @@ func (s *Supplier) lookupCodeInfo(rel string) (*symfile.File, error) {
 // debug file and id when the location ends in
 // <debug file>/<debug id>/<name>, else (a redirect to the file itself,
 // such as a storage URL) by following it.
-func (s *Supplier) followCodeInfo(base *url.URL, rel, local string, r *redirectAnswer) (*symfile.File, error) {
+func (s *Supplier) followCodeInfo(base *url.URL, rel, local string, r *redirectAnswer, want symfile.ModuleKey) (*symfile.File, error) {
 	loc, err := r.req.Parse(r.location)
 	if err != nil || r.location == "" {
 		return nil, &DownloadError{URL: joinURL(base, rel), Status: http.StatusFound, Err: fmt.Errorf("unusable redirect %q", r.location)}
@@ -123,7 +124,9 @@ func (s *Supplier) followCodeInfo(base *url.URL, rel, local string, r *redirectA
 		if symfile.SafePathElement(debug) && isHexID(id) {
 			target := debug + "/" + id + "/" + symfile.SymbolFileName(debug)
 			if target != rel {
-				f, err := s.file(target)
+				// The server's redirect names the module: its file
+				// must be that one.
+				f, err := s.file(target, symfile.ModuleKey{DebugFile: debug, DebugID: id})
 				if err == nil {
 					s.linkCached(target, local)
 				}
@@ -131,7 +134,7 @@ func (s *Supplier) followCodeInfo(base *url.URL, rel, local string, r *redirectA
 			}
 		}
 	}
-	return s.download(base, joinURL(base, rel), local, false)
+	return s.download(base, joinURL(base, rel), local, false, want)
 }
 
 // isHexID reports whether id looks like a Breakpad debug id.

@@ -49,7 +49,7 @@ func (s *Supplier) pdbSymbols(m symfile.ModuleKey) (*symfile.File, error) {
 	var failures []error
 	for _, name := range []string{base, base[:len(base)-1] + "_"} {
 		rel := base + "/" + m.DebugID + "/" + name
-		f, err := s.files.Get("pdb:"+rel, func() (*symfile.File, error) { return s.fetchAs(fm, rel) })
+		f, err := s.files.Get("pdb:"+rel, func() (*symfile.File, error) { return s.fetchAs(fm, rel, m) })
 		if s.trace != nil {
 			s.trace(m, rel+" (cache "+s.cacheDir+", servers "+strings.Join(s.urlStrings(), ", ")+")", err)
 		}

@@ -10,6 +10,9 @@
 //   - summary: groups of results by signature, and the merge of shard
 //     summaries.
 //   - htmlreport: one self-contained HTML page over a summary.
+//   - ciformat: JUnit XML, SARIF 2.1.0, GitHub Actions annotations and job
+//     summary of a run's results, and new-signature detection against a
+//     baseline summary.
 //   - symcache: a byte-bounded, LRU symbol file cache shared by the workers
 //     of a run, with a run-wide negative cache.
 package triage

@@ -49,6 +49,7 @@ type batchFlags struct {
 	examples     int
 	top          int
 	progress     string
+	ci           ciFlags // --format, --baseline, --fail-on (ciformats.go)
 
 	shardIndex, shardCount int
 	rules                  *signature.Rules
@@ -81,6 +82,7 @@ func (b *batchFlags) addFlags(fs *pflag.FlagSet) {
 	b.o.limits.addFlags(fs)    // the per-dump budgets of the single-dump mode (limits.go)
 	b.o.index.addFlags(fs)     // the persistent symbol index (index.go)
 	b.o.debuginfo.addFlags(fs) // symbols from the modules' ELF files (debuginfo.go)
+	b.ci.addFlags(fs)          // CI formats (ciformats.go)
 }
 
 // check validates the flags; an error is a usage error.
@@ -118,6 +120,9 @@ func (b *batchFlags) check(stderr io.Writer) error {
 			return fmt.Errorf("--signature-rules: %w", err)
 		}
 		b.rules = r
+	}
+	if err := b.ci.check(); err != nil {
+		return err
 	}
 	if b.outputDir != "" {
 		if err := os.MkdirAll(b.outputDir, 0o755); err != nil {
@@ -175,7 +180,8 @@ PATH is a usage error: symbol paths go to --symbols-path.
 Exit status: 0 when every input found was processed in full and nothing was
 skipped for an error; 1 when an input was not processed in full, no input was
 found, or a path was skipped for an error (an unreadable directory, a link to a
-directory, a directory without a dump); 2 on a usage error.`,
+directory, a directory without a dump); 2 on a usage error. With --fail-on
+new or any, a new (not in --baseline) or any crash also gives 1 (docs/ci.md).`,
 		Args:          cobra.ArbitraryArgs, // PATHs; "merge" is the subcommand
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -230,7 +236,7 @@ func runBatch(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.W
 
 // runBatchWith is runBatch stopped by what arrives on signals.
 func runBatchWith(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.Writer, signals <-chan os.Signal) int {
-	r := &batchRun{flags: b, builder: summary.NewBuilder(b.examples), stderr: stderr, out: stdout, process: processBatchInput,
+	r := &batchRun{flags: b, builder: summary.NewBuilder(b.examples), stderr: stderr, out: b.ci.jsonLines(stdout), process: processBatchInput,
 		signals: signals, broken: make(chan struct{})}
 	if load := newSymbolLoader(&b.o, stderr); load != nil {
 		r.cache = symcache.New(load, b.cacheBytes)
@@ -277,6 +283,7 @@ func (r *batchRun) run(paths []string) int {
 			for p := range work {
 				res := r.processOne(p)
 				r.builder.Add(&res)
+				r.flags.ci.add(&res)
 				r.emit(&res)
 				prog.done(res.OK())
 				if !res.OK() {
@@ -304,6 +311,7 @@ func (r *batchRun) run(paths []string) int {
 		fmt.Fprintf(r.stderr, "minidump-stackwalk: batch: %v\n", err)
 		status = exitDump
 	}
+	status = max(status, r.flags.ci.finish(r.stderr))
 	if stopped != nil {
 		status = r.stopStatus(stopped, s.Inputs, len(paths))
 	}

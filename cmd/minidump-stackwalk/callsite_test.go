@@ -26,6 +26,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -134,7 +135,7 @@ func callSiteCuts(t *testing.T, dump string, roots []string) map[int]int {
 	defer d.Close()
 	var sup symfile.Supplier
 	if len(roots) > 0 {
-		sup = symfile.NewDirSupplier(roots...)
+		sup = symcompress.NewDirSupplier(roots...)
 	}
 	walk := func(opts processor.Options) []*processor.Thread {
 		st, err := processor.Process(d, sup, opts)

@@ -18,6 +18,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
 	"github.com/minidump-stackwalk/minidump-stackwalk/pdbsupplier"
+	"github.com/minidump-stackwalk/minidump-stackwalk/pesupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
@@ -37,18 +38,23 @@ type debuginfoFlags struct {
 type builtSupplier struct {
 	once sync.Once
 	sup  *elfsupplier.Supplier
+	pe   *pesupplier.Supplier // PE images (pedebuginfo.go)
 	err  error
 }
 
 func (f *debuginfoFlags) addFlags(fs *pflag.FlagSet) {
 	f.built = &builtSupplier{}
 	fs.BoolVar(&f.useLocal, "use-local-debuginfo", false,
-		"for modules without a .sym, read symbols and unwind tables from their ELF files (the path\n"+
-			"the dump names, /usr/lib/debug and --debuginfo-path) and Windows modules' PDBs (under\n"+
-			"--debuginfo-path: flat, symbol stores, .pd_ cabinets), used only when the id matches")
+		"for modules without a .sym, read symbols and unwind tables from their own files, used only\n"+
+			"when the id matches: ELF files (the path the dump names, /usr/lib/debug, --debuginfo-path),\n"+
+			"Mach-O files and dSYM bundles (the path the dump names, --debuginfo-path by name or UUID),\n"+
+			"Windows PDBs (--debuginfo-path: flat, symbol stores, .pd_ cabinets) and PE images\n"+
+			"(.exe/.dll: unwind tables, exports; the path the dump names, --debuginfo-path by name or\n"+
+			"name/CODEID/name)")
 	addStringList(fs, &f.roots, "debuginfo-path",
-		"a `DIR` of ELF and debug files, by file name or .build-id/xx/rest.debug (repeatable; implies\n"+
-			"--use-local-debuginfo)")
+		"a `DIR` of debug files (repeatable; implies --use-local-debuginfo): ELF files by name or\n"+
+			".build-id/xx/rest.debug, Mach-O files and NAME.dSYM bundles by name or UUID layout, PDBs and\n"+
+			"PE images by name or in a Microsoft symbol store")
 	addStringList(fs, &f.urls, "debuginfod-url",
 		"a debuginfod server `URL` (repeatable; implies --use-local-debuginfo); with\n"+
 			"--use-local-debuginfo and no such flag, $DEBUGINFOD_URLS as elfutils reads it")
@@ -78,7 +84,8 @@ func (f *debuginfoFlags) supplier(o *options) (symfile.Supplier, error) {
 	}
 	p := pdbsupplier.New(f.roots...)
 	p.UseModulePath = true
-	return symfile.ChainSupplier{f.withMachO(s), p}, nil // debuginfo_macho.go
+	// PE images last: their exports name fewer functions than a PDB.
+	return symfile.ChainSupplier{f.withMachO(s), p, f.peSupplier()}, nil // debuginfo_macho.go, pedebuginfo.go
 }
 
 // native returns the supplier as the walkers' evidence from the modules'
@@ -89,7 +96,7 @@ func (f *debuginfoFlags) native(o *options) processor.NativeSupplier {
 	if s == nil || err != nil {
 		return nil
 	}
-	return s
+	return localFiles{s, f.peSupplier()} // pedebuginfo.go
 }
 
 // elfSupplier makes the run's supplier once.
@@ -100,7 +107,10 @@ func (f *debuginfoFlags) elfSupplier(o *options) (*elfsupplier.Supplier, error) 
 	if f.built == nil {
 		return f.newSupplier(o)
 	}
-	f.built.once.Do(func() { f.built.sup, f.built.err = f.newSupplier(o) })
+	f.built.once.Do(func() {
+		f.built.sup, f.built.err = f.newSupplier(o)
+		f.built.pe = pesupplier.New(f.roots, true)
+	})
 	return f.built.sup, f.built.err
 }
 

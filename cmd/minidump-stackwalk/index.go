@@ -6,9 +6,11 @@ package main
 
 import (
 	"io"
+	"math"
 
 	"github.com/spf13/pflag"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
@@ -32,7 +34,9 @@ func (f *indexFlags) indexDir(stderr io.Writer) *symfile.IndexDir {
 	if f.off || f.dir == "" {
 		return nil
 	}
+	// The index's own budget (the default bound per file, none in all)
+	// reads compressed files into it: its copies outlive the run.
 	return symfile.NewIndexDir(f.dir, func(err error) {
 		logf(stderr, "minidump-stackwalk: warning: %v\n", err)
-	})
+	}).WithDecompressBudget(symcompress.NewBudget(0, math.MaxInt64))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symsrv"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
@@ -94,7 +95,7 @@ func (o *options) walksOnlyRequesting(group flagGroup) bool {
 // decompressBudget is the one budget all symbol suppliers of the run share.
 func (f *limitFlags) decompressBudget() *symfile.DecompressBudget {
 	if f.budget == nil {
-		f.budget = symfile.NewDecompressBudget(int64(f.decompressedFile), int64(f.decompressedTotal))
+		f.budget = symcompress.NewBudget(int64(f.decompressedFile), int64(f.decompressedTotal))
 	}
 	return f.budget
 }

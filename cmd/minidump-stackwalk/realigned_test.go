@@ -5,6 +5,7 @@ import (
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -30,7 +31,7 @@ func realignedChecked(t *testing.T, args []string) bool {
 	defer d.Close()
 	var sup symfile.Supplier
 	if len(roots) > 0 {
-		sup = symfile.NewDirSupplier(roots...)
+		sup = symcompress.NewDirSupplier(roots...)
 	}
 	st, err := processor.Process(d, sup, processor.Options{})
 	if err != nil {

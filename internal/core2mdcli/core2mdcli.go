@@ -31,6 +31,7 @@ func (e UsageError) Unwrap() error { return e.Err }
 func New(stdout, stderr io.Writer, status *int) *cobra.Command {
 	opt := coreconv.DefaultOptions()
 	var modules []string
+	var like string
 	cmd := &cobra.Command{
 		Use:   "core2md [flags] CORE OUT.dmp",
 		Short: "Convert a Linux ELF core file into a minidump",
@@ -43,6 +44,13 @@ It keeps each thread's stack, the memory around each instruction pointer, and th
 code around every stack word and register value that points into a module's
 executable segment, from the core or else from the module's ELF file (the path
 the core's NT_FILE note names, or --module), as gdb reads it.
+
+--like breakpad or --like crashpad writes what that crash reporter's Linux client
+keeps instead: the stacks and 256 bytes around the crashing thread's instruction
+pointer (Breakpad), or the stacks and 512 bytes around each register value of the
+crashing context (Crashpad), and no other memory; --like stacks keeps the stacks
+only (as Windows' MiniDumpNormal). CORE may then also be a minidump
+(one core2md wrote): its memory is reduced to what the client keeps, nothing added.
 
 Exit status: 0 converted, 1 unreadable or unsupported core, 2 usage error.`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -61,6 +69,11 @@ Exit status: 0 converted, 1 unreadable or unsupported core, 2 usage error.`,
 				}
 				opt.Modules = append(opt.Modules, mod)
 			}
+			client, err := coreconv.ParseClient(like)
+			if err != nil {
+				return UsageError{err}
+			}
+			opt.Like = client
 			*status = convert(args[0], args[1], opt, stdout, stderr)
 			return nil
 		},
@@ -78,6 +91,7 @@ Exit status: 0 converted, 1 unreadable or unsupported core, 2 usage error.`,
 			"NT_FILE (qemu-user). Without @BASE a position-independent executable is placed by AT_ENTRY")
 	fs.StringVar(&opt.Sysroot, "sysroot", "", "read module paths from the core under `DIR` (they may not leave it)")
 	fs.BoolVar(&opt.NoDisk, "no-disk", false, "never read module files from disk (build ids only from the core's memory)")
+	fs.StringVar(&like, "like", "", "keep only the memory a crash reporter's client keeps: `breakpad`, crashpad or stacks")
 	fs.StringVar(&opt.OSVersion, "os-version", "", "OS description written to SystemInfo (Breakpad clients write `uname -srvmo`)")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return UsageError{err} })
 	return cmd
@@ -86,15 +100,13 @@ Exit status: 0 converted, 1 unreadable or unsupported core, 2 usage error.`,
 // convert writes the minidump of the core at in to out ("-": stdout) and
 // returns the exit status, having said why on stderr when it is not 0.
 func convert(in, out string, opt coreconv.Options, stdout, stderr io.Writer) int {
-	core, err := coredump.Open(in)
+	data, err := convertOrShape(in, opt)
 	if err != nil {
-		fmt.Fprintf(stderr, "core2md: %v\n", err)
-		return ExitCore
-	}
-	defer core.Close()
-	data, err := coreconv.Convert(core, opt)
-	if err != nil {
-		fmt.Fprintf(stderr, "core2md: %s: %v\n", in, err)
+		if errors.As(err, new(errCoreOpen)) { // names the file itself
+			fmt.Fprintf(stderr, "core2md: %v\n", err)
+		} else {
+			fmt.Fprintf(stderr, "core2md: %s: %v\n", in, err)
+		}
 		return ExitCore
 	}
 	if out == "-" {
@@ -107,6 +119,42 @@ func convert(in, out string, opt coreconv.Options, stdout, stderr io.Writer) int
 		return ExitCore
 	}
 	return ExitOK
+}
+
+// convertOrShape converts the core at in, or with opt.Like shapes the
+// minidump at in.
+func convertOrShape(in string, opt coreconv.Options) ([]byte, error) {
+	if opt.Like != coreconv.ClientAll && isMinidump(in) {
+		dump, err := os.ReadFile(in)
+		if err != nil {
+			return nil, err
+		}
+		return coreconv.Shape(dump, opt.Like)
+	}
+	core, err := coredump.Open(in)
+	if err != nil {
+		return nil, errCoreOpen{err}
+	}
+	defer core.Close()
+	return coreconv.Convert(core, opt)
+}
+
+// errCoreOpen is coredump.Open's error, which names the file.
+type errCoreOpen struct{ error }
+
+func (e errCoreOpen) Unwrap() error { return e.error }
+
+// isMinidump says whether the file at path starts with a minidump's
+// signature.
+func isMinidump(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var sig [4]byte
+	_, err = io.ReadFull(f, sig[:])
+	return err == nil && string(sig[:]) == "MDMP"
 }
 
 // Run runs the command as the program core2md with args and returns the

@@ -29,6 +29,11 @@ type Options struct {
 	// instruction windows together), so a hostile core with very many
 	// threads cannot make the output huge. 0 means no bound.
 	MaxMemory uint64
+	// Like shapes the dump as a crash reporter's client writes it (core2md
+	// --like): its memory reduced to what that client keeps (Shape), with
+	// Crashpad's 512-byte windows around the crashing context's registers
+	// taken from the core or the module files first.
+	Like Client
 }
 
 // DefaultOptions returns core2md's defaults: 256 KiB of stack per thread,
@@ -242,6 +247,9 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 		budget -= n
 		ipChunks = append(ipChunks, chunk{lo, lo + n, nil})
 	}
+	if opt.Like == ClientCrashpad {
+		ipChunks = append(ipChunks, registerWindows(core, &code, &budget)...)
+	}
 	var stackIntervals []interval
 	for _, st := range stacks {
 		stackIntervals = append(stackIntervals, interval{st.start, st.start + uint64(len(st.data))})
@@ -293,7 +301,11 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 			b.SetMiscInfo(synth.MiscInfo{Size: 24, Flags1: synth.MiscProcessID, ProcessID: ps.PID})
 		}
 	}
-	return b.Bytes()
+	data, err := b.Bytes()
+	if err != nil || opt.Like == ClientAll {
+		return data, err
+	}
+	return Shape(data, opt.Like)
 }
 
 func coveredByModule(b *synth.Builder, addr uint64) bool {

@@ -37,6 +37,9 @@ func TryName(name string) (string, bool) {
 	if strings.HasPrefix(candidate, "__Z") || strings.HasPrefix(candidate, "__R") {
 		candidate = candidate[1:]
 	}
+	if out, ok := rustLegacy(candidate); ok {
+		return out, true
+	}
 	out, err := demangle.ToString(candidate, demangle.MaxLength(maxOutputPow))
 	if err != nil || out == "" {
 		return "", false

@@ -16,6 +16,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -219,7 +220,7 @@ func TestCorpusAddedFrames(t *testing.T) {
 		}
 		var sup symfile.Supplier
 		if len(c.roots) > 0 {
-			sup = symfile.NewDirSupplier(c.roots...)
+			sup = symcompress.NewDirSupplier(c.roots...)
 		}
 		st, err := processor.Process(d, sup, processor.Options{Trace: true})
 		d.Close()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -25,11 +26,12 @@ const (
 	ShortBody    ServerMode = "short-body"    // Content-Length 1 GiB, 100 bytes, then the connection closes
 	RedirectLoop ServerMode = "redirect-loop" // a redirect to itself
 	ServerError  ServerMode = "server-error"  // 500 after a second
+	Overlong     ServerMode = "overlong"      // a well-formed file, then bytes past its Content-Length
 )
 
 // ServerModes lists every mode.
 var ServerModes = []ServerMode{Trickle, Stall, NotSymbols, Corrupt, WrongModule, Endless, GzipBomb, ShortBody,
-	RedirectLoop, ServerError}
+	RedirectLoop, ServerError, Overlong}
 
 // SymbolServer starts a symbol server on loopback that answers every
 // request in the given mode. Close it after use; Close waits for the
@@ -92,6 +94,8 @@ func SymbolHandler(mode ServerMode) http.Handler {
 			w.Write([]byte(module + strings.Repeat("x", 100)))
 		case RedirectLoop:
 			http.Redirect(w, r, r.URL.Path, http.StatusFound)
+		case Overlong:
+			overlong(w, module+"FUNC 1000 10 0 f\n")
 		case ServerError:
 			select {
 			case <-ctx.Done():
@@ -104,6 +108,26 @@ func SymbolHandler(mode ServerMode) http.Handler {
 
 // symbolModuleLine returns the MODULE line of the symbol file a request
 // for DebugFile/DebugID/name.sym asks for.
+// overlong answers with body and a Content-Length that leaves out the
+// line written after it, on the raw connection (net/http refuses to write
+// past a Content-Length), which it keeps open for more requests until the
+// client closes it.
+func overlong(w http.ResponseWriter, body string) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		return
+	}
+	c, rw, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	fmt.Fprintf(rw, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%sPAST THE CONTENT-LENGTH\r\n", len(body), body)
+	rw.Flush()
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	io.Copy(io.Discard, c)
+}
+
 func symbolModuleLine(path string) string {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	if len(parts) < 3 {

@@ -64,6 +64,9 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	var f *walker.Frame
 	if rules, src, ok := w.CFIRulesFrom(last); ok {
 		f = w.Tried(src.Rule(), byCFI(w, last, rules))
+		if f == nil && endOfStack(w, last, rules, src) { // pe.go
+			return nil
+		}
 		if !w.Breakpad() && (f == nil || cannotBeCaller(w, f, last)) {
 			// A realigned frame's CFA is a DWARF expression dump_syms
 			// cannot write: its rows name a register (r10, r13) the
@@ -207,6 +210,10 @@ func byFramelessLeaf(w *walker.Walker, last *walker.Frame) *walker.Frame {
 		return nil
 	}
 	ra, ok := retaddr.FramelessLeaf(w, last, rsp, rbp, scanArch)
+	why := "the code confirms it"
+	if !ok {
+		ra, why, ok = retaddr.FramelessLeafWithoutCode(w, last, rsp, rbp, scanArch)
+	}
 	if !ok {
 		w.Reject(walker.RuleLeafReturn, "the word at rsp %#x is no return address the code confirms over the record at rbp %#x", rsp, rbp)
 		return nil
@@ -214,7 +221,7 @@ func byFramelessLeaf(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	ctx := last.Context
 	ctx.SetIndex(minidump.AMD64RIP, ra)
 	ctx.SetIndex(minidump.AMD64RSP, rsp+8)
-	w.Found("frameless: the word at rsp %#x = %#x returns, the record at rbp %#x is the caller's", rsp, ra, rbp)
+	w.Found("frameless: the word at rsp %#x = %#x returns, the record at rbp %#x is the caller's (%s)", rsp, ra, rbp, why)
 	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RuleLeafReturn, ArchState: &state{rawRBP: rawRBP(last)}}
 }
 

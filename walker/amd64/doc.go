@@ -9,9 +9,12 @@
 // (retaddr.Scan); with or without code, a word the symbols rule out (a
 // function's first byte, the entry point, _fini, _init's padding:
 // retaddr.CheckSymbols) is skipped. It also reads a prologue at frame 0 (entry.go),
-// returns from a frameless frame 0 through [rsp] when the code confirms it
-// (byFramelessLeaf), and, above glibc's sigreturn trampoline, recovers the
-// interrupted frame from the kernel's signal frame (signal.go). Where CFI
+// returns from a frameless frame 0 through [rsp] when the code confirms it,
+// or, where the dump holds none of its code, when the symbols and the frame
+// record above it do (byFramelessLeaf, retaddr.FramelessLeafWithoutCode), and, above glibc's sigreturn trampoline, recovers the
+// interrupted frame from the kernel's signal frame (signal.go), by its
+// layout alone where the trampoline's code is not in the dump (uc_flags,
+// uc_link, user selectors: signal_nocode.go). Where CFI
 // gives no caller for a function that realigned its stack through a DRAP
 // register (its CFA `$r10` or `$r13`, which the caller does not know), the
 // caller's rsp is the saved DRAP value below the frame record, checked by

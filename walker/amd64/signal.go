@@ -50,8 +50,15 @@ func isSigreturn(w *walker.Walker, ip uint64) bool {
 func bySignalFrame(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	rip, ok1 := last.Context.IP()
 	rsp, ok2 := last.Context.SP()
-	if !ok1 || !ok2 || last.Trust == walker.TrustContext || !isSigreturn(w, rip) {
+	if !ok1 || !ok2 || last.Trust == walker.TrustContext {
 		return nil
+	}
+	why := ""
+	if !isSigreturn(w, rip) {
+		var ok bool
+		if why, ok = w.MaybeSigreturnWithoutCode(last); !ok {
+			return nil
+		}
 	}
 	var words [sigcontextWords]uint64
 	for i := range words {
@@ -68,12 +75,19 @@ func bySignalFrame(w *walker.Walker, last *walker.Frame) *walker.Frame {
 		w.Reject(walker.RuleSignal, "the signal frame at rsp %#x is not valid (cs %#x, rsp %#x, rip %#x)", rsp, cs, savedRSP, savedRIP)
 		return nil
 	}
+	if why != "" && !layoutValid(w, rsp, words[:], why) {
+		return nil
+	}
 	ctx := minidump.NewContext(last.Context.Arch)
 	for i, idx := range sigcontextRegs {
 		ctx.SetIndex(idx, words[i])
 	}
 	w.NoteSignalFrame(rsp, rsp+sigcontextOffset+8*sigcontextWords)
-	w.Found("the kernel's signal frame at rsp %#x: rip %#x rsp %#x", rsp, savedRIP, savedRSP)
+	if why != "" {
+		w.Found("%s; the kernel's rt_sigframe at rsp %#x by its layout: rip %#x rsp %#x", why, rsp, savedRIP, savedRSP)
+	} else {
+		w.Found("the kernel's signal frame at rsp %#x: rip %#x rsp %#x", rsp, savedRIP, savedRSP)
+	}
 	return &walker.Frame{Instruction: savedRIP, Context: ctx, Trust: walker.TrustSignal, Rule: walker.RuleSignal,
 		ArchState: &state{rawRBP: words[10]}}
 }

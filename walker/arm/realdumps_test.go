@@ -15,6 +15,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -56,7 +57,7 @@ func TestRealDumps(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "dumps", "arm-fp.dmp")); err != nil {
 		t.Skipf("real-crash corpus not present: %v", err)
 	}
-	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
+	syms := symcompress.NewDirSupplier(filepath.Join(root, "symbols"))
 	var table []string
 	for _, name := range realDumps {
 		t.Run(name, func(t *testing.T) {

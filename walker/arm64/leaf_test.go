@@ -10,7 +10,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
-	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
@@ -72,7 +72,7 @@ func walkLeaf(t *testing.T, dir, syms string, breakpad bool) []leafFrame {
 	if breakpad {
 		opts = processor.Options{Mode: walker.Breakpad}
 	}
-	st, err := processor.Process(d, symfile.NewDirSupplier(syms), opts)
+	st, err := processor.Process(d, symcompress.NewDirSupplier(syms), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,11 +9,15 @@
 // (retaddr.Scan); with or without code, a word the symbols rule out (a
 // function's first byte, the entry point, _fini, _init's padding:
 // retaddr.CheckSymbols) is skipped. It also reads a prologue at frame 0 (entry.go),
-// returns from a frameless frame 0 through [esp] when the code confirms it
-// (byFramelessLeaf), takes a realigned frame's caller from its saved
+// returns from a frameless frame 0 through [esp] when the code confirms it,
+// or, where the dump holds none of its code, when the symbols and the frame
+// record above it do (byFramelessLeaf, retaddr.FramelessLeafWithoutCode), takes a realigned frame's caller from its saved
 // pre-alignment stack pointer when its CFI cannot give it (byDRAP), and,
 // above a sigreturn trampoline, recovers the interrupted frame from the
-// kernel's sigframe or rt_sigframe (signal.go). STACK WIN programs are split
+// kernel's sigframe or rt_sigframe (signal.go); where the trampoline's
+// code is not in the dump (the vDSO's, a static glibc's restorer inside a
+// function without CFI) the frame is taken by its layout alone: signal
+// number, rt pointers, user segment selectors (sigframe_nocode.go). STACK WIN programs are split
 // as symfile's evaluator splits them (symfile.ProgramTokens).
 //
 // Like every walker, it names a frame unwound by rules read from a

@@ -69,6 +69,10 @@ func byFramelessLeaf(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	}
 	esp, ebp := reg(last, minidump.X86ESP), reg(last, minidump.X86EBP)
 	ra, ok := retaddr.FramelessLeaf(w, last, uint64(esp), uint64(ebp), scanArch)
+	why := "the code confirms it"
+	if !ok {
+		ra, why, ok = retaddr.FramelessLeafWithoutCode(w, last, uint64(esp), uint64(ebp), scanArch)
+	}
 	if !ok {
 		w.Reject(walker.RuleLeafReturn, "the word at esp %#x is no return address the code confirms over the record at ebp %#x", esp, ebp)
 		return nil
@@ -81,7 +85,7 @@ func byFramelessLeaf(w *walker.Walker, last *walker.Frame) *walker.Frame {
 			ctx.SetIndex(i, v)
 		}
 	}
-	w.Found("frameless: the word at esp %#x = %#x returns, the record at ebp %#x is the caller's", esp, ra, ebp)
+	w.Found("frameless: the word at esp %#x = %#x returns, the record at ebp %#x is the caller's (%s)", esp, ra, ebp, why)
 	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RuleLeafReturn}
 }
 

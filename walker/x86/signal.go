@@ -42,9 +42,9 @@ func sigreturnKind(w *walker.Walker, ip uint32) (isTrampoline, rt bool) {
 	w.Symbolize(at, false)
 	if at.FunctionBase == uint64(ip) {
 		switch at.Function {
-		case "__restore":
+		case "__restore", "__kernel_sigreturn":
 			return true, false
-		case "__restore_rt":
+		case "__restore_rt", "__kernel_rt_sigreturn":
 			return true, true
 		}
 	}
@@ -68,6 +68,9 @@ func bySignalFrame(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	eip, esp := reg(last, minidump.X86EIP), reg(last, minidump.X86ESP)
 	tramp, rt := sigreturnKind(w, eip)
 	if !tramp {
+		if why, ok := w.MaybeSigreturnWithoutCode(last); ok {
+			return bySignalLayout(w, last, why)
+		}
 		return nil
 	}
 	sc := esp + 4

@@ -9,14 +9,16 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 func main() {
 	args := os.Args[1:]
-	var index *symfile.IndexDir
+	open := symcompress.Open // plain, .gz or .zst
 	if len(args) >= 2 && args[0] == "-index" {
-		index = symfile.NewIndexDir(args[1], func(err error) { fmt.Fprintln(os.Stderr, "warning:", err) })
+		index := symfile.NewIndexDir(args[1], func(err error) { fmt.Fprintln(os.Stderr, "warning:", err) })
+		open = index.WithDecompressBudget(symcompress.NewBudget(0, 0)).Open
 		args = args[2:]
 	}
 	if len(args) < 1 {
@@ -25,7 +27,7 @@ func main() {
 	}
 	path := args[0]
 	start := time.Now()
-	f, err := index.Open(path) // a nil IndexDir is symfile.Open
+	f, err := open(path)
 	elapsed := time.Since(start)
 	if f == nil {
 		fmt.Fprintln(os.Stderr, err)
