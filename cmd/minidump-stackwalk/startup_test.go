@@ -27,9 +27,10 @@ const (
 	// start (GUIDE: no init() work); tables are arrays, switches or
 	// sync.OnceValue.
 	ownInitBytes = 128
-	// initTotalBytes bounds the sum over every initialiser: 174,120 bytes
-	// before issue 29's work, about 144,000 after it.
-	initTotalBytes = 150_000
+	// initTotalBytes bounds the sum over every initialiser: about 174,000
+	// bytes before issue 29's work, 144,000 after it, 163,000 once
+	// batch's JUnit output brought encoding/xml.
+	initTotalBytes = 170_000
 )
 
 // knownInitCost lists the packages whose initialisers take initCostBytes
@@ -55,6 +56,7 @@ var knownInitCost = map[string]string{
 	"hash/crc32":                                     "compress/gzip, zstd, the symbol index",
 	"regexp/syntax":                                  "regexp (triage/signature, cobra)",
 	"github.com/spf13/cobra":                         "the command line",
+	"encoding/xml":                                   "batch --format junit (triage/ciformat)",
 }
 
 // initRecord is one line of GODEBUG=inittrace=1: a package's initialiser
