@@ -21,8 +21,22 @@ type PDBInput struct {
 	ImageExe string   // the image's path
 }
 
-// machineArch names IMAGE_FILE_MACHINE values as Breakpad's MODULE lines do.
-var machineArch = map[uint16]string{0x14c: "x86", 0x8664: "x86_64", 0xaa64: "arm64", 0x1c4: "arm", 0x1c0: "arm"}
+// machineArch names an IMAGE_FILE_MACHINE value as Breakpad's MODULE lines
+// do, "unknown" when it has no name there. A switch, not a map: no
+// initialiser runs at start.
+func machineArch(machine uint16) string {
+	switch machine {
+	case 0x14c:
+		return "x86"
+	case 0x8664:
+		return "x86_64"
+	case 0xaa64:
+		return "arm64"
+	case 0x1c4, 0x1c0:
+		return "arm"
+	}
+	return "unknown"
+}
 
 // PDBModuleID returns Breakpad's debug identifier of a PDB: the GUID, then
 // the DBI stream's age (the age the executable's RSDS record carries; the
@@ -57,10 +71,7 @@ func writePDB(w io.Writer, in PDBInput, opts Options) error {
 		return err
 	}
 	d, _ := f.DBI()
-	arch, ok := machineArch[d.Machine]
-	if !ok {
-		arch = "unknown"
-	}
+	arch := machineArch(d.Machine)
 	name := baseName(in.PDBPath)
 	if opts.Name != "" {
 		name = opts.Name

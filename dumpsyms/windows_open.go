@@ -157,10 +157,7 @@ func WriteWindows(w io.Writer, in PDBInput, opts Options) error {
 	if opts.Name != "" {
 		name = opts.Name
 	}
-	arch, ok := machineArch[img.Machine]
-	if !ok {
-		arch = "unknown"
-	}
+	arch := machineArch(img.Machine)
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "MODULE windows %s %s %s\n", arch, id, name)
 	fmt.Fprintf(bw, "INFO CODE_ID %s %s\n", img.CodeID(), baseName(in.ImageExe))

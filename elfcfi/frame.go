@@ -3,6 +3,7 @@ package elfcfi
 import (
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -503,7 +504,7 @@ func (s *Section) FDEAt(off uint64) (*FDE, error) {
 }
 
 // ErrNotFound is returned by Find when no FDE covers the address.
-var ErrNotFound = fmt.Errorf("elfcfi: no FDE covers the address")
+var ErrNotFound = errors.New("elfcfi: no FDE covers the address")
 
 // Find returns the FDE covering pc.
 func (s *Section) Find(pc uint64) (*FDE, error) {

@@ -32,8 +32,9 @@ const (
 )
 
 // simpleTypeNames are the names of the basic types (type index low byte)
-// as Microsoft's undecorator writes them.
-var simpleTypeNames = map[uint32]string{
+// as Microsoft's undecorator writes them; "" is unknown. An array, not a
+// map, so that the linker lays it out and no initialiser runs at start.
+var simpleTypeNames = [256]string{
 	0x03: "void", 0x08: "HRESULT",
 	0x10: "char", 0x20: "unsigned char", 0x68: "signed char", 0x69: "unsigned char", 0x70: "char",
 	0x71: "wchar_t", 0x7a: "char16_t", 0x7b: "char32_t", 0x7c: "char8_t",
@@ -214,8 +215,8 @@ func modifiers(isConst, isVolatile bool) string {
 }
 
 func (f *typeFormatter) simple(ti uint32) string {
-	base, ok := simpleTypeNames[ti&0xff]
-	if !ok {
+	base := simpleTypeNames[ti&0xff]
+	if base == "" {
 		f.bad = true
 		return ""
 	}
@@ -275,8 +276,9 @@ func (ids *TypeStream) FuncID(id uint32, types *TypeStream) (name string, typ ui
 	return name, typ, true
 }
 
-// simpleTypeSizes are the sizes of the basic types (type index low byte).
-var simpleTypeSizes = map[uint32]uint64{
+// simpleTypeSizes are the sizes of the basic types (type index low byte);
+// 0 is unknown. An array for the same reason as simpleTypeNames.
+var simpleTypeSizes = [256]uint8{
 	0x10: 1, 0x20: 1, 0x68: 1, 0x69: 1, 0x70: 1, 0x30: 1, 0x7c: 1,
 	0x11: 2, 0x21: 2, 0x72: 2, 0x73: 2, 0x71: 2, 0x7a: 2, 0x31: 2, 0x46: 2,
 	0x12: 4, 0x22: 4, 0x74: 4, 0x75: 4, 0x7b: 4, 0x32: 4, 0x40: 4, 0x08: 4,
@@ -291,8 +293,8 @@ func (t *TypeStream) Size(ti uint32) (uint64, bool) {
 		if ti < 0x1000 {
 			switch ti & 0x700 {
 			case 0:
-				n, ok := simpleTypeSizes[ti&0xff]
-				return n, ok
+				n := simpleTypeSizes[ti&0xff]
+				return uint64(n), n != 0
 			case 0x100:
 				return 2, true
 			case 0x600:

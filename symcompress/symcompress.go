@@ -7,11 +7,11 @@
 package symcompress
 
 import (
+	"compress/gzip"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"

@@ -150,8 +150,28 @@ func writeLegacyIdent(sb *strings.Builder, id string) {
 	}
 }
 
-var legacyEscapes = map[string]byte{
-	"C": ',', "SP": '@', "BP": '*', "RF": '&', "LT": '<', "GT": '>', "LP": '(', "RP": ')',
+// legacyEscapeChar is the character of a named `$…$` escape, 0 when the
+// name is not one. A switch, not a map built at every start (issue 29).
+func legacyEscapeChar(code string) byte {
+	switch code {
+	case "C":
+		return ','
+	case "SP":
+		return '@'
+	case "BP":
+		return '*'
+	case "RF":
+		return '&'
+	case "LT":
+		return '<'
+	case "GT":
+		return '>'
+	case "LP":
+		return '('
+	case "RP":
+		return ')'
+	}
+	return 0
 }
 
 // legacyEscape decodes the `$…$` escape at the start of s: the character
@@ -163,7 +183,7 @@ func legacyEscape(s string) (byte, int) {
 		return 0, 0
 	}
 	code := s[1 : 1+end]
-	if c, ok := legacyEscapes[code]; ok {
+	if c := legacyEscapeChar(code); c != 0 {
 		return c, end + 2
 	}
 	if len(code) != 3 || code[0] != 'u' {

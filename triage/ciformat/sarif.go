@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/url"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -260,7 +259,16 @@ func artifact(uri string, line int) *sarifPhysical {
 	return p
 }
 
-var windowsDrive = regexp.MustCompile(`^[A-Za-z]:[/\\]`)
+// hasWindowsDrive says whether p starts with a drive, "C:\" or "C:/". A
+// function, not a regexp compiled by the package's initialiser at every
+// start of the command (issue 29).
+func hasWindowsDrive(p string) bool {
+	if len(p) < 3 || p[1] != ':' || (p[2] != '/' && p[2] != '\\') {
+		return false
+	}
+	c := p[0] | 0x20 // lower case
+	return c >= 'a' && c <= 'z'
+}
 
 // pathURI is a source or dump path as a URI reference: relative to root
 // when under it, a file: URI when absolute (Unix or Windows), else a
@@ -268,7 +276,7 @@ var windowsDrive = regexp.MustCompile(`^[A-Za-z]:[/\\]`)
 func pathURI(p, root string) string {
 	p = relativePath(p, root)
 	switch {
-	case windowsDrive.MatchString(p):
+	case hasWindowsDrive(p):
 		return (&url.URL{Scheme: "file", Path: "/" + path.Clean(p)}).String()
 	case strings.HasPrefix(p, "/"):
 		return (&url.URL{Scheme: "file", Path: path.Clean(p)}).String()

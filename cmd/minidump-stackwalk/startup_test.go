@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/corpus"
+)
+
+// Start-up budget of the single-dump path (issue 29). Every package linked
+// into the command runs its initialiser at every start, whatever the
+// arguments, so a package whose initialiser builds tables is paid for by
+// `minidump-stackwalk DUMP` even when only a server or a decompressor uses
+// it. docs/performance.md ("Start-up: package initialisers") has the list.
+const (
+	// initCostBytes is the heap an initialiser may take without a place in
+	// knownInitCost: error values, sync.OnceValue holders, small lists.
+	initCostBytes = 1024
+	// ownInitBytes bounds each of our own packages: they build nothing at
+	// start (GUIDE: no init() work); tables are arrays, switches or
+	// sync.OnceValue.
+	ownInitBytes = 128
+	// initTotalBytes bounds the sum over every initialiser: about 174,000
+	// bytes before issue 29's work, 144,000 after it, 163,000 once
+	// batch's JUnit output brought encoding/xml.
+	initTotalBytes = 170_000
+)
+
+// knownInitCost lists the packages whose initialisers take initCostBytes
+// or more today, and what links them. A package not listed here that
+// comes to cost that much fails TestStartupInitialisers: keep it off the
+// single-dump path, or list it here with the reason it must be linked.
+var knownInitCost = map[string]string{
+	"github.com/ulikunitz/xz":                        "CRC tables; .xz dumps (internal/input), MiniDebugInfo (elfsym)",
+	"github.com/klauspost/compress/internal/snapref": "CRC-32C table; linked by klauspost's zstd (.zst dumps and symbols)",
+	"github.com/ianlancetaylor/demangle":             "operator tables; demangling (internal/demangle, dumpsyms)",
+	"html/template":                                  "batch HTML report (triage/htmlreport)",
+	"vendor/golang.org/x/net/http2/hpack":            "net/http: symbol servers (symsrv), debuginfod",
+	"net/http":                                       "symbol servers (symsrv), debuginfod",
+	"crypto/tls":                                     "net/http",
+	"crypto/internal/fips140/rsa":                    "crypto/tls",
+	"net":                                            "net/http",
+	"encoding/base64":                                "encoding/json, net/http",
+	"debug/dwarf":                                    "debug/elf, DWARF symbols (elfsym, dumpsyms)",
+	"golang.org/x/arch/arm64/arm64asm":               "prologue analysis (internal/prologue)",
+	"unicode":                                        "the standard library's tables",
+	"vendor/golang.org/x/sys/cpu":                    "the runtime's CPU feature detection",
+	"compress/flate":                                 "compress/gzip: .gz dumps and symbols",
+	"hash/crc32":                                     "compress/gzip, zstd, the symbol index",
+	"regexp/syntax":                                  "regexp (triage/signature, cobra)",
+	"github.com/spf13/cobra":                         "the command line",
+	"encoding/xml":                                   "batch --format junit (triage/ciformat)",
+}
+
+// initRecord is one line of GODEBUG=inittrace=1: a package's initialiser
+// and the heap it took.
+type initRecord struct {
+	pkg    string
+	bytes  int
+	allocs int
+}
+
+// TestStartupInitialisers builds the command and runs it on --version and
+// on a tiny dump with GODEBUG=inittrace=1: no initialiser that takes
+// initCostBytes or more may run unless knownInitCost names it, none of our
+// packages may take more than ownInitBytes, and all together no more than
+// initTotalBytes. Heap bytes are deterministic where clock times are not.
+func TestStartupInitialisers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: not building the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "minidump-stackwalk")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "GOFLAGS=", "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dump := corpus.Testdata(t, "dumps", "amd64-threads.dmp")
+	for _, args := range [][]string{{"--version"}, {dump}} {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, stderr.Bytes())
+		}
+		records := parseInitTrace(t, stderr.Bytes())
+		if len(records) == 0 {
+			t.Fatalf("%v: no inittrace lines on stderr:\n%s", args, stderr.Bytes())
+		}
+		total, seen := 0, map[string]bool{}
+		for _, r := range records {
+			total += r.bytes
+			seen[r.pkg] = true
+		}
+		for _, p := range initCostProblems(records) {
+			t.Errorf("%v: %s", args, p)
+		}
+		for pkg := range knownInitCost {
+			if !seen[pkg] {
+				t.Logf("%v: %s no longer runs at start; drop it from knownInitCost", args, pkg)
+			}
+		}
+		t.Logf("%v: %d initialisers, %d bytes", args, len(records), total)
+	}
+}
+
+// initCostProblems applies TestStartupInitialisers' three bounds to
+// records and says what breaks them.
+func initCostProblems(records []initRecord) []string {
+	const module = "github.com/minidump-stackwalk/minidump-stackwalk"
+	var problems []string
+	total := 0
+	for _, r := range records {
+		total += r.bytes
+		own := r.pkg == "main" || r.pkg == module || strings.HasPrefix(r.pkg, module+"/")
+		switch {
+		case own && r.bytes > ownInitBytes:
+			problems = append(problems, fmt.Sprintf("our package %s builds %d bytes in %d allocations at start; "+
+				"make it lazy or static", r.pkg, r.bytes, r.allocs))
+		case !own && r.bytes >= initCostBytes && knownInitCost[r.pkg] == "":
+			problems = append(problems, fmt.Sprintf("%s's initialiser takes %d bytes in %d allocations at every start; "+
+				"keep it off the single-dump path or list it in knownInitCost", r.pkg, r.bytes, r.allocs))
+		}
+	}
+	if total > initTotalBytes {
+		problems = append(problems, fmt.Sprintf("initialisers take %d bytes in all, over the budget of %d",
+			total, initTotalBytes))
+	}
+	return problems
+}
+
+// TestInitCostProblems feeds initCostProblems inittrace lines of the
+// command before issue 29's work: klauspost's flate (since replaced by
+// compress/gzip) and pdb's map literals (now arrays) are caught, listed
+// and small packages are not.
+func TestInitCostProblems(t *testing.T) {
+	trace := []byte(`init github.com/klauspost/compress/flate @3.1 ms, 0.13 ms clock, 26880 bytes, 15 allocs
+init github.com/minidump-stackwalk/minidump-stackwalk/pdb @4.0 ms, 0.050 ms clock, 3120 bytes, 8 allocs
+init github.com/minidump-stackwalk/minidump-stackwalk/symfile @4.1 ms, 0.038 ms clock, 72 bytes, 2 allocs
+init github.com/ulikunitz/xz @2.0 ms, 0.2 ms clock, 33024 bytes, 4 allocs
+init crypto/rsa @1.0 ms, 0.074 ms clock, 48 bytes, 2 allocs
+minidump-stackwalk 1.0
+`)
+	records := parseInitTrace(t, trace)
+	if len(records) != 5 {
+		t.Fatalf("parsed %d records, want 5: %+v", len(records), records)
+	}
+	got := strings.Join(initCostProblems(records), "\n")
+	for _, want := range []string{"klauspost/compress/flate's initialiser takes 26880 bytes",
+		"our package github.com/minidump-stackwalk/minidump-stackwalk/pdb builds 3120 bytes"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems do not say %q:\n%s", want, got)
+		}
+	}
+	for _, quiet := range []string{"ulikunitz", "symfile", "crypto/rsa", "in all"} {
+		if strings.Contains(got, quiet) {
+			t.Errorf("problems name %s:\n%s", quiet, got)
+		}
+	}
+	over := append(records, initRecord{pkg: "unicode", bytes: initTotalBytes})
+	if got := initCostProblems(over); !strings.Contains(strings.Join(got, "\n"), "over the budget") {
+		t.Errorf("a total over %d bytes passes: %q", initTotalBytes, got)
+	}
+}
+
+// parseInitTrace reads the "init PKG @T ms, C ms clock, B bytes, N allocs"
+// lines of GODEBUG=inittrace=1 and skips any other line.
+func parseInitTrace(t *testing.T, stderr []byte) []initRecord {
+	t.Helper()
+	var records []initRecord
+	sc := bufio.NewScanner(bytes.NewReader(stderr))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 11 || f[0] != "init" || f[8] != "bytes," || f[10] != "allocs" {
+			continue
+		}
+		b, err1 := strconv.Atoi(f[7])
+		n, err2 := strconv.Atoi(f[9])
+		if err1 != nil || err2 != nil {
+			t.Fatalf("unexpected inittrace line %q", sc.Text())
+		}
+		records = append(records, initRecord{pkg: f[1], bytes: b, allocs: n})
+	}
+	return records
+}
