@@ -18,7 +18,9 @@ import (
 // opens a downloaded file (partial or cached) and says whether it is the
 // module's (a slice of its UUID); a file it refuses is not cached and
 // fails with ErrWrongModule, naming its URL. symbols makes the module's
-// symbol file from the binary and the dSYM found ("" when absent). The
+// symbol file from the binary and the dSYM found ("" when absent): when
+// one of them is refused or fails and the other is good, the good one is
+// used and the failure is only traced (WithTrace). The
 // cache keeps the files in the same layout, so that it is also a root of
 // a local Mach-O search.
 func WithMachO(check func(path string, m symfile.ModuleKey) error,
