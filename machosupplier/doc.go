@@ -18,5 +18,8 @@
 //     or a link to either).
 //
 // A binary gives the unwind tables, a dSYM the DWARF; either alone is
-// used (a dSYM alone gives symbols and no STACK CFI).
+// used (a dSYM alone gives symbols and no STACK CFI). CheckFile and
+// FromFiles do the same for files found elsewhere: the symbol-server
+// client checks and reads with them the files it downloads
+// (symsrv.WithMachO).
 package machosupplier

@@ -177,48 +177,81 @@ func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, error) {
 	if found.Binary == "" && found.DSYM == "" {
 		return nil, &NotFoundError{Module: m.CodeFile, Refused: found.Refused}
 	}
-	uuid, ok := ParseUUID(m.DebugID)
+	return FromFiles(found.Binary, found.DSYM, m)
+}
+
+// moduleUUID is m's UUID: from its debug id, else its code id.
+func moduleUUID(m symfile.ModuleKey) ([16]byte, bool) {
+	if uuid, ok := ParseUUID(m.DebugID); ok {
+		return uuid, true
+	}
+	return ParseUUID(m.CodeID)
+}
+
+// openSlice opens the slice of Mach-O file p whose UUID is uuid.
+func openSlice(p string, uuid [16]byte) (*machofile.File, error) {
+	slices, err := machofile.OpenSlices(p)
+	if err != nil {
+		return nil, err
+	}
+	if f := machofile.WithUUID(slices, uuid); f != nil {
+		return f, nil
+	}
+	slices[0].Close()
+	return nil, fmt.Errorf("%s: no slice of UUID %X", p, uuid)
+}
+
+// CheckFile reports whether the file at path is a Mach-O binary or dSYM
+// DWARF file with a slice of m's UUID (nil), or why not.
+func CheckFile(path string, m symfile.ModuleKey) error {
+	uuid, ok := moduleUUID(m)
 	if !ok {
-		uuid, _ = ParseUUID(m.CodeID)
+		return fmt.Errorf("debug id %q is not a Mach-O UUID", m.DebugID)
+	}
+	f, err := openSlice(path, uuid)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// FromFiles makes m's symbol file from its Mach-O binary and dSYM DWARF
+// file (either "" when absent), using the slices of m's UUID.
+func FromFiles(binary, dsym string, m symfile.ModuleKey) (*symfile.File, error) {
+	uuid, ok := moduleUUID(m)
+	if !ok {
+		return nil, fmt.Errorf("%w: debug id %q is not a Mach-O UUID", symfile.ErrNotFound, m.DebugID)
 	}
 	open := func(p string) (*machofile.File, error) {
 		if p == "" {
 			return nil, nil
 		}
-		slices, err := machofile.OpenSlices(p)
-		if err != nil {
-			return nil, err
-		}
-		if f := machofile.WithUUID(slices, uuid); f != nil {
-			return f, nil
-		}
-		slices[0].Close()
-		return nil, fmt.Errorf("%s: no slice of UUID %X", p, uuid)
+		return openSlice(p, uuid)
 	}
-	bin, err := open(found.Binary)
+	bin, err := open(binary)
 	if err != nil {
 		return nil, err
 	}
 	if bin != nil {
 		defer bin.Close()
 	}
-	dsym, err := open(found.DSYM)
+	dsymFile, err := open(dsym)
 	if err != nil {
 		return nil, err
 	}
-	if dsym != nil {
-		defer dsym.Close()
+	if dsymFile != nil {
+		defer dsymFile.Close()
 	}
-	path := found.Binary
+	path := binary
 	if path == "" {
-		path = found.DSYM
+		path = dsym
 	}
 	name := baseName(m.CodeFile)
 	if name == "" {
 		name = baseName(m.DebugFile)
 	}
 	var out bytes.Buffer
-	if err := dumpsyms.WriteMachO(&out, bin, dsym, path, dumpsyms.Options{Name: name, Inlines: true}); err != nil {
+	if err := dumpsyms.WriteMachO(&out, bin, dsymFile, path, dumpsyms.Options{Name: name, Inlines: true}); err != nil {
 		return nil, err
 	}
 	return symfile.NewFile(out.Bytes(), path+" (as .sym)")

@@ -27,6 +27,10 @@
 // (httpjobs.go); Mozilla Tecken's code-file/code-id lookup is asked last
 // (httpcode.go). With WithPDBs it is a Microsoft-protocol client too: a
 // Windows module's PDB or .pd_ cabinet is fetched, checked by the caller's
-// converter and cached in the store layout (mspdb.go). No path built from
+// converter and cached in the store layout (mspdb.go). With WithMachO a
+// macOS module's dSYM DWARF file and binary are fetched in Sentry
+// symbolicator's unified layout (xx/yyyy.../debuginfo, .../executable),
+// each checked by the caller (its UUID) before it is cached in the same
+// layout (macho.go). No path built from
 // a dump's module names leaves the cache directory.
 package symsrv

@@ -181,8 +181,12 @@ type Supplier struct {
 	files   oncemap.Map[string, *symfile.File] // by path relative to the cache directory
 	// pdbs converts a Windows module's PDB (WithPDBs, mspdb.go); nil: PDBs
 	// are not asked for.
-	pdbs    func(path string, m symfile.ModuleKey) (*symfile.File, error)
-	lookups oncemap.Map[string, *symfile.File] // code-info lookups, by path
+	pdbs func(path string, m symfile.ModuleKey) (*symfile.File, error)
+	// machoCheck and machoSymbols check and read a macOS module's Mach-O
+	// files (WithMachO, macho.go); nil: they are not asked for.
+	machoCheck   func(path string, m symfile.ModuleKey) error
+	machoSymbols func(binary, dsym string, m symfile.ModuleKey) (*symfile.File, error)
+	lookups      oncemap.Map[string, *symfile.File] // code-info lookups, by path
 
 	// servers holds each server's state for the supplier's run.
 	servers map[*url.URL]*serverState
@@ -319,12 +323,15 @@ func (s *Supplier) find(m symfile.ModuleKey) (*symfile.File, error) {
 			failures = append(failures, err)
 		}
 	}
-	if f, err := s.pdbSymbols(m); err == nil || !errors.Is(err, symfile.ErrNotFound) { // mspdb.go
-		var de *DownloadError
-		if !errors.As(err, &de) {
-			return f, err
+	for _, get := range []func(symfile.ModuleKey) (*symfile.File, error){s.pdbSymbols, s.machoFileSymbols} {
+		// mspdb.go, macho.go
+		if f, err := get(m); err == nil || !errors.Is(err, symfile.ErrNotFound) {
+			var de *DownloadError
+			if !errors.As(err, &de) {
+				return f, err
+			}
+			failures = append(failures, err)
 		}
-		failures = append(failures, err)
 	}
 	if len(failures) > 0 {
 		return nil, errors.Join(failures...)
@@ -725,6 +732,10 @@ func (s *Supplier) store(fm *format, body io.Reader, target, local string, want 
 			a.err = fail(status, fmt.Errorf("%w: %s", ErrWrongModule, diff))
 			return a
 		}
+	}
+	if err != nil && f == nil && errors.Is(err, ErrWrongModule) { // a format's own check (macho.go)
+		a.err = fail(status, err)
+		return a
 	}
 	if err != nil {
 		// Not cached: the next run asks again. The mapping outlives the

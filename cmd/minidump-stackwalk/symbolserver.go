@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/machosupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/pdbsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symsrv"
@@ -45,7 +46,8 @@ func (f *symbolServerFlags) httpOptions() []symsrv.Option {
 	retry.Retries = f.retries
 	return []symsrv.Option{symsrv.WithTimeout(f.timeout), symsrv.WithMissTTL(f.missTTL),
 		symsrv.WithRetry(retry), symsrv.WithDownloadJobs(f.jobs),
-		symsrv.WithPDBs(pdbsupplier.FileSymbols)} // Microsoft-protocol servers (mssymsrv.go)
+		symsrv.WithPDBs(pdbsupplier.FileSymbols),                           // Microsoft-protocol servers (mssymsrv.go)
+		symsrv.WithMachO(machosupplier.CheckFile, machosupplier.FromFiles)} // macOS modules' Mach-O files
 }
 
 // defaultSymbolCache is os.UserCacheDir()/minidump-stackwalk/symbols, or ""
@@ -62,7 +64,8 @@ func (f *symbolServerFlags) addFlags(fs *pflag.FlagSet) {
 	addStringList(fs, &f.urls, "symbols-url",
 		"a symbol server `URL` (repeatable), asked after the local symbol paths for\n"+
 			"URL/<debug file>/<debug id>/<debug file without .pdb>.sym, then for a Windows module's\n"+
-			"PDB as Microsoft's servers serve it (<name>.pdb/<id>/<name>.pdb or .pd_); srv*cache*URL\n"+
+			"PDB as Microsoft's servers serve it (<name>.pdb/<id>/<name>.pdb or .pd_), then for a macOS\n"+
+			"module's dSYM and binary in symbolicator's layout (xx/yyyy.../debuginfo, executable); srv*cache*URL\n"+
 			"is accepted; a positional symbol path starting with http:// or https:// is a symbol server too")
 	fs.StringVar(&f.cache, "symbols-cache", defaultSymbolCache(), "`DIR` where files downloaded from symbol servers are kept, in the same layout")
 	fs.DurationVar(&f.timeout, "symbol-download-timeout", symsrv.DefaultDownloadTimeout, "bound on each symbol download, for example 30s or 2m")
