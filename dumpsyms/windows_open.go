@@ -10,13 +10,15 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
+
 	"github.com/minidump-stackwalk/minidump-stackwalk/pdb"
 	"github.com/minidump-stackwalk/minidump-stackwalk/pe"
 )
 
 // WindowsKind sniffs a file: "pdb" (MSF 7.0), "pe" (an MZ image) or "".
 func WindowsKind(path string) string {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return ""
 	}

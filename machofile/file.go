@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
 )
 
 // MaxSectionBytes bounds the bytes SectionData reads of one section.
@@ -151,7 +153,7 @@ func Open(path, arch string) (*File, error) {
 const MaxFileBytes = 1 << 40
 
 func openFile(path string) (*os.File, int64, error) {
-	osf, err := os.Open(path)
+	osf, _, err := regfile.Open(path)
 	if err != nil {
 		return nil, 0, err
 	}

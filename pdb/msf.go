@@ -5,7 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
 )
 
 // msfMagic opens every MSF 7.0 file (the "big" MSF of PDB 7).
@@ -54,7 +55,7 @@ type File struct {
 
 // OpenFile opens the named PDB; Close closes it.
 func OpenFile(name string) (*File, error) {
-	f, err := os.Open(name)
+	f, _, err := regfile.Open(name)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
+
 	"github.com/minidump-stackwalk/minidump-stackwalk/cab"
 	"github.com/minidump-stackwalk/minidump-stackwalk/dumpsyms"
 	"github.com/minidump-stackwalk/minidump-stackwalk/pdb"
@@ -145,7 +147,7 @@ func Locate(roots []string, debugFile, id string, maxDecompressed int64) (*Opene
 
 // open opens a PDB, or the PDB a cabinet holds (held in memory).
 func open(p, name string, size, maxDecompressed int64) (*Opened, error) {
-	f, err := os.Open(p)
+	f, _, err := regfile.Open(p)
 	if err != nil {
 		return nil, err
 	}

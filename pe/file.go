@@ -4,9 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
 )
 
 // Machine types (IMAGE_FILE_MACHINE_*) the walkers know.
@@ -89,7 +90,7 @@ type File struct {
 
 // Open opens the named file as a PE image.
 func Open(name string) (*File, error) {
-	fh, err := os.Open(name)
+	fh, _, err := regfile.Open(name)
 	if err != nil {
 		return nil, err
 	}

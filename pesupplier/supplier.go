@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
+
 	"github.com/minidump-stackwalk/minidump-stackwalk/pe"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -167,7 +169,7 @@ func isPEName(name string) bool {
 
 // open reads the image at path into memory, within the run's budget.
 func (s *Supplier) open(path string) (*pe.File, []byte, error) {
-	fh, err := os.Open(path)
+	fh, _, err := regfile.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}

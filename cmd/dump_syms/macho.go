@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
+
 	"github.com/minidump-stackwalk/minidump-stackwalk/dumpsyms"
 	"github.com/minidump-stackwalk/minidump-stackwalk/machofile"
 )
@@ -18,7 +20,7 @@ func isMachO(path string) bool {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return strings.HasSuffix(strings.TrimSuffix(path, "/"), ".dSYM")
 	}
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return false
 	}

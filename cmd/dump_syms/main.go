@@ -21,6 +21,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
+
 	"github.com/spf13/cobra"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/dumpsyms"
@@ -129,7 +131,7 @@ func dump(path string, dirs []string, arch string, opts dumpsyms.Options, stdout
 
 // readMagic returns the first n bytes of path (fewer when it is shorter).
 func readMagic(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
