@@ -29,7 +29,13 @@ func TestCoreConversionIsCore2md(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opt := coreOptions("")
 			opt.StackLimit = 64 << 10
-			got, err := convertCore(&input.Input{Name: "core", Kind: input.ELFCore, Data: corpus.TestdataCore(t, tc.name)}, opt)
+			// The compressed core, decompressed into a temporary file.
+			in, err := input.Open(corpus.Testdata(t, "cores", tc.name+".core.zst"), nil, input.Options{})
+			if err != nil || in.Kind != input.ELFCore {
+				t.Fatalf("input.Open: %+v, %v", in, err)
+			}
+			defer in.Close()
+			got, err := convertCore(in, opt)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -46,7 +46,8 @@ type Dump struct {
 	// Warnings list the records that were ignored.
 	Microdump *microdump.Dump
 
-	name string // the path it was opened from, for errors; "" when not known
+	name  string       // the path it was opened from, for errors; "" when not known
+	input *input.Input // its temporary file (decompressed or standard input), closed by Close
 }
 
 // Options tune Open.
@@ -59,10 +60,11 @@ type Options struct {
 	Sysroot string
 	// Stdin is read when the path is "-".
 	Stdin io.Reader
-	// MaxBytes bounds an input that must be held in memory: standard
-	// input, the decompression of a gzip-, zstd- or xz-compressed file, a
-	// microdump. 0 means 1 GiB. A plain minidump or core is memory-mapped
-	// instead.
+	// MaxBytes bounds standard input and the decompression of a gzip-,
+	// zstd- or xz-compressed file, each copied into a temporary file and
+	// read from there. 0 means 4 GiB (input.DefaultMaxBytes). A plain
+	// minidump or core is memory-mapped instead; a microdump is read into
+	// memory, up to microdump.MaxSize.
 	MaxBytes int64
 }
 
@@ -84,17 +86,19 @@ func OpenWith(path string, opts Options) (*Dump, error) {
 	case errors.As(err, &notDump) && notDump.Compression == input.Unknown:
 		// The minidump reader's error says where the header is wrong;
 		// the kind says what the file is instead.
-		d, mdErr := openMinidump(in)
+		d, mdErr := openMinidump(in) // closes in
 		if mdErr != nil {
 			return nil, fmt.Errorf("%w (it looks like %s)", mdErr, notDump.Kind)
 		}
 		d.Close() // not reached: a file the reader takes starts "MDMP"
 		return nil, err
 	case err != nil:
+		in.Close() // nil-safe: a read error returns no Input
 		return nil, err
 	}
 	switch in.Kind {
 	case input.Microdump:
+		in.Close()
 		d, err := microdump.Parse(in.Data)
 		if err != nil {
 			return nil, err
@@ -143,29 +147,36 @@ func (d *Dump) process(syms symfile.Supplier, opts processor.Options) (*processo
 	return processor.Process(d.Minidump, syms, opts)
 }
 
-// Close releases the minidump's file or memory map.
+// Close releases the minidump's file or memory map, and the temporary
+// file it was read from.
 func (d *Dump) Close() error {
+	var err error
 	if d.Minidump != nil {
-		return d.Minidump.Close()
+		err = d.Minidump.Close()
 	}
-	return nil
+	if ierr := d.input.Close(); err == nil {
+		err = ierr
+	}
+	return err
 }
 
 // openMinidump opens the minidump in: memory-mapped from its file, or
-// from the bytes already read.
+// read from its temporary file. The Dump owns in; on an error in is
+// closed.
 func openMinidump(in *input.Input) (*Dump, error) {
 	var f *minidump.File
 	var err error
-	if in.Data != nil {
-		f, err = minidump.NewFile(bytes.NewReader(in.Data), int64(len(in.Data)))
+	if in.File != nil {
+		f, err = minidump.NewFile(in.File, in.Size)
 	} else {
 		f, err = minidump.Open(in.Name)
 	}
 	if err != nil {
+		in.Close()
 		return nil, err
 	}
 	d := NewMinidump(f)
-	d.name = in.Name
+	d.name, d.input = in.Name, in
 	return d, nil
 }
 
@@ -173,6 +184,7 @@ func openMinidump(in *input.Input) (*Dump, error) {
 // except that module files are read only under sysroot.
 func openCore(in *input.Input, sysroot string) (*Dump, error) {
 	data, err := convertCore(in, coreOptions(sysroot))
+	in.Close()
 	if err != nil {
 		return nil, err
 	}
@@ -187,8 +199,8 @@ func openCore(in *input.Input, sysroot string) (*Dump, error) {
 func convertCore(in *input.Input, opt coreconv.Options) ([]byte, error) {
 	var core *coredump.File
 	var err error
-	if in.Data != nil {
-		core, err = coredump.NewFile(bytes.NewReader(in.Data), int64(len(in.Data)))
+	if in.File != nil {
+		core, err = coredump.NewFile(in.File, in.Size)
 	} else {
 		core, err = coredump.Open(in.Name)
 	}

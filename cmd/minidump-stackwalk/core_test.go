@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
@@ -193,6 +197,23 @@ func TestInputForms(t *testing.T) {
 	if status := runWithStdin([]string{"-", symbols}, bytes.NewReader(raw), &stdout, &stderr); status != exitOK || stdout.String() != want {
 		t.Errorf("stdin: status %d, stderr %q, output differs: %v", status, stderr.String(), stdout.String() != want)
 	}
+	// The dump compressed in each format, from a file and from standard
+	// input (decompressed into a temporary file), walks byte for byte as
+	// the plain one.
+	for name, packed := range compressedForms(t, raw) {
+		path := filepath.Join(dir, "crash-"+name)
+		if err := os.WriteFile(path, packed, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, errOut, status := runCLI(path, symbols); status != exitOK || got != want {
+			t.Errorf("%s: status %d, stderr %q, output differs: %v", name, status, errOut, got != want)
+		}
+		stdout.Reset()
+		stderr.Reset()
+		if status := runWithStdin([]string{"-", symbols}, bytes.NewReader(packed), &stdout, &stderr); status != exitOK || stdout.String() != want {
+			t.Errorf("%s on stdin: status %d, stderr %q, output differs: %v", name, status, stderr.String(), stdout.String() != want)
+		}
+	}
 	text := filepath.Join(dir, "notes.dmp")
 	if err := os.WriteFile(text, []byte("the crash happened at 10:42\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -200,4 +221,32 @@ func TestInputForms(t *testing.T) {
 	if _, errOut, status := runCLI(text); status != exitDump || !strings.Contains(errOut, "looks like text") || !strings.Contains(errOut, text) {
 		t.Errorf("text file: status %d, stderr %q", status, errOut)
 	}
+}
+
+// compressedForms compresses data with gzip, zstd and xz.
+func compressedForms(t *testing.T, data []byte) map[string][]byte {
+	t.Helper()
+	forms := map[string][]byte{}
+	var gz bytes.Buffer
+	gw := gzip.NewWriter(&gz)
+	if _, err := gw.Write(data); err != nil || gw.Close() != nil {
+		t.Fatal("gzip", err)
+	}
+	forms["gzip"] = gz.Bytes()
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forms["zstd"] = enc.EncodeAll(data, nil)
+	enc.Close()
+	var xzb bytes.Buffer
+	xw, err := xz.NewWriter(&xzb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := xw.Write(data); err != nil || xw.Close() != nil {
+		t.Fatal("xz", err)
+	}
+	forms["xz"] = xzb.Bytes()
+	return forms
 }

@@ -8,7 +8,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -58,11 +57,12 @@ func processRawDump(o *options, group flagGroup, stdout, stderr io.Writer) (int,
 	if _, ok := group.(*dumpFlag); !ok {
 		return 0, false
 	}
-	dump, err := openRawDump(o.dumpPath, o.stdin)
+	dump, in, err := openRawDump(o.dumpPath, o.stdin)
 	if err != nil {
 		logf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
 		return exitDump, true
 	}
+	defer in.Close()
 	defer dump.Close()
 	out := stdout
 	var file *os.File
@@ -92,16 +92,25 @@ func processRawDump(o *options, group flagGroup, stdout, stderr io.Writer) (int,
 
 // openRawDump opens the minidump at path, "-" for standard input, gzip-,
 // zstd- or xz-compressed or not (internal/input tells them by content).
-func openRawDump(path string, stdin io.Reader) (*minidump.File, error) {
+// Close the Input (its temporary file) after the File.
+func openRawDump(path string, stdin io.Reader) (*minidump.File, *dumpinput.Input, error) {
 	in, err := dumpinput.Open(path, stdin, dumpinput.Options{})
 	if err != nil {
-		return nil, err
+		in.Close()
+		return nil, nil, err
 	}
+	var f *minidump.File
 	switch {
 	case in.Kind != dumpinput.Minidump:
-		return nil, fmt.Errorf("--dump reads minidumps; this is %v", in.Kind)
-	case in.Data != nil:
-		return minidump.NewFile(bytes.NewReader(in.Data), int64(len(in.Data)))
+		err = fmt.Errorf("--dump reads minidumps; this is %v", in.Kind)
+	case in.File != nil:
+		f, err = minidump.NewFile(in.File, in.Size)
+	default:
+		f, err = minidump.Open(path)
 	}
-	return minidump.Open(path)
+	if err != nil {
+		in.Close()
+		return nil, nil, err
+	}
+	return f, in, nil
 }

@@ -5,8 +5,12 @@
 // (empty, text, an ELF file that is no core, ...) so the user learns what
 // was given instead of a dump.
 //
-// Inputs that must be held in memory (standard input, decompressed
-// content, microdumps) are bounded by Options.MaxBytes: a small compressed
-// file cannot expand without limit. A plain minidump or core is not read
-// here; the caller opens (and memory-maps) its path.
+// Standard input (or a pipe) and the decompression of a compressed file
+// are copied into a temporary file, removed at once where the system
+// allows it (else on Input.Close), through a bounded copy: at most
+// Options.MaxBytes (4 GiB by default) are written and only a small buffer
+// and the decoder's window are held in memory, so a small compressed file
+// cannot expand without limit. A microdump's text is read into memory, up
+// to microdump.MaxSize. A plain minidump or core is not read here; the
+// caller opens (and memory-maps) its path.
 package input

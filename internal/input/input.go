@@ -119,30 +119,56 @@ func looksLikeText(head []byte) bool {
 	return true
 }
 
-// Options bound what Open reads into memory.
+// Options bound what Open reads.
 type Options struct {
-	// MaxBytes bounds the bytes read from standard input, the decompressed
-	// bytes of a compressed input, and a text file searched for a
-	// microdump. 0 means DefaultMaxBytes.
+	// MaxBytes bounds the bytes read from standard input (or another
+	// stream) and the decompressed bytes of a compressed input, both
+	// written to a temporary file. 0 means DefaultMaxBytes.
 	MaxBytes int64
 }
 
-// DefaultMaxBytes is Options.MaxBytes when unset: more than any minidump or
-// core a crash reporter uploads, less than a CI container's memory.
-const DefaultMaxBytes = 1 << 30
+// DefaultMaxBytes is Options.MaxBytes when unset: 4 GiB, as far as a
+// minidump's 32-bit RVAs reach, so no dump a crash reporter uploads is
+// refused (a larger full-memory dump can be given uncompressed: it is
+// mapped, not copied); it bounds the temporary disk space one input takes.
+const DefaultMaxBytes = 4 << 30
 
-// Input is a dump, microdump or core (or what was given instead).
+// Input is a dump, microdump or core (or what was given instead). Close it
+// when done.
 type Input struct {
 	Name        string // the path as given; "-" is standard input
 	Kind        Kind   // what the content is, after decompression
 	Compression Kind   // Gzip, Zstd or Xz when the file was compressed, else Unknown
-	// Data is the content when it had to be read into memory (standard
-	// input, a compressed file, a microdump); nil means: open Name.
+	// Data is a microdump's text (at most microdump.MaxSize bytes), read
+	// into memory.
 	Data []byte
+	// File holds the content when it was decompressed or read from a
+	// stream (standard input, a pipe): a temporary file, already removed
+	// where the system allows an open file to be removed, else removed by
+	// Close. Size is its size. When Data and File are nil, open Name.
+	File *os.File
+	Size int64
+
+	removePath string // the temporary file to remove on Close, if any
 }
 
-// ErrTooLarge is wrapped by Open's error when an input that must be held in
-// memory exceeds Options.MaxBytes.
+// Close releases the temporary file, if any.
+func (in *Input) Close() error {
+	if in == nil || in.File == nil {
+		return nil
+	}
+	err := in.File.Close()
+	if in.removePath != "" {
+		if rerr := os.Remove(in.removePath); err == nil {
+			err = rerr
+		}
+	}
+	in.File, in.removePath = nil, ""
+	return err
+}
+
+// ErrTooLarge is wrapped by Open's error when standard input or a
+// decompressed input exceeds Options.MaxBytes.
 var ErrTooLarge = errors.New("input larger than the limit")
 
 // Error is a failure to read an input: its name, and the offset in the
@@ -175,33 +201,27 @@ func (e *NotADumpError) Error() string {
 	return fmt.Sprintf("%s is not a minidump, microdump or ELF core: it looks like %s", e.Name, e.Kind)
 }
 
-// Open reads enough of the input name ("-": stdin) to tell its kind,
-// decompressing it (one level of gzip, zstd or xz) into memory when it is
-// compressed. An input of a kind the walker does not process gives a
-// *NotADumpError, with the Input still returned.
+// Open reads enough of the input name ("-": stdin) to tell its kind. A
+// compressed input (one level of gzip, zstd or xz) is decompressed, and
+// standard input or another stream copied, into a temporary file
+// (Input.File), through a bounded copy that holds only a small buffer in
+// memory. An input of a kind the walker does not process gives a
+// *NotADumpError, with the Input still returned (Close it).
 func Open(name string, stdin io.Reader, opt Options) (*Input, error) {
 	limit := opt.MaxBytes
 	if limit <= 0 {
 		limit = DefaultMaxBytes
 	}
 	in := &Input{Name: name}
-	var err error
-	if name == "-" {
-		in.Data, err = readAtMost(stdin, limit)
-		if err != nil {
-			return nil, &Error{Name: "standard input", Offset: int64(len(in.Data)), Err: err}
-		}
-		in.Kind = Sniff(in.Data)
-	} else if err = sniffFile(in, limit); err != nil {
+	if err := openContent(in, stdin, limit); err != nil {
+		in.Close()
 		return nil, err
 	}
-	if in.Kind.Compressed() {
-		if err := decompress(in, limit); err != nil {
+	if in.Kind == Text {
+		if err := readText(in); err != nil {
+			in.Close()
 			return nil, err
 		}
-	}
-	if in.Kind == Text && in.Data != nil && microdump.IsMicrodump(in.Data) {
-		in.Kind = Microdump
 	}
 	if !in.Kind.Processable() {
 		return in, &NotADumpError{Name: name, Kind: in.Kind, Compression: in.Compression}
@@ -209,61 +229,138 @@ func Open(name string, stdin io.Reader, opt Options) (*Input, error) {
 	return in, nil
 }
 
-// sniffFile tells the kind of the file in.Name from its head; a compressed
-// file, and a text file (which may hold a microdump), is read whole.
-func sniffFile(in *Input, limit int64) error {
-	f, err := os.Open(in.Name)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil {
-		return err
-	} else if !st.Mode().IsRegular() {
-		// A pipe or device (/dev/stdin): read it as a stream.
-		in.Data, err = readAtMost(f, limit)
-		if err != nil {
-			return &Error{Name: in.Name, Offset: int64(len(in.Data)), Err: err}
+// openContent sets in.Kind, and in.File when the content is not in the
+// regular file in.Name.
+func openContent(in *Input, stdin io.Reader, limit int64) error {
+	if in.Name == "-" {
+		if err := spool(in, stdin, "standard input", limit, nil); err != nil {
+			return err
 		}
-		in.Kind = Sniff(in.Data)
-		return nil
+	} else {
+		f, err := os.Open(in.Name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		if st.Mode().IsRegular() {
+			return sniffAndDecompress(in, f, st.Size(), limit)
+		}
+		// A pipe or device (/dev/stdin): read it as a stream.
+		if err := spool(in, f, in.Name, limit, nil); err != nil {
+			return err
+		}
 	}
+	return sniffAndDecompress(in, in.File, in.Size, limit)
+}
+
+// sniffAndDecompress tells the kind of src's content and, when it is
+// compressed, replaces in.File with its decompression.
+func sniffAndDecompress(in *Input, src *os.File, size int64, limit int64) error {
 	head := make([]byte, headSize)
-	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	n, err := src.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
 		return &Error{Name: in.Name, Offset: int64(n), Err: err}
 	}
 	in.Kind = Sniff(head[:n])
-	if in.Kind != Text && !in.Kind.Compressed() {
+	if !in.Kind.Compressed() {
 		return nil
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+	if in.Compression != Unknown {
+		return &Error{Name: in.Name, Offset: 0, Err: fmt.Errorf("%s holding %s: one level of compression is read", in.Compression, in.Kind)}
+	}
+	in.Compression = in.Kind
+	counted := &countingReader{r: io.NewSectionReader(src, 0, size)}
+	r, closeReader, err := decompressor(in.Kind, counted)
+	if err != nil {
+		return &Error{Name: in.Name, Offset: counted.n, Err: fmt.Errorf("%s: %w", in.Compression, err)}
+	}
+	defer closeReader()
+	old := *in
+	defer old.Close() // the stdin copy, if it was one
+	if err := spool(in, r, in.Name, limit, counted); err != nil {
 		return err
 	}
-	textLimit := limit
-	if in.Kind == Text {
-		textLimit = min(limit, microdump.MaxSize)
-	}
-	in.Data, err = readAtMost(f, textLimit)
-	if errors.Is(err, ErrTooLarge) && in.Kind == Text {
-		in.Data, err = nil, nil // too large to be a microdump: text it stays
-	}
+	return sniffAndDecompress(in, in.File, in.Size, limit)
+}
+
+// spool copies r into a new temporary file, in.File, refusing more than
+// limit bytes. counted, when not nil, gives the offset in the compressed
+// input for errors.
+func spool(in *Input, r io.Reader, name string, limit int64, counted *countingReader) error {
+	tmp, err := os.CreateTemp("", "minidump-stackwalk-input-*")
 	if err != nil {
-		return &Error{Name: in.Name, Offset: int64(len(in.Data)), Err: err}
+		return fmt.Errorf("%s: temporary copy: %w", name, err)
+	}
+	in.File, in.Size, in.removePath = tmp, 0, tmp.Name()
+	if os.Remove(tmp.Name()) == nil {
+		in.removePath = "" // unlinked while open (unix): gone with the descriptor
+	}
+	buf := make([]byte, 64<<10)
+	n, err := io.CopyBuffer(onlyWriter{tmp}, io.LimitReader(r, limit+1), buf)
+	in.Size = n
+	offset := n
+	if counted != nil {
+		offset = counted.n
+	}
+	switch {
+	case err != nil && counted != nil:
+		return &Error{Name: name, Offset: offset, Err: fmt.Errorf("%s: %w", in.Compression, err)}
+	case err != nil:
+		return &Error{Name: name, Offset: offset, Err: err}
+	case n > limit:
+		what := "content"
+		if counted != nil {
+			what = "decompressed content"
+		}
+		return &Error{Name: name, Offset: offset, Err: fmt.Errorf("%w: %s over %d bytes (%s)", ErrTooLarge, what, limit, sizeText(limit))}
 	}
 	return nil
 }
 
-// readAtMost reads r to its end, failing with ErrTooLarge past limit bytes.
-func readAtMost(r io.Reader, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+// onlyWriter hides the file's ReadFrom, so that io.CopyBuffer uses the
+// bounded buffer given to it.
+type onlyWriter struct{ w io.Writer }
+
+func (o onlyWriter) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+// sizeText writes n bytes in MiB or GiB when it is a whole number of them.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// readText reads a text input, which may hold a microdump, into in.Data;
+// text too large to be a microdump stays Text, unread.
+func readText(in *Input) error {
+	var r io.Reader = in.File
+	if in.File == nil {
+		f, err := os.Open(in.Name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	} else if _, err := in.File.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	data, err := io.ReadAll(io.LimitReader(r, microdump.MaxSize+1))
 	if err != nil {
-		return data, err
+		return &Error{Name: in.Name, Offset: int64(len(data)), Err: err}
 	}
-	if int64(len(data)) > limit {
-		return data[:limit], fmt.Errorf("%w of %d bytes", ErrTooLarge, limit)
+	if len(data) <= microdump.MaxSize && microdump.IsMicrodump(data) {
+		in.Kind, in.Data = Microdump, data
+		return in.Close()
 	}
-	return data, nil
+	return nil
 }
 
 // SniffFile tells the kind of the file at path from its first bytes,
@@ -344,30 +441,6 @@ func decompressor(kind Kind, src io.Reader) (io.Reader, func(), error) {
 		return x, func() {}, nil
 	}
 	return nil, nil, fmt.Errorf("%s is no compression format", kind)
-}
-
-// decompress replaces in.Data (the compressed content, read from in.Name
-// or stdin) with its decompression, bounded by limit.
-func decompress(in *Input, limit int64) error {
-	src := &countingReader{r: bytes.NewReader(in.Data)}
-	in.Compression = in.Kind
-	r, closeReader, err := decompressor(in.Kind, src)
-	if err == nil {
-		defer closeReader()
-	}
-	var data []byte
-	if err == nil {
-		data, err = readAtMost(r, limit)
-	}
-	if err != nil {
-		return &Error{Name: in.Name, Offset: src.n, Err: fmt.Errorf("%s: %w", in.Compression, err)}
-	}
-	in.Data = data
-	in.Kind = Sniff(data)
-	if in.Kind.Compressed() {
-		return &Error{Name: in.Name, Offset: 0, Err: fmt.Errorf("%s holding %s: one level of compression is read", in.Compression, in.Kind)}
-	}
-	return nil
 }
 
 // countingReader counts the bytes read through it, for error offsets.

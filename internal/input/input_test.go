@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,7 +18,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 )
 
-func gzipped(t *testing.T, data []byte) []byte {
+func gzipped(t testing.TB, data []byte) []byte {
 	var b bytes.Buffer
 	w := gzip.NewWriter(&b)
 	if _, err := w.Write(data); err != nil {
@@ -28,7 +30,7 @@ func gzipped(t *testing.T, data []byte) []byte {
 	return b.Bytes()
 }
 
-func xzed(t *testing.T, data []byte) []byte {
+func xzed(t testing.TB, data []byte) []byte {
 	var b bytes.Buffer
 	w, err := xz.NewWriter(&b)
 	if err != nil {
@@ -43,7 +45,7 @@ func xzed(t *testing.T, data []byte) []byte {
 	return b.Bytes()
 }
 
-func zstded(t *testing.T, data []byte) []byte {
+func zstded(t testing.TB, data []byte) []byte {
 	enc, err := zstd.NewWriter(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +61,23 @@ func write(t *testing.T, name string, data []byte) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// content is what in holds apart from the file it names: its Data, or its
+// temporary file's bytes; nil when neither.
+func content(t *testing.T, in *Input) []byte {
+	t.Helper()
+	if in.Data != nil {
+		return in.Data
+	}
+	if in.File == nil {
+		return nil
+	}
+	b, err := io.ReadAll(io.NewSectionReader(in.File, 0, in.Size))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func readFile(t *testing.T, path string) []byte {
@@ -85,7 +104,7 @@ func TestOpenRealFiles(t *testing.T) {
 		data        []byte
 		kind        Kind
 		compression Kind
-		content     []byte // Input.Data, when held in memory
+		content     []byte // in its temporary file, when decompressed
 	}{
 		{"plain.dmp", dump, Minidump, Unknown, nil},
 		{"x.dmp.gz", gzipped(t, dump), Minidump, Gzip, dump},
@@ -102,8 +121,9 @@ func TestOpenRealFiles(t *testing.T) {
 			if in.Kind != tc.kind || in.Compression != tc.compression {
 				t.Errorf("kind %v, compression %v; want %v, %v", in.Kind, in.Compression, tc.kind, tc.compression)
 			}
-			if !bytes.Equal(in.Data, tc.content) {
-				t.Errorf("data: %d bytes, want %d", len(in.Data), len(tc.content))
+			defer in.Close()
+			if got := content(t, in); !bytes.Equal(got, tc.content) {
+				t.Errorf("content: %d bytes, want %d", len(got), len(tc.content))
 			}
 		})
 	}
@@ -140,9 +160,10 @@ func TestOpenStdin(t *testing.T) {
 	dump := readFile(t, corpus.Testdata(t, "dumps", "amd64-fp.dmp"))
 	for _, data := range [][]byte{dump, gzipped(t, dump)} {
 		in, err := Open("-", bytes.NewReader(data), Options{})
-		if err != nil || in.Kind != Minidump || !bytes.Equal(in.Data, dump) {
+		if err != nil || in.Kind != Minidump || !bytes.Equal(content(t, in), dump) {
 			t.Errorf("Open(-) = %+v, %v", in, err)
 		}
+		in.Close()
 	}
 	// A pipe named by path (/dev/stdin in a shell pipeline) is a stream too.
 	r, w, err := os.Pipe()
@@ -155,9 +176,10 @@ func TestOpenStdin(t *testing.T) {
 	}()
 	defer r.Close()
 	in, err := Open("/dev/fd/"+strconv.Itoa(int(r.Fd())), nil, Options{})
-	if err != nil || in.Kind != Minidump || !bytes.Equal(in.Data, dump) {
+	if err != nil || in.Kind != Minidump || !bytes.Equal(content(t, in), dump) {
 		t.Errorf("Open(pipe) = kind %v, %v", in.Kind, err)
 	}
+	in.Close()
 }
 
 // A microdump as Breakpad's tests keep it (a logcat excerpt, binary-looking
@@ -238,5 +260,54 @@ func TestSniffFile(t *testing.T) {
 		if kind != tc.kind || compression != tc.compression || (err != nil) != (tc.kind == Unknown) {
 			t.Errorf("%q...: %v, %v, %v; want %v, %v", tc.data[:min(len(tc.data), 8)], kind, compression, err, tc.kind, tc.compression)
 		}
+	}
+}
+
+// A compression bomb in each format, and a stream of zeros on standard
+// input, past the bound are refused with an error naming the input and the
+// bound, having written at most the bound to the temporary file and held
+// only a small buffer in memory.
+func TestOpenBombsStreamed(t *testing.T) {
+	const limit = 1 << 20
+	zeros := make([]byte, 32*limit)
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"bomb.dmp.gz", gzipped(t, zeros)},
+		{"bomb.dmp.zst", zstded(t, zeros)},
+		{"bomb.dmp.xz", xzed(t, zeros)},
+		{"-", zeros},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := tc.name
+			var stdin io.Reader
+			if path == "-" {
+				stdin = bytes.NewReader(tc.data)
+			} else {
+				path = write(t, tc.name, tc.data)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			in, err := Open(path, stdin, Options{MaxBytes: limit})
+			runtime.ReadMemStats(&after)
+			var ie *Error
+			if in != nil || !errors.Is(err, ErrTooLarge) || !errors.As(err, &ie) {
+				t.Fatalf("Open = %+v, %v; want ErrTooLarge in an *Error", in, err)
+			}
+			name := path
+			if path == "-" {
+				name = "standard input"
+			}
+			if msg := err.Error(); !strings.Contains(msg, name) || !strings.Contains(msg, "1 MiB") {
+				t.Errorf("error %q names neither %s nor the bound", msg, name)
+			}
+			// The decoders' own state (gzip's 32 KiB window, the 8 MiB
+			// windows zstd's and xz's encoders chose) and the copy
+			// buffer, not the content.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 12<<20 {
+				t.Errorf("%d bytes allocated to refuse %d bytes over a %d bound", alloc, len(zeros), limit)
+			}
+		})
 	}
 }
