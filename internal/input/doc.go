@@ -10,7 +10,8 @@
 // allows it (else on Input.Close), through a bounded copy: at most
 // Options.MaxBytes (4 GiB by default) are written and only a small buffer
 // and the decoder's window are held in memory, so a small compressed file
-// cannot expand without limit. A microdump's text is read into memory, up
+// cannot expand without limit. A content whose first 64 KiB are neither
+// a dump nor text is not copied past them. A microdump's text is read into memory, up
 // to microdump.MaxSize. A plain minidump or core is not read here; the
 // caller opens (and memory-maps) its path.
 package input

@@ -300,7 +300,12 @@ func spool(in *Input, r io.Reader, name string, limit int64, counted *countingRe
 		in.removePath = "" // unlinked while open (unix): gone with the descriptor
 	}
 	buf := make([]byte, 64<<10)
-	n, err := io.CopyBuffer(onlyWriter{tmp}, io.LimitReader(r, limit+1), buf)
+	n, more, err := copyHead(tmp, r, buf, limit)
+	if err == nil && more {
+		var rest int64
+		rest, err = io.CopyBuffer(onlyWriter{tmp}, io.LimitReader(r, limit+1-n), buf)
+		n += rest
+	}
 	in.Size = n
 	offset := n
 	if counted != nil {
@@ -319,6 +324,34 @@ func spool(in *Input, r io.Reader, name string, limit int64, counted *countingRe
 		return &Error{Name: name, Offset: offset, Err: fmt.Errorf("%w: %s over %d bytes (%s)", ErrTooLarge, what, limit, sizeText(limit))}
 	}
 	return nil
+}
+
+// copyHead copies up to len(buf) bytes of r to w, and says whether the
+// rest is worth reading: when there is more and the head is a kind the
+// walker processes, or text that may hold a microdump. The head of
+// anything else is all its error needs (a stream of zeros is refused at
+// once, not copied to the bound).
+func copyHead(w io.Writer, r io.Reader, buf []byte, limit int64) (n int64, more bool, err error) {
+	head := buf[:min(int64(len(buf)), limit+1)]
+	m := 0
+	for m < len(head) && err == nil {
+		var k int
+		k, err = r.Read(head[m:])
+		m += k
+	}
+	if werr := writeAll(w, head[:m]); err == nil || err == io.EOF && werr != nil {
+		err = werr
+	}
+	if err == io.EOF { // io.ErrUnexpectedEOF is a truncated stream
+		return int64(m), false, nil
+	}
+	kind := Sniff(head[:m])
+	return int64(m), kind.Processable() || kind == Text, err
+}
+
+func writeAll(w io.Writer, p []byte) error {
+	_, err := w.Write(p)
+	return err
 }
 
 // onlyWriter hides the file's ReadFrom, so that io.CopyBuffer uses the

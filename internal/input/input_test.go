@@ -199,7 +199,9 @@ func TestOpenMicrodump(t *testing.T) {
 // truncated or nested compressed file each give an *Error with the name
 // and the offset reached, never more memory than the limit.
 func TestOpenBounds(t *testing.T) {
-	bomb := gzipped(t, make([]byte, 64<<20)) // 64 MiB of zeros in ~64 KB
+	zeros := make([]byte, 64<<20)
+	copy(zeros, "MDMP\x93\xa7") // read to the bound, as a dump
+	bomb := gzipped(t, zeros)   // 64 MiB in ~64 KB
 	path := write(t, "bomb.dmp.gz", bomb)
 	_, err := Open(path, nil, Options{MaxBytes: 1 << 20})
 	var ie *Error
@@ -263,13 +265,15 @@ func TestSniffFile(t *testing.T) {
 	}
 }
 
-// A compression bomb in each format, and a stream of zeros on standard
-// input, past the bound are refused with an error naming the input and the
-// bound, having written at most the bound to the temporary file and held
-// only a small buffer in memory.
+// A compression bomb in each format, and a stream on standard input, past
+// the bound are refused with an error naming the input and the bound,
+// having written at most the bound to the temporary file and held only a
+// small buffer in memory. They start as a minidump, so that they are read
+// to the bound.
 func TestOpenBombsStreamed(t *testing.T) {
 	const limit = 1 << 20
 	zeros := make([]byte, 32*limit)
+	copy(zeros, "MDMP\x93\xa7")
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -309,5 +313,36 @@ func TestOpenBombsStreamed(t *testing.T) {
 				t.Errorf("%d bytes allocated to refuse %d bytes over a %d bound", alloc, len(zeros), limit)
 			}
 		})
+	}
+}
+
+// A stream whose head is no dump nor text is not copied past its head: a
+// bomb of zeros is refused at once, without decompressing it to the bound.
+func TestOpenNoDumpStopsAtHead(t *testing.T) {
+	zeros := make([]byte, 8<<20)
+	for _, tc := range []struct {
+		name  string
+		data  []byte
+		stdin bool
+	}{
+		{"zeros.dmp.zst", zstded(t, zeros), false},
+		{"-", zeros, true},
+	} {
+		path := tc.name
+		var stdin io.Reader
+		if tc.stdin {
+			stdin = bytes.NewReader(tc.data)
+		} else {
+			path = write(t, tc.name, tc.data)
+		}
+		in, err := Open(path, stdin, Options{})
+		var nd *NotADumpError
+		if !errors.As(err, &nd) || in == nil || in.Kind != Unknown {
+			t.Fatalf("%s: Open = %+v, %v; want a NotADumpError", tc.name, in, err)
+		}
+		if in.Size > 64<<10 {
+			t.Errorf("%s: %d bytes copied, want only the head", tc.name, in.Size)
+		}
+		in.Close()
 	}
 }
