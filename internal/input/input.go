@@ -300,7 +300,7 @@ func spool(in *Input, r io.Reader, name string, limit int64, counted *countingRe
 		in.removePath = "" // unlinked while open (unix): gone with the descriptor
 	}
 	buf := make([]byte, 64<<10)
-	n, more, err := copyHead(tmp, r, buf, limit)
+	n, more, err := copyHead(tmp, r, buf, limit, counted == nil)
 	if err == nil && more {
 		var rest int64
 		rest, err = io.CopyBuffer(onlyWriter{tmp}, io.LimitReader(r, limit+1-n), buf)
@@ -328,10 +328,11 @@ func spool(in *Input, r io.Reader, name string, limit int64, counted *countingRe
 
 // copyHead copies up to len(buf) bytes of r to w, and says whether the
 // rest is worth reading: when there is more and the head is a kind the
-// walker processes, or text that may hold a microdump. The head of
+// walker processes, text that may hold a microdump, or (when
+// mayDecompress: not already decompressed) compressed data. The head of
 // anything else is all its error needs (a stream of zeros is refused at
 // once, not copied to the bound).
-func copyHead(w io.Writer, r io.Reader, buf []byte, limit int64) (n int64, more bool, err error) {
+func copyHead(w io.Writer, r io.Reader, buf []byte, limit int64, mayDecompress bool) (n int64, more bool, err error) {
 	head := buf[:min(int64(len(buf)), limit+1)]
 	m := 0
 	for m < len(head) && err == nil {
@@ -346,7 +347,7 @@ func copyHead(w io.Writer, r io.Reader, buf []byte, limit int64) (n int64, more 
 		return int64(m), false, nil
 	}
 	kind := Sniff(head[:m])
-	return int64(m), kind.Processable() || kind == Text, err
+	return int64(m), kind.Processable() || kind == Text || mayDecompress && kind.Compressed(), err
 }
 
 func writeAll(w io.Writer, p []byte) error {

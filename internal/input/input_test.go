@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -162,6 +163,21 @@ func TestOpenStdin(t *testing.T) {
 		in, err := Open("-", bytes.NewReader(data), Options{})
 		if err != nil || in.Kind != Minidump || !bytes.Equal(content(t, in), dump) {
 			t.Errorf("Open(-) = %+v, %v", in, err)
+		}
+		in.Close()
+	}
+	// Compressed input longer than the head that tells its kind is
+	// copied whole before it is decompressed.
+	big := make([]byte, 256<<10)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range big {
+		big[i] = byte(rng.Uint32())
+	}
+	copy(big, "MDMP\x93\xa7")
+	for _, packed := range [][]byte{gzipped(t, big), zstded(t, big), xzed(t, big)} {
+		in, err := Open("-", bytes.NewReader(packed), Options{})
+		if err != nil || in.Kind != Minidump || !bytes.Equal(content(t, in), big) {
+			t.Errorf("Open(-) of %d compressed bytes = %+v, %v", len(packed), in, err)
 		}
 		in.Close()
 	}
