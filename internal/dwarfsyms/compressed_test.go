@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -138,5 +139,58 @@ func TestLineRowBoundCompressed(t *testing.T) {
 	}
 	if got := LineRowBound(f, 1000); got != 1000 {
 		t.Errorf("LineRowBound(max 1000) = %d", got)
+	}
+}
+
+// lineBombSections are a compile unit whose compressed line program
+// emits rows one-byte special opcodes, one row each, from 0x1000 on.
+func lineBombSections(rows int) []compressedSection {
+	le := binary.LittleEndian
+	// DW_TAG_compile_unit: DW_AT_stmt_list sec_offset, low_pc addr, high_pc data8.
+	abbrev := []byte{1, 0x11, 0, 0x10, 0x17, 0x11, 0x01, 0x12, 0x07, 0, 0, 0}
+	info := []byte{0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 8, 1, 0, 0, 0, 0}
+	info = le.AppendUint64(info, 0x1000)
+	info = le.AppendUint64(info, uint64(rows)+1)
+	le.PutUint32(info, uint32(len(info)-4))
+	// DWARF 4 header: line_base -5, line_range 14, opcode_base 13, file a.c.
+	hdr := []byte{1, 1, 1, 0xfb, 14, 13, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1, 0, 'a', '.', 'c', 0, 0, 0, 0, 0}
+	line := le.AppendUint32([]byte{0, 0, 0, 0, 4, 0}, uint32(len(hdr)))
+	line = append(line, hdr...)
+	line = le.AppendUint64(append(line, 0, 9, 2), 0x1000)  // DW_LNE_set_address
+	line = append(line, bytes.Repeat([]byte{32}, rows)...) // address += 1, line += 0, a row
+	line = append(line, 0, 1, 1)                           // DW_LNE_end_sequence
+	le.PutUint32(line, uint32(len(line)-4))
+	return []compressedSection{
+		{".debug_abbrev", abbrev, uint64(len(abbrev))},
+		{".debug_info", info, uint64(len(info))},
+		{".debug_line", line, uint64(len(line))},
+	}
+}
+
+// A compressed line program of 2^22 rows in a few KB (issue 26: 2^25 rows
+// in 64 KB, 4.4 GB) stops at LineRowBound with an error naming
+// .debug_line and the bound.
+func TestReadCompressedLineBomb(t *testing.T) {
+	f, err := elf.NewFile(bytes.NewReader(hostileELF(t, lineBombSections(1<<22)...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := LineRowBound(f, 1<<25)
+	var readErr error
+	n := allocated(func() { _, readErr = Read(f, Options{}, func(*Func) bool { return true }) })
+	var fe *FormatError
+	if !errors.As(readErr, &fe) || fe.Section != ".debug_line" || !strings.Contains(readErr.Error(), fmt.Sprintf("more than %d line rows", bound)) {
+		t.Fatalf("Read = %v, want more than %d line rows in .debug_line", readErr, bound)
+	}
+	if n > 256<<20 {
+		t.Errorf("Read allocated %d bytes, want under 256 MiB", n)
+	}
+	// A short program of the same kind reads.
+	f, err = elf.NewFile(bytes.NewReader(hostileELF(t, lineBombSections(1000)...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(f, Options{}, func(*Func) bool { return true }); err != nil {
+		t.Errorf("Read of 1000 rows = %v", err)
 	}
 }
