@@ -27,6 +27,9 @@ func FindDebugLink(f *elf.File, path string, dirs []string) (string, error) {
 	if s == nil || s.Type == elf.SHT_NOBITS {
 		return "", fmt.Errorf("%s: %w", path, ErrNoDebugLink)
 	}
+	if s.Size > 4096 { // a file name, padding and a CRC; s.Size may be a compressed section's claim
+		return "", fmt.Errorf("%s: .gnu_debuglink of %d bytes is over the 4096 byte limit", path, s.Size)
+	}
 	data, err := s.Data()
 	if err != nil {
 		return "", fmt.Errorf("%s: .gnu_debuglink: %w", path, err)

@@ -67,7 +67,7 @@ func ModuleOf(f *elf.File, path string) (*Module, error) {
 // section or else a PT_NOTE segment; without one, the XOR of the 16-byte
 // blocks of the first 4096 bytes of .text, as Breakpad's FileID.
 func Identifier(f *elf.File) ([]byte, error) {
-	if s := f.Section(".note.gnu.build-id"); s != nil && s.Type == elf.SHT_NOTE {
+	if s := f.Section(".note.gnu.build-id"); s != nil && s.Type == elf.SHT_NOTE && s.Size < 1<<16 {
 		if data, err := s.Data(); err == nil {
 			if id := buildIDNote(data, f.ByteOrder); id != nil {
 				return id, nil

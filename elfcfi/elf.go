@@ -4,6 +4,8 @@ import (
 	"debug/elf"
 	"fmt"
 	"io"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/dwarfsyms"
 )
 
 // Tables are the unwind tables of one ELF file; any may be nil.
@@ -25,6 +27,9 @@ func FromELF(f *elf.File) (*Tables, error) {
 	}
 	if s := f.Section(".got"); s != nil && f.Machine == elf.EM_386 {
 		arch.DataAddr = s.Addr
+	}
+	if err := dwarfsyms.CheckCompressed(f, dwarfsyms.MaxDecompressed); err != nil {
+		return nil, fmt.Errorf("elfcfi: %w", err)
 	}
 	t := &Tables{}
 	if s := f.Section(".eh_frame"); s != nil && s.Type != elf.SHT_NOBITS {

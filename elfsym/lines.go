@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/dwarfsyms"
 )
 
 // maxLineRows bounds the line table rows one file may make us hold.
@@ -15,8 +17,9 @@ const maxLineRows = 1 << 24
 // Lines maps addresses to source lines, from the DWARF line tables of an
 // ELF file (debug/dwarf).
 type Lines struct {
-	rows  []lineRow // sorted by address
-	files []string
+	rows    []lineRow // sorted by address
+	files   []string
+	maxRows int // maxLineRows, or fewer for a compressed .debug_line
 }
 
 type lineRow struct {
@@ -28,6 +31,9 @@ type lineRow struct {
 // NewLines reads every line table of f's DWARF data. A file without DWARF
 // gives an empty table.
 func NewLines(f *elf.File) (*Lines, error) {
+	if err := dwarfsyms.CheckCompressed(f, dwarfsyms.MaxDecompressed); err != nil {
+		return nil, fmt.Errorf("elfsym: %w", err)
+	}
 	d, err := f.DWARF()
 	if err != nil {
 		if f.Section(".debug_info") == nil {
@@ -35,7 +41,7 @@ func NewLines(f *elf.File) (*Lines, error) {
 		}
 		return nil, fmt.Errorf("elfsym: DWARF: %w", err)
 	}
-	l := &Lines{}
+	l := &Lines{maxRows: dwarfsyms.LineRowBound(f, maxLineRows)}
 	fileIndex := map[string]int32{}
 	r := d.Reader()
 	// Each DIE takes a byte of .debug_info at least; debug/dwarf returns
@@ -89,8 +95,8 @@ func (l *Lines) addTable(lr *dwarf.LineReader, fileIndex map[string]int32) error
 			return fmt.Errorf("elfsym: DWARF line table: %w", err)
 		}
 		if prev != nil && e.Address > prev.Address && prev.File != nil {
-			if len(l.rows) >= maxLineRows {
-				return fmt.Errorf("elfsym: more than %d line rows", maxLineRows)
+			if len(l.rows) >= l.maxRows {
+				return fmt.Errorf("elfsym: .debug_line: more than %d line rows", l.maxRows)
 			}
 			idx, ok := fileIndex[prev.File.Name]
 			if !ok {

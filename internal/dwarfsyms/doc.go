@@ -21,6 +21,7 @@
 //
 // Read (an ELF file) and ReadSections (section bytes; the fuzz target's
 // entry) bound what hostile DWARF may make them hold (Limits, one DIE per
-// byte of .debug_info, 256 attributes per abbreviation) and return
+// byte of .debug_info, 256 attributes per abbreviation; CheckCompressed and
+// LineRowBound for compressed sections) and return
 // *FormatError for malformed data, never panicking.
 package dwarfsyms

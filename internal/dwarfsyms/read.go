@@ -64,7 +64,7 @@ type Options struct {
 // Limits bound what one file may make Read hold; zero fields take the
 // defaults.
 type Limits struct {
-	MaxLines   int // line rows, file-wide (default 1<<25)
+	MaxLines   int // line rows, file-wide (default 1<<25; Read lowers it for a compressed .debug_line, LineRowBound)
 	MaxFuncs   int // functions, file-wide (default 1<<22)
 	MaxInlines int // inlined calls, file-wide (default 1<<24)
 	MaxDepth   int // DIE nesting (default 512)
@@ -101,6 +101,11 @@ func Read(f *elf.File, opts Options, add func(*Func) bool) (*Data, error) {
 	if f.Section(".debug_info") == nil {
 		return nil, ErrNoDWARF
 	}
+	if err := CheckCompressed(f, MaxDecompressed); err != nil {
+		return nil, err
+	}
+	opts.Limits.setDefaults()
+	opts.Limits.MaxLines = LineRowBound(f, opts.Limits.MaxLines)
 	var secErr error
 	sec := func(name string) []byte {
 		s := f.Section(name)
