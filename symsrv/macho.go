@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
@@ -36,16 +35,37 @@ var machoHeads = [][]byte{
 	{0xca, 0xfe, 0xba, 0xbe}, {0xca, 0xfe, 0xba, 0xbf},
 }
 
-// notMachOName matches the debug file names of Windows and ELF modules:
-// such a module's files are not asked for in the Mach-O layouts.
-var notMachOName = regexp.MustCompile(`(?i)\.(pdb|dll|exe|sys|so(\.[0-9]+)*)$`)
+// notMachOName reports whether name is a Windows or ELF module's debug
+// file name (.pdb, .dll, .exe, .sys, .so, .so.N...): such a module's files
+// are not asked for in the Mach-O layouts. A function, not a regexp, so
+// that the package does no work at start-up (TestStartupInitialisers).
+func notMachOName(name string) bool {
+	lower := strings.ToLower(name)
+	versioned := false
+	for {
+		dot := strings.LastIndexByte(lower, '.')
+		if dot < 0 {
+			return false
+		}
+		switch ext := lower[dot+1:]; {
+		case ext == "so":
+			return true
+		case ext == "pdb" || ext == "dll" || ext == "exe" || ext == "sys":
+			return !versioned
+		case ext == "" || strings.Trim(ext, "0123456789") != "":
+			return false
+		}
+		versioned = true // a version number: look at what it follows
+		lower = lower[:dot]
+	}
+}
 
 // machoUUID is the lower-case hex UUID of a module that may be a Mach-O
 // one, or "": its debug id is a UUID and age 0, as Crashpad and Breakpad
 // write a Mach-O module's, and its debug file has no Windows or ELF name.
 func machoUUID(m symfile.ModuleKey) string {
 	id := m.DebugID
-	if len(id) != 33 || id[32] != '0' || notMachOName.MatchString(symfile.BaseName(m.DebugFile)) {
+	if len(id) != 33 || id[32] != '0' || notMachOName(symfile.BaseName(m.DebugFile)) {
 		return ""
 	}
 	if _, err := hex.DecodeString(id[:32]); err != nil {
