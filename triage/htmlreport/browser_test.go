@@ -48,7 +48,7 @@ func TestReportInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin),
-		chromedp.NoSandbox, chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.WindowSize(1200, 900),
+		chromedp.NoSandbox, chromedp.UserDataDir(browserProfile(t)), chromedp.WindowSize(1200, 900),
 		// A loaded machine (go test ./... runs packages in parallel) can
 		// take Chromium well past chromedp's 20 s to start.
 		chromedp.WSURLReadTimeout(2*time.Minute))
@@ -154,4 +154,25 @@ func inkFraction(t *testing.T, shot []byte) float64 {
 func colorAt(img image.Image, x, y int) [3]uint32 {
 	r, g, b, _ := img.At(x, y).RGBA()
 	return [3]uint32{r >> 8, g >> 8, b >> 8}
+}
+
+// browserProfile returns a directory for Chromium's profile, removed after
+// the test. Not under t.TempDir: Chromium's helper processes may still be
+// writing to it for a moment after the browser is cancelled, and
+// t.TempDir's single RemoveAll then fails the test.
+func browserProfile(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "htmlreport-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for range 50 {
+			if os.RemoveAll(dir) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("leaving %s: %v", dir, os.RemoveAll(dir))
+	})
+	return dir
 }
