@@ -350,7 +350,8 @@ func writeSummaryFiles(s *summary.Summary, summaryFile, htmlFile string) error {
 }
 
 // writeFileAtomic writes a file through a temporary file renamed into
-// place, so that a reader never sees half of it.
+// place, so that a reader never sees half of it; its mode is 0666 less the
+// umask (internal/atomicfile).
 func writeFileAtomic(path string, write func(io.Writer) error) error {
 	return writeFileAtomicIn(path, nil, func(f *os.File) error { return write(f) })
 }

@@ -11,10 +11,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/atomicfile"
 )
 
 // stopGrace is how long a stopped run waits for the inputs in flight
@@ -127,21 +128,15 @@ func (t *tempFiles) removeAll() {
 // writeFileAtomicIn is writeFileAtomic recording its temporary file in
 // temps (nil: none) while it exists.
 func writeFileAtomicIn(path string, temps *tempFiles, write func(w *os.File) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	f, err := atomicfile.Create(path) // mode 0666 less the umask, as os.Create
 	if err != nil {
 		return err
 	}
 	temps.add(f.Name())
 	defer temps.done(f.Name())
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err := write(f.File); err != nil {
+		f.Abort()
+		return err
 	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return f.Commit()
 }
