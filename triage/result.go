@@ -60,6 +60,10 @@ type Result struct {
 
 	OS  string `json:"os,omitempty"`
 	CPU string `json:"cpu,omitempty"`
+	// Product and ProductVersion name the program that crashed: its main
+	// module's code file base name and file version, when the dump has them.
+	Product        string `json:"product,omitempty"`
+	ProductVersion string `json:"product_version,omitempty"`
 
 	Crashed      bool   `json:"crashed"`
 	CrashReason  string `json:"crash_reason,omitempty"`

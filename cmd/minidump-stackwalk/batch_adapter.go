@@ -78,6 +78,10 @@ func fillResult(res *triage.Result, st *processor.ProcessState) {
 	if st.System != nil {
 		res.OS, res.CPU = st.System.OS, st.System.CPU
 	}
+	if i := st.MainModule; i >= 0 && i < len(st.Modules) && st.Modules[i] != nil {
+		m := st.Modules[i].Module
+		res.Product, res.ProductVersion = filepath.Base(strings.ReplaceAll(m.CodeFile, `\`, "/")), m.Version
+	}
 	res.Crashed = st.Crashed
 	if st.Crashed {
 		res.CrashReason = st.CrashReason

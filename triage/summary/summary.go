@@ -41,6 +41,23 @@ type Summary struct {
 	// Skipped counts the paths a directory scan passed over, by reason
 	// ("not a dump", "unreadable directory", ...); omitted when none.
 	Skipped map[string]int `json:"skipped,omitempty"`
+	// Run describes the run that made the summary; nil when unknown.
+	Run *Run `json:"run,omitempty"`
+}
+
+// Run is what a report says of the run behind it.
+type Run struct {
+	Date    string   `json:"date"`    // when the run ended, RFC 3339 in UTC
+	Version string   `json:"version"` // the tool's version
+	Args    []string `json:"args"`    // the command line, user names and passwords of URLs removed
+	// Inputs are the PATHs given (for merge: the summary files).
+	Inputs []string `json:"inputs"`
+	// SymbolPaths are the symbol directories, files and server URLs.
+	SymbolPaths []string `json:"symbol_paths,omitempty"`
+	// OutputDir is --output-dir, where each dump's JSON report went.
+	OutputDir string `json:"output_dir,omitempty"`
+	// Parts are the runs a merged summary combines.
+	Parts []Run `json:"parts,omitempty"`
 }
 
 // Failure is one input that was not processed in full.
@@ -68,6 +85,24 @@ type Group struct {
 	ExamplesBase64 []string      `json:"examples_base64,omitempty"`
 	CrashReasons   []NameCount   `json:"crash_reasons"`
 	Modules        []ModuleCount `json:"modules"`
+	// Configs count the group's dumps by system and product; omitted by
+	// summaries older than the field.
+	Configs []ConfigCount `json:"configs,omitempty"`
+}
+
+// ConfigCount is how many dumps of a group came from one operating system,
+// CPU and product version.
+type ConfigCount struct {
+	Config
+	Count int `json:"count"`
+}
+
+// Config is a dump's system and product (triage.Result's fields).
+type Config struct {
+	OS             string `json:"os,omitempty"`
+	CPU            string `json:"cpu,omitempty"`
+	Product        string `json:"product,omitempty"`
+	ProductVersion string `json:"product_version,omitempty"`
 }
 
 // StackCount is a stack of a group and how many of its dumps have it.
@@ -111,6 +146,7 @@ type group struct {
 	examples []string // sorted
 	reasons  map[string]int
 	modules  map[moduleKey]int
+	configs  map[Config]int
 }
 
 // NewBuilder returns a builder keeping up to examples example dumps per group
@@ -161,6 +197,7 @@ func (b *Builder) Add(r *triage.Result) {
 	if r.CrashReason != "" {
 		g.reasons[r.CrashReason]++
 	}
+	g.configs[Config{r.OS, r.CPU, r.Product, r.ProductVersion}]++
 	seen := map[moduleKey]bool{}
 	for _, m := range r.Modules {
 		k := moduleKey{m.Name, m.Version}
@@ -174,7 +211,7 @@ func (b *Builder) Add(r *triage.Result) {
 func (b *Builder) group(sig string) *group {
 	g := b.groups[sig]
 	if g == nil {
-		g = &group{stacks: map[string]int{}, reasons: map[string]int{}, modules: map[moduleKey]int{}}
+		g = &group{stacks: map[string]int{}, reasons: map[string]int{}, modules: map[moduleKey]int{}, configs: map[Config]int{}}
 		b.groups[sig] = g
 	}
 	return g
@@ -232,6 +269,7 @@ func (b *Builder) Summary() *Summary {
 		if out.Modules == nil {
 			out.Modules = []ModuleCount{}
 		}
+		out.Configs = configCounts(g.configs)
 		s.Groups = append(s.Groups, out)
 	}
 	slices.SortFunc(s.Groups, func(a, c Group) int {
@@ -241,6 +279,19 @@ func (b *Builder) Summary() *Summary {
 		s.Groups = []Group{}
 	}
 	return s
+}
+
+// configCounts lists m, the most frequent first, then by its fields.
+func configCounts(m map[Config]int) []ConfigCount {
+	var out []ConfigCount
+	for c, n := range m {
+		out = append(out, ConfigCount{c, n})
+	}
+	slices.SortFunc(out, func(a, c ConfigCount) int {
+		return cmp.Or(cmp.Compare(c.Count, a.Count), cmp.Compare(a.OS, c.OS), cmp.Compare(a.CPU, c.CPU),
+			cmp.Compare(a.Product, c.Product), cmp.Compare(a.ProductVersion, c.ProductVersion))
+	})
+	return out
 }
 
 func nameCounts(m map[string]int) []NameCount {
@@ -273,7 +324,16 @@ func Merge(examples int, parts ...*Summary) (*Summary, error) {
 			return nil, &PartError{i, err}
 		}
 	}
-	return b.Summary(), nil
+	s := b.Summary()
+	for _, p := range parts {
+		if p.Run != nil {
+			if s.Run == nil {
+				s.Run = &Run{}
+			}
+			s.Run.Parts = append(s.Run.Parts, *p.Run)
+		}
+	}
+	return s, nil
 }
 
 // mergePart adds a validated summary to b.
@@ -314,6 +374,9 @@ func (b *Builder) mergePart(p *Summary) error {
 		}
 		for _, m := range pg.Modules {
 			g.modules[moduleKey{m.Name, m.Version}] += m.Count
+		}
+		for _, c := range pg.Configs {
+			g.configs[c.Config] += c.Count
 		}
 	}
 	return nil

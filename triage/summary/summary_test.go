@@ -16,8 +16,10 @@ import (
 func results(n int) []*triage.Result {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var out []*triage.Result
-	for range n {
-		r := &triage.Result{Path: fmt.Sprintf("/dumps/%04d.dmp", rng.IntN(100000)), Status: triage.StatusOK}
+	for i := range n {
+		r := &triage.Result{Path: fmt.Sprintf("/dumps/%04d.dmp", rng.IntN(100000)), Status: triage.StatusOK,
+			OS: []string{"Linux", "Windows NT", "Mac OS X"}[i%3], CPU: []string{"amd64", "arm64"}[i%2],
+			Product: "app", ProductVersion: fmt.Sprintf("1.%d", i%4)}
 		switch rng.IntN(10) {
 		case 0:
 			r.Status, r.Error = triage.StatusInvalid, "no minidump header"
@@ -126,5 +128,43 @@ func TestReadRejects(t *testing.T) {
 	}
 	if _, err := Merge(1, &Summary{Format: 1, Groups: []Group{{Signature: "x", Stacks: []StackCount{{"nope", 1}}}}}); err == nil {
 		t.Error("Merge of a group naming a missing stack: no error")
+	}
+}
+
+// Configs count each group's dumps by OS, CPU and product version; a merge
+// adds them and keeps the runs of its parts.
+func TestConfigsAndRuns(t *testing.T) {
+	b := NewBuilder(2)
+	add := func(path, os, version string) {
+		b.Add(&triage.Result{Path: path, Status: triage.StatusOK, Signature: "crash", OS: os, CPU: "amd64",
+			Product: "app", ProductVersion: version, Frames: []triage.Frame{{Function: "crash", Offset: "0x1", Trust: "context"}}})
+	}
+	add("a.dmp", "Linux", "1.0")
+	add("b.dmp", "Linux", "1.0")
+	add("c.dmp", "Windows NT", "2.0")
+	s := b.Summary()
+	want := []ConfigCount{{Config{"Linux", "amd64", "app", "1.0"}, 2}, {Config{"Windows NT", "amd64", "app", "2.0"}, 1}}
+	if d := cmp.Diff(want, s.Groups[0].Configs); d != "" {
+		t.Errorf("configs (-want +got):\n%s", d)
+	}
+	s.Run = &Run{Date: "2026-01-02T03:04:05Z", Version: "v1", Inputs: []string{"dumps/"}}
+	b2 := NewBuilder(2)
+	b2.Add(&triage.Result{Path: "d.dmp", Status: triage.StatusOK, Signature: "crash", OS: "Linux", CPU: "amd64",
+		Product: "app", ProductVersion: "1.0", Frames: []triage.Frame{{Function: "crash", Offset: "0x1", Trust: "context"}}})
+	m, err := Merge(2, s, b2.Summary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want[0].Count = 3
+	if d := cmp.Diff(want, m.Groups[0].Configs); d != "" {
+		t.Errorf("merged configs (-want +got):\n%s", d)
+	}
+	if m.Run == nil || len(m.Run.Parts) != 1 || m.Run.Parts[0].Inputs[0] != "dumps/" {
+		t.Errorf("merged run %+v, want the one part's run", m.Run)
+	}
+	// Configs counting more dumps than the group has are refused.
+	s.Groups[0].Configs[1].Count = 2
+	if _, err := Merge(2, s); err == nil || !strings.Contains(err.Error(), "configs count more dumps") {
+		t.Errorf("configs past the group's count: %v", err)
 	}
 }

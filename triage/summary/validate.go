@@ -98,6 +98,13 @@ func (g *Group) validate() error {
 			return fmt.Errorf("module %q: count %d out of 0..%d", m.Name, m.Count, g.Count)
 		}
 	}
+	configs := 0
+	for _, c := range g.Configs {
+		if c.Count < 0 || c.Count > g.Count-configs {
+			return fmt.Errorf("configs count more dumps than the group's %d", g.Count)
+		}
+		configs += c.Count
+	}
 	return nil
 }
 
