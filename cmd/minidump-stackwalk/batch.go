@@ -55,6 +55,7 @@ type batchFlags struct {
 
 	shardIndex, shardCount int
 	rules                  *signature.Rules
+	commandLine            []string // for the report's run information
 }
 
 // defaultSymbolCacheBytes bounds the shared symbol cache: enough for the
@@ -199,6 +200,7 @@ error (a bug). With --fail-on new or any, a new (not in --baseline) or any crash
 			if err := b.check(stderr); err != nil {
 				return usageError{err}
 			}
+			b.commandLine = commandLine(cmd.Flags(), args)
 			*status = runBatch(b, args, stdin, stdout, stderr)
 			return nil
 		},
@@ -213,6 +215,7 @@ error (a bug). With --fail-on new or any, a new (not in --baseline) or any crash
 // batchRun is the state of one run.
 type batchRun struct {
 	flags   *batchFlags
+	args    []string        // the PATHs given
 	cache   *symcache.Cache // nil without symbol paths
 	builder *summary.Builder
 	stderr  io.Writer
@@ -266,6 +269,7 @@ func runBatchWith(b *batchFlags, args []string, stdin io.Reader, stdout, stderr 
 			shard = append(shard, p)
 		}
 	}
+	r.args = args
 	status := r.run(shard)
 	switch {
 	case len(scan.paths) == 0:
@@ -306,6 +310,7 @@ func (r *batchRun) run(paths []string) int {
 
 	status := exitOK
 	s := r.builder.Summary()
+	s.Run = newRun(r.flags.commandLine, r.args, r.flags.o.symbolPaths, r.flags.outputDir) // batch_html.go
 	if s.OK != s.Inputs {
 		status = exitDump
 	}
@@ -330,19 +335,19 @@ func (r *batchRun) run(paths []string) int {
 
 // writeReports writes --summary and --html.
 func (r *batchRun) writeReports(s *summary.Summary) error {
-	return writeSummaryFiles(s, r.flags.summaryFile, r.flags.htmlFile)
+	return writeSummaryFiles(s, r.flags.summaryFile, r.flags.htmlFile, htmlOptions(r.flags.htmlFile, r.flags.outputDir))
 }
 
 // writeSummaryFiles writes s as JSON to summaryFile and as HTML to
 // htmlFile, each skipped when "".
-func writeSummaryFiles(s *summary.Summary, summaryFile, htmlFile string) error {
+func writeSummaryFiles(s *summary.Summary, summaryFile, htmlFile string, opts htmlreport.Options) error {
 	if summaryFile != "" {
 		if err := writeFileAtomic(summaryFile, func(w io.Writer) error { return summary.Write(w, s) }); err != nil {
 			return fmt.Errorf("--summary: %w", err)
 		}
 	}
 	if htmlFile != "" {
-		if err := writeFileAtomic(htmlFile, func(w io.Writer) error { return htmlreport.Write(w, s) }); err != nil {
+		if err := writeFileAtomic(htmlFile, func(w io.Writer) error { return htmlreport.Write(w, s, opts) }); err != nil {
 			return fmt.Errorf("--html: %w", err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage/htmlreport"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage/summary"
 )
 
@@ -34,7 +35,7 @@ printed on stderr.`,
 			if examples < 1 {
 				return usageError{fmt.Errorf("--examples %d: want at least 1", examples)}
 			}
-			*status = runMerge(args, out, html, examples, top, stdout, stderr)
+			*status = runMerge(args, commandLine(cmd.Flags(), args), out, html, examples, top, stdout, stderr)
 			return nil
 		},
 	}
@@ -47,7 +48,7 @@ printed on stderr.`,
 	return cmd
 }
 
-func runMerge(paths []string, out, html string, examples, top int, stdout, stderr io.Writer) int {
+func runMerge(paths, cmdLine []string, out, html string, examples, top int, stdout, stderr io.Writer) int {
 	var parts []*summary.Summary
 	var files []os.FileInfo
 	for _, p := range paths {
@@ -74,13 +75,19 @@ func runMerge(paths []string, out, html string, examples, top int, stdout, stder
 		fmt.Fprintf(stderr, "minidump-stackwalk: batch merge: %s\n", textsafe.Escape(err.Error()))
 		return exitDump
 	}
+	run := newRun(append([]string{"merge"}, cmdLine...), paths, nil, "") // batch_html.go
+	if merged.Run != nil {
+		run.Parts = merged.Run.Parts
+	}
+	merged.Run = run
 	if out == "" {
 		if err := summary.Write(stdout, merged); err != nil {
 			logf(stderr, "minidump-stackwalk: batch merge: %v\n", err)
 			return exitDump
 		}
 	}
-	if err := writeSummaryFiles(merged, out, html); err != nil {
+	// The parts' reports are in their own --output-dir: no links.
+	if err := writeSummaryFiles(merged, out, html, htmlreport.Options{}); err != nil {
 		logf(stderr, "minidump-stackwalk: batch merge: %v\n", err)
 		return exitDump
 	}

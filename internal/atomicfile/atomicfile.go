@@ -28,6 +28,10 @@ func Create(path string) (*File, error) {
 			continue
 		}
 		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) { // name the file asked for, not the temporary one
+				err = &fs.PathError{Op: "create", Path: path, Err: pe.Err}
+			}
 			return nil, err
 		}
 		return &File{File: f, path: path}, nil

@@ -6,16 +6,21 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/triage/summary"
 )
 
 // chromium returns the path of a Chromium (Debian's chromium; .ci/run
@@ -34,99 +39,328 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// The report in a real headless browser: it loads without script errors,
-// the table sorts, a group expands, and a screenshot shows a page.
-func TestReportInChromium(t *testing.T) {
+// browser is one headless Chromium for the subtests, with the script
+// errors and console errors of its pages.
+type browser struct {
+	ctx    context.Context
+	mu     sync.Mutex
+	errors []string
+}
+
+func newBrowser(t *testing.T) *browser {
 	bin := chromium(t)
-	dir := t.TempDir()
-	page := filepath.Join(dir, "report.html")
-	var buf bytes.Buffer
-	if err := Write(&buf, sampleSummary()); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(page, buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin),
 		chromedp.NoSandbox, chromedp.UserDataDir(browserProfile(t)), chromedp.WindowSize(1200, 900),
 		// A loaded machine (go test ./... runs packages in parallel) can
 		// take Chromium well past chromedp's 20 s to start.
 		chromedp.WSURLReadTimeout(2*time.Minute))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
+	t.Cleanup(cancel)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 4*time.Minute)
-	defer cancelTimeout()
-
-	var mu sync.Mutex
-	var scriptErrors []string
+	t.Cleanup(cancelTimeout)
+	b := &browser{ctx: ctx}
 	chromedp.ListenTarget(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
+		b.mu.Lock()
+		defer b.mu.Unlock()
 		switch e := ev.(type) {
 		case *runtime.EventExceptionThrown:
-			scriptErrors = append(scriptErrors, e.ExceptionDetails.Error())
+			b.errors = append(b.errors, e.ExceptionDetails.Error())
 		case *runtime.EventConsoleAPICalled:
 			if e.Type == runtime.APITypeError {
-				scriptErrors = append(scriptErrors, fmt.Sprintf("console.error: %v", e.Args))
+				b.errors = append(b.errors, fmt.Sprintf("console.error: %v", e.Args))
+			}
+		case *log.EventEntryAdded: // a Content-Security-Policy violation, among others
+			if e.Entry.Level == log.LevelError {
+				b.errors = append(b.errors, fmt.Sprintf("%s: %s", e.Entry.Source, e.Entry.Text))
 			}
 		}
 	})
+	if err := chromedp.Run(ctx, log.Enable()); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	return b
+}
 
-	var sigs []string
-	var order []string
-	var detailHidden bool
-	var detailText string
+// takeErrors returns the errors seen since the last call.
+func (b *browser) takeErrors() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.errors
+	b.errors = nil
+	return e
+}
+
+// screenshotDir is $HTMLREPORT_SCREENSHOTS, made if need be, or a
+// temporary directory of the test.
+func screenshotDir(t *testing.T) string {
+	dir := os.Getenv("HTMLREPORT_SCREENSHOTS")
+	if dir == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// writePage writes s's report into a new directory as report.html, with
+// links to reports/NAME.json, and writes every such report the page links
+// to (as batch --output-dir next to the page would).
+func writePage(t *testing.T, s *summary.Summary) (page string, size int) {
+	t.Helper()
+	dir := t.TempDir()
+	reports := filepath.Join(dir, "reports")
+	if err := os.Mkdir(reports, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name := func(p string) string { return strings.ReplaceAll(strings.TrimPrefix(p, "/"), "/", "_") + ".json" }
+	link := func(p string) string { return "./reports/" + url.PathEscape(name(p)) }
+	var paths []string
+	for _, g := range s.Groups {
+		paths = append(paths, g.Examples...)
+	}
+	for _, f := range s.Failures {
+		paths = append(paths, f.Path)
+	}
+	for _, p := range paths {
+		if err := os.WriteFile(filepath.Join(reports, name(p)), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, s, Options{ReportLink: link}); err != nil {
+		t.Fatal(err)
+	}
+	page = filepath.Join(dir, "report.html")
+	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return page, buf.Len()
+}
+
+// tableState is what the page shows of its table.
+type tableState struct {
+	Rows    int      `json:"rows"`    // group rows in the table
+	Shown   int      `json:"shown"`   // the status line's figures
+	Matched int      `json:"matched"` // groups passing the filters
+	Dumps   int      `json:"dumps"`
+	Sigs    []string `json:"sigs"` // of the rows, in order
+}
+
+const readTable = `(() => {
+  const s = document.getElementById("status").dataset;
+  const rows = Array.from(document.querySelectorAll("#groups tbody.g"));
+  return {rows: rows.length, shown: Number(s.shown), matched: Number(s.matched), dumps: Number(s.dumps),
+    sigs: rows.map(b => b.dataset.sig)};
+})()`
+
+// timed runs a click in the page and returns how long it took, layout
+// included, in milliseconds (performance.now).
+func timed(selector string) string {
+	return fmt.Sprintf(`(() => {
+  const el = document.querySelector(%q);
+  const t0 = performance.now();
+  el.click();
+  document.body.getBoundingClientRect();
+  return performance.now() - t0;
+})()`, selector)
+}
+
+// The report in a real headless browser, at 10 and 10,000 dumps made
+// from the testdata crashes' batch results: it loads without errors, the
+// search box and the breakdowns filter the table (checked against counts
+// from the summary), pages of 100 rows keep it light, a group expands
+// with links to report files that exist, a filter takes < 500 ms, and
+// screenshots show a page.
+func TestReportInChromium(t *testing.T) {
+	b := newBrowser(t)
+	shots := screenshotDir(t)
+	for _, n := range []int{10, 10000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			s := syntheticSummary(t, n, 3)
+			page, size := writePage(t, s)
+			t.Logf("%d dumps: %d groups, %d distinct stacks, page %d bytes", n, len(s.Groups), len(s.Stacks), size)
+			if size > 8<<20 {
+				t.Errorf("page of %d bytes for %d dumps: want under 8 MiB", size, n)
+			}
+			checkReport(t, b, s, page, filepath.Join(shots, fmt.Sprintf("report-%d.png", n)))
+		})
+	}
+}
+
+func checkReport(t *testing.T, b *browser, s *summary.Summary, page, shotPath string) {
+	ctx := b.ctx
+	grouped := 0
+	for _, g := range s.Groups {
+		grouped += g.Count
+	}
+	var st tableState
 	var shot []byte
-	err := chromedp.Run(ctx,
-		chromedp.Navigate("file://"+page),
-		chromedp.WaitVisible(`#groups`, chromedp.ByID),
-		chromedp.Evaluate(`Array.from(document.querySelectorAll("#groups tbody.g")).map(b => b.dataset.sig)`, &sigs),
-		chromedp.FullScreenshot(&shot, 100),
-		// Sort by signature, ascending.
+	if err := chromedp.Run(ctx, chromedp.Navigate("file://"+page), chromedp.WaitVisible(`#groups tbody`, chromedp.ByQuery),
+		chromedp.Evaluate(readTable, &st), chromedp.FullScreenshot(&shot, 100)); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	want := tableState{Rows: min(100, len(s.Groups)), Shown: min(100, len(s.Groups)), Matched: len(s.Groups), Dumps: grouped}
+	if st.Rows != want.Rows || st.Shown != want.Shown || st.Matched != want.Matched || st.Dumps != want.Dumps {
+		t.Errorf("as loaded: %+v, want %+v", st, want)
+	}
+	if len(st.Sigs) > 0 && st.Sigs[0] != s.Groups[0].Signature {
+		t.Errorf("first row %q, want the largest group %q", st.Sigs[0], s.Groups[0].Signature)
+	}
+	saveShot(t, shot, shotPath)
+
+	// The search box: the groups of one plugin's signature (its name is
+	// nowhere else but in their frames).
+	term := "plugin_v1::"
+	if len(s.Groups) <= 10 {
+		term = strings.ToLower(s.Groups[1].Signature[:min(12, len(s.Groups[1].Signature))])
+	}
+	wantSearch := 0
+	for _, g := range s.Groups {
+		if strings.Contains(strings.ToLower(g.Signature), term) {
+			wantSearch++
+		}
+	}
+	if err := chromedp.Run(ctx, chromedp.SendKeys(`#q`, term, chromedp.ByID), chromedp.Evaluate(readTable, &st)); err != nil {
+		t.Fatal(err)
+	}
+	if st.Matched < wantSearch || st.Matched == len(s.Groups) || st.Rows != min(100, st.Matched) {
+		t.Errorf("search %q: %+v, want at least the %d groups whose signature has it, not all %d", term, st, wantSearch, len(s.Groups))
+	}
+	for _, sig := range st.Sigs {
+		if !strings.Contains(strings.ToLower(sig), term) && len(s.Groups) > 10 {
+			t.Errorf("search %q shows %q", term, sig)
+			break
+		}
+	}
+
+	// Clear, then a breakdown's button: Windows NT only, counted from the
+	// summary's configs; its time in the page.
+	wantGroups, wantDumps := 0, 0
+	for _, g := range s.Groups {
+		n := 0
+		for _, c := range g.Configs {
+			if c.OS == "Windows NT" {
+				n += c.Count
+			}
+		}
+		if n > 0 {
+			wantGroups, wantDumps = wantGroups+1, wantDumps+n
+		}
+	}
+	var ms float64
+	var pressed string
+	if err := chromedp.Run(ctx, chromedp.Click(`#clear`, chromedp.ByID),
+		chromedp.Evaluate(timed(`#facets button[data-facet=os][data-value="Windows NT"]`), &ms),
+		chromedp.Evaluate(readTable, &st),
+		chromedp.AttributeValue(`#facets button[data-facet=os][data-value="Windows NT"]`, "aria-pressed", &pressed, nil, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("filter by OS: %.1f ms in the page", ms)
+	if ms > 500 {
+		t.Errorf("filtering by OS took %.0f ms, want < 500", ms)
+	}
+	if st.Matched != wantGroups || st.Dumps != wantDumps || st.Rows != min(100, wantGroups) || pressed != "true" {
+		t.Errorf("OS Windows NT: %+v (pressed %s), want %d groups, %d dumps", st, pressed, wantGroups, wantDumps)
+	}
+
+	// With more than a page, "Show more" adds the next one.
+	if st.Matched > 100 {
+		if err := chromedp.Run(ctx, chromedp.Click(`#more`, chromedp.ByID), chromedp.Evaluate(readTable, &st)); err != nil {
+			t.Fatal(err)
+		}
+		if st.Rows != min(200, st.Matched) {
+			t.Errorf("after Show more: %d rows, want %d", st.Rows, min(200, st.Matched))
+		}
+	}
+
+	// Expand the first group: its stack, reasons and links to reports.
+	var detail string
+	var hrefs []string
+	if err := chromedp.Run(ctx, chromedp.Click(`#groups tbody.g tr.group`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector("#groups tbody.g tr.detail").innerText`, &detail),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll("#groups tr.detail a, #failures a")).map(a => a.href)`, &hrefs)); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Representative stack", "Crash reasons", "Windows NT", "Dumps"} {
+		if !strings.Contains(detail, w) {
+			t.Errorf("expanded group lacks %q:\n%s", w, detail)
+		}
+	}
+	if len(hrefs) == 0 {
+		t.Error("no link to a dump's report")
+	}
+	for _, h := range hrefs {
+		u, err := url.Parse(h)
+		if err != nil || u.Scheme != "file" {
+			t.Errorf("link %q: not a file URL (%v)", h, err)
+			continue
+		}
+		if _, err := os.Stat(u.Path); err != nil {
+			t.Errorf("link %q: %v", h, err)
+		}
+	}
+	if errs := b.takeErrors(); len(errs) > 0 {
+		t.Errorf("script or console errors: %q", errs)
+	}
+}
+
+// The sample's hostile signature shows as text, the table sorts, the
+// reasons read well, and the blank-page control keeps the screenshot
+// check honest.
+func TestReportInChromiumSample(t *testing.T) {
+	b := newBrowser(t)
+	page, _ := writePage(t, sampleSummary())
+	var order []string
+	var sigText, reasons string
+	var scripts int
+	var shot []byte
+	err := chromedp.Run(b.ctx, chromedp.Navigate("file://"+page), chromedp.WaitVisible(`#groups tbody`, chromedp.ByQuery),
 		chromedp.Click(`#groups thead th[data-key=sig]`, chromedp.ByQuery),
 		chromedp.Evaluate(`Array.from(document.querySelectorAll("#groups tbody.g")).map(b => b.dataset.sig)`, &order),
-		// Expand the group of Foo::crash.
-		chromedp.Click(`#groups tbody.g[data-sig="Foo::crash"] tr.group`, chromedp.ByQuery),
-		chromedp.Evaluate(`document.querySelector('#groups tbody.g[data-sig="Foo::crash"] tr.detail').hidden`, &detailHidden),
-		chromedp.Evaluate(`document.querySelector('#groups tbody.g[data-sig="Foo::crash"] tr.detail').innerText`, &detailText),
-	)
+		chromedp.Evaluate(`document.querySelector('#groups tbody.g[data-rank="2"] td.sig').textContent`, &sigText),
+		chromedp.Evaluate(`document.querySelector('#groups tbody.g[data-rank="1"] tr.group').cells[4].textContent`, &reasons),
+		chromedp.Evaluate(`document.scripts.length`, &scripts),
+		chromedp.FullScreenshot(&shot, 100))
 	if err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
-	mu.Lock()
-	if len(scriptErrors) > 0 {
-		t.Errorf("script errors: %v", scriptErrors)
-	}
-	mu.Unlock()
-	if len(sigs) != 4 || sigs[0] != "Foo::crash" {
-		t.Errorf("groups as loaded: %q, want 4 with Foo::crash first", sigs)
-	}
 	want := []string{"<script>alert(1)</script>", "Foo::crash", "alpha", "zeta::other"}
-	if strings.Join(order, "\n") != strings.Join(want, "\n") {
+	if !slices.Equal(order, want) {
 		t.Errorf("after sorting by signature: %q, want %q", order, want)
 	}
-	if detailHidden {
-		t.Error("the clicked group did not expand")
+	if sigText != "<script>alert(1)</script>" || scripts != 2 {
+		t.Errorf("hostile signature shows as %q with %d scripts in the page, want the text and 2", sigText, scripts)
 	}
-	for _, w := range []string{"Representative stack", "Foo::crash()", "/src/foo.cc:42", "Other stacks", "/d/a0.dmp"} {
-		if !strings.Contains(detailText, w) {
-			t.Errorf("expanded group lacks %q:\n%s", w, detailText)
-		}
+	if reasons != "SIGSEGV / SEGV_MAPERR (+1 more)" {
+		t.Errorf("reasons cell %q", reasons)
 	}
-	if ink := inkFraction(t, shot); ink < 0.01 {
-		t.Errorf("screenshot is nearly blank: %.4f of its pixels differ from the background", ink)
+	saveShot(t, shot, filepath.Join(screenshotDir(t), "report-sample.png"))
+	if errs := b.takeErrors(); len(errs) > 0 {
+		t.Errorf("script or console errors: %q", errs)
 	}
-
-	// The screenshot check itself fails on an empty page.
 	var blank []byte
-	if err := chromedp.Run(ctx, chromedp.Navigate("about:blank"), chromedp.FullScreenshot(&blank, 100)); err != nil {
+	if err := chromedp.Run(b.ctx, chromedp.Navigate("about:blank"), chromedp.FullScreenshot(&blank, 100)); err != nil {
 		t.Fatal(err)
 	}
 	if ink := inkFraction(t, blank); ink >= 0.01 {
 		t.Errorf("the blank-page control has %.4f ink: the check would not catch an empty page", ink)
 	}
+}
+
+// saveShot checks that a screenshot decodes as a PNG that is not blank,
+// and saves it.
+func saveShot(t *testing.T, shot []byte, path string) {
+	t.Helper()
+	if ink := inkFraction(t, shot); ink < 0.01 {
+		t.Errorf("screenshot is nearly blank: %.4f of its pixels differ from the background", ink)
+	}
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
 }
 
 // inkFraction is the share of a screenshot's pixels that differ from its

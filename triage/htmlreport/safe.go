@@ -22,18 +22,22 @@ func escaped(s *summary.Summary) *summary.Summary {
 		f := &out.Failures[i]
 		f.Path, f.Status, f.Error = e(f.Path), e(f.Status), textsafe.EscapeText(f.Error)
 	}
-	out.Statuses = map[string]int{}
-	for k, v := range s.Statuses {
-		out.Statuses[e(k)] += v
+	out.Statuses = escapeKeys(s.Statuses)
+	out.Skipped = escapeKeys(s.Skipped)
+	if s.Run != nil {
+		r := escapeRun(*s.Run)
+		out.Run = &r
 	}
 	out.Groups = slices.Clone(s.Groups)
 	for i := range out.Groups {
 		g := &out.Groups[i]
 		g.Signature = e(g.Signature)
 		g.Examples = escapeAll(g.Examples)
-		g.CrashReasons = slices.Clone(g.CrashReasons)
-		for j := range g.CrashReasons {
-			g.CrashReasons[j].Name = e(g.CrashReasons[j].Name)
+		g.CrashReasons = readableReasons(g.CrashReasons)
+		g.Configs = slices.Clone(g.Configs)
+		for j := range g.Configs {
+			c := &g.Configs[j]
+			c.OS, c.CPU, c.Product, c.ProductVersion = e(c.OS), e(c.CPU), e(c.Product), e(c.ProductVersion)
 		}
 		g.Modules = slices.Clone(g.Modules)
 		for j := range g.Modules {
@@ -64,4 +68,34 @@ func escapeFrame(f triage.Frame) triage.Frame {
 	e := textsafe.Escape
 	f.Module, f.Function, f.File, f.Offset, f.Trust = e(f.Module), e(f.Function), e(f.File), e(f.Offset), e(f.Trust)
 	return f
+}
+
+func escapeKeys(m map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, v := range m {
+		out[textsafe.Escape(k)] += v
+	}
+	return out
+}
+
+// readableReasons escapes the reasons and spaces them as readableReason
+// does, adding the counts of reasons that become the same.
+func readableReasons(rs []summary.NameCount) []summary.NameCount {
+	counts := map[string]int{}
+	for _, r := range rs {
+		counts[readableReason(textsafe.Escape(r.Name))] += r.Count
+	}
+	return sortedCounts(counts)
+}
+
+func escapeRun(r summary.Run) summary.Run {
+	e := textsafe.Escape
+	r.Date, r.Version, r.OutputDir = e(r.Date), e(r.Version), e(r.OutputDir)
+	r.Args, r.Inputs, r.SymbolPaths = escapeAll(r.Args), escapeAll(r.Inputs), escapeAll(r.SymbolPaths)
+	parts := make([]summary.Run, len(r.Parts))
+	for i, p := range r.Parts {
+		parts[i] = escapeRun(p)
+	}
+	r.Parts = parts
+	return r
 }
