@@ -34,13 +34,19 @@ func newRun(commandLine, inputs, symbolPaths []string, outputDir string) *summar
 func commandLine(fs *pflag.FlagSet, args []string) []string {
 	var out []string
 	fs.Visit(func(f *pflag.Flag) {
-		if sv, ok := f.Value.(pflag.SliceValue); ok {
-			for _, v := range sv.GetSlice() {
-				out = append(out, "--"+f.Name+"="+v)
-			}
+		var values []string
+		switch v := f.Value.(type) {
+		case *stringList:
+			values = *v.values
+		case pflag.SliceValue:
+			values = v.GetSlice()
+		default:
+			out = append(out, "--"+f.Name+"="+f.Value.String())
 			return
 		}
-		out = append(out, "--"+f.Name+"="+f.Value.String())
+		for _, v := range values {
+			out = append(out, "--"+f.Name+"="+v)
+		}
 	})
 	return append(out, args...)
 }
