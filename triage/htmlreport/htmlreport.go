@@ -29,7 +29,7 @@ var script string
 // page is the parsed template, parsed on first use (a parse error is a
 // build mistake that the tests catch).
 var page = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("report").Funcs(template.FuncMap{"plural": plural, "share": share}).Parse(pageTemplate))
+	return template.Must(template.New("report").Funcs(template.FuncMap{"plural": plural, "share": share, "inc": func(i int) int { return i + 1 }}).Parse(pageTemplate))
 })
 
 // Options are the report's choices beyond the summary.

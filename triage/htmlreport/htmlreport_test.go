@@ -83,6 +83,20 @@ func TestWriteSelfContained(t *testing.T) {
 	}
 }
 
+// A merged summary's page shows the merge's run and each part's.
+func TestWriteMergedRun(t *testing.T) {
+	s := sampleSummary()
+	part := *s.Run
+	s.Run = &summary.Run{Date: "2026-11-28T10:00:00Z", Args: []string{"merge", "a.json", "b.json"}, Inputs: []string{"a.json", "b.json"},
+		Parts: []summary.Run{part, {Date: "2026-11-28T09:30:00Z", Inputs: []string{"/e"}}}}
+	page := render(t, s, Options{})
+	for _, want := range []string{"merge a.json b.json", "Merged run 1 of 2", "Merged run 2 of 2", "2026-11-28T09:30:00Z", "https://symbols.example.com/"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
 // Paths, signatures, frames and errors with control bytes and invalid
 // UTF-8 reach the page escaped, never raw (issue 26.13).
 func TestWriteNoControlBytes(t *testing.T) {
