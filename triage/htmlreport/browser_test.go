@@ -175,8 +175,9 @@ func timed(selector string) string {
 // with links to report files that exist, a filter takes < 500 ms, and
 // screenshots show a page.
 func TestReportInChromium(t *testing.T) {
-	b := newBrowser(t)
+	b := newBrowser(t) // one browser for the subtests: starting one is slow
 	shots := screenshotDir(t)
+	t.Run("sample", func(t *testing.T) { checkSample(t, b, shots) })
 	for _, n := range []int{10, 10000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			s := syntheticSummary(t, n, 3)
@@ -310,8 +311,7 @@ func checkReport(t *testing.T, b *browser, s *summary.Summary, page, shotPath st
 // The sample's hostile signature shows as text, the table sorts, the
 // reasons read well, and the blank-page control keeps the screenshot
 // check honest.
-func TestReportInChromiumSample(t *testing.T) {
-	b := newBrowser(t)
+func checkSample(t *testing.T, b *browser, shots string) {
 	page, _ := writePage(t, sampleSummary())
 	var order []string
 	var sigText, reasons string
@@ -337,7 +337,7 @@ func TestReportInChromiumSample(t *testing.T) {
 	if reasons != "SIGSEGV / SEGV_MAPERR (+1 more)" {
 		t.Errorf("reasons cell %q", reasons)
 	}
-	saveShot(t, shot, filepath.Join(screenshotDir(t), "report-sample.png"))
+	saveShot(t, shot, filepath.Join(shots, "report-sample.png"))
 	if errs := b.takeErrors(); len(errs) > 0 {
 		t.Errorf("script or console errors: %q", errs)
 	}

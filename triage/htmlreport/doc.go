@@ -1,7 +1,14 @@
 // Package htmlreport writes a batch summary as one self-contained HTML page
-// (styles and script inline, no network fetch): a sortable table of the
-// signatures with their counts and a bar of their share; a click on a group
-// expands its representative stack (with source file and line), its other
-// stacks, crash reasons, modules and example dumps. Failed inputs are
-// listed below the table.
+// that works offline (styles and script inline, nothing fetched): the run
+// (date, version, command line, inputs, symbol paths), totals, breakdowns
+// of the dumps by OS, CPU, product and module whose values filter the
+// table, a search box, and the table of signatures, drawn a page at a time
+// by the page's script from a JSON data block; a click on a group expands
+// its stacks (with source file and line), crash reasons, modules, systems
+// and example dumps, linked to their --output-dir reports (Options). Failed
+// inputs are listed below the table.
+//
+// Every string is escaped as the text outputs escape it (textsafe) and
+// reaches the page as text, never markup; the page's Content-Security-Policy
+// allows its one script by hash and nothing else.
 package htmlreport
