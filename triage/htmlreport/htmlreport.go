@@ -48,9 +48,12 @@ type view struct {
 	Skipped    []summary.NameCount
 	Breakdowns []breakdown
 	Failures   []failureView
-	Data       pageData // read by the script
-	Script     template.JS
-	CSP        string
+	// FailedInputs counts the inputs not processed in full; Failures
+	// lists the first of them (summary.DefaultFailures).
+	FailedInputs int
+	Data         pageData // read by the script
+	Script       template.JS
+	CSP          string
 }
 
 type failureView struct {
@@ -98,6 +101,7 @@ func Write(w io.Writer, s *summary.Summary, opts Options) error {
 	for _, g := range s.Groups {
 		v.Grouped += g.Count
 	}
+	v.FailedInputs = s.Inputs - s.OK
 	v.Statuses = sortedCounts(s.Statuses)
 	v.Skipped = sortedCounts(s.Skipped)
 	v.Breakdowns = breakdowns(s)

@@ -56,7 +56,8 @@ func TestWriteSelfContained(t *testing.T) {
 		// run information and breakdowns
 		"2026-11-28T09:00:00Z", "v1.2.3 (git abc)", "https://symbols.example.com/", "--symbols-path=/syms",
 		`data-facet="os" data-value="Windows NT"`, "Operating system", "app 1.2", "11 inputs", "4 signatures", "8 dumps, 80.0%", "10 dumps, 100.0%",
-		`<a href="reports/bad.dmp.json">report</a>`, `"reports/a0.dmp.json"`} {
+		`<a href="reports/bad.dmp.json">report</a>`, `(1 input)</span></h2>
+<details id="failed" open>`, `"reports/a0.dmp.json"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
