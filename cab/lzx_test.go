@@ -125,6 +125,13 @@ func TestLZXHostile(t *testing.T) {
 			t.Errorf("%s: %v, want a FormatError", c.name, err)
 		}
 	}
+	// libmspack's crafted LZX cabinets, which cabextract refuses too.
+	for _, name := range []string{"libmspack-lzx-premature-matches.cab", "libmspack-lzx-main-tree-no-lengths.cab"} {
+		var fe *FormatError
+		if _, err := extract(t, readTestdata(t, name), "file.txt", 1<<20); !errors.As(err, &fe) {
+			t.Errorf("%s: %v, want a FormatError", name, err)
+		}
+	}
 	b, _ := lzxFolder(t)
 	if _, err := extract(t, b, "large-files.cab", 1<<20); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("limit 1 MiB: %v, want ErrTooLarge", err)
