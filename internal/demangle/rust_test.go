@@ -158,6 +158,7 @@ func TestRustV0Bounds(t *testing.T) {
 		"_RNvC1a1f" + strings.Repeat("RR", 2000) + "u",
 		"_RNvB_1f",  // a backref to itself
 		"_RNvB5_1f", // a backref to no path
+		"_RC0",      // an empty name (c++filt: "[0]", the disambiguator alone)
 	} {
 		if out, ok := TryName(name); ok {
 			t.Errorf("TryName(%.60q…) = %.60q…, want it kept", name, out)

@@ -56,7 +56,8 @@ func rustV0(name string) (string, bool) {
 		d.skipping = true
 		d.path(false) // the instantiating crate
 	}
-	if d.failed || d.pos != len(d.sym) {
+	// An empty name (`_RC0`, c++filt's `[0]`) is no name: keep the symbol.
+	if d.failed || d.pos != len(d.sym) || d.out.Len() == 0 {
 		return "", false
 	}
 	return d.out.String(), true
