@@ -19,6 +19,10 @@
 // are the steps and the output, which backrefs could make exponential.
 // A name libiberty refuses is kept as it is, as c++filt keeps it.
 //
+// MSVC (msvc.go) undecorates Microsoft C++ function names (`?f@@YAXH@Z`)
+// as Breakpad's Windows dump_syms prints them through DbgHelp, for the
+// PUBLIC records dumpsyms writes from PDBs; Name does not apply it.
+//
 // The processor applies it to function names from symbol files (PUBLIC and
 // FUNC records) unless the user passes --no-demangle. No Breakpad expected
 // output in the reference corpus contains a mangled name, so demangling by
