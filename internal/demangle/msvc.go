@@ -327,11 +327,16 @@ func (d *msvcDemangler) number() string {
 	return s
 }
 
-// pointerModifiers skips __ptr64, __restrict, __unaligned and the like,
-// which UNDNAME_NO_MS_KEYWORDS leaves out.
-func (d *msvcDemangler) pointerModifiers() {
-	for d.eat("E") || d.eat("I") || d.eat("F") {
+// pointerModifiers skips __ptr64, which UNDNAME_NO_MS_KEYWORDS leaves
+// out (Breakpad's x64 names show it). __restrict and __unaligned, whose
+// spelling there no oracle shows, fail.
+func (d *msvcDemangler) pointerModifiers() bool {
+	for d.eat("E") {
 	}
+	if c := d.peek(); c == 'I' || c == 'F' {
+		d.failed = true
+	}
+	return !d.failed
 }
 
 // msvcOperators are the names of ?0 … ?Z and ?_0 … ?_Y.
@@ -447,27 +452,56 @@ func (d *msvcDemangler) typ() string {
 // or a function type after 6. c is the pointer's own code (Q const, R
 // volatile, S both).
 func (d *msvcDemangler) pointer(op string, c byte) string {
-	d.pointerModifiers()
-	self := ""
-	switch c {
-	case 'Q', 'B':
-		self = " const"
-	case 'R':
-		self = " volatile"
-	case 'S':
-		self = " const volatile"
+	return d.pointerTo(op, c, 'A', false)
+}
+
+// pointerTo reads a pointer whose own cv is that of c merged with cv,
+// the cv its pointer gives its pointee; nested is a pointer's pointee.
+func (d *msvcDemangler) pointerTo(op string, c, cv byte, nested bool) string {
+	if !d.enter() {
+		return ""
 	}
+	defer d.leave()
+	if !d.pointerModifiers() {
+		return ""
+	}
+	self := cvSuffix(mergeCV(pointerCV(c), cv))
 	if d.eat("6") {
+		if nested {
+			d.failed = true // a pointer to a function pointer: rare, left alone
+			return ""
+		}
 		params, ret := d.functionType()
 		return ret + " (" + op + self + ")" + params
 	}
-	cv := d.next()
-	if cv < 'A' || cv > 'D' {
+	pointee := d.next()
+	if pointee < 'A' || pointee > 'D' {
 		d.failed = true
 		return ""
 	}
-	return d.typ() + cvSuffix(cv) + " " + op + self
+	// A pointer to a pointer: the pointee's cv is the inner pointer's own.
+	if k := d.peek(); k == 'P' || k == 'Q' || k == 'R' || k == 'S' {
+		d.pos++
+		return d.pointerTo("*", k, pointee, true) + " " + op + self
+	}
+	return d.typ() + cvSuffix(pointee) + " " + op + self
 }
+
+// pointerCV is the cv a pointer code gives the pointer itself, as a cv
+// letter (A none, B const, C volatile, D both).
+func pointerCV(c byte) byte {
+	switch c {
+	case 'Q':
+		return 'B'
+	case 'R':
+		return 'C'
+	case 'S':
+		return 'D'
+	}
+	return 'A'
+}
+
+func mergeCV(a, b byte) byte { return 'A' + ((a - 'A') | (b - 'A')) }
 
 func cvSuffix(cv byte) string {
 	switch cv {

@@ -61,7 +61,8 @@ func TestMSVCAgainstBreakpad(t *testing.T) {
 
 var (
 	undnameTag   = regexp.MustCompile(`\b(class|struct|union|enum) `)
-	undnameSpace = regexp.MustCompile(`\*(&|\*|const)`)
+	undnameSpace = regexp.MustCompile(`\*(&|\*|const|volatile)`)
+	undnameXtor  = regexp.MustCompile("(`[^']*)\\b([cd])tor\\b")
 )
 
 // dbghelpStyle turns llvm-undname's output, with the options nearest
@@ -69,10 +70,19 @@ var (
 // show: no class/struct/union/enum keyword (UNDNAME_NO_ECSU), no
 // __ptr64/__cdecl (NO_MS_KEYWORDS), no const of this (NO_THISTYPE), ","
 // between arguments, `> >`, `T * const`, `T * &&`, "deleting
-// destructor", and Breakpad's final "(void)" as "()".
+// destructor" (LLVM's "dtor", "ctor" in special names), and Breakpad's
+// final "(void)" as "()".
 func dbghelpStyle(s string) string {
 	s = undnameTag.ReplaceAllString(s, "")
-	for _, r := range [][2]string{{", ", ","}, {" __ptr64", ""}, {"__cdecl ", ""}, {"deleting dtor'", "deleting destructor'"}} {
+	for undnameXtor.MatchString(s) {
+		s = undnameXtor.ReplaceAllStringFunc(s, func(m string) string {
+			if strings.HasSuffix(m, "ctor") {
+				return strings.TrimSuffix(m, "ctor") + "constructor"
+			}
+			return strings.TrimSuffix(m, "dtor") + "destructor"
+		})
+	}
+	for _, r := range [][2]string{{", ", ","}, {" __ptr64", ""}, {"__cdecl ", ""}} {
 		s = strings.ReplaceAll(s, r[0], r[1])
 	}
 	for strings.Contains(s, ">>") {
@@ -88,14 +98,39 @@ func dbghelpStyle(s string) string {
 	return s
 }
 
-// TestMSVCAgainstUndname compares every name with LLVM's llvm-undname
-// (Debian's llvm, which .ci/run installs), in DbgHelp's spelling.
+// undnameExtra are manglings of clang's tests (LLVM's
+// test/Demangle/ms-arg-qualifiers.test and ms-operators.test) for cases
+// the PDBs lack: cv of pointers to pointers, function pointers and their
+// back-references, rvalue references, conversion and other operators,
+// special member names, anonymous namespaces, enums, integer and nullptr
+// template arguments.
+var undnameExtra = []string{
+	"?foo_pcd@@YAXPECD@Z", "?foo_rad@@YAXREAD@Z", "?foo_sad@@YAXSEAD@Z",
+	"?foo_pbqad@@YAXPEBQEAD@Z", "?foo_pcrad@@YAXPECREAD@Z", "?foo_qapad@@YAXQEAPEAD@Z",
+	"?foo_pbqbd@@YAXPEBQEBD@Z", "?foo_abqbd@@YAXAEBQEBD@Z", "?foo_a6ahxz@@YAXA6AHXZ@Z",
+	"?foo_q6ahxz@@YAX$$Q6AHXZ@Z", "?foo_fnptrbackref1@@YAXP6AXQEAH@Z1@Z",
+	"?ret_fnptrarray@@YAP6AXQEAH@ZXZ", "?mangle_no_backref2@@YAXP6AXXZP6AXXZ@Z",
+	"?mangle_yes_backref0@@YAXQEAH0@Z", "?pr23325@@YAXQEBUS@@0@Z",
+	"??2@YAPEAX_K@Z", "??BBase@@QEAAHXZ", "??RBase@@QEAAHXZ", "??_6Base@@QEAAHH@Z",
+	"??_DDiamond@@QEAAXXZ", "??_F?$SomeTemplate@H@@QAEXXZ", "??_H@YAXPEAX_K1P6APEAX0@Z@Z",
+	"??_U@YAPEAX_KAEAVklass@@@Z", "??_V@YAXPEAXAEAVklass@@@Z",
+	"?f@?A0x12345678@@YAXXZ", "?g@@YAXW4E@ns@@@Z", "?h@@YAX_N_W_J_K@Z", "?v@@YAXHZZ",
+	"?t@@YAXV?$C@$0A@@@V?$C@$0?0@@V?$C@$0BA@@@@Z", "?t@@YAXV?$C@$$T@@@Z",
+	"?t@@YAXV?$A@V?$B@H@@@@@Z",
+}
+
+// TestMSVCAgainstUndname compares every name, and undnameExtra, with
+// LLVM's llvm-undname (Debian's llvm, which .ci/run installs), in
+// DbgHelp's spelling.
 func TestMSVCAgainstUndname(t *testing.T) {
 	undname, err := exec.LookPath("llvm-undname")
 	if err != nil {
 		t.Skip("llvm-undname not installed (Debian package llvm)")
 	}
 	names := readMSVCNames(t)
+	for _, n := range undnameExtra {
+		names = append(names, msvcName{n, "-"})
+	}
 	var in strings.Builder
 	for _, n := range names {
 		in.WriteString(n.decorated + "\n")
@@ -130,6 +165,8 @@ func TestMSVCKeeps(t *testing.T) {
 		"??_C@_02HCKGKOFO@?$CI?$AA@", "?_pnhHeap@@3P6AHI@ZA",
 		"?f@@YAXH", "?f@@YAX0@Z", "??0@QAE@XZ", "?f@" + strings.Repeat("?$a@", 500) + "@YAXXZ",
 		"?f@@YAX" + strings.Repeat("PA", 5000) + "H@Z",
+		// __restrict, and pointers to function pointers: no oracle of DbgHelp's spelling.
+		"?foo_piad@@YAXPEIAD@Z", "?mangle_yes_backref3@@YAXQEAP6AXXZ0@Z",
 	} {
 		if out, ok := MSVC(name); ok {
 			t.Errorf("MSVC(%.60q) = %q, want it refused", name, out)
