@@ -232,12 +232,7 @@ func (d *v0Demangler) path(inValue bool) {
 			d.print("::")
 		}
 		d.print("<")
-		for i := 0; !d.failed && !d.eat('E'); i++ {
-			if i > 0 {
-				d.print(", ")
-			}
-			d.genericArg()
-		}
+		d.list(", ", d.genericArg)
 		d.print(">")
 	case 'B':
 		d.backref(func() { d.path(inValue) })
@@ -422,14 +417,7 @@ func (d *v0Demangler) typ() {
 		d.print("]")
 	case 'T':
 		d.print("(")
-		i := 0
-		for ; !d.failed && !d.eat('E'); i++ {
-			if i > 0 {
-				d.print(", ")
-			}
-			d.typ()
-		}
-		if i == 1 {
+		if d.list(", ", d.typ) == 1 {
 			d.print(",")
 		}
 		d.print(")")
@@ -468,12 +456,7 @@ func (d *v0Demangler) fnSig() {
 		d.print(`extern "` + strings.ReplaceAll(abi, "_", "-") + `" `)
 	}
 	d.print("fn(")
-	for i := 0; !d.failed && !d.eat('E'); i++ {
-		if i > 0 {
-			d.print(", ")
-		}
-		d.typ()
-	}
+	d.list(", ", d.typ)
 	d.print(")")
 	if !d.eat('u') {
 		d.print(" -> ")
@@ -486,12 +469,7 @@ func (d *v0Demangler) dynTraits() {
 	d.print("dyn ")
 	outer := d.boundDepth
 	d.binder()
-	for i := 0; !d.failed && !d.eat('E'); i++ {
-		if i > 0 {
-			d.print(" + ")
-		}
-		d.dynTrait()
-	}
+	d.list(" + ", d.dynTrait)
 	d.boundDepth = outer
 	if !d.eat('L') {
 		d.failed = true
@@ -536,12 +514,7 @@ func (d *v0Demangler) pathMaybeOpenGenerics() bool {
 		d.path(false)
 		d.print("<")
 		open = true
-		for i := 0; !d.failed && !d.eat('E'); i++ {
-			if i > 0 {
-				d.print(", ")
-			}
-			d.genericArg()
-		}
+		d.list(", ", d.genericArg)
 	default:
 		d.path(false)
 	}
@@ -729,4 +702,17 @@ func writeLibibertyUTF8(sb *strings.Builder, p uint32) {
 		sb.WriteByte(byte(0x80 | (p>>6)&0x3f))
 		sb.WriteByte(byte(0x80 | p&0x3f))
 	}
+}
+
+// list reads items up to an E, printing sep between them; it returns
+// their number.
+func (d *v0Demangler) list(sep string, item func()) int {
+	n := 0
+	for ; !d.failed && !d.eat('E'); n++ {
+		if n > 0 {
+			d.print(sep)
+		}
+		item()
+	}
+	return n
 }
