@@ -59,6 +59,7 @@ const (
 	flagReserve    = 4
 	compressNone   = 0
 	compressMSZIP  = 1
+	compressLZX    = 3
 	maxBlock       = 32768
 	mszipHistory   = 32768
 	maxStringBytes = 256
@@ -173,44 +174,89 @@ func (c *Cabinet) Extract(f *File, limit int64) ([]byte, error) {
 
 // folderData decompresses a folder's blocks until want bytes are out.
 func (c *Cabinet) folderData(fo folder, want uint64) ([]byte, error) {
-	switch fo.compress & 0xf {
+	kind := fo.compress & 0xf
+	switch kind {
 	case compressNone, compressMSZIP:
+	case compressLZX:
+		return c.lzxFolderData(fo, want)
 	case 2:
 		return nil, fmt.Errorf("%w: Quantum compression", ErrUnsupported)
-	case 3:
-		return nil, fmt.Errorf("%w: LZX compression", ErrUnsupported)
 	default:
-		return nil, errAt(int64(fo.dataOff), "compression type %d unknown", fo.compress&0xf)
+		return nil, errAt(int64(fo.dataOff), "compression type %d unknown", kind)
 	}
-	le := binary.LittleEndian
 	out := make([]byte, 0, min(want, 64<<20))
 	off := int64(fo.dataOff)
 	for i := 0; i < int(fo.nData) && uint64(len(out)) < want; i++ {
-		var hb [8]byte
-		if _, err := c.r.ReadAt(hb[:], off); err != nil {
-			return nil, errAt(off, "data block %d: %v", i, err)
-		}
-		packed, unpacked := int64(le.Uint16(hb[4:])), int(le.Uint16(hb[6:]))
-		body := off + 8 + int64(c.dataResv)
-		if unpacked > maxBlock || body+packed > c.size {
-			return nil, errAt(off, "data block %d: %d bytes packed to %d, past the file or the 32 KiB block", i, packed, unpacked)
-		}
-		in := make([]byte, packed)
-		if _, err := c.r.ReadAt(in, body); err != nil {
-			return nil, errAt(body, "data block %d: %v", i, err)
-		}
-		if sum := le.Uint32(hb[:]); sum != 0 {
-			resv := make([]byte, c.dataResv)
-			c.r.ReadAt(resv, off+8)
-			if got := blockChecksum(hb[4:8], resv, in); got != sum {
-				return nil, errAt(off, "data block %d: checksum %#x, the block's is %#x", i, sum, got)
-			}
-		}
-		var err error
-		if out, err = appendBlock(out, in, unpacked, fo.compress&0xf, body); err != nil {
+		in, unpacked, body, err := c.readBlock(i, off)
+		if err != nil {
 			return nil, err
 		}
-		off = body + packed
+		if out, err = appendBlock(out, in, unpacked, kind, body); err != nil {
+			return nil, err
+		}
+		off = body + int64(len(in))
+	}
+	return out, nil
+}
+
+// readBlock reads the CFDATA block at off, checking its checksum: its
+// packed bytes, their unpacked size and the offset of the bytes.
+func (c *Cabinet) readBlock(i int, off int64) ([]byte, int, int64, error) {
+	le := binary.LittleEndian
+	var hb [8]byte
+	if _, err := c.r.ReadAt(hb[:], off); err != nil {
+		return nil, 0, 0, errAt(off, "data block %d: %v", i, err)
+	}
+	packed, unpacked := int64(le.Uint16(hb[4:])), int(le.Uint16(hb[6:]))
+	body := off + 8 + int64(c.dataResv)
+	if unpacked > maxBlock || body+packed > c.size {
+		return nil, 0, 0, errAt(off, "data block %d: %d bytes packed to %d, past the file or the 32 KiB block", i, packed, unpacked)
+	}
+	in := make([]byte, packed)
+	if _, err := c.r.ReadAt(in, body); err != nil {
+		return nil, 0, 0, errAt(body, "data block %d: %v", i, err)
+	}
+	if sum := le.Uint32(hb[:]); sum != 0 {
+		resv := make([]byte, c.dataResv)
+		c.r.ReadAt(resv, off+8)
+		if got := blockChecksum(hb[4:8], resv, in); got != sum {
+			return nil, 0, 0, errAt(off, "data block %d: checksum %#x, the block's is %#x", i, sum, got)
+		}
+	}
+	return in, unpacked, body, nil
+}
+
+// lzxFolderData decompresses an LZX folder until want bytes are out. The
+// folder is one LZX stream whose frames are its blocks: every block but
+// the last unpacks to 32 KiB. The blocks are joined first, as a frame's
+// bits may be read ahead into the next block.
+func (c *Cabinet) lzxFolderData(fo folder, want uint64) ([]byte, error) {
+	d, err := newLZX(int(fo.compress>>8) & 0x1f)
+	if err != nil {
+		return nil, errAt(int64(fo.dataOff), "%v", err)
+	}
+	var sizes []int
+	var starts []int64
+	off := int64(fo.dataOff)
+	var total uint64
+	for i := 0; i < int(fo.nData) && total < want; i++ {
+		in, unpacked, body, err := c.readBlock(i, off)
+		if err != nil {
+			return nil, err
+		}
+		if unpacked != maxBlock && i+1 < int(fo.nData) {
+			return nil, errAt(off, "LZX data block %d unpacks to %d bytes, not 32768, before its folder's last", i, unpacked)
+		}
+		d.br.in = append(d.br.in, in...)
+		sizes, starts = append(sizes, unpacked), append(starts, body)
+		total += uint64(unpacked)
+		off = body + int64(len(in))
+	}
+	out := make([]byte, 0, min(total, 64<<20))
+	for i, size := range sizes {
+		if out, err = d.frameOut(out, size); err != nil {
+			return nil, errAt(starts[i], "data block %d: %v", i, err)
+		}
 	}
 	return out, nil
 }

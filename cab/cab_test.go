@@ -95,7 +95,7 @@ func TestHostile(t *testing.T) {
 	}{
 		{"magic", func(b []byte) []byte { b[0] = 'X'; return b }, 0},
 		{"spanned", func(b []byte) []byte { b[30] = flagNext; return b }, -1},
-		{"LZX", func(b []byte) []byte { le.PutUint16(b[headerSize+6:], 3|21<<8); return b }, -1},
+		{"Quantum", func(b []byte) []byte { le.PutUint16(b[headerSize+6:], 2|7<<8); return b }, -1},
 		{"folder index", func(b []byte) []byte { le.PutUint16(b[headerSize+8+8:], 7); return b }, headerSize + 8 + 8},
 		{"folder data past the end", func(b []byte) []byte { le.PutUint32(b[headerSize:], 1<<30); return b }, headerSize},
 		{"block past the end", func(b []byte) []byte {
@@ -131,6 +131,8 @@ func TestHostile(t *testing.T) {
 func FuzzExtract(f *testing.F) {
 	f.Add(Build("a.pdb", content()[:70000], true))
 	f.Add(Build("a.pdb", content()[:5000], false))
+	f.Add(readTestdata(f, "cabarc-lzx21.cab"))
+	f.Add(readTestdata(f, "libmspack-mixed.cab"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fuzzbudget.Default.Run(t, func() {
 			c, err := Open(bytes.NewReader(b), int64(len(b)))

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/demangle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/pdb"
 )
 
@@ -228,11 +229,18 @@ func (s *symWriter) procType(p *pdb.Proc) uint32 {
 	return typ
 }
 
-// undecoratePublic strips x86 C decorations as Breakpad does: "_f" is f,
-// "_f@8" is f with 8 bytes of stack parameters, "@f@8" f with the 8 bytes
-// beyond the two register parameters. Other names (C++ decorated names
-// among them, which Breakpad undecorates with DbgHelp) are kept.
+// undecoratePublic undecorates a public's name as Breakpad does: a C++
+// name ("?f@@YAXH@Z") as DbgHelp does with Breakpad's flags ("f(int)",
+// demangle.MSVC); on x86 "_f" is f, "_f@8" is f with 8 bytes of stack
+// parameters, "@f@8" f with the 8 bytes beyond the two register
+// parameters. Other names are kept.
 func (s *symWriter) undecoratePublic(name string) (string, int) {
+	if strings.HasPrefix(name, "?") {
+		if n, ok := demangle.MSVC(name); ok {
+			return n, -1
+		}
+		return name, -1
+	}
 	if !s.x86 || strings.ContainsAny(name, ":(?") || name == "" || (name[0] != '_' && name[0] != '@') {
 		return name, -1
 	}

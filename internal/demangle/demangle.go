@@ -40,6 +40,9 @@ func TryName(name string) (string, bool) {
 	if out, ok := rustLegacy(candidate); ok {
 		return out, true
 	}
+	if strings.HasPrefix(candidate, "_R") {
+		return rustV0(candidate)
+	}
 	out, err := demangle.ToString(candidate, demangle.MaxLength(maxOutputPow))
 	if err != nil || out == "" {
 		return "", false

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/fuzzbudget"
 )
 
 // rustName is one line of testdata/rust-names.tsv.gz: a Rust symbol of the
@@ -15,7 +17,7 @@ import (
 // c++filt's output for it.
 type rustName struct{ mangled, cxxfilt string }
 
-func readRustNames(t *testing.T) []rustName {
+func readRustNames(t testing.TB) []rustName {
 	t.Helper()
 	f, err := os.Open("testdata/rust-names.tsv.gz")
 	if err != nil {
@@ -66,26 +68,6 @@ func nonVerbose(n rustName) string {
 	return v0ConstType.ReplaceAllString(v0CrateHash.ReplaceAllString(n.cxxfilt, ""), "")
 }
 
-// knownV0 are the v0 names the wrapped demangler (ianlancetaylor/demangle)
-// cannot read, kept as they are: it reads a decimal number as all the
-// digits that follow, where v0's grammar has "0" | [1-9][0-9]*, so the empty
-// identifier `0` of a closure or constant followed by a length
-// (`default_hook011FIRST_PANIC`: `0`, then `11FIRST_PANIC`) becomes one
-// length of 11, and `00uE` as one 0. Six are kept as they are, three come
-// out wrong (a closure's number or a `()` argument lost). c++filt reads
-// them all. The way out is a v0 demangler of our own.
-var knownV0 = map[string]bool{
-	"_RINvNtNtCsjrHSEGnQ3l9_3std3sys9backtrace28___rust_begin_short_backtraceNCNCNCINvNtNtB6_6thread9lifecycle15spawn_uncheckedNCNvCs32gj3y4fnmh_4main4mains_0INtNtCsgEmfK2I1SDS_4core6option6OptionmEEs_000uEB1Z_": true,
-	"_RNCINvNtNtCsjrHSEGnQ3l9_3std6thread7current17with_current_nameNCNCNvNtB8_9panicking12default_hook00uE0B8_":                                                                                                    true,
-	"_RNCNCNCNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal00s_0B9_":                                                                                                                                                true,
-	"_RNvNCNKNvNtNtCsjrHSEGnQ3l9_3std2io5stdio14OUTPUT_CAPTURE0023___RUST_STD_INTERNAL_VAL":                                                                                                                         true,
-	"_RNvNCNKNvNtNtCsjrHSEGnQ3l9_3std6thread9spawnhook11SPAWN_HOOKS0023___RUST_STD_INTERNAL_VAL":                                                                                                                    true,
-	"_RNvNCNKNvNtNtCsjrHSEGnQ3l9_3std9panicking11panic_count17LOCAL_PANIC_COUNT0s_023___RUST_STD_INTERNAL_VAL":                                                                                                      true,
-	"_RNvNCNKNvNvMNtNtCsjrHSEGnQ3l9_3std4hash6randomNtBa_11RandomState3new4KEYS0s_023___RUST_STD_INTERNAL_VAL":                                                                                                      true,
-	"_RNvNCNvNtCsjrHSEGnQ3l9_3std9panicking12default_hook011FIRST_PANIC":                                                                                                                                            true,
-	"_RNvNCNvNtNtCsjrHSEGnQ3l9_3std6thread9lifecycle15spawn_unchecked03MIN":                                                                                                                                         true,
-}
-
 // TestRustNamesAgainstCxxfilt demangles every Rust symbol of real rustc
 // builds (debug and release, panic=unwind and abort, legacy and v0) and
 // compares with GNU c++filt's output, kept in testdata/.
@@ -99,12 +81,6 @@ func TestRustNamesAgainstCxxfilt(t *testing.T) {
 			legacy++
 		}
 		want := nonVerbose(n)
-		if knownV0[n.mangled] {
-			if got := Name(n.mangled); got == want {
-				t.Errorf("Name(%q) = c++filt's now: drop it from knownV0", n.mangled)
-			}
-			continue
-		}
 		if got := Name(n.mangled); got != want {
 			bad++
 			if bad <= 10 {
@@ -115,7 +91,7 @@ func TestRustNamesAgainstCxxfilt(t *testing.T) {
 	if legacy < 300 || v0 < 900 {
 		t.Fatalf("only %d legacy and %d v0 names in testdata/rust-names.tsv.gz", legacy, v0)
 	}
-	t.Logf("%d legacy and %d v0 names: %d differ from c++filt, %d known (knownV0)", legacy, v0, bad, len(knownV0))
+	t.Logf("%d legacy and %d v0 names: %d differ from c++filt", legacy, v0, bad)
 }
 
 // TestRustNamesOracleIsCxxfilt checks the kept oracle against the c++filt
@@ -166,4 +142,139 @@ func TestRustLegacyUnderscores(t *testing.T) {
 			t.Errorf("Name(%q) = %q, want %q", tc.mangled, got, tc.want)
 		}
 	}
+}
+
+// TestRustV0Bounds: v0 names built to blow up (backrefs doubling a type
+// at every level, nesting past libiberty's depth bound, backrefs that
+// point forward or at themselves) are kept as they are, quickly.
+func TestRustV0Bounds(t *testing.T) {
+	// c++filt: a[0]::f::<(u8, u8), ((u8, u8), (u8, u8))>.
+	if got, want := Name(doublingV0(2)), "a::f::<(u8, u8), ((u8, u8), (u8, u8))>"; got != want {
+		t.Fatalf("doublingV0(2) = %q, want %q", got, want)
+	}
+	for _, name := range []string{
+		doublingV0(40),
+		"_RINvC1a1f" + strings.Repeat("T", 3000) + strings.Repeat("E", 3000) + "E",
+		"_RNvC1a1f" + strings.Repeat("RR", 2000) + "u",
+		"_RNvB_1f",  // a backref to itself
+		"_RNvB5_1f", // a backref to no path
+		"_RC0",      // an empty name (c++filt: "[0]", the disambiguator alone)
+	} {
+		if out, ok := TryName(name); ok {
+			t.Errorf("TryName(%.60q…) = %.60q…, want it kept", name, out)
+		}
+	}
+	// A `.suffix` is left out, as c++filt does, even an empty one.
+	for name, want := range map[string]string{"_RNvC1a1f.": "a::f", "_RC1a.llvm.1": "a"} {
+		if got := Name(name); got != want {
+			t.Errorf("Name(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// doublingV0 is a::f::<T1, …, Tn>, each T a tuple of the one before it
+// twice, by backref: 2^n u8s in the last.
+func doublingV0(levels int) string {
+	var sb strings.Builder
+	sb.WriteString("INvC1a1f")
+	prev := sb.Len()
+	sb.WriteString("Thh")
+	for range levels - 1 {
+		sb.WriteString("E")
+		at := sb.Len()
+		sb.WriteString("TB" + base62(prev) + "B" + base62(prev))
+		prev = at
+	}
+	sb.WriteString("EE")
+	return "_R" + sb.String()
+}
+
+// base62 writes n as a v0 backref's base-62 number.
+func base62(n int) string {
+	if n == 0 {
+		return "_"
+	}
+	n--
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	var b []byte
+	for {
+		b = append([]byte{digits[n%62]}, b...)
+		if n /= 62; n == 0 {
+			break
+		}
+	}
+	return string(b) + "_"
+}
+
+// FuzzRustV0 demangles hostile v0 names within fuzzbudget's bounds: never
+// a panic, never more than the output bound.
+func FuzzRustV0(f *testing.F) {
+	for _, n := range readRustNames(f) {
+		if strings.HasPrefix(n.mangled, "_R") && len(n.mangled) < 200 {
+			f.Add(n.mangled)
+		}
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		fuzzbudget.Default.Run(t, func() {
+			if out, ok := rustV0(name); ok && len(out) > 1<<maxOutputPow {
+				t.Fatalf("rustV0(%q): %d bytes", name, len(out))
+			}
+		})
+	})
+}
+
+// TestRustV0MutantsAgainstCxxfilt: names one edit away from real v0 names
+// (a character replaced, dropped or the name cut) demangle as c++filt
+// demangles them, or are kept as they are where c++filt keeps them.
+func TestRustV0MutantsAgainstCxxfilt(t *testing.T) {
+	cxxfilt, err := exec.LookPath("c++filt")
+	if err != nil {
+		t.Skip("GNU c++filt not installed")
+	}
+	const alphabet = "_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	var mutants []string
+	seen := map[string]bool{}
+	for i, n := range readRustNames(t) {
+		m := n.mangled
+		if !strings.HasPrefix(m, "_R") {
+			continue
+		}
+		at := 2 + (i*7919)%(len(m)-2)
+		for _, v := range []string{
+			m[:at] + string(alphabet[(i*31)%len(alphabet)]) + m[at+1:],
+			m[:at] + m[at+1:],
+			m[:at],
+		} {
+			if !seen[v] {
+				seen[v] = true
+				mutants = append(mutants, v)
+			}
+		}
+	}
+	cmd := exec.Command(cxxfilt)
+	cmd.Stdin = strings.NewReader(strings.Join(mutants, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(mutants) {
+		t.Fatalf("c++filt printed %d lines for %d names", len(lines), len(mutants))
+	}
+	bad, kept := 0, 0
+	for i, m := range mutants {
+		want := lines[i]
+		if want == m {
+			kept++
+		} else {
+			want = nonVerbose(rustName{m, want})
+		}
+		if got := Name(m); got != want {
+			bad++
+			if bad <= 10 {
+				t.Errorf("Name(%q)\n got  %q\n want %q (c++filt %q)", m, got, want, lines[i])
+			}
+		}
+	}
+	t.Logf("%d mutants (%d kept by c++filt): %d differ", len(mutants), kept, bad)
 }
