@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/hostile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/microdump"
 )
 
 func main() {
@@ -55,6 +56,13 @@ func main() {
 	writeBomb(filepath.Join(dir, "syms-zst"), ".zst", 2<<30)
 	writeBomb(filepath.Join(dir, "syms-gz-64m"), ".gz", 64<<20)   // within the bounds: 5.6M line records
 	writeBomb(filepath.Join(dir, "syms-gz-500m"), ".gz", 500<<20) // just within the per-file bound
+	// Inside the bounds (issue 26, item 5): processed, within 512 MB.
+	d, err = hostile.UnloadedModules(1_100_000)
+	write("unloaded-1100k.dmp", d, err)
+	write("microdump-64m.dmp", hostile.MicrodumpNear(microdump.MaxSize), nil)
+	if err := hostile.WritePublicStore(filepath.Join(dir, "syms-public-500m"), 500<<20); err != nil {
+		fail(err)
+	}
 }
 
 // writeBomb writes bomb.dmp's symbol file, decompressing to size bytes,

@@ -1,0 +1,88 @@
+package hostile
+
+import (
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// This file holds the inputs that stay inside the documented bounds and
+// still cost the most memory (issue 26, item 5): they must be processed,
+// not refused, within the 512 MB bound of docs/limits.md.
+
+// MicrodumpNear returns an Android ARM microdump of at most size bytes
+// (microdump.MaxSize is the largest accepted) made of as many module lines,
+// in descending address order, as fit.
+func MicrodumpNear(size int) []byte {
+	var b strings.Builder
+	const tag = "F/google-breakpad(1): "
+	line := func(s string) { b.WriteString(tag + s + "\n") }
+	line("-----BEGIN BREAKPAD MICRODUMP-----")
+	line("O A arm 04 armv7l hostile")
+	line("S 0 7FFF0000 7FFF0000 00001000")
+	line("S 7FFF0000 " + strings.Repeat("00", 64))
+	line("C " + strings.Repeat("00", 368))
+	end := tag + "-----END BREAKPAD MICRODUMP-----\n"
+	for i := 0; ; i++ {
+		base := uint64(0xfff00000) - uint64(i+1)*0x1000
+		m := fmt.Sprintf("%sM %08X 00000000 00001000 %032X0 lib%d.so\n", tag, base, i, i)
+		if base < 0x1000 || b.Len()+len(m)+len(end) > size {
+			break
+		}
+		b.WriteString(m)
+	}
+	b.WriteString(end)
+	return []byte(b.String())
+}
+
+// PublicSymbols writes to w a symbol file for BombDump's module of about
+// size bytes made only of PUBLIC records, each at its own address with its
+// own name: nothing a lookup reads lazily, so the index holds them all.
+func PublicSymbols(w io.Writer, size int64) error {
+	head := "MODULE windows x86_64 " + BombDebugID + " " + BombDebugFile + "\n"
+	if _, err := io.WriteString(w, head); err != nil {
+		return err
+	}
+	n := int64(len(head))
+	var buf []byte
+	for i := uint64(0); n < size; i++ {
+		buf = fmt.Appendf(buf, "PUBLIC %x 0 public_%d\n", 0x1000+16*i, i)
+		if len(buf) >= 64<<10 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			n += int64(len(buf))
+			buf = buf[:0]
+		}
+	}
+	_, err := w.Write(buf)
+	return err
+}
+
+// WritePublicStore writes under root, in the symbol store layout, BombDump's
+// symbol file of PublicSymbols(size), gzip-compressed.
+func WritePublicStore(root string, size int64) error {
+	p := filepath.Join(root, BombDebugFile, BombDebugID, "app.sym.gz")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(p)
+	if err != nil {
+		return err
+	}
+	zw := gzip.NewWriter(f)
+	err = PublicSymbols(zw, size)
+	if cerr := zw.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	return nil
+}
