@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
 // This file holds the inputs that stay inside the documented bounds and
@@ -85,4 +88,46 @@ func WritePublicStore(root string, size int64) error {
 		return fmt.Errorf("%s: %w", p, err)
 	}
 	return nil
+}
+
+// HostileName holds what a terminal or a log must never get raw: an OSC
+// title sequence ended by BEL, a CSI colour, a carriage return, a
+// backspace, a forged log line after a line feed, a C1 control and an
+// invalid UTF-8 byte.
+const HostileName = "evil\x1b]0;owned\x07\x1b[31mred\r\bline\nFORGED: ok\u0085\xff.dll"
+
+// EscapeNames returns a Windows amd64 dump whose module, PDB and thread
+// names hold HostileName, with the crashing frame in that module.
+func EscapeNames() ([]byte, error) {
+	ctx := minidump.NewContext(minidump.ArchAMD64)
+	ctx.SetIP(0x401000)
+	ctx.SetSP(0x7fff0000)
+	b := synth.New(minidump.ArchAMD64, synth.Windows)
+	b.AddThread(1, ctx, 0x7fff0000, make([]byte, 64))
+	b.AddThreadName(1, HostileName)
+	b.SetException(1, 0xc0000005, 0)
+	var guid [16]byte
+	b.AddModule(`C:\`+HostileName, 0x400000, 0x10000).SetPDB70(guid, 1, HostileName+".pdb")
+	b.AddUnloadedModule(synth.UnloadedModule{Base: 0x500000, Size: 0x1000, Name: HostileName})
+	return b.Bytes()
+}
+
+// ZerosBehindHeader writes to w a minidump header with no streams followed
+// by n zero bytes, gzip-compressed at the fastest level: a compression
+// bomb that is a valid minidump header.
+func ZerosBehindHeader(w io.Writer, n int64) error {
+	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(zw, "MDMP\x93\xa7\x00\x00"); err != nil {
+		return err
+	}
+	block := make([]byte, 1<<20)
+	for ; n > 0; n -= int64(len(block)) {
+		if _, err := zw.Write(block[:min(n, int64(len(block)))]); err != nil {
+			return err
+		}
+	}
+	return zw.Close()
 }
