@@ -1,6 +1,7 @@
 // Command limits writes the worst-case inputs of docs/limits.md into a
-// directory, at the sizes measured there (about 90 MB of dumps, and
-// compressed symbol files inflating to 2 GiB, 2 GiB, 64 MiB and 500 MiB):
+// directory, at the sizes measured there (about 215 MB of dumps, and
+// compressed symbol files inflating to 2 GiB, 2 GiB, 64 MiB and 500 MiB,
+// and 500 MiB of PUBLIC records):
 //
 //	go run ./scripts/limits DIR
 //
