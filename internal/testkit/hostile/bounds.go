@@ -21,13 +21,8 @@ import (
 // in descending address order, as fit.
 func MicrodumpNear(size int) []byte {
 	var b strings.Builder
-	const tag = "F/google-breakpad(1): "
-	line := func(s string) { b.WriteString(tag + s + "\n") }
-	line("-----BEGIN BREAKPAD MICRODUMP-----")
-	line("O A arm 04 armv7l hostile")
-	line("S 0 7FFF0000 7FFF0000 00001000")
-	line("S 7FFF0000 " + strings.Repeat("00", 64))
-	line("C " + strings.Repeat("00", 368))
+	const tag = microdumpTag
+	microdumpStart(&b)
 	end := tag + "-----END BREAKPAD MICRODUMP-----\n"
 	for i := 0; ; i++ {
 		base := uint64(0xfff00000) - uint64(i+1)*0x1000
