@@ -5,7 +5,9 @@
 // requesting-thread summary (WriteBrief, -b); and, beside Breakpad's
 // formats, the JSON report in rust-minidump's schema (docs/json-schema.md):
 // BuildJSON makes a JSONReport from the state, WriteJSON prints it compact
-// or pretty.
+// or pretty; WriteStateJSON prints the same bytes while it builds them,
+// holding one entry of the long lists (modules, unloaded modules, threads)
+// at a time, so the report costs no memory in proportion to the dump.
 //
 // Every printer reads only the ProcessState: it makes no decision about the
 // walk and reads nothing from the dump (frames, trust, symbols, module

@@ -1,10 +1,7 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
-	"io"
 )
 
 // This file holds the document model of the JSON report: rust-minidump's
@@ -160,20 +157,4 @@ type JSONInline struct {
 type JSONFrameUnloadedModule struct {
 	Module  string   `json:"module"`
 	Offsets []string `json:"offsets"`
-}
-
-// WriteJSON writes r as one line of compact JSON, or indented by two spaces
-// when pretty, followed by a newline (rust-minidump's layout).
-func WriteJSON(w io.Writer, r *JSONReport, pretty bool) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // serde_json does not escape <, > and &
-	if pretty {
-		enc.SetIndent("", "  ")
-	}
-	if err := enc.Encode(r); err != nil {
-		return fmt.Errorf("encoding JSON report: %w", err)
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
 }

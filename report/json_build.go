@@ -24,6 +24,14 @@ type JSONOptions struct {
 // BuildJSON builds the JSON report of st. It never fails: whatever part of
 // the dump could not be read is null (and the reason in x_errors).
 func BuildJSON(st *processor.ProcessState, opts JSONOptions) *JSONReport {
+	r, _ := buildJSON(st, opts, false)
+	return r
+}
+
+// buildJSON builds the report of st. When lazy, the long lists (modules,
+// unloaded modules, threads) are left empty, for the returned builder to
+// make one entry at a time as jsonStream writes them.
+func buildJSON(st *processor.ProcessState, opts JSONOptions, lazy bool) (*JSONReport, *jsonBuilder) {
 	r := &JSONReport{
 		Status:          string(st.Status),
 		Modules:         []JSONModule{},
@@ -35,7 +43,7 @@ func BuildJSON(st *processor.ProcessState, opts JSONOptions) *JSONReport {
 	}
 	r.Status = string(st.Outcome())
 	r.ModulesContainsCertInfo = len(opts.CertSubjects) > 0
-	b := &jsonBuilder{st: st, opts: opts, r: r, hexWidth: 16, seenErrors: map[string]bool{}}
+	b := &jsonBuilder{st: st, opts: opts, r: r, hexWidth: 16, seenErrors: map[string]bool{}, lazy: lazy}
 	for _, err := range st.Errors {
 		if isBroken(err) {
 			b.addError(err.Error())
@@ -46,10 +54,11 @@ func BuildJSON(st *processor.ProcessState, opts JSONOptions) *JSONReport {
 		// Nothing was read.
 		r.SystemInfo.OS = "unknown"
 		r.SystemInfo.CPUArch = "unknown"
-		return r
+		b.lazy = false // nothing to list
+		return r, b
 	}
 	b.build()
-	return r
+	return r, b
 }
 
 type jsonBuilder struct {
@@ -61,6 +70,8 @@ type jsonBuilder struct {
 	// seenErrors are the x_errors entries so far: one entry per problem,
 	// however many lists of the state hold it.
 	seenErrors map[string]bool
+	// lazy: the long lists are made entry by entry while they are written.
+	lazy bool
 }
 
 // addError adds a problem to x_errors unless it is there already.
@@ -201,47 +212,61 @@ func (b *jsonBuilder) codeID(m *walker.Module) *string {
 }
 
 func (b *jsonBuilder) buildModules() {
-	for _, ms := range b.st.Modules {
-		m := ms.Module
-		jm := JSONModule{
-			BaseAddr:  b.hex(m.Base),
-			CodeID:    b.codeID(m),
-			DebugFile: nonEmpty(fileBase(m.DebugFile)),
-			DebugID:   nonEmpty(m.DebugID),
-			EndAddr:   b.hex(m.Base + m.Size),
-			Filename:  fileBase(m.CodeFile),
-			Version:   nonEmpty(m.Version),
-		}
-		// Without a supplier no module was tried: none is missing
-		// symbols, as in rust-minidump without symbol paths.
-		switch ms.Symbols {
-		case walker.SymbolsLoaded:
-			jm.LoadedSymbols = true
-		case walker.SymbolsMissing:
-			jm.MissingSymbols = true
-		case walker.SymbolsCorrupt:
-			jm.CorruptSymbols = true
-		}
-		jm.CertSubject = b.certSubject(jm.Filename)
-		b.r.Modules = append(b.r.Modules, jm)
-	}
 	// Breakpad's and rust-minidump's main module is the first listed;
 	// rust-minidump prints 0 even when there are no modules.
 	zero := 0
 	b.r.MainModule = &zero
-	stamps := b.st.Facts.UnloadedTimeDateStamps
-	for i, u := range b.st.UnloadedModules {
-		var ts uint32
-		if i < len(stamps) {
-			ts = stamps[i]
-		}
-		b.r.UnloadedModules = append(b.r.UnloadedModules, JSONUnloadedModule{
-			BaseAddr:    b.hex(u.Base),
-			CodeID:      fmt.Sprintf("%08x%x", ts, u.Size),
-			EndAddr:     b.hex(u.Base + u.Size),
-			Filename:    fileBase(u.CodeFile),
-			CertSubject: b.certSubject(fileBase(u.CodeFile)),
-		})
+	if b.lazy {
+		return // jsonStream asks for each module as it writes it
+	}
+	for i := range b.st.Modules {
+		b.r.Modules = append(b.r.Modules, b.module(i))
+	}
+	for i := range b.st.UnloadedModules {
+		b.r.UnloadedModules = append(b.r.UnloadedModules, b.unloadedModule(i))
+	}
+}
+
+// module is the i-th entry of "modules".
+func (b *jsonBuilder) module(i int) JSONModule {
+	ms := b.st.Modules[i]
+	m := ms.Module
+	jm := JSONModule{
+		BaseAddr:  b.hex(m.Base),
+		CodeID:    b.codeID(m),
+		DebugFile: nonEmpty(fileBase(m.DebugFile)),
+		DebugID:   nonEmpty(m.DebugID),
+		EndAddr:   b.hex(m.Base + m.Size),
+		Filename:  fileBase(m.CodeFile),
+		Version:   nonEmpty(m.Version),
+	}
+	// Without a supplier no module was tried: none is missing
+	// symbols, as in rust-minidump without symbol paths.
+	switch ms.Symbols {
+	case walker.SymbolsLoaded:
+		jm.LoadedSymbols = true
+	case walker.SymbolsMissing:
+		jm.MissingSymbols = true
+	case walker.SymbolsCorrupt:
+		jm.CorruptSymbols = true
+	}
+	jm.CertSubject = b.certSubject(jm.Filename)
+	return jm
+}
+
+// unloadedModule is the i-th entry of "unloaded_modules".
+func (b *jsonBuilder) unloadedModule(i int) JSONUnloadedModule {
+	u := b.st.UnloadedModules[i]
+	var ts uint32
+	if stamps := b.st.Facts.UnloadedTimeDateStamps; i < len(stamps) {
+		ts = stamps[i]
+	}
+	return JSONUnloadedModule{
+		BaseAddr:    b.hex(u.Base),
+		CodeID:      fmt.Sprintf("%08x%x", ts, u.Size),
+		EndAddr:     b.hex(u.Base + u.Size),
+		Filename:    fileBase(u.CodeFile),
+		CertSubject: b.certSubject(fileBase(u.CodeFile)),
 	}
 }
 
@@ -292,24 +317,31 @@ func ParseEvilJSON(data []byte) (map[string]string, error) {
 func (b *jsonBuilder) buildThreads() {
 	b.r.ThreadCount = len(b.st.Threads)
 	for i, th := range b.st.Threads {
-		jt := JSONThread{ThreadID: th.ID, LastErrorValue: b.lastError(th.ID)}
-		if th.HasName {
-			jt.ThreadName = strPtr(th.Name)
+		if !b.lazy {
+			b.r.Threads = append(b.r.Threads, b.thread(i))
 		}
-		jt.Frames = b.frames(th.Frames)
-		jt.FrameCount = len(jt.Frames)
-		b.r.Threads = append(b.r.Threads, jt)
 		if i == b.st.RequestingThread {
-			ct := jt
+			ct := b.thread(i)
 			idx := i
 			ct.ThreadsIndex = &idx
-			ct.Frames = b.frames(th.Frames)
 			if len(ct.Frames) > 0 {
 				ct.Frames[0].Registers = b.registers(th.Frames)
 			}
 			b.r.CrashingThread = &ct
 		}
 	}
+}
+
+// thread is the i-th entry of "threads".
+func (b *jsonBuilder) thread(i int) JSONThread {
+	th := b.st.Threads[i]
+	jt := JSONThread{ThreadID: th.ID, LastErrorValue: b.lastError(th.ID)}
+	if th.HasName {
+		jt.ThreadName = strPtr(th.Name)
+	}
+	jt.Frames = b.frames(th.Frames)
+	jt.FrameCount = len(jt.Frames)
+	return jt
 }
 
 // frames folds inlined frames into the physical frame that follows them.

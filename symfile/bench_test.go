@@ -201,6 +201,6 @@ func BenchmarkMerge(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		f := &File{data: data}
-		f.merge(chunks)
+		f.merge(chunks, publicRoom{})
 	}
 }

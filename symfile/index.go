@@ -128,7 +128,13 @@ var (
 
 // indexChunk indexes data[start:end], which begins at a line start.
 func indexChunk(data []byte, start, end int) *chunkIndex {
-	c := &chunkIndex{tail: ownerInherit}
+	return indexChunkInto(data, start, end, nil)
+}
+
+// indexChunkInto is indexChunk appending the chunk's PUBLIC records to pubs
+// (a slot of publicSlots, large enough for them all).
+func indexChunkInto(data []byte, start, end int, pubs []pubEntry) *chunkIndex {
+	c := &chunkIndex{tail: ownerInherit, pubs: pubs}
 	owner := ownerInherit
 	lineNo := 0
 	pos := start
@@ -383,18 +389,71 @@ func (f *File) buildIndex(chunkSize int, release func(lo, hi int)) {
 	n := len(bounds) - 1
 	chunks := make([]*chunkIndex, n)
 	workers := min(runtime.GOMAXPROCS(0), n)
+	room := publicSlots(data, bounds, workers, release)
 	var next atomic.Int64
 	var g mapfault.Group // a fault on the mapping, or a bug, goes to the caller (fault.go)
 	for range workers {
-		g.Go(func() { f.indexChunks(data, bounds, chunks, &next, release) })
+		g.Go(func() { f.indexChunks(data, bounds, chunks, room.slots, &next, release) })
 	}
 	g.Wait()
-	f.merge(chunks)
+	f.merge(chunks, room)
+}
+
+// publicSlots returns one array with room for every line of data that may
+// be a PUBLIC record (it starts with "PUBLIC "), and each chunk's part of
+// it, empty with its room as capacity. The chunks append their records
+// there and merge closes the gaps in place, so a file of PUBLIC records
+// holds 16 bytes per record once: appending to slices of their own, then
+// copying them into one, held up to three times that (a 500 MiB .sym.gz of
+// PUBLIC records peaked at 705 MB; docs/limits.md). Counting reads the file
+// once more, at memchr's speed, pages released as by the index pass.
+func publicSlots(data []byte, bounds []int, workers int, release func(lo, hi int)) publicRoom {
+	n := len(bounds) - 1
+	counts := make([]int, n)
+	var next atomic.Int64
+	var g mapfault.Group
+	for range workers {
+		g.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				chunk := data[bounds[i]:bounds[i+1]]
+				counts[i] = bytes.Count(chunk, []byte("\nPUBLIC "))
+				if bytes.HasPrefix(chunk, pPUBLIC) {
+					counts[i]++
+				}
+				if release != nil {
+					release(bounds[i], bounds[i+1])
+				}
+			}
+		})
+	}
+	g.Wait()
+	all := make([]pubEntry, sumOf(counts))
+	slots := make([][]pubEntry, n)
+	at := 0
+	for i, k := range counts {
+		slots[i] = all[at : at : at+k]
+		at += k
+	}
+	return publicRoom{all, slots}
+}
+
+// publicRoom is publicSlots' array and each chunk's part of it.
+type publicRoom struct {
+	all   []pubEntry
+	slots [][]pubEntry
+}
+
+func sumOf(v []int) int {
+	t := 0
+	for _, x := range v {
+		t += x
+	}
+	return t
 }
 
 // indexChunks indexes chunks, taking the next one from next until none is
 // left.
-func (f *File) indexChunks(data []byte, bounds []int, chunks []*chunkIndex, next *atomic.Int64, release func(lo, hi int)) {
+func (f *File) indexChunks(data []byte, bounds []int, chunks []*chunkIndex, slots [][]pubEntry, next *atomic.Int64, release func(lo, hi int)) {
 	n := len(chunks)
 	for {
 		i := int(next.Add(1) - 1)
@@ -404,7 +463,7 @@ func (f *File) indexChunks(data []byte, bounds []int, chunks []*chunkIndex, next
 		if release != nil {
 			prefaultPages(data, bounds[i], bounds[i+1])
 		}
-		c := indexChunk(data, bounds[i], bounds[i+1])
+		c := indexChunkInto(data, bounds[i], bounds[i+1], slots[i])
 		// Sorting here, in parallel, leaves merge only sorted runs to merge.
 		c.sortRuns()
 		chunks[i] = c
@@ -432,7 +491,7 @@ func (c *chunkIndex) sortRuns() {
 // on the chunks before (function blocks that continue into the next chunk,
 // error line numbers), then each array on its own goroutine, copied into
 // its presized final slice and sorted.
-func (f *File) merge(chunks []*chunkIndex) {
+func (f *File) merge(chunks []*chunkIndex, room publicRoom) {
 	errs := f.joinChunks(chunks)
 
 	var funcs []funcEntry
@@ -449,7 +508,7 @@ func (f *File) merge(chunks []*chunkIndex) {
 		sortByAddr(cfi, byAddr[rangeEntry])
 	})
 	wg.Go(func() {
-		pubs = concat(chunks, func(c *chunkIndex) []pubEntry { return c.pubs })
+		pubs = gatherPublics(chunks, room)
 		pubs, dups = firstPublics(pubs)
 	})
 	wg.Go(func() {
@@ -561,6 +620,24 @@ func concat[T any](chunks []*chunkIndex, of func(*chunkIndex) []T) []T {
 		out = append(out, of(c)...)
 	}
 	return out
+}
+
+// gatherPublics moves the chunks' PUBLIC records, in order, to the start of
+// room.all (where each chunk appended them in its slot: each moves left or
+// stays) and returns them there; should a chunk have outgrown its slot (or
+// had none), it copies them into a new array instead.
+func gatherPublics(chunks []*chunkIndex, room publicRoom) []pubEntry {
+	for i, c := range chunks {
+		if i >= len(room.slots) || len(c.pubs) > cap(room.slots[i]) {
+			return concat(chunks, func(c *chunkIndex) []pubEntry { return c.pubs })
+		}
+	}
+	w := 0
+	for _, c := range chunks {
+		w += copy(room.all[w:], c.pubs)
+		c.pubs = nil
+	}
+	return room.all[:w]
 }
 
 // firstPublics sorts PUBLIC records by address and keeps the first of

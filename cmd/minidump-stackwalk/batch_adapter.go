@@ -19,7 +19,6 @@ import (
 	stackwalk "github.com/minidump-stackwalk/minidump-stackwalk"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
-	"github.com/minidump-stackwalk/minidump-stackwalk/report"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symsrv"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
@@ -39,7 +38,7 @@ func processBatchInput(o *options, path string, sup symfile.Supplier, jsonOut io
 		}
 		rf := &rustFlags{o: o}
 		in := &input{Path: path, SymbolPaths: o.symbolPaths, State: st}
-		if err := report.WriteJSON(jsonOut, rf.buildJSON(in, slog.New(slog.DiscardHandler)), false); err != nil && res.Error == "" {
+		if err := rf.writeJSON(jsonOut, in, slog.New(slog.DiscardHandler)); err != nil && res.Error == "" {
 			res.Error = fmt.Sprintf("writing the JSON report: %v", err)
 		}
 	}

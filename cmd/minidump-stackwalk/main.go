@@ -31,6 +31,7 @@ const (
 )
 
 func main() {
+	setHeapSoftLimit()
 	os.Exit(runGuarded(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -214,12 +214,8 @@ func (r *rustFlags) Write(w io.Writer, in *input) error {
 		defer f.Close()
 		out = f
 	}
-	var jsonReport *report.JSONReport
-	if r.json || r.cyborg != "" {
-		jsonReport = r.buildJSON(in, log)
-	}
 	if r.json {
-		return report.WriteJSON(out, jsonReport, r.pretty)
+		return r.writeJSON(out, in, log)
 	}
 	if !in.NoText {
 		if err := writeText(out, r.o, in.State); err != nil {
@@ -231,7 +227,7 @@ func (r *rustFlags) Write(w io.Writer, in *input) error {
 		if err != nil {
 			return fmt.Errorf("--cyborg: %w", err)
 		}
-		if err := report.WriteJSON(f, jsonReport, r.pretty); err != nil {
+		if err := r.writeJSON(f, in, log); err != nil {
 			f.Close()
 			return fmt.Errorf("--cyborg: %w", err)
 		}
@@ -242,8 +238,9 @@ func (r *rustFlags) Write(w io.Writer, in *input) error {
 	return nil
 }
 
-// buildJSON builds the JSON report of the processed dump.
-func (r *rustFlags) buildJSON(in *input, log *slog.Logger) *report.JSONReport {
+// writeJSON writes the JSON report of the processed dump as it builds it
+// (report.WriteStateJSON: the memory of one entry, not of the document).
+func (r *rustFlags) writeJSON(w io.Writer, in *input, log *slog.Logger) error {
 	for _, m := range in.State.Modules {
 		log.Debug("module symbols", "file", m.Module.CodeFile, "status", m.Symbols.String())
 	}
@@ -255,7 +252,7 @@ func (r *rustFlags) buildJSON(in *input, log *slog.Logger) *report.JSONReport {
 		}
 		opts.CertSubjects = subjects
 	}
-	return report.BuildJSON(in.State, opts)
+	return report.WriteStateJSON(w, in.State, opts, r.pretty)
 }
 
 // writeOpenFailure gives --json and --cyborg a JSON document whose status

@@ -301,7 +301,10 @@ func spool(in *Input, r io.Reader, name string, limit int64, counted *countingRe
 	}
 	buf := make([]byte, 64<<10)
 	n, more, err := copyHead(tmp, r, buf, limit, counted == nil)
-	if err == nil && more {
+	switch {
+	case err == nil && more && Sniff(buf[:min(n, int64(len(buf)))]) == Minidump:
+		n, err = copyDump(tmp, r, buf, n, limit) // stops at a run of zeros past the dump
+	case err == nil && more:
 		var rest int64
 		rest, err = io.CopyBuffer(onlyWriter{tmp}, io.LimitReader(r, limit+1-n), buf)
 		n += rest

@@ -16,7 +16,9 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
 func gzipped(t testing.TB, data []byte) []byte {
@@ -361,4 +363,62 @@ func TestOpenNoDumpStopsAtHead(t *testing.T) {
 		}
 		in.Close()
 	}
+}
+
+// gzippedZeros is head followed by n zero bytes, gzip-compressed, made
+// without holding the zeros.
+func gzippedZeros(t *testing.T, head []byte, n int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write(head)
+	block := make([]byte, 1<<20)
+	for n > 0 {
+		k := min(n, len(block))
+		w.Write(block[:k])
+		n -= k
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// A minidump's copy stops after ZeroRunEnd zero bytes past everything its
+// directory, memory lists and thread list name (a bomb behind a valid
+// header), and never inside them: a dump whose memory list names a region
+// of zeros longer than the run is copied whole.
+func TestOpenZerosPastDumpStop(t *testing.T) {
+	const bombZeros = 4 * ZeroRunEnd
+	header := []byte("MDMP\x93\xa7\x00\x00")
+	in, err := Open(write(t, "bomb.dmp.gz", gzippedZeros(t, header, bombZeros)), nil, Options{})
+	if err != nil || in.Kind != Minidump {
+		t.Fatalf("header and zeros: Open = %+v, %v; want a minidump", in, err)
+	}
+	if in.Size < ZeroRunEnd || in.Size > ZeroRunEnd+1<<20 {
+		t.Errorf("header and %d zeros: %d bytes copied, want the run of %d and little more", bombZeros, in.Size, ZeroRunEnd)
+	}
+	in.Close()
+
+	b := synth.New(minidump.ArchAMD64, synth.Linux)
+	ctx := minidump.NewContext(minidump.ArchAMD64)
+	b.AddThread(1, ctx, 0x7fff0000, make([]byte, 64))
+	b.AddMemory(0x10000000, make([]byte, 2*ZeroRunEnd))
+	dump, err := b.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err = Open(write(t, "zeros-in-memory.dmp.gz", gzippedZeros(t, dump, 0)), nil, Options{})
+	if err != nil || !bytes.Equal(content(t, in), dump) {
+		t.Errorf("a dump with %d zero bytes of memory: Open = %+v, %v; want it whole", 2*ZeroRunEnd, in, err)
+	}
+	in.Close()
+	in, err = Open(write(t, "trailing-zeros.dmp.gz", gzippedZeros(t, dump, bombZeros)), nil, Options{})
+	if err != nil || in.Size < int64(len(dump)) || in.Size > int64(len(dump))+ZeroRunEnd+1<<20 {
+		t.Fatalf("the same dump and %d zeros: Open = %+v, %v; want the dump and the run", bombZeros, in, err)
+	}
+	if got := content(t, in); !bytes.Equal(got[:len(dump)], dump) {
+		t.Errorf("the same dump and zeros: the dump's bytes differ")
+	}
+	in.Close()
 }

@@ -1,6 +1,7 @@
 // Command limits writes the worst-case inputs of docs/limits.md into a
-// directory, at the sizes measured there (about 90 MB of dumps, and
-// compressed symbol files inflating to 2 GiB, 2 GiB, 64 MiB and 500 MiB):
+// directory, at the sizes measured there (about 215 MB of dumps, and
+// compressed symbol files inflating to 2 GiB, 2 GiB, 64 MiB and 500 MiB,
+// and 500 MiB of PUBLIC records):
 //
 //	go run ./scripts/limits DIR
 //
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/hostile"
+	"github.com/minidump-stackwalk/minidump-stackwalk/microdump"
 )
 
 func main() {
@@ -55,6 +57,13 @@ func main() {
 	writeBomb(filepath.Join(dir, "syms-zst"), ".zst", 2<<30)
 	writeBomb(filepath.Join(dir, "syms-gz-64m"), ".gz", 64<<20)   // within the bounds: 5.6M line records
 	writeBomb(filepath.Join(dir, "syms-gz-500m"), ".gz", 500<<20) // just within the per-file bound
+	// Inside the bounds (issue 26, item 5): processed, within 512 MB.
+	d, err = hostile.UnloadedModules(1_100_000)
+	write("unloaded-1100k.dmp", d, err)
+	write("microdump-64m.dmp", hostile.MicrodumpNear(microdump.MaxSize), nil)
+	if err := hostile.WritePublicStore(filepath.Join(dir, "syms-public-500m"), 500<<20); err != nil {
+		fail(err)
+	}
 }
 
 // writeBomb writes bomb.dmp's symbol file, decompressing to size bytes,

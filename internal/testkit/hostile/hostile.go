@@ -16,19 +16,32 @@ import (
 // worst order for insertion into a sorted list).
 func Microdump(n int) []byte {
 	var b strings.Builder
-	const tag = "F/google-breakpad(1): "
+	const tag = microdumpTag
 	line := func(s string) { b.WriteString(tag + s + "\n") }
-	line("-----BEGIN BREAKPAD MICRODUMP-----")
-	line("O A arm 04 armv7l hostile")
-	line("S 0 7FFF0000 7FFF0000 00001000")
-	line("S 7FFF0000 " + strings.Repeat("00", 64))
-	line("C " + strings.Repeat("00", 368))
+	microdumpStart(&b)
 	for i := range n {
 		base := uint64(0x80000000) - uint64(i+1)*0x1000
 		line(fmt.Sprintf("M %08X 00000000 00001000 %032X0 lib%d.so", base, i, i))
 	}
 	line("-----END BREAKPAD MICRODUMP-----")
 	return []byte(b.String())
+}
+
+// microdumpTag starts every line of the microdumps made here (logcat's).
+const microdumpTag = "F/google-breakpad(1): "
+
+// microdumpStart writes a microdump's first lines: the start marker, the
+// OS, a 64-byte stack and an all-zero ARM context.
+func microdumpStart(b *strings.Builder) {
+	for _, s := range []string{
+		"-----BEGIN BREAKPAD MICRODUMP-----",
+		"O A arm 04 armv7l hostile",
+		"S 0 7FFF0000 7FFF0000 00001000",
+		"S 7FFF0000 " + strings.Repeat("00", 64),
+		"C " + strings.Repeat("00", 368),
+	} {
+		b.WriteString(microdumpTag + s + "\n")
+	}
 }
 
 // dump returns a Linux amd64 dump with one thread whose stack holds a few

@@ -18,13 +18,21 @@
 //     lists its module (found by the tool's -m output) or, for a symbol
 //     file no dump lists, a dump made for it (hostile.DumpForSymbols);
 //   - hostile: the generated worst cases of scripts/limits (hostile counts,
-//     deep shared frame chains, 2 GiB .sym.gz and .sym.zst bombs);
+//     deep shared frame chains, 2 GiB .sym.gz and .sym.zst bombs), issue
+//     26's inputs inside the bounds (--json on 1.1M unloaded modules and a
+//     64 MiB microdump, --json --pretty on the shared chain), -d on 1000
+//     threads, names holding escapes in every text output, and 4 GiB of
+//     zeros behind a minidump header, gzip-compressed, as a file and on
+//     standard input;
 //   - server: a hostile symbol server on loopback in each hostile.ServerMode,
 //     with --symbols-total-timeout (-server-total), and once more with the
 //     default timeouts, reported apart. Each run has a server of its own,
 //     and its line in the report counts the requests that server saw.
 //
-// Inputs of flagged runs are kept in -keep.
+// A run is flagged when it panics, is killed, takes over 5 s, peaks over
+// 512 MB, prints over 60 lines on stderr, or writes a raw control byte
+// (controlCounter) on stderr or in a text output. Inputs of flagged runs
+// are kept in -keep.
 //
 // With -serve MODE it runs nothing: it serves a hostile symbol server in
 // that mode on -addr until killed, to time the tool against by hand.
@@ -84,6 +92,8 @@ type job struct {
 	// server, when set, is a hostile symbol server started for this run
 	// alone; serverURL in args is replaced by its URL.
 	server hostile.ServerMode
+	// stdin, when set, names the file of files given on standard input.
+	stdin string
 }
 
 // serverURL stands for the URL of a job's own server in its args.
@@ -97,7 +107,8 @@ type result struct {
 	rss    int64         // KiB
 	status int
 	lines  int    // lines on stderr
-	what   string // "", panic, killed, slow, big, flood
+	ctl    int64  // raw control bytes on stdout and stderr (controlCounter)
+	what   string // "", panic, killed, slow, big, flood, ctl
 	// requests is the number of requests the run's own server saw.
 	requests int64
 }
@@ -236,16 +247,18 @@ func dumpJobs(c *config, rng *rand.Rand, dumps, stores []string) []job {
 		}
 		for k := range hostile.Truncations + c.mutations {
 			in := hostile.MutateDump(rng, data, k)
-			args := []string{"in.dmp"}
-			if k%5 == 4 {
-				args = []string{"--json", "in.dmp"} // the JSON printer reads every stream
-			}
+			// Each text output in turn (checked for raw control bytes), and
+			// the JSON printer, which reads every stream.
+			args := append(slices.Clone(outputFlags[k%len(outputFlags)]), "in.dmp")
 			jobs = append(jobs, job{kind: "dumps", name: fmt.Sprintf("%s#%d", d, k),
 				args: append(args, stores...), files: map[string][]byte{"in.dmp": in}, input: in})
 		}
 	}
 	return jobs
 }
+
+// outputFlags are the outputs the dump runs take in turn.
+var outputFlags = [][]string{nil, {"-m"}, {"-b"}, {"-s"}, {"--json"}, {"-d"}, {"--dump"}, {"-c", "-s"}}
 
 // symbolJobs mutates each symbol file and walks it against a dump listing
 // its module.
@@ -338,6 +351,27 @@ func hostileJobs(tmp string) []job {
 	add("memory-100k-overlapping", d, err)
 	d, err = hostile.UnreadableStacks(4096)
 	add("unreadable-stacks-4096", d, err)
+	// Issue 26: inside the documented bounds (item 5), -d on 1000 threads
+	// (item 6), escapes in names (item 12), a bomb behind a valid header.
+	d, err = hostile.UnloadedModules(1_100_000)
+	add("unloaded-1100k", d, err, "--json")
+	add("microdump-64m", hostile.MicrodumpNear(64<<20), nil, "--json")
+	d, err = hostile.FrameChain(100, 100_000)
+	add("threads-100x100k-frames", d, err, "--json", "--pretty")
+	d, err = hostile.FrameChain(1000, 100_000)
+	add("threads-1000x100k-frames", d, err, "-d")
+	d, err = hostile.EscapeNames()
+	for _, flags := range append(outputFlags, []string{"-c"}) {
+		add("escape-names", d, err, flags...)
+	}
+	var zeros bytes.Buffer
+	if err := hostile.ZerosBehindHeader(&zeros, 4<<30); err != nil {
+		fail(err)
+	}
+	jobs = append(jobs, job{kind: "hostile", name: "4 GiB of zeros behind a header, .dmp.gz",
+		args: []string{"in.dmp.gz"}, files: map[string][]byte{"in.dmp.gz": zeros.Bytes()}})
+	jobs = append(jobs, job{kind: "hostile", name: "4 GiB of zeros behind a header, gzip on stdin",
+		args: []string{"-"}, stdin: "in.dmp.gz", files: map[string][]byte{"in.dmp.gz": zeros.Bytes()}})
 	d, err = hostile.BombDump()
 	for _, ext := range []string{".gz", ".zst"} {
 		store := filepath.Join(tmp, "bomb"+ext)
@@ -476,12 +510,24 @@ func runJob(c *config, j job, worker string) result {
 	// The symbol index goes to a cache of the campaign's own.
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(c.tmp, "xdg-cache"))
 	var stderr bytes.Buffer
-	cmd.Stdout = io.Discard
-	cmd.Stderr = &stderr
+	var ctlOut, ctlErr controlCounter
+	cmd.Stdout = &ctlOut
+	if slices.Contains(args, "--json") {
+		cmd.Stdout = io.Discard
+	}
+	cmd.Stderr = io.MultiWriter(&stderr, &ctlErr)
+	if j.stdin != "" {
+		f, err := os.Open(filepath.Join(dir, j.stdin))
+		if err != nil {
+			fail(err)
+		}
+		defer f.Close()
+		cmd.Stdin = f
+	}
 	start := time.Now()
 	_ = cmd.Run()
 	r := result{job: j, wall: time.Since(start), status: -1, lines: bytes.Count(stderr.Bytes(), []byte("\n")),
-		requests: requests.Load()}
+		requests: requests.Load(), ctl: ctlOut.n + ctlErr.n}
 	if ps := cmd.ProcessState; ps != nil {
 		r.status = ps.ExitCode()
 	}
@@ -511,6 +557,8 @@ func runJob(c *config, j job, worker string) result {
 		r.what = "big"
 	case r.lines > maxWarnings:
 		r.what = "flood"
+	case r.ctl > 0:
+		r.what = "ctl"
 	}
 	if r.what != "" && c.keep != "" {
 		os.MkdirAll(c.keep, 0o755)
@@ -529,7 +577,7 @@ func runJob(c *config, j job, worker string) result {
 func report(results []result) {
 	type tally struct {
 		runs, panics, slow, big, killed int
-		flood, lines, slowCPU           int
+		flood, lines, slowCPU, ctl      int
 		cpu                             time.Duration
 		cpuOf                           string
 		wall                            time.Duration
@@ -568,6 +616,9 @@ func report(results []result) {
 			if r.lines > maxWarnings {
 				t.flood++
 			}
+			if r.ctl > 0 {
+				t.ctl++
+			}
 			t.lines = max(t.lines, r.lines)
 			if r.wall > t.wall {
 				t.wall, t.wallOf = r.wall, r.name
@@ -584,9 +635,9 @@ func report(results []result) {
 		}
 	}
 	print := func(name string, t *tally) {
-		fmt.Printf("%-16s %5d runs: %d panics, %d killed, %d over %v (%d over %v of CPU), %d over %d MB, %d over %d stderr lines; "+
-			"slowest %v (%s), most CPU %v (%s), largest %d KiB (%s), most stderr lines %d\n",
-			name, t.runs, t.panics, t.killed, t.slow, maxWall, t.slowCPU, maxWall, t.big, maxRSS>>10, t.flood, maxWarnings,
+		fmt.Printf("%-16s %5d runs: %d panics, %d killed, %d over %v (%d over %v of CPU), %d over %d MB, %d over %d stderr lines, "+
+			"%d with raw control bytes; slowest %v (%s), most CPU %v (%s), largest %d KiB (%s), most stderr lines %d\n",
+			name, t.runs, t.panics, t.killed, t.slow, maxWall, t.slowCPU, maxWall, t.big, maxRSS>>10, t.flood, maxWarnings, t.ctl,
 			t.wall.Round(time.Millisecond), t.wallOf, t.cpu.Round(time.Millisecond), t.cpuOf, t.rss, t.rssOf, t.lines)
 	}
 	for _, k := range order {
@@ -594,6 +645,31 @@ func report(results []result) {
 	}
 	print("total", total)
 	fmt.Println("(total leaves out server-defaults)")
+}
+
+// controlCounter counts the raw control bytes written through it: C0
+// controls other than line feed and tab (ESC, BEL, CR, BS, ...), DEL, and
+// C1 controls (U+0080 to U+009F, UTF-8 0xC2 0x80-0x9F). Every text output
+// must escape them (internal/textsafe). The JSON report is not counted: it
+// keeps names exact, and JSON escapes C0 controls itself.
+type controlCounter struct {
+	n    int64
+	last byte // the previous write's last byte, for a C1 pair split over writes
+}
+
+func (c *controlCounter) Write(p []byte) (int, error) {
+	prev := c.last
+	for _, b := range p {
+		switch {
+		case b < 0x20 && b != '\n' && b != '\t', b == 0x7f:
+			c.n++
+		case prev == 0xc2 && b >= 0x80 && b <= 0x9f:
+			c.n++
+		}
+		prev = b
+	}
+	c.last = prev
+	return len(p), nil
 }
 
 func fail(err error) {
