@@ -22,6 +22,7 @@ type Rules struct {
 	irrelevant *regexp.Regexp
 	prefix     *regexp.Regexp
 	trimModule *regexp.Regexp
+	grouping   *Grouping // --grouping-rules (grouping.go); nil: none
 }
 
 // RuleError names the line of a rules file that does not parse.
