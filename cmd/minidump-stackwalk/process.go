@@ -63,7 +63,7 @@ func processDump(o *options, group flagGroup, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %s%s\n", textsafe.Escape(o.dumpPath), textsafe.Escape(err.Error()), notADumpHint(o.dumpPath))
 		writeOpenFailure(group, stdout, o.dumpPath, err) // --json prints a status document
-		o.ci.addOpenFailure(o.dumpPath, err)              // -f junit, sarif, github (ciformats_single.go)
+		o.ci.addOpenFailure(o.dumpPath, err)             // -f junit, sarif, github (ciformats_single.go)
 		return o.ci.finishSingle(exitDump, stdout, stderr)
 	}
 	defer d.Close()
