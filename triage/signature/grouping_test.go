@@ -2,6 +2,8 @@ package signature
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -122,5 +124,22 @@ func TestGlob(t *testing.T) {
 		if got := matchPath(re, tc.s); got != tc.want {
 			t.Errorf("glob %q (path %v) on %q: %v, want %v", tc.glob, tc.path, tc.s, got, tc.want)
 		}
+	}
+}
+
+// The example of docs/batch.md's "Grouping rules" parses.
+func TestGroupingDocExample(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "batch.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(doc), "## Grouping rules")
+	_, block, ok2 := strings.Cut(sec, "```\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 || strings.Count(block, "\n") < 5 {
+		t.Fatalf("no example in docs/batch.md's Grouping rules")
+	}
+	if _, err := ParseGrouping([]byte(block), "docs/batch.md"); err != nil {
+		t.Error(err)
 	}
 }
