@@ -234,7 +234,7 @@ while [ $# -gt 1 ]; do [ "$1" = -o ] && cp "$REAL_BIN" "$2"; shift; done
 	if len(got) < 3 || got[0] != want[0] || got[1] != actionPath {
 		t.Fatalf("go ran with %q, want %s in %s", got, want[0], actionPath)
 	}
-	gotArgs, wantArgs := strings.Join(got[2:], " "), strings.Join(want[1:], " ")
+	gotArgs, wantArgs := strings.Join(got[2:], " "), strings.Join(want[2:], " ")
 	gotArgs = strings.Replace(gotArgs, r.outputs["binary"], "/out/minidump-stackwalk", 1)
 	if gotArgs != wantArgs {
 		t.Errorf("the action builds with\n%s\nthe Dockerfile with\n%s", gotArgs, wantArgs)
