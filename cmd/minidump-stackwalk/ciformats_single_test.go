@@ -27,18 +27,6 @@ func validateJUnitFile(t *testing.T, path string) {
 	}
 }
 
-// sarifOne is the part of a one-dump SARIF log the tests check.
-type sarifOne struct {
-	Runs []struct {
-		Results []struct {
-			BaselineState string `json:"baselineState"`
-			Properties    struct {
-				Signature string `json:"signature"`
-			} `json:"properties"`
-		} `json:"results"`
-	} `json:"runs"`
-}
-
 // The single-dump mode's CI formats against a baseline made by batch: a
 // known crash passes --fail-on new (JUnit skipped, SARIF unchanged, a
 // notice), a new one fails it (JUnit failure, SARIF new, an error
@@ -89,7 +77,7 @@ func TestSingleCIFormatsWithBaseline(t *testing.T) {
 			t.Errorf("%s: junit %+v, want 1 test, %d failure, %d skipped", tc.dump, s, tc.failures, tc.skipped)
 		}
 		validateSARIFFile(t, sarif)
-		var sr sarifOne
+		var sr sarifResults
 		if err := json.Unmarshal(readFile(t, sarif), &sr); err != nil {
 			t.Fatal(err)
 		}

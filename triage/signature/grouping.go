@@ -1,8 +1,6 @@
 package signature
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -103,26 +101,13 @@ func ReadGrouping(path string) (*Grouping, error) {
 // *RuleError with the line.
 func ParseGrouping(data []byte, name string) (*Grouping, error) {
 	g := &Grouping{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		if n > maxRuleLines {
-			return nil, &RuleError{name, n, fmt.Errorf("more than %d lines", maxRuleLines)}
-		}
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
+	err := scanRuleLines(data, name, func(line string) error { // rules.go
 		rule, err := parseGroupRule(line)
-		if err != nil {
-			return nil, &RuleError{name, n, err}
-		}
 		g.rules = append(g.rules, rule)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &RuleError{name, n + 1, err}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return g, nil
 }
