@@ -20,7 +20,8 @@ type input struct {
 	SymbolPaths []string
 	State       *processor.ProcessState
 	// NoText is set when the dump could not be processed and only the JSON
-	// report's status document is printed.
+	// report's status document is printed, and when a CI format (-f junit,
+	// sarif) prints in place of the text report.
 	NoText bool
 }
 
