@@ -27,5 +27,6 @@
 // outputs; sigrules.go the signature and grouping rules).
 //
 // Exit status: 0 when the dump was processed, 1 when it could not be read or
-// processed (what could be read is still printed), 2 on a usage error.
+// processed (what could be read is still printed) or when --fail-on fails
+// its crash, 2 on a usage error.
 package main
