@@ -121,7 +121,7 @@ func parseGroupRule(line string) (groupRule, error) {
 	for _, tok := range tokens {
 		if tok.matcher {
 			if len(rule.actions) > 0 || rule.maxFrames >= 0 {
-				return rule, fmt.Errorf("matcher %q after an action: matchers come first", tok.text)
+				return rule, fmt.Errorf("matcher %q after an action: matchers come first", tok.key+":"+tok.text)
 			}
 			m, err := parseMatcher(tok.key, tok.text)
 			if err != nil {
