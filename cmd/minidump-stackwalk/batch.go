@@ -47,6 +47,7 @@ type batchFlags struct {
 	summaryFile  string
 	htmlFile     string
 	rulesFile    string
+	groupingFile string // --grouping-rules (sigrules.go)
 	shard        string
 	examples     int
 	top          int
@@ -74,6 +75,7 @@ func (b *batchFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&b.summaryFile, "summary", "", "write the JSON summary (groups by signature) to `FILE`")
 	fs.StringVar(&b.htmlFile, "html", "", "write a self-contained HTML report to `FILE`")
 	fs.StringVar(&b.rulesFile, "signature-rules", "", "read the signature rules from `FILE` instead of the built-in ones\n(--print-signature-rules prints those)")
+	fs.StringVar(&b.groupingFile, "grouping-rules", "", groupingRulesUsage)
 	fs.StringVar(&b.shard, "shard", "", "process only shard `I/N` of the inputs (I from 0 to N-1, by a hash of the path)")
 	fs.IntVar(&b.examples, "examples", summary.DefaultExamples, "example dumps kept per signature in the summary")
 	fs.IntVar(&b.top, "top", 20, "signatures in the table printed on stderr at the end")
@@ -116,13 +118,9 @@ func (b *batchFlags) check(stderr io.Writer) error {
 		}
 		b.shardIndex, b.shardCount = i, n
 	}
-	b.rules = signature.DefaultRules()
-	if b.rulesFile != "" {
-		r, err := signature.ReadRules(b.rulesFile)
-		if err != nil {
-			return fmt.Errorf("--signature-rules: %w", err)
-		}
-		b.rules = r
+	var err error
+	if b.rules, err = loadSignatureRules(b.rulesFile, b.groupingFile); err != nil { // sigrules.go
+		return err
 	}
 	if err := b.ci.check(); err != nil {
 		return err

@@ -28,6 +28,9 @@ type ciFlags struct {
 	failOn     string
 	sourceRoot string
 
+	// mode names the command in messages: "batch: ", or "" for the
+	// single-dump mode (ciformats_single.go).
+	mode      string
 	outputs   []ciOutput
 	base      ciformat.Baseline
 	collector *ciformat.Collector // nil when nothing needs the cases
@@ -41,8 +44,15 @@ type ciFlags struct {
 type ciOutput struct{ format, file string }
 
 func (c *ciFlags) addFlags(fs *pflag.FlagSet) {
+	c.mode = "batch: "
 	addStringList(fs, &c.formats, "format", "also write `FORMAT[=FILE]` (repeatable): junit, sarif (to FILE, or to stdout\n"+
 		"in place of the JSON Lines), github (annotations on stderr, summary to $GITHUB_STEP_SUMMARY)")
+	c.addCommonFlags(fs)
+}
+
+// addCommonFlags adds the flags batch and the single-dump mode share; the
+// single-dump mode's -f takes the formats.
+func (c *ciFlags) addCommonFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.output, "format-output", "", "write the one --format junit or sarif given without =FILE to `FILE`")
 	fs.StringVar(&c.baseline, "baseline", "", "the --summary `FILE` of an earlier run: its signatures are known, the others new")
 	fs.StringVar(&c.failOn, "fail-on", ciformat.FailOnNone, "crashes that make the exit status 1: none, new (needs --baseline), any")
@@ -134,7 +144,7 @@ func (c *ciFlags) finish(stderr io.Writer) int {
 	cases := c.collector.Cases(c.base)
 	for _, o := range c.outputs {
 		if err := c.write(o, cases, stderr); err != nil {
-			fmt.Fprintf(stderr, "minidump-stackwalk: batch: --format %s: %v\n", o.format, err)
+			fmt.Fprintf(stderr, "minidump-stackwalk: %s--format %s: %v\n", c.mode, o.format, err)
 			status = exitDump
 		}
 	}
@@ -147,8 +157,8 @@ func (c *ciFlags) finish(stderr io.Writer) int {
 		if c.failOn == ciformat.FailOnNew {
 			what = "new crash"
 		}
-		fmt.Fprintf(stderr, "minidump-stackwalk: batch: --fail-on %s: %d %s dump(s) in %d signature(s), e.g. %s: %s\n",
-			c.failOn, len(failing), what, len(sigs), textsafe.Escape(failing[0].Path), textsafe.Escape(failing[0].Signature))
+		fmt.Fprintf(stderr, "minidump-stackwalk: %s--fail-on %s: %d %s dump(s) in %d signature(s), e.g. %s: %s\n",
+			c.mode, c.failOn, len(failing), what, len(sigs), textsafe.Escape(failing[0].Path), textsafe.Escape(failing[0].Signature))
 		status = exitDump
 	}
 	return status

@@ -16,13 +16,17 @@
 // format), -b (brief), -d (stack memory dump), -s (stack contents too),
 // --json [--pretty] (rust-minidump's schema), --cyborg PATH (human report,
 // JSON to PATH). -c and -t N choose threads; --breakpad-compat reproduces
-// Breakpad's output exactly. minidump-stackwalk --help lists every flag.
+// Breakpad's output exactly. -f junit, sarif and github write the dump for
+// CI (with --baseline and --fail-on; docs/ci.md, ciformats_single.go).
+// minidump-stackwalk --help lists every flag.
 //
 // "minidump-stackwalk batch PATH..." processes many inputs in one process
 // (JSON Lines, crash signatures, summaries, an HTML report, shards and
 // "batch merge": docs/batch.md, batch*.go; batch_adapter.go is its one
-// link to the processor).
+// link to the processor; ciformats.go its JUnit, SARIF and GitHub
+// outputs; sigrules.go the signature and grouping rules).
 //
 // Exit status: 0 when the dump was processed, 1 when it could not be read or
-// processed (what could be read is still printed), 2 on a usage error.
+// processed (what could be read is still printed) or when --fail-on fails
+// its crash, 2 on a usage error.
 package main

@@ -84,6 +84,8 @@ type options struct {
 	limits limitFlags // resource bounds (limits.go)
 	// debuginfo holds --use-local-debuginfo, --debuginfo-path, --debuginfod-url (debuginfo.go).
 	debuginfo debuginfoFlags
+	// ci holds the CI formats of -f and their flags (ciformats_single.go).
+	ci singleCI
 	// walkCtx, when not nil, stops the walks once done (batch's
 	// --timeout: processor.Options.Context).
 	walkCtx context.Context
@@ -175,7 +177,7 @@ error (a bug).`,
 	fs.Lookup("thread").DefValue = "0" // -1 means "not given": keep "(default -1)" out of the help
 	fs.BoolVarP(&o.brief, "brief", "b", false, "brief: only the frames of the thread that caused the crash or requested the dump")
 	fs.BoolVarP(&o.stackDump, "dump-stack", "d", false, "dump each thread's stack memory from the stack pointer up, annotated, instead of its frames")
-	fs.StringVarP(&o.format, "format", "f", "", "output format: `machine` (same as -m) or human (the default)")
+	o.ci.addFormatFlag(fs) // -f: Breakpad's formats and the CI ones (ciformats_single.go)
 	fs.BoolVar(&o.breakpadCompat, "breakpad-compat", false,
 		"reproduce Breakpad's output exactly, including its known mistakes: walk on past the\n"+
 			"program's entry (_start), look symbols up relative to the module entry holding an\n"+
@@ -192,6 +194,7 @@ error (a bug).`,
 	addVersionFlag(cmd, fs)     // --version, -V (version.go)
 	o.limits.addFlags(fs)       // resource bounds (limits.go)
 	o.debuginfo.addFlags(fs)    // symbols from ELF files (debuginfo.go)
+	o.ci.addFlags(fs)           // CI formats' --baseline, --fail-on, ... (ciformats_single.go)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return cmd
 }
@@ -228,6 +231,9 @@ func needsSubcommands(args []string) bool {
 }
 
 func (o *options) check() error {
+	if err := o.ci.check(o); err != nil { // -f's CI formats (ciformats_single.go)
+		return err
+	}
 	switch o.format {
 	case "", "human":
 	case "machine":

@@ -20,7 +20,8 @@ type input struct {
 	SymbolPaths []string
 	State       *processor.ProcessState
 	// NoText is set when the dump could not be processed and only the JSON
-	// report's status document is printed.
+	// report's status document is printed, and when a CI format (-f junit,
+	// sarif) prints in place of the text report.
 	NoText bool
 }
 
@@ -63,7 +64,8 @@ func processDump(o *options, group flagGroup, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %s%s\n", textsafe.Escape(o.dumpPath), textsafe.Escape(err.Error()), notADumpHint(o.dumpPath))
 		writeOpenFailure(group, stdout, o.dumpPath, err) // --json prints a status document
-		return exitDump
+		o.ci.addOpenFailure(o.dumpPath, err)             // -f junit, sarif, github (ciformats_single.go)
+		return o.ci.finishSingle(exitDump, stdout, stderr)
 	}
 	defer d.Close()
 	return processInput(o, group, d, stdout, stderr)
@@ -86,7 +88,8 @@ func processInput(o *options, group flagGroup, d *stackwalk.Dump, stdout, stderr
 		logf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, err)
 		in.NoText = true
 		writeFailure(group, stdout, in) // --json status document
-		return exitDump
+		o.ci.addState(o.dumpPath, st, err)
+		return o.ci.finishSingle(exitDump, stdout, stderr)
 	}
 	if !o.breakpadCompat && o.extraThread >= len(st.Threads) && len(st.Threads) > 0 {
 		// Known only now: -t names a thread the dump does not have
@@ -98,6 +101,8 @@ func processInput(o *options, group flagGroup, d *stackwalk.Dump, stdout, stderr
 	if !o.noDemangle { // demangle C++/Rust names unless --no-demangle
 		st.DemangleNames()
 	}
+	o.ci.addState(o.dumpPath, st, err)
+	in.NoText = o.ci.takesStdout() // a CI document in place of the report
 	if !writeOutput(o, group, in, stdout, stderr) {
 		return exitDump
 	}
@@ -108,10 +113,11 @@ func processInput(o *options, group flagGroup, d *stackwalk.Dump, stdout, stderr
 	for _, e := range failures {
 		logf(stderr, "minidump-stackwalk: %s: %v\n", o.dumpPath, e)
 	}
+	status := exitOK
 	if len(failures) > 0 {
-		return exitDump
+		status = exitDump
 	}
-	return exitOK
+	return o.ci.finishSingle(status, stdout, stderr)
 }
 
 // writeOutput prints in, buffered, in the format the flags select: the flag
@@ -122,7 +128,7 @@ func writeOutput(o *options, group flagGroup, in *input, stdout, stderr io.Write
 	var err error
 	if p, ok := group.(groupPrinter); ok {
 		err = p.Write(w, in)
-	} else {
+	} else if !in.NoText {
 		err = writeText(w, o, in.State)
 	}
 	if err == nil {

@@ -19,4 +19,13 @@
 //
 // The rules are a text file (rules.txt is the default, embedded); Parse
 // reads a replacement. Its format is documented at the top of rules.txt.
+//
+// Grouping rules (ParseGrouping, Rules.WithGrouping) come on top of these
+// lists, in the spirit of Sentry's stack-trace rules: lines of matchers
+// (function:, module:, path:, app:, family:, globs, ! to negate) and
+// actions (+app/-app, +group/-group, +prefix, +sentinel, each also ^ for
+// the frames above the match or v for those below; max-frames=N), run on
+// every frame from the first line to the last. Frames out of the group are
+// skipped as irrelevant ones are; when any frame is in-app, only in-app
+// frames make the signature (docs/batch.md, "Grouping rules").
 package signature

@@ -22,6 +22,7 @@ type Rules struct {
 	irrelevant *regexp.Regexp
 	prefix     *regexp.Regexp
 	trimModule *regexp.Regexp
+	grouping   *Grouping // --grouping-rules (grouping.go); nil: none
 }
 
 // RuleError names the line of a rules file that does not parse.
@@ -67,40 +68,26 @@ func Parse(data []byte, name string) (*Rules, error) {
 		lists[k] = new([]string)
 	}
 	section := ""
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		if n > maxRuleLines {
-			return nil, &RuleError{name, n, fmt.Errorf("more than %d lines", maxRuleLines)}
-		}
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
+	err := scanRuleLines(data, name, func(line string) error {
 		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
 			section = line[1 : len(line)-1]
 			if _, ok := lists[section]; !ok {
-				return nil, &RuleError{name, n, fmt.Errorf("unknown section [%s]", section)}
+				return fmt.Errorf("unknown section [%s]", section)
 			}
-			continue
+			return nil
 		}
 		if section == "" {
-			if err := r.setting(line); err != nil {
-				return nil, &RuleError{name, n, err}
-			}
-			continue
+			return r.setting(line)
 		}
 		if _, err := regexp.Compile(line); err != nil {
-			return nil, &RuleError{name, n, err}
+			return err
 		}
 		*lists[section] = append(*lists[section], line)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if err := sc.Err(); err != nil {
-		return nil, &RuleError{name, n + 1, err}
-	}
-	var err error
 	r.sentinel, err = anchored(*lists["sentinel"])
 	if err == nil {
 		r.irrelevant, err = anchored(*lists["irrelevant"])
@@ -115,6 +102,32 @@ func Parse(data []byte, name string) (*Rules, error) {
 		return nil, &RuleError{name, 0, err}
 	}
 	return r, nil
+}
+
+// scanRuleLines calls do with each line of a rules file that is not blank
+// or a # comment, trimmed; an error of do or of the file is a *RuleError
+// naming the line.
+func scanRuleLines(data []byte, name string, do func(line string) error) error {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		if n > maxRuleLines {
+			return &RuleError{name, n, fmt.Errorf("more than %d lines", maxRuleLines)}
+		}
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if err := do(line); err != nil {
+			return &RuleError{name, n, err}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return &RuleError{name, n + 1, err}
+	}
+	return nil
 }
 
 func (r *Rules) setting(line string) error {

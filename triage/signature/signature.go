@@ -27,37 +27,53 @@ func (r *Rules) Generate(frames []triage.Frame, haveThread bool) string {
 	if len(frames) > r.MaxFrames {
 		frames = frames[:r.MaxFrames]
 	}
-	names := make([]string, len(frames))
-	for i := range frames {
-		names[i] = r.frameName(&frames[i])
+	st := r.frameStates(frames)
+	if len(st) == 0 {
+		return EmptyNoFrames
 	}
-	for i, n := range names {
-		if matches(r.sentinel, n) {
-			names = names[i:]
+	limit := r.grouping.apply(st) // grouping.go
+	for i := range st {
+		if st[i].sentinel {
+			st = st[i:]
 			break
 		}
 	}
+	top := st[0].name
+	st = inApp(st)
 	var kept []string
-	for _, n := range names {
-		if matches(r.irrelevant, n) {
+	for _, s := range st {
+		if !s.group {
 			continue
 		}
-		if len(kept) > 0 && n == kept[len(kept)-1] && !strings.Contains(n, "@0x") {
+		if len(kept) > 0 && s.name == kept[len(kept)-1] && !strings.Contains(s.name, "@0x") {
 			continue // a trimmed module repeated
 		}
-		kept = append(kept, n)
-		if !matches(r.prefix, n) {
+		kept = append(kept, s.name)
+		if !s.prefix || len(kept) == limit {
 			break
 		}
 	}
 	sig := strings.Join(kept, Separator)
 	if sig == "" {
-		if len(names) == 0 {
-			return EmptyNoFrames
-		}
-		sig = names[0] // every frame irrelevant: name the crash by its top
+		sig = top // every frame irrelevant: name the crash by its top
 	}
 	return r.cut(sig)
+}
+
+// inApp returns the in-app frames of st when grouping rules marked any
+// (a signature is then made of the application's own frames, as Sentry
+// groups), else st.
+func inApp(st []frameState) []frameState {
+	var app []frameState
+	for _, s := range st {
+		if s.app == 1 {
+			app = append(app, s)
+		}
+	}
+	if len(app) == 0 {
+		return st
+	}
+	return app
 }
 
 // frameName is the normalised name of a frame.
