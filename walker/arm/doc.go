@@ -15,7 +15,10 @@
 //     caller of a leaf function. (Without symbols for the crashing function,
 //     an LR into its own module is used only when found pushed.)
 //   - scanning skips values that cannot be return addresses (function
-//     starts, far PUBLIC matches) and candidates whose CFI unwinds to junk.
+//     starts, far PUBLIC matches) and candidates whose CFI unwinds to junk;
+//     once it has skipped one, it takes only a candidate its call site or
+//     its own CFI proves (retaddr.CheckProof), and else stops: static
+//     glibc's frames without CFI hold stale return addresses.
 //   - the frame-pointer chain is followed on every OS, with r7 for Thumb
 //     code (a return address with bit 0 set) and r11 for ARM code, accepting
 //     both record layouts in use ([fp]=caller fp, [fp+4]=lr from clang and

@@ -22,9 +22,9 @@ type Candidate struct {
 
 	call              Verdict
 	symbol            string
-	cfi               bool
+	cfi, proven       bool
 	callDone, symDone bool
-	cfiDone           bool
+	cfiDone, provDone bool
 }
 
 // NewCandidate describes the candidate ra, read from the stack word at
@@ -73,19 +73,44 @@ func (c *Candidate) CFIConsistent() bool {
 }
 
 func (c *Candidate) cfiConsistent() bool {
+	caller, ok := c.cfiStep()
+	return !ok || c.CallerConsistent(caller)
+}
+
+// cfiStep unwinds the candidate frame one step by its own CFI; false when
+// it has none or the step cannot be evaluated.
+func (c *Candidate) cfiStep() (minidump.Context, bool) {
 	ctx := minidump.NewContext(c.callee.Context.Arch)
 	ctx.SetIndex(c.a.PC, c.RA)
 	ctx.SetIndex(c.a.SP, c.set.callerSP(c.Loc))
 	f := walker.Frame{Instruction: (c.RA - c.set.callOffset) & c.mask, Context: ctx}
 	rules, ok := c.w.CFIRules(&f)
 	if !ok {
+		return minidump.Context{}, false
+	}
+	return c.w.CallerByCFI(rules, &f, c.a.CFIRegs)
+}
+
+// Proven reports whether evidence beyond the word's value shows the
+// candidate is a return address: the code before it (in the dump or the
+// module's file) holds a call instruction ending there, or the
+// candidate's own CFI unwinds it one step to a plausible caller
+// (CallerConsistent). A stale return address left in the callee's frame
+// by an earlier call passes Breakpad's test and the symbols' as well as
+// the real one; without its call site or its CFI nothing tells them apart.
+func (c *Candidate) Proven() bool {
+	if !c.provDone {
+		c.proven, c.provDone = c.proven0(), true
+	}
+	return c.proven
+}
+
+func (c *Candidate) proven0() bool {
+	if c.set.callSite(c.w, c.RA).Kind.isCall() {
 		return true
 	}
-	caller, ok := c.w.CallerByCFI(rules, &f, c.a.CFIRegs)
-	if !ok {
-		return true
-	}
-	return c.CallerConsistent(caller)
+	caller, ok := c.cfiStep()
+	return ok && c.CallerConsistent(caller)
 }
 
 // CallerConsistent is CFIConsistent's test of caller, the registers the
@@ -125,6 +150,11 @@ const (
 	CheckSymbols Checks = 1 << iota
 	// CheckCFI: the candidate frame's CFI unwinds to a plausible caller.
 	CheckCFI
+	// CheckProof: a candidate that is not Proven (by its call site or its
+	// CFI) is taken only as the first candidate of its scan window: once
+	// a word of the window has been refused, the window is shown to hold
+	// stale words, and an unproven one is no better than the refused.
+	CheckProof
 )
 
 // ScanChecks is what the ARM family's scans require of a candidate: in
@@ -134,7 +164,7 @@ func ScanChecks(validated bool) Checks {
 	if !validated {
 		return 0
 	}
-	return CheckSymbols | CheckCFI
+	return CheckSymbols | CheckCFI | CheckProof
 }
 
 // decide is the one judgement of a candidate's evidence beyond its call
@@ -153,6 +183,7 @@ func decide(c *Candidate, checks Checks) (ok bool, why string) {
 	if checks&CheckCFI != 0 && !c.CFIConsistent() {
 		return false, "its own CFI unwinds to no plausible caller"
 	}
+
 	return true, ""
 }
 
