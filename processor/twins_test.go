@@ -133,19 +133,11 @@ var twinShortfalls = map[string]string{
 	"arm-strfn stacks 0": "a CFI-less leaf's pushes are read from its code",
 }
 
-// twinForeign lists the threads whose walk on a twin holds a frame the
-// oracle lacks, with the reason; every other thread must hold none.
-var twinForeign = map[string]string{
-	// main's frame record (x29) is __libc_start_call_main's caller's: the
-	// frameless __libc_start_call_main (no CFI) is skipped, as in
-	// Breakpad's walk, and the caller's sp, taken just above the record,
-	// is below __libc_start_main_impl's real sp (arm64 keeps the record at
-	// the bottom of a frame); its STACK CFI then reads a word 8 bytes
-	// past _start's return address (gdb: _start 0x4005b0, walk 0x4005b4).
-	"arm64-large breakpad 0": "CFI applied at a frame-record sp below the frame's",
-	"arm64-large crashpad 0": "CFI applied at a frame-record sp below the frame's",
-	"arm64-large stacks 0":   "CFI applied at a frame-record sp below the frame's",
-}
+// twinForeign lists the threads whose walk on a twin may hold a frame the
+// oracle lacks, with the reason; every other thread must hold none. None
+// does now. (arm64-large's did: its CFI ran at the sp a frame record gave,
+// below the frame's; walker/arm64 recordSP.)
+var twinForeign = map[string]string{}
 
 // TestClientTwinsAgainstGDB walks the client-shaped twin of every
 // testdata dump (coreconv.Shape: what Breakpad's and Crashpad's Linux
