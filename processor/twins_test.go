@@ -529,3 +529,94 @@ func TestFramelessLeafWithoutCode(t *testing.T) {
 		}
 	}
 }
+
+// TestARMSignalFrameWithoutCode: on the Breakpad-shaped twins of
+// arm-signal and arm-rtsignal, with glibc's restorers left out of the
+// symbol file (their pc then falls inside the function before them, which
+// has no CFI) and their code not in the dump, the walk finds the
+// interrupted frame by the kernel's frame layout (walker/arm layoutValid),
+// gdb's frame 3, and says so in the trace; Breakpad's mode does not; a
+// frame whose oldmask differs from uc_sigmask's first word is refused.
+func TestARMSignalFrameWithoutCode(t *testing.T) {
+	root := corpus.Testdata(t)
+	for _, c := range []struct{ dump, module, id string }{
+		{"arm-signal", "signaldemo", "9A22307838604F98FF23A50B36E1297A0"},
+		{"arm-rtsignal", "rtsignaldemo", "9EB0C0E22CDC4F906CC5E2C5112A91C40"},
+	} {
+		sym, err := os.ReadFile(filepath.Join(root, "symbols", c.module, c.id, c.module+".sym"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, l := range strings.Split(string(sym), "\n") {
+			if !strings.HasSuffix(l, "_sa_restorer") {
+				kept = append(kept, l)
+			}
+		}
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, c.module, c.id), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, c.module, c.id, c.module+".sym"), []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		syms := symfile.NewDirSupplier(dir)
+		data, err := os.ReadFile(filepath.Join(root, "dumps", c.dump+".dmp"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		twin, err := coreconv.Shape(data, coreconv.ClientBreakpad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), c.dump)
+		physical := func(data []byte, opts processor.Options) (uint32, []*walker.Frame) {
+			_, st := walkTwin(t, c.dump, data, syms, opts)
+			var out []*walker.Frame
+			for _, f := range st.Threads[0].Frames {
+				if f.Trust != walker.TrustInline {
+					out = append(out, f)
+				}
+			}
+			return st.Threads[0].ID, out
+		}
+		id, frames := physical(twin, processor.Options{Trace: true})
+		gdb := exp.Frames[id]
+		if len(gdb) < 6 || len(frames) < 6 || frames[3].Rule != walker.RuleSignal {
+			t.Fatalf("%s: frames %v, want gdb's %x with frame 3 by the signal frame", c.dump, frames, gdb)
+		}
+		for i := range 6 {
+			if framePC(frames[i]) != gdb[i] {
+				t.Errorf("%s: frame %d %#x, gdb's %#x", c.dump, i, framePC(frames[i]), gdb[i])
+			}
+		}
+		if note := frames[3].Steps[len(frames[3].Steps)-1].Note; !strings.Contains(note, "by its layout") || !strings.Contains(note, "no CFI") {
+			t.Errorf("%s: trace of frame 3: %q", c.dump, note)
+		}
+		if _, bp := physical(twin, processor.Options{Mode: walker.Breakpad}); len(bp) > 3 && bp[3].Rule == walker.RuleSignal {
+			t.Errorf("%s: Breakpad mode found the signal frame without code", c.dump)
+		}
+		// oldmask: the sigcontext's third word, after uc_flags, uc_link
+		// and uc_stack (20 bytes), past the siginfo of an rt_sigframe.
+		sp, _ := frames[2].Context.SP()
+		uc := sp
+		if c.dump == "arm-rtsignal" {
+			uc += 128
+		}
+		oldmask := uc + 20 + 8
+		d, err := minidump.NewFile(bytes.NewReader(twin), int64(len(twin)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem, _ := d.Memory()
+		r, ok := mem.Region(oldmask)
+		if !ok {
+			t.Fatalf("%s: no memory at %#x", c.dump, oldmask)
+		}
+		bad := append([]byte(nil), twin...)
+		bad[r.Off+int64(oldmask-r.Base)] ^= 0x40
+		if _, f := physical(bad, processor.Options{}); len(f) > 3 && f[3].Rule == walker.RuleSignal {
+			t.Errorf("%s: a signal frame taken with oldmask unlike uc_sigmask", c.dump)
+		}
+	}
+}

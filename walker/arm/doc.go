@@ -37,7 +37,12 @@
 //     trampoline's code, or a pc outside every module), the interrupted
 //     frame is recovered from the kernel's sigframe or rt_sigframe with
 //     every saved register (sigframe.go); a known trampoline whose frame
-//     does not validate ends the walk.
+//     does not validate ends the walk. Where the dump lacks the code at a
+//     caller's pc in the vDSO or inside a function without CFI
+//     (walker.MaybeSigreturnWithoutCode), the frame is taken by its layout
+//     alone with more evidence (sigframe_nocode.go): oldmask equal to
+//     uc_sigmask's first word, the saved pc in a module, and for an
+//     rt_sigframe uc_flags and uc_link 0.
 //
 // Return addresses carry the Thumb bit; lookups use the return address
 // minus 2, which lies inside the call instruction in both states.
