@@ -187,6 +187,30 @@ func decide(c *Candidate, checks Checks) (ok bool, why string) {
 	return true, ""
 }
 
+// lineObjection is why the line records say no call ends at addr (ra
+// with the Thumb bit cleared; thumb: ra had it), or "": a line record
+// starts at an instruction, so one that starts less than the shortest
+// call's length before addr (in the FUNC holding addr-1) leaves a shorter
+// instruction to end there. ARM-state code's shortest call is 4 bytes.
+func lineObjection(w *walker.Walker, addr uint64, thumb bool, set *instrSet) string {
+	shortest := set.minCallBytes
+	if set.thumbBit != 0 && !thumb {
+		shortest = 4
+	}
+	if shortest < 2 || addr < shortest {
+		return ""
+	}
+	f := &walker.Frame{Instruction: addr - 1}
+	w.Symbolize(f, false)
+	if f.Function == "" || f.IsPublic || f.SourceFile == "" && f.SourceLine == 0 {
+		return ""
+	}
+	if b := f.SourceLineBase; b > addr-shortest && b < addr {
+		return fmt.Sprintf("a line record starts at ra-%d, too short for a call to end at ra", addr-b)
+	}
+	return ""
+}
+
 // SymbolsReject starts the trace note of a candidate the symbols rule out
 // (walker.RuleScanChecked: "word at L = RA: symbols: WHY"): tests find
 // there the reason a scan passed over a word Breakpad takes.
@@ -211,7 +235,9 @@ const maxInitReturn = 0x20
 //     _init past its code (maxInitReturn), or farther than MaxPublicOffset
 //     from the PUBLIC symbol that names it (data after the last function:
 //     static binaries' "_fini + 0x1f87a");
-//   - on ARM, that PUBLIC's instruction set (its Thumb bit) is not ra's.
+//   - on ARM, that PUBLIC's instruction set (its Thumb bit) is not ra's;
+//   - the line records of the FUNC before ra make the instruction that
+//     ends at ra too short for a call (lineObjection).
 func symbolObjection(w *walker.Walker, ra uint64, set *instrSet, mask uint64) string {
 	addr := ra &^ set.thumbBit & mask
 	if addr < set.callOffset {
@@ -231,6 +257,9 @@ func symbolObjection(w *walker.Walker, ra uint64, set *instrSet, mask uint64) st
 		if !ok || before.Public || before.End() != addr || !set.callSite(w, ra).Kind.isCall() {
 			return "the first byte of " + at.Function
 		}
+	}
+	if o := lineObjection(w, addr, ra&set.thumbBit != 0, set); o != "" {
+		return o
 	}
 	call, ok := w.FunctionAt(callAddr)
 	if !ok || !call.Public {
