@@ -460,7 +460,8 @@ func TestTwinsWithLocalDebugInfo(t *testing.T) {
 // 1's return address by the symbol file and the chain alone, gdb's frame
 // 1, and the trace says why; Breakpad's mode follows the record and skips
 // the caller; with the record's return address moved into the word's own
-// function the rule refuses.
+// function the rule refuses, and so it does when the word's line records
+// start 1 byte before it (no call instruction is that short).
 func TestFramelessLeafWithoutCode(t *testing.T) {
 	root := corpus.Testdata(t)
 	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
@@ -527,7 +528,60 @@ func TestFramelessLeafWithoutCode(t *testing.T) {
 		if _, g := frame1(bad, processor.Options{}); g.Rule == walker.RuleLeafReturn {
 			t.Errorf("%s: the leaf return taken with the record returning into the same function", name)
 		}
+		// Line records: the word's line record split so that one starts
+		// 1 byte before it, leaving no room for a call: refused.
+		ra := f.ReturnAddress()
+		split := splitLineRecord(t, filepath.Join(root, "symbols"), f.Module, ra-f.Module.SymbolBase-1)
+		_, st := walkTwin(t, name, twin, split, processor.Options{})
+		if phys := physicalFrames(st.Threads[0].Frames); len(phys) > 1 && phys[1].Rule == walker.RuleLeafReturn {
+			t.Errorf("%s: the leaf return taken though a line record starts at its return address - 1", name)
+		}
 	}
+}
+
+func physicalFrames(frames []*walker.Frame) []*walker.Frame {
+	var out []*walker.Frame
+	for _, f := range frames {
+		if f.Trust != walker.TrustInline {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// splitLineRecord copies m's symbol file from dir into a new store with
+// the line record covering the module-relative address at split in two,
+// the second starting at it, and returns that store.
+func splitLineRecord(t *testing.T, dir string, m *walker.Module, at uint64) symfile.Supplier {
+	t.Helper()
+	rel := filepath.Join(filepath.Base(m.DebugFile), m.DebugID, strings.TrimSuffix(filepath.Base(m.DebugFile), ".pdb")+".sym")
+	data, err := os.ReadFile(filepath.Join(dir, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	done := false
+	for i, l := range lines {
+		var addr, size uint64
+		var line, file int
+		if n, _ := fmt.Sscanf(l, "%x %x %d %d", &addr, &size, &line, &file); n != 4 || addr >= at || at >= addr+size {
+			continue
+		}
+		lines[i] = fmt.Sprintf("%x %x %d %d\n%x %x %d %d", addr, at-addr, line, file, at, addr+size-at, line, file)
+		done = true
+		break
+	}
+	if !done {
+		t.Fatalf("%s: no line record covers %#x", rel, at)
+	}
+	out := t.TempDir()
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(out, rel)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, rel), []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return symfile.NewDirSupplier(out)
 }
 
 // TestARMSignalFrameWithoutCode: on the Breakpad-shaped twins of
