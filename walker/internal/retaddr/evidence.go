@@ -153,7 +153,10 @@ const (
 	// CheckProof: a candidate that is not Proven (by its call site or its
 	// CFI) is taken only as the first candidate of its scan window: once
 	// a word of the window has been refused, the window is shown to hold
-	// stale words, and an unproven one is no better than the refused.
+	// words that pass Breakpad's test without being return addresses,
+	// and an unproven one is no better than the refused (pick.decide);
+	// of two unproven words into one function the higher is taken
+	// (sameFunctionAbove).
 	CheckProof
 )
 
@@ -183,7 +186,6 @@ func decide(c *Candidate, checks Checks) (ok bool, why string) {
 	if checks&CheckCFI != 0 && !c.CFIConsistent() {
 		return false, "its own CFI unwinds to no plausible caller"
 	}
-
 	return true, ""
 }
 

@@ -22,7 +22,9 @@ type Arch struct {
 // when the dump holds code they are chosen by their call sites (pick). A
 // window without a candidate is searched on for a confirmed one
 // (confirmedBeyond); on x86 and amd64 a confirmed choice may yield to an
-// earlier candidate whose own caller follows it (chainedCandidate). mask
+// earlier candidate whose own caller follows it (chainedCandidate); with
+// CheckProof an unproven choice may yield to a later word returning into
+// the same function (sameFunctionAbove). mask
 // has no bits above a word; on arm64 it also clears pointer-authentication
 // signatures, which Apple's arm64e code puts on every return address it
 // saves. Without code and checks it is exactly Breakpad's scan.
@@ -77,7 +79,7 @@ func sameFunctionAbove(w *walker.Walker, callee *walker.Frame, c *Candidate, end
 	}
 	size := uint64(c.set.wordSize)
 	at := (c.RA&^c.set.thumbBit - c.set.callOffset) & c.mask
-	if retaddr := callee.Instruction; SameFunction(w, at, retaddr) || !FunctionKnown(w, at) {
+	if SameFunction(w, at, callee.Instruction) || !FunctionKnown(w, at) {
 		return 0, 0, false
 	}
 	for l := c.Loc + size; l <= end && l > c.Loc; l += size {

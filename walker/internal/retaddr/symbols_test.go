@@ -64,7 +64,7 @@ func TestSymbolObjection(t *testing.T) {
 		{isaARM, thumbSyms, 0x3011, nil, ""},
 		{isaARM, thumbSyms, 0x3010, nil, "in the other instruction set than the PUBLIC symbol thumbfn"},
 		{isaARM, thumbSyms, 0x4010, nil, ""},
-		{isaARM, thumbSyms + lines, 0x500b, nil, ""},                                                             // Thumb: BLX Rm at 0x5008
+		{isaARM, thumbSyms + lines, 0x500b, nil, ""},                                                                // Thumb: BLX Rm at 0x5008
 		{isaARM, thumbSyms + lines, 0x500a, nil, "a line record starts at ra-2, too short for a call to end at ra"}, // ARM state: 4-byte calls
 	} {
 		set := c.set.desc()
