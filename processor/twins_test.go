@@ -356,13 +356,7 @@ func TestSignalFrameWithoutCode(t *testing.T) {
 	exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), "x86-signal")
 	physical := func(data []byte, opts processor.Options) (uint32, []*walker.Frame) {
 		_, st := walkTwin(t, "x86-signal", data, syms, opts)
-		var out []*walker.Frame
-		for _, f := range st.Threads[0].Frames {
-			if f.Trust != walker.TrustInline {
-				out = append(out, f)
-			}
-		}
-		return st.Threads[0].ID, out
+		return st.Threads[0].ID, physicalFrames(st.Threads[0].Frames)
 	}
 	id, frames := physical(twin, processor.Options{Trace: true})
 	gdb := exp.Frames[id]
@@ -626,13 +620,7 @@ func TestARMSignalFrameWithoutCode(t *testing.T) {
 		exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), c.dump)
 		physical := func(data []byte, opts processor.Options) (uint32, []*walker.Frame) {
 			_, st := walkTwin(t, c.dump, data, syms, opts)
-			var out []*walker.Frame
-			for _, f := range st.Threads[0].Frames {
-				if f.Trust != walker.TrustInline {
-					out = append(out, f)
-				}
-			}
-			return st.Threads[0].ID, out
+			return st.Threads[0].ID, physicalFrames(st.Threads[0].Frames)
 		}
 		id, frames := physical(twin, processor.Options{Trace: true})
 		gdb := exp.Frames[id]
