@@ -267,7 +267,10 @@ func TestFramePointerARMModeGCC(t *testing.T) {
 // qsort's comparator in arm-libc), data far past the last PUBLIC symbol
 // (static binaries' "_fini + 0x1f87a") and an ARM-state (even) return
 // address into a Thumb function (its PUBLIC address is odd); the extended
-// scan skips all three.
+// scan skips all three. The return address after them is taken only
+// when proven (retaddr.CheckProof): here by b_func's CFI, which unwinds
+// it to the end of the stack; without that CFI (and without code) it is
+// no better than the three refused words, and the walk stops.
 func TestValidatedScan(t *testing.T) {
 	f := newFixture().set(minidump.ARMPC, mod1+0x200).set(minidump.ARMSP, stack)
 	f.syms = map[string]string{"module2": sym2}
@@ -278,7 +281,9 @@ func TestValidatedScan(t *testing.T) {
 	check(t, "breakpad", f.walk(t, true), want{mod1 + 0x200, stack, walker.TrustContext},
 		want{mod2 + 0x2101, stack + 8, walker.TrustScan}, want{mod2 + 0x23001, stack + 12, walker.TrustScan},
 		want{mod2 + 0x5010, stack + 16, walker.TrustScan}, want{mod2 + 0x2045, stack + 20, walker.TrustScan})
-	check(t, "extended", f.walk(t, false), want{mod1 + 0x200, stack, walker.TrustContext},
+	check(t, "extended, unproven", f.walk(t, false), want{mod1 + 0x200, stack, walker.TrustContext})
+	f.syms = map[string]string{"module2": sym2 + "STACK CFI INIT 2000 100 .cfa: sp 8 + .ra: .cfa -4 + ^\n"}
+	check(t, "extended, proven by CFI", f.walk(t, false), want{mod1 + 0x200, stack, walker.TrustContext},
 		want{mod2 + 0x2045, stack + 20, walker.TrustScan})
 }
 

@@ -15,7 +15,10 @@
 //     caller of a leaf function. (Without symbols for the crashing function,
 //     an LR into its own module is used only when found pushed.)
 //   - scanning skips values that cannot be return addresses (function
-//     starts, far PUBLIC matches) and candidates whose CFI unwinds to junk.
+//     starts, far PUBLIC matches) and candidates whose CFI unwinds to junk;
+//     once it has skipped one, it takes only a candidate its call site or
+//     its own CFI proves (retaddr.CheckProof), and else stops: static
+//     glibc's frames without CFI hold stale return addresses.
 //   - the frame-pointer chain is followed on every OS, with r7 for Thumb
 //     code (a return address with bit 0 set) and r11 for ARM code, accepting
 //     both record layouts in use ([fp]=caller fp, [fp+4]=lr from clang and
@@ -34,7 +37,12 @@
 //     trampoline's code, or a pc outside every module), the interrupted
 //     frame is recovered from the kernel's sigframe or rt_sigframe with
 //     every saved register (sigframe.go); a known trampoline whose frame
-//     does not validate ends the walk.
+//     does not validate ends the walk. Where the dump lacks the code at a
+//     caller's pc in the vDSO or inside a function without CFI
+//     (walker.MaybeSigreturnWithoutCode), the frame is taken by its layout
+//     alone with more evidence (sigframe_nocode.go): oldmask equal to
+//     uc_sigmask's first word, the saved pc in a module, and for an
+//     rt_sigframe uc_flags and uc_link 0.
 //
 // Return addresses carry the Thumb bit; lookups use the return address
 // minus 2, which lies inside the call instruction in both states.

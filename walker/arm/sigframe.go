@@ -169,6 +169,7 @@ func signalFrameAt(w *walker.Walker, f *walker.Frame, note bool) (words [scCPSR 
 		return words, 0, false
 	}
 	var layouts []bool // rt or not, in the order to try
+	nocode := ""       // why a pc in a module may be a trampoline the dump lacks
 	switch trampolineAt(w, pc) {
 	case sigreturnTrampoline:
 		layouts = []bool{false}
@@ -176,16 +177,23 @@ func signalFrameAt(w *walker.Walker, f *walker.Frame, note bool) (words [scCPSR 
 		layouts = []bool{true}
 	default:
 		if w.ModuleAt(pc&^1) != nil {
-			return words, 0, false
+			why, ok := maybeTrampoline(w, f, pc)
+			if !ok {
+				return words, 0, false
+			}
+			nocode = why
 		}
 		layouts = []bool{true, false}
 	}
 	for _, rt := range layouts {
 		words, why := sigcontextAt(w, sp, rt)
-		if why == "" {
+		if why == "" && (nocode == "" || layoutValid(w, sp, rt, words, nocode, note)) {
+			if nocode != "" && note {
+				w.Found("%s; the kernel's signal frame at sp %#x by its layout", nocode, sp)
+			}
 			return words, frameEnd(sp, rt), true
 		}
-		if note {
+		if why != "" && note && nocode == "" {
 			w.Reject(walker.RuleSignal, "no signal frame at sp %#x: %s", sp, why)
 		}
 	}

@@ -24,6 +24,8 @@ type sigCase struct {
 	cpsr     uint32
 	ucFlags  uint32
 	magic    uint32 // uc_regspace's first word
+	oldmask  uint32 // the sigcontext's (uc_sigmask's first word is 0)
+	link     uint32 // uc_link
 	breakpad bool
 }
 
@@ -44,7 +46,9 @@ func (c sigCase) walk(t *testing.T) []*walker.Frame {
 		uc = 128
 	}
 	put(uc, c.ucFlags)
+	put(uc+4, c.link)
 	sc := uc + 20
+	put(sc+8, c.oldmask)
 	for i := uint64(0); i < 16; i++ {
 		put(sc+12+4*i, 0x100+uint32(i)) // r0-r15
 	}
@@ -119,6 +123,12 @@ func TestSignalFrame(t *testing.T) {
 			cpsr: userThumb, magic: vfpMagic}, ""},
 		{"sigframe outside every module", sigCase{restorer: 0xffff0500,
 			cpsr: userThumb, ucFlags: kernelMagic, magic: vfpMagic}, ""},
+		// Without the trampoline's code, its pc inside a function with no
+		// CFI: the layout decides (walker/arm layoutValid).
+		{"sigframe inside a function without CFI, no code", sigCase{restorer: restorer | 1, syms: "PUBLIC 1f01 0 sigaction\n",
+			cpsr: userThumb, ucFlags: kernelMagic, magic: vfpMagic}, "sigaction"},
+		{"rt_sigframe inside a function without CFI, no code", sigCase{rt: true, restorer: restorer | 1, syms: "PUBLIC 1f01 0 sigaction\n",
+			cpsr: userThumb, magic: vfpMagic}, "sigaction"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := tc.c.walk(t)
@@ -153,9 +163,20 @@ func TestSignalFrame(t *testing.T) {
 		{"unknown uc_regspace record", sigCase{restorer: restorer | 1, syms: "PUBLIC 2001 0 __default_sa_restorer\n",
 			cpsr: userThumb, ucFlags: kernelMagic, magic: 0x12345678}},
 		{"sigframe with other uc_flags", sigCase{restorer: 0xffff0500, cpsr: userThumb, ucFlags: 7, magic: vfpMagic}},
-		{"no trampoline in a module", sigCase{restorer: restorer | 1, syms: "PUBLIC 2001 0 other\n",
-			cpsr: userThumb, ucFlags: kernelMagic, magic: vfpMagic}},
+		{"no trampoline in a module (its code shows none)", sigCase{restorer: restorer | 1, syms: "PUBLIC 2001 0 other\n",
+			code: le16(0xbf00, 0xbf00, 0xbf00, 0xbf00), cpsr: userThumb, ucFlags: kernelMagic, magic: vfpMagic}},
 		{"Breakpad mode", sigCase{restorer: restorer | 1, syms: "PUBLIC 2001 0 __default_sa_restorer\n",
+			cpsr: userThumb, ucFlags: kernelMagic, magic: vfpMagic, breakpad: true}},
+		// Near misses of the layout without code: one word off each.
+		{"no code: oldmask unlike uc_sigmask", sigCase{restorer: restorer | 1, syms: "PUBLIC 1f01 0 sigaction\n",
+			cpsr: userThumb, ucFlags: kernelMagic, magic: vfpMagic, oldmask: 0x4000}},
+		{"no code: rt_sigframe with uc_link set", sigCase{rt: true, restorer: restorer | 1, syms: "PUBLIC 1f01 0 sigaction\n",
+			cpsr: userThumb, magic: vfpMagic, link: stack + 0x100}},
+		{"no code: rt_sigframe with uc_flags set", sigCase{rt: true, restorer: restorer | 1, syms: "PUBLIC 1f01 0 sigaction\n",
+			cpsr: userThumb, ucFlags: 1, magic: vfpMagic}},
+		{"no code: the pc has CFI", sigCase{restorer: restorer | 1, syms: "PUBLIC 1f01 0 sigaction\nSTACK CFI INIT 1f00 200 .cfa: sp 0 + .ra: lr\n",
+			cpsr: userThumb, ucFlags: kernelMagic, magic: vfpMagic}},
+		{"no code: Breakpad mode", sigCase{restorer: restorer | 1, syms: "PUBLIC 1f01 0 sigaction\n",
 			cpsr: userThumb, ucFlags: kernelMagic, magic: vfpMagic, breakpad: true}},
 	} {
 		fs := tc.c.walk(t)

@@ -190,6 +190,13 @@ func (a *Walker) strip(w *walker.Walker, p uint64) uint64 {
 }
 
 func (a *Walker) byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRules) *walker.Frame {
+	if sp, ok := recordSP(w, last, rules); ok {
+		// A copy: the frame keeps the sp it was found with.
+		at := *last
+		at.Context.SetIndex(regSP, sp)
+		w.Found("sp %#x from x29 %#x: its CFI saves x29 there; the record gave %#x", sp, raw(last)[regFP], raw(last)[regSP])
+		last = &at
+	}
 	ctx, ok := w.CallerByCFI(rules, last, cfiRegs)
 	if !ok {
 		return nil

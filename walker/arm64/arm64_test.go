@@ -295,7 +295,8 @@ func TestPointerAuthentication(t *testing.T) {
 
 // TestValidatedScan: a function pointer (the start of d_func) passes
 // Breakpad's test, since the address before it lies in b_func; the extended
-// scan skips it and finds the return address.
+// scan skips it and finds the return address when its CFI proves it
+// (retaddr.CheckProof); unproven, after a refused word, it is not taken.
 func TestValidatedScan(t *testing.T) {
 	f := newFixture().set(minidump.ARM64PC, mod1+0x200).set(minidump.ARM64SP, stack)
 	f.syms = map[string]string{"module2": sym2}
@@ -303,8 +304,11 @@ func TestValidatedScan(t *testing.T) {
 	f.words[stack+16] = mod2 + 0x2044
 	check(t, "breakpad", f.walk(t, true), want{mod1 + 0x200, stack, walker.TrustContext},
 		want{mod2 + 0x2100, stack + 16, walker.TrustScan}, want{mod2 + 0x2044, stack + 24, walker.TrustScan})
-	check(t, "extended", f.walk(t, false), want{mod1 + 0x200, stack, walker.TrustContext},
-		want{mod2 + 0x2044, stack + 24, walker.TrustScan})
+	check(t, "extended, unproven", f.walk(t, false), want{mod1 + 0x200, stack, walker.TrustContext})
+	f.syms = map[string]string{"module2": sym2 + "STACK CFI INIT 2000 100 .cfa: sp 16 + .ra: .cfa -8 + ^\n"}
+	// (A caller with CFI gets the 16-byte aligned sp above the word.)
+	check(t, "extended, proven by CFI", f.walk(t, false), want{mod1 + 0x200, stack, walker.TrustContext},
+		want{mod2 + 0x2044, stack + 32, walker.TrustScan})
 }
 
 // bl encodes an A64 BL at addr to target (ARM ARM C6.2.34).

@@ -13,7 +13,12 @@
 //     (Without symbols for the crashing function, an LR into its own module
 //     is not trusted.)
 //   - Scanning skips values that cannot be return addresses (function
-//     starts, far PUBLIC matches) and candidates whose CFI unwinds to junk.
+//     starts, far PUBLIC matches) and candidates whose CFI unwinds to junk;
+//     once it has skipped one it takes only a candidate its call site or
+//     CFI proves (retaddr.CheckProof), and else stops.
+//   - CFI of a frame found by a frame record runs at the sp its x29 shows
+//     when its CFI saves x29 higher than the sp the record gave (recordsp.go:
+//     a record sits at the bottom of its frame, so that sp is a lower bound).
 //   - The frame-pointer step takes the caller's PC from the frame record
 //     ([x29+8]) rather than from the callee's LR register, which for a frame
 //     that has pushed its record and made calls points back into the callee,
@@ -34,7 +39,11 @@
 //   - Above a Linux rt_sigreturn trampoline (__kernel_rt_sigreturn by
 //     symbol, its code, or a pc outside every module such as qemu-user's
 //     trampoline page), the interrupted frame is recovered from the
-//     kernel's rt_sigframe with every saved register (sigframe.go); the
+//     kernel's rt_sigframe with every saved register (sigframe.go); where
+//     the dump lacks the code at a pc in the vDSO or inside a function
+//     without CFI (walker.MaybeSigreturnWithoutCode) the frame must also
+//     name a signal, have uc_flags and uc_link 0 and a saved pc in a module
+//     (sigframe_nocode.go); the
 //     frame record the kernel leaves above it, which skips the interrupted
 //     pc, is never followed from the trampoline.
 //

@@ -96,22 +96,40 @@ func sigcontextAt(w *walker.Walker, sp uint64) (sc sigcontext, why string) {
 // signalFrameAt finds the signal frame of a trampoline frame f: at its sp
 // when its pc is the trampoline (trampolineAt) or, for a pc outside every
 // module (the vDSO or qemu's trampoline page without symbols or code), when
-// the frame there validates. note says whether to record a rejection.
+// the frame there validates; for a pc in the vDSO or inside a function
+// without CFI whose code the dump lacks (walker.MaybeSigreturnWithoutCode),
+// when it validates with the layout's further evidence (layoutValid).
+// note says whether to record a rejection.
 func signalFrameAt(w *walker.Walker, f *walker.Frame, note bool) (sigcontext, bool) {
 	pc, ok1 := f.Context.Index(regPC)
 	sp, ok2 := f.Context.Index(regSP)
 	if !ok1 || !ok2 || f.Trust == walker.TrustContext || w.Breakpad() {
 		return sigcontext{}, false
 	}
+	nocode := "" // why a pc in a module may be a trampoline the dump lacks
 	if !trampolineAt(w, pc) && w.ModuleAt(pc) != nil {
-		return sigcontext{}, false
+		at := *f
+		at.Instruction = pc
+		why, ok := w.MaybeSigreturnWithoutCode(&at)
+		if !ok {
+			return sigcontext{}, false
+		}
+		nocode = why
 	}
 	sc, why := sigcontextAt(w, sp)
 	if why != "" {
-		if note {
+		if note && nocode == "" {
 			w.Reject(walker.RuleSignal, "no signal frame at sp %#x: %s", sp, why)
 		}
 		return sigcontext{}, false
+	}
+	if nocode != "" {
+		if !layoutValid(w, sp, sc, nocode, note) {
+			return sigcontext{}, false
+		}
+		if note {
+			w.Found("%s; the kernel's rt_sigframe at sp %#x by its layout", nocode, sp)
+		}
 	}
 	return sc, true
 }

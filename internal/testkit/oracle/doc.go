@@ -5,7 +5,8 @@
 // kept in the repository: gdb backtraces written by
 // scripts/gen-testdata/gdb_frames.py (ReadGDBFrames) and Breakpad's -m
 // output (ReadMachineFrames); and it lists a PDB's procedure records as
-// llvm-pdbutil reads them (PDBProcs).
+// llvm-pdbutil reads them (PDBProcs). UntilForeign cuts a walk at its
+// first frame the oracle lacks, for comparisons with another walker.
 //
 // The binaries' directory is $BREAKPAD_ORACLE_DIR, else DefaultDir(), in the
 // tests' cache directory (internal/testkit/corpus.TestCacheDir). .ci/run

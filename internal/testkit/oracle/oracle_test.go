@@ -101,3 +101,17 @@ func TestParseGDBFramesRejectsMalformed(t *testing.T) {
 		t.Errorf("parseGDBFrames = %+v, %v", threads, err)
 	}
 }
+
+func TestUntilForeign(t *testing.T) {
+	want := []uint64{1, 2, 3, 4}
+	for _, c := range []struct{ walk, until []uint64 }{
+		{[]uint64{1, 2, 9, 3, 4}, []uint64{1, 2}},
+		{[]uint64{1, 3, 4}, []uint64{1, 3, 4}},
+		{[]uint64{7}, []uint64{}},
+		{nil, nil},
+	} {
+		if got := UntilForeign(c.walk, want); len(got) != len(c.until) || (len(got) > 0 && got[len(got)-1] != c.until[len(c.until)-1]) {
+			t.Errorf("UntilForeign(%v) = %v, want %v", c.walk, got, c.until)
+		}
+	}
+}

@@ -9,7 +9,9 @@
 // (walker.Env.Code), the call instruction that ends at it (Call:
 // ClassifyCallSite decodes it for arm, Thumb, arm64, x86 and amd64, Judge
 // compares it with the callee).
-// decide weighs the checks a walker asks for, and Scan, the one stack
+// decide weighs the checks a walker asks for (CheckProof: without its
+// call site or its own CFI, Proven, a candidate is taken only as the
+// first of its window), and Scan, the one stack
 // scan of all four walkers and both modes (Breakpad's scan without code or
 // checks), chooses among a window's candidates by their call sites (pick),
 // over ScanWords, the one scan window. A walker that reads a return

@@ -22,9 +22,9 @@ type Candidate struct {
 
 	call              Verdict
 	symbol            string
-	cfi               bool
+	cfi, proven       bool
 	callDone, symDone bool
-	cfiDone           bool
+	cfiDone, provDone bool
 }
 
 // NewCandidate describes the candidate ra, read from the stack word at
@@ -73,19 +73,44 @@ func (c *Candidate) CFIConsistent() bool {
 }
 
 func (c *Candidate) cfiConsistent() bool {
+	caller, ok := c.cfiStep()
+	return !ok || c.CallerConsistent(caller)
+}
+
+// cfiStep unwinds the candidate frame one step by its own CFI; false when
+// it has none or the step cannot be evaluated.
+func (c *Candidate) cfiStep() (minidump.Context, bool) {
 	ctx := minidump.NewContext(c.callee.Context.Arch)
 	ctx.SetIndex(c.a.PC, c.RA)
 	ctx.SetIndex(c.a.SP, c.set.callerSP(c.Loc))
 	f := walker.Frame{Instruction: (c.RA - c.set.callOffset) & c.mask, Context: ctx}
 	rules, ok := c.w.CFIRules(&f)
 	if !ok {
+		return minidump.Context{}, false
+	}
+	return c.w.CallerByCFI(rules, &f, c.a.CFIRegs)
+}
+
+// Proven reports whether evidence beyond the word's value shows the
+// candidate is a return address: the code before it (in the dump or the
+// module's file) holds a call instruction ending there, or the
+// candidate's own CFI unwinds it one step to a plausible caller
+// (CallerConsistent). A stale return address left in the callee's frame
+// by an earlier call passes Breakpad's test and the symbols' as well as
+// the real one; without its call site or its CFI nothing tells them apart.
+func (c *Candidate) Proven() bool {
+	if !c.provDone {
+		c.proven, c.provDone = c.proven0(), true
+	}
+	return c.proven
+}
+
+func (c *Candidate) proven0() bool {
+	if c.set.callSite(c.w, c.RA).Kind.isCall() {
 		return true
 	}
-	caller, ok := c.w.CallerByCFI(rules, &f, c.a.CFIRegs)
-	if !ok {
-		return true
-	}
-	return c.CallerConsistent(caller)
+	caller, ok := c.cfiStep()
+	return ok && c.CallerConsistent(caller)
 }
 
 // CallerConsistent is CFIConsistent's test of caller, the registers the
@@ -125,6 +150,14 @@ const (
 	CheckSymbols Checks = 1 << iota
 	// CheckCFI: the candidate frame's CFI unwinds to a plausible caller.
 	CheckCFI
+	// CheckProof: a candidate that is not Proven (by its call site or its
+	// CFI) is taken only as the first candidate of its scan window: once
+	// a word of the window has been refused, the window is shown to hold
+	// words that pass Breakpad's test without being return addresses,
+	// and an unproven one is no better than the refused (pick.decide);
+	// of two unproven words into one function the higher is taken
+	// (sameFunctionAbove).
+	CheckProof
 )
 
 // ScanChecks is what the ARM family's scans require of a candidate: in
@@ -134,7 +167,7 @@ func ScanChecks(validated bool) Checks {
 	if !validated {
 		return 0
 	}
-	return CheckSymbols | CheckCFI
+	return CheckSymbols | CheckCFI | CheckProof
 }
 
 // decide is the one judgement of a candidate's evidence beyond its call
@@ -154,6 +187,30 @@ func decide(c *Candidate, checks Checks) (ok bool, why string) {
 		return false, "its own CFI unwinds to no plausible caller"
 	}
 	return true, ""
+}
+
+// lineObjection is why the line records say no call ends at addr (ra
+// with the Thumb bit cleared; thumb: ra had it), or "": a line record
+// starts at an instruction, so one that starts less than the shortest
+// call's length before addr (in the FUNC holding addr-1) leaves a shorter
+// instruction to end there. ARM-state code's shortest call is 4 bytes.
+func lineObjection(w *walker.Walker, addr uint64, thumb bool, set *instrSet) string {
+	shortest := set.minCallBytes
+	if set.thumbBit != 0 && !thumb {
+		shortest = 4
+	}
+	if shortest < 2 || addr < shortest {
+		return ""
+	}
+	f := &walker.Frame{Instruction: addr - 1}
+	w.Symbolize(f, false)
+	if f.Function == "" || f.IsPublic || f.SourceFile == "" && f.SourceLine == 0 {
+		return ""
+	}
+	if b := f.SourceLineBase; b > addr-shortest && b < addr {
+		return fmt.Sprintf("a line record starts at ra-%d, too short for a call to end at ra", addr-b)
+	}
+	return ""
 }
 
 // SymbolsReject starts the trace note of a candidate the symbols rule out
@@ -180,7 +237,9 @@ const maxInitReturn = 0x20
 //     _init past its code (maxInitReturn), or farther than MaxPublicOffset
 //     from the PUBLIC symbol that names it (data after the last function:
 //     static binaries' "_fini + 0x1f87a");
-//   - on ARM, that PUBLIC's instruction set (its Thumb bit) is not ra's.
+//   - on ARM, that PUBLIC's instruction set (its Thumb bit) is not ra's;
+//   - the line records of the FUNC before ra make the instruction that
+//     ends at ra too short for a call (lineObjection).
 func symbolObjection(w *walker.Walker, ra uint64, set *instrSet, mask uint64) string {
 	addr := ra &^ set.thumbBit & mask
 	if addr < set.callOffset {
@@ -200,6 +259,9 @@ func symbolObjection(w *walker.Walker, ra uint64, set *instrSet, mask uint64) st
 		if !ok || before.Public || before.End() != addr || !set.callSite(w, ra).Kind.isCall() {
 			return "the first byte of " + at.Function
 		}
+	}
+	if o := lineObjection(w, addr, ra&set.thumbBit != 0, set); o != "" {
+		return o
 	}
 	call, ok := w.FunctionAt(callAddr)
 	if !ok || !call.Public {

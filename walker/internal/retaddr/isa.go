@@ -31,6 +31,10 @@ type instrSet struct {
 	// at most 7 bytes after its opcode (FF, ModRM, SIB, disp32; 9A
 	// ptr16:32), and up to 4 more bytes may hold an address-size prefix.
 	maxCallBytes int
+	// minCallBytes is the length of the shortest call instruction: x86's
+	// and amd64's `call *%reg` (FF /2 with a register ModRM) and Thumb's
+	// BLX Rm are 2 bytes; ARM-state and A64 calls 4.
+	minCallBytes uint64
 	// chainScan: a scan chosen by call site yields to an earlier
 	// candidate whose own caller follows it (chainedCandidate). The x86
 	// family's scans, which take Breakpad's candidates without the
@@ -51,10 +55,10 @@ type instrSet struct {
 
 var isas = [...]instrSet{
 	isaNone:  {isa: isaNone, wordSize: 8, callOffset: 1},
-	isaARM:   {isa: isaARM, wordSize: 4, callOffset: 2, thumbBit: 1, maxCallBytes: 8, wideFromCFI: true},
-	isaARM64: {isa: isaARM64, wordSize: 8, callOffset: 4, maxCallBytes: 4, wideFromCFI: true, spAlign: 16},
-	isaX86:   {isa: isaX86, wordSize: 4, callOffset: 1, maxCallBytes: 11, chainScan: true},
-	isaAMD64: {isa: isaAMD64, wordSize: 8, callOffset: 1, maxCallBytes: 11, chainScan: true},
+	isaARM:   {isa: isaARM, wordSize: 4, callOffset: 2, thumbBit: 1, maxCallBytes: 8, minCallBytes: 2, wideFromCFI: true},
+	isaARM64: {isa: isaARM64, wordSize: 8, callOffset: 4, maxCallBytes: 4, minCallBytes: 4, wideFromCFI: true, spAlign: 16},
+	isaX86:   {isa: isaX86, wordSize: 4, callOffset: 1, maxCallBytes: 11, minCallBytes: 2, chainScan: true},
+	isaAMD64: {isa: isaAMD64, wordSize: 8, callOffset: 1, maxCallBytes: 11, minCallBytes: 2, chainScan: true},
 }
 
 // maxCallBytes bounds every instrSet's maxCallBytes.

@@ -22,7 +22,9 @@ type Arch struct {
 // when the dump holds code they are chosen by their call sites (pick). A
 // window without a candidate is searched on for a confirmed one
 // (confirmedBeyond); on x86 and amd64 a confirmed choice may yield to an
-// earlier candidate whose own caller follows it (chainedCandidate). mask
+// earlier candidate whose own caller follows it (chainedCandidate); with
+// CheckProof an unproven choice may yield to a later word returning into
+// the same function (sameFunctionAbove). mask
 // has no bits above a word; on arm64 it also clears pointer-authentication
 // signatures, which Apple's arm64e code puts on every return address it
 // saves. Without code and checks it is exactly Breakpad's scan.
@@ -55,7 +57,49 @@ func Scan(w *walker.Walker, callee *walker.Frame, start uint64, words int, mask 
 	if set.chainScan && p.useCode && Judge(w, callee, p.ra) == Confirmed {
 		return chainedCandidate(w, callee, start, p.loc, p.ra, set.wordSize)
 	}
+	if checks&CheckProof != 0 {
+		if l, ra, ok := sameFunctionAbove(w, callee, p.c, start+uint64(words)*size, checks); ok {
+			return l, ra, true
+		}
+	}
 	return p.loc, p.ra, true
+}
+
+// sameFunctionAbove looks, when the scan's choice c is not Proven, for a
+// later word of the window, up to end, that returns into the same
+// function F (not the callee's) and passes checks. A return address into
+// F is stored by F's callee, below F's frame; one found inside F's own
+// frame would need F to have recursed, and the callee is not F. Of two
+// such words the lower then lies in the callee's frame, a stale one left
+// by an earlier call F made (the usual source of stale return addresses),
+// and the higher is the callee's return address.
+func sameFunctionAbove(w *walker.Walker, callee *walker.Frame, c *Candidate, end uint64, checks Checks) (loc, ra uint64, ok bool) {
+	if c == nil || c.Proven() {
+		return 0, 0, false
+	}
+	size := uint64(c.set.wordSize)
+	at := (c.RA&^c.set.thumbBit - c.set.callOffset) & c.mask
+	if SameFunction(w, at, callee.Instruction) || !FunctionKnown(w, at) {
+		return 0, 0, false
+	}
+	for l := c.Loc + size; l <= end && l > c.Loc; l += size {
+		v, ok := w.ReadWord(l, c.set.wordSize)
+		if !ok {
+			break
+		}
+		d := NewCandidate(w, callee, c.a, c.mask, l, v)
+		if !d.InFunction() || !SameFunction(w, at, (d.RA&^c.set.thumbBit-c.set.callOffset)&c.mask) {
+			continue
+		}
+		if ok, _ := decide(d, checks); !ok {
+			continue
+		}
+		if w.Tracing() {
+			w.Reject(walker.RuleScanChecked, "word at %#x = %#x: unproven, and the word at %#x returns into the same function: this one lies in the callee's frame", c.Loc, c.RA, l)
+		}
+		return l, d.RA, true
+	}
+	return 0, 0, false
 }
 
 // pick chooses among the candidates of a scan window, offered in order.
@@ -69,6 +113,8 @@ type pick struct {
 	useCode bool
 	loc, ra uint64
 	ok      bool
+	refused bool       // a candidate of the window was refused
+	c       *Candidate // the chosen candidate
 }
 
 // offer considers the candidate c; its checks run only when their verdict
@@ -76,18 +122,19 @@ type pick struct {
 func (p *pick) offer(c *Candidate, checks Checks) (done bool) {
 	w := c.w
 	if !p.useCode {
-		if ok, why := decide(c, checks); !ok {
+		if ok, why := p.decide(c, checks); !ok {
 			if w.Tracing() {
 				w.Reject(walker.RuleScanChecked, "word at %#x = %#x: %s", c.Loc, c.RA, why)
 			}
 			return false
 		}
-		p.loc, p.ra, p.ok = c.Loc, c.RA, true
+		p.loc, p.ra, p.ok, p.c = c.Loc, c.RA, true, c
 		return true
 	}
 	v := c.Call()
 	switch {
 	case v == NoCall:
+		p.refused = true
 		if w.Tracing() {
 			w.Reject(walker.RuleScanAfterCall, "word at %#x = %#x: no call instruction precedes it", c.Loc, c.RA)
 		}
@@ -98,7 +145,7 @@ func (p *pick) offer(c *Candidate, checks Checks) (done bool) {
 		}
 		return false
 	}
-	if ok, why := decide(c, checks); !ok {
+	if ok, why := p.decide(c, checks); !ok {
 		if w.Tracing() {
 			w.Reject(walker.RuleScanChecked, "word at %#x = %#x: %s", c.Loc, c.RA, why)
 		}
@@ -107,12 +154,28 @@ func (p *pick) offer(c *Candidate, checks Checks) (done bool) {
 	if p.ok && w.Tracing() {
 		w.Reject(walker.RuleScanAfterCall, "word at %#x = %#x: call site not confirmed, a later confirmed one replaces it", p.loc, p.ra)
 	}
-	p.loc, p.ra = c.Loc, c.RA
+	p.loc, p.ra, p.c = c.Loc, c.RA, c
 	p.ok = true
 	// Nothing can confirm a callee whose function is unknown: the first
 	// candidate after a call is final.
 	return v == Confirmed || c.callee.Function == ""
 }
+
+// decide is the package's decide, and CheckProof's test: an unproven
+// candidate after a refused one is refused. Every refusal is remembered.
+func (p *pick) decide(c *Candidate, checks Checks) (bool, string) {
+	ok, why := decide(c, checks)
+	if ok && checks&CheckProof != 0 && p.refused && !c.Proven() {
+		ok, why = false, unprovenAfterRefused
+	}
+	if !ok {
+		p.refused = true
+	}
+	return ok, why
+}
+
+// unprovenAfterRefused is the trace note of CheckProof's refusal.
+const unprovenAfterRefused = "unproven (no call instruction before it in the code at hand, no CFI of its own) after a refused word of the window"
 
 // beyondBytes bounds confirmedBeyond's search above its start: 16 KiB
 // holds a frame with a PATH_MAX (4 KiB) or BUFSIZ (8 KiB) buffer and the

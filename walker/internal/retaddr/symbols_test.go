@@ -18,6 +18,9 @@ func TestSymbolObjection(t *testing.T) {
 	const base = 0x400000
 	syms := "MODULE Linux x86_64 ID1 prog\n" +
 		"PUBLIC 1000 0 _init\nFUNC 2000 40 0 f\nFUNC 2040 40 0 g\nFUNC 2100 30 0 _start\nPUBLIC 9000 0 _fini\n"
+	// FUNC h's line records start at 0x5000, 0x5006 (after a 5-byte call
+	// and a 1-byte instruction), 0x5008 and 0x5010.
+	lines := "FILE 0 h.c\nFUNC 5000 20 0 h\n5000 6 1 0\n5006 2 2 0\n5008 8 3 0\n5010 10 4 0\n"
 	thumbSyms := "MODULE Linux arm ID1 prog\n" +
 		"PUBLIC 1001 0 _init\nFUNC 2000 40 0 f\nFUNC 2040 40 0 g\nFUNC 2100 30 0 _start\nPUBLIC 9001 0 _fini\nPUBLIC 3001 0 thumbfn\nPUBLIC 4000 0 armfn\n"
 	for _, c := range []struct {
@@ -36,6 +39,14 @@ func TestSymbolObjection(t *testing.T) {
 		{isaAMD64, syms, 0x1040, nil, "past _init's code"},
 		{isaAMD64, syms, 0x9008, nil, "in _fini, which calls nothing"},
 		{isaAMD64, syms, 0x1a000, nil, "too far past the PUBLIC symbol _fini"},
+		// Line records: an instruction boundary 1 byte before ra leaves
+		// no room for a call; 2 bytes (call *%rax), 5 (call rel32) do.
+		{isaAMD64, syms + lines, 0x5007, nil, "a line record starts at ra-1, too short for a call to end at ra"},
+		{isaAMD64, syms + lines, 0x5008, nil, ""},
+		{isaX86, syms + lines, 0x5007, nil, "a line record starts at ra-1, too short for a call to end at ra"},
+		{isaX86, syms + lines, 0x5005, nil, ""},
+		{isaARM64, syms + lines, 0x500a, nil, "a line record starts at ra-2, too short for a call to end at ra"},
+		{isaARM64, syms + lines, 0x5010, nil, ""},
 		{isaX86, syms, 0x101b, nil, ""},
 		{isaX86, syms, 0x1021, nil, "past _init's code"},
 		{isaX86, syms, 0x2041, nil, ""},
@@ -53,6 +64,8 @@ func TestSymbolObjection(t *testing.T) {
 		{isaARM, thumbSyms, 0x3011, nil, ""},
 		{isaARM, thumbSyms, 0x3010, nil, "in the other instruction set than the PUBLIC symbol thumbfn"},
 		{isaARM, thumbSyms, 0x4010, nil, ""},
+		{isaARM, thumbSyms + lines, 0x500b, nil, ""},                                                                // Thumb: BLX Rm at 0x5008
+		{isaARM, thumbSyms + lines, 0x500a, nil, "a line record starts at ra-2, too short for a call to end at ra"}, // ARM state: 4-byte calls
 	} {
 		set := c.set.desc()
 		env := &walker.Env{
