@@ -125,8 +125,10 @@ func (f *debuginfoFlags) newSupplier(o *options) (*elfsupplier.Supplier, error) 
 		if err != nil {
 			return nil, fmt.Errorf("debuginfod needs a cache directory: %w", err)
 		}
+		// The symbol servers' bounds and --symbols-total-timeout: one
+		// budget for all downloads of the run.
 		l.Debuginfod = &debuginfod.Client{URLs: urls, CacheDir: filepath.Join(cache, "minidump-stackwalk", "debuginfod"),
-			Timeout: o.symbolServer.timeout}
+			Downloads: o.downloads(nil)}
 	}
 	return elfsupplier.New(context.Background(), l), nil
 }

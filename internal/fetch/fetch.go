@@ -142,8 +142,7 @@ func New(cfg Config) *Client {
 	}
 	transport := NewTransport(cfg.Transport)
 	c.client = &http.Client{
-		Transport: transport,
-		Timeout:   max(cfg.Timeout, 0),
+		Transport: transport, // the request's context bounds it (attempt)
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= MaxRedirects {
 				return &redirectError{msg: fmt.Sprintf("more than %d redirects", MaxRedirects), loop: true}
@@ -156,7 +155,6 @@ func New(cfg Config) *Client {
 	}
 	c.lookup = &http.Client{
 		Transport:     transport,
-		Timeout:       max(cfg.Timeout, 0),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	return c

@@ -228,7 +228,7 @@ func (c *Client) attempt(parent context.Context, server *serverState, r *Request
 		a.err = fail(code, errors.New(http.StatusText(code)))
 		return a
 	case resp.ContentLength > c.cfg.MaxSize:
-		a.err = fail(code, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, resp.ContentLength, c.cfg.MaxSize))
+		a.err = fail(code, fmt.Errorf("%w: Content-Length %d, limit %d", ErrTooLarge, resp.ContentLength, c.cfg.MaxSize))
 		return a
 	}
 	done := c.reportProgress(r.URL, r.Local, resp.ContentLength, &received)
