@@ -5,11 +5,14 @@ import (
 	"context"
 	"debug/elf"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/debuginfod"
 	"github.com/minidump-stackwalk/minidump-stackwalk/dumpsyms"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
@@ -91,6 +94,46 @@ func (e *NotFoundError) Error() string {
 
 func (e *NotFoundError) Unwrap() error { return symfile.ErrNotFound }
 
+// notFound is the error for a module no ELF file was used for. A file
+// that was given for it and refused (a debuginfod answer that is not an
+// ELF file with its build id; under a --debuginfo-path root, or at a
+// .build-id path, a file that is not it) makes its symbols corrupt, as a
+// malformed .sym does: the module is marked so in the reports. A failed
+// download (a server down, the time budget spent) is the debuginfod
+// client's error, which callers print as a warning. The module's own path
+// and the system's files beside it are only looked at: a build other than
+// the dump's there (a dump from another machine) is not found.
+func (s *Supplier) notFound(m symfile.ModuleKey, refused []elfsym.Refusal) error {
+	nf := &NotFoundError{Module: m.CodeFile, Refused: refused}
+	var downloads []error
+	for _, r := range refused {
+		switch {
+		case errors.Is(r.Err, debuginfod.ErrWrongBuildID), r.Err == nil && s.given(r.Path):
+			return &symfile.CorruptError{File: r.Path, Err: nf}
+		case r.Err != nil:
+			downloads = append(downloads, r.Err)
+		}
+	}
+	if len(downloads) > 0 {
+		return fmt.Errorf("%s: %w", m.CodeFile, errors.Join(downloads...))
+	}
+	return nf
+}
+
+// given reports whether a local file was given for its module: under a
+// --debuginfo-path root, or named by the build id (.build-id/xx/rest.debug).
+func (s *Supplier) given(path string) bool {
+	if strings.Contains(filepath.ToSlash(path), "/.build-id/") {
+		return true
+	}
+	for _, root := range s.locator.Roots {
+		if rel, err := filepath.Rel(root, path); err == nil && filepath.IsLocal(rel) {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, *Module, error) {
 	codeID, err := hex.DecodeString(strings.ToLower(m.CodeID))
 	if err != nil || len(codeID) == 0 {
@@ -101,7 +144,7 @@ func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, *Module, error) {
 		return nil, nil, fmt.Errorf("%s: %v: %w", m.CodeFile, err, symfile.ErrNotFound)
 	}
 	if found.Binary == "" && found.Debug == "" {
-		return nil, nil, &NotFoundError{Module: m.CodeFile, Refused: found.Refused}
+		return nil, nil, s.notFound(m, found.Refused)
 	}
 	var bin, debug *elf.File
 	if found.Binary != "" {
