@@ -23,8 +23,13 @@ import (
 // Supplier makes symbol files from ELF files. It is safe for concurrent
 // use and builds each module's file at most once.
 type Supplier struct {
+	*shared
+	ctx context.Context // cancels debuginfod downloads
+}
+
+// shared is what the views of a Supplier (WithContext) share.
+type shared struct {
 	locator *elfsym.Locator
-	ctx     context.Context
 
 	mu   sync.Mutex
 	done map[symfile.ModuleKey]*result
@@ -43,7 +48,14 @@ type result struct {
 // New returns a Supplier that finds files with l. ctx bounds debuginfod
 // downloads.
 func New(ctx context.Context, l *elfsym.Locator) *Supplier {
-	return &Supplier{locator: l, ctx: ctx, done: map[symfile.ModuleKey]*result{}}
+	return &Supplier{shared: &shared{locator: l, done: map[symfile.ModuleKey]*result{}}, ctx: ctx}
+}
+
+// WithContext returns a view of s whose debuginfod downloads ctx cancels
+// (a batch dump's --timeout), sharing s's files. A module whose build ctx
+// cut short is not kept: the next request builds it again.
+func (s *Supplier) WithContext(ctx context.Context) *Supplier {
+	return &Supplier{shared: s.shared, ctx: ctx}
 }
 
 // Symbols implements symfile.Supplier.
@@ -56,6 +68,13 @@ func (s *Supplier) Symbols(m symfile.ModuleKey) (*symfile.File, error) {
 	}
 	s.mu.Unlock()
 	r.once.Do(func() { r.file, r.native, r.err = s.build(m) })
+	if r.file == nil && s.ctx.Err() != nil {
+		s.mu.Lock()
+		if s.done[m] == r {
+			delete(s.done, m)
+		}
+		s.mu.Unlock()
+	}
 	return r.file, r.err
 }
 
@@ -67,7 +86,7 @@ func (s *Supplier) Native(m symfile.ModuleKey) walker.NativeModule {
 	s.mu.Lock()
 	r := s.done[m]
 	s.mu.Unlock()
-	if r.native == nil {
+	if r == nil || r.native == nil { // nil: its build was cancelled
 		return nil // not a nil *Module in an interface
 	}
 	return r.native

@@ -6,6 +6,7 @@ package main
 // builds the uncached symbol loader under the run's shared cache.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -118,7 +119,7 @@ func fillResult(res *triage.Result, st *processor.ProcessState) {
 // fetch.Client, options.downloads). Download failures are printed on
 // stderr, once per module (the cache asks once per module). Nil when there
 // are no symbol paths.
-func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
+func newSymbolLoader(o *options, stderr io.Writer) symcache.ContextLoader {
 	local, urls := splitSymbolPaths(o.symbolPaths)
 	elf, err := o.debuginfo.supplier(o) // modules' own ELF files (debuginfo.go)
 	if err != nil {                     // check() has accepted the flags
@@ -139,8 +140,9 @@ func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
 	downloads := o.downloads(nil) // the run's bounds and servers' states, shared with debuginfod
 	var mu sync.Mutex             // serialises warnings
 	budgetTold := false
-	fromServers := func(m symfile.ModuleKey) (*symfile.File, error) {
-		opts := append(o.symbolServer.httpOptions(), symsrv.WithIndex(index), symsrv.WithDownloader(downloads))
+	fromServers := func(ctx context.Context, m symfile.ModuleKey) (*symfile.File, error) {
+		opts := append(o.symbolServer.httpOptions(), symsrv.WithIndex(index), symsrv.WithDownloader(downloads),
+			symsrv.WithContext(ctx)) // the dump's --timeout cancels its downloads
 		hs, herr := symsrv.NewSupplier(urls, o.symbolServer.cache, opts...)
 		if herr != nil {
 			return nil, herr
@@ -161,16 +163,22 @@ func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
 		}
 		return f, err
 	}
-	return func(m symfile.ModuleKey) (*symfile.File, error) {
+	return func(ctx context.Context, m symfile.ModuleKey) (*symfile.File, error) {
 		// A fresh DirSupplier holds on to nothing: the shared cache decides
 		// how long a file lives.
 		f, err := symfile.NewIndexedDirSupplier(index, roots...).WithDecompressBudget(budget).Symbols(m)
 		if f == nil && errors.Is(err, symfile.ErrNotFound) && len(urls) > 0 {
-			f, err = fromServers(m)
+			f, err = fromServers(ctx, m)
 		}
 		if f == nil && elf != nil && !errors.As(err, new(*symfile.CorruptError)) {
 			// As symfile.ChainSupplier: after a miss or a failed download.
-			ef, eerr := elf.Symbols(m)
+			oc := *o
+			oc.walkCtx = ctx
+			dumpELF, _ := oc.debuginfo.supplier(&oc) // the dump's view: ctx cancels its downloads
+			if dumpELF == nil {
+				dumpELF = elf
+			}
+			ef, eerr := dumpELF.Symbols(m)
 			if ef != nil || !errors.Is(eerr, symfile.ErrNotFound) || errors.Is(err, symfile.ErrNotFound) {
 				f, err = ef, eerr
 			}

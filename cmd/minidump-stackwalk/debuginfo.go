@@ -82,6 +82,9 @@ func (f *debuginfoFlags) supplier(o *options) (symfile.Supplier, error) {
 	if s == nil || err != nil {
 		return nil, err
 	}
+	if o.walkCtx != nil { // a batch dump: its --timeout cancels its downloads
+		s = s.WithContext(o.walkCtx)
+	}
 	p := pdbsupplier.New(f.roots...)
 	p.UseModulePath = true
 	// PE images last: their exports name fewer functions than a PDB.
@@ -95,6 +98,9 @@ func (f *debuginfoFlags) native(o *options) processor.NativeSupplier {
 	s, err := f.elfSupplier(o)
 	if s == nil || err != nil {
 		return nil
+	}
+	if o.walkCtx != nil { // a batch dump: its --timeout cancels its downloads
+		s = s.WithContext(o.walkCtx)
 	}
 	return localFiles{s, f.peSupplier()} // pedebuginfo.go
 }
