@@ -244,6 +244,9 @@ func runBatch(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.W
 func runBatchWith(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.Writer, signals <-chan os.Signal) int {
 	r := &batchRun{flags: b, builder: summary.NewBuilder(b.examples), stderr: stderr, out: b.ci.jsonLines(stdout), process: processBatchInput,
 		signals: signals, broken: make(chan struct{}), grace: timeoutGrace}
+	// Each worker downloads one file at a time: -j bounds the requests
+	// of the run's one download client (options.downloads).
+	b.o.symbolServer.jobs = b.jobs
 	if load := newSymbolLoader(&b.o, stderr); load != nil {
 		r.cache = symcache.NewContext(load, b.cacheBytes)
 	}
