@@ -2,12 +2,9 @@ package main
 
 import (
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,18 +79,7 @@ func TestBatchTimeoutCancelsDownloads(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var open, asked atomic.Int32
-	stall := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		asked.Add(1)
-		open.Add(1)
-		defer open.Add(-1)
-		select { // headers never come
-		case <-r.Context().Done():
-		case <-time.After(time.Minute):
-		}
-	}))
-	defer stall.Close()
-	defer stall.CloseClientConnections()
+	stall, asked, open := stallingServer(t) // debuginfod_test.go
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // debuginfod's cache
 	start := time.Now()
 	results, stderr, _ := runBatchCLI("", "-j", "1", "--timeout", "1s", "--progress", "never",

@@ -45,6 +45,24 @@ func elfModulesDump(t *testing.T, n int) string {
 	return p
 }
 
+// stallingServer is a server on loopback that takes requests and never
+// answers; it counts the requests, and those still open.
+func stallingServer(t *testing.T) (srv *httptest.Server, asked, open *atomic.Int32) {
+	asked, open = new(atomic.Int32), new(atomic.Int32)
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		open.Add(1)
+		defer open.Add(-1)
+		select { // headers never come
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(srv.CloseClientConnections) // runs first
+	return srv, asked, open
+}
+
 // TestDebuginfodStallingServerBounded (issue 26, item 7): a debuginfod
 // server that never answers, asked for the files of 10 modules with
 // --symbols-total-timeout 3s, costs the bound once (the issue measured
@@ -52,16 +70,7 @@ func elfModulesDump(t *testing.T, n int) string {
 // modules have no symbols.
 func TestDebuginfodStallingServerBounded(t *testing.T) {
 	dump := elfModulesDump(t, 10)
-	var requests atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		select { // headers never come
-		case <-r.Context().Done():
-		case <-time.After(time.Minute):
-		}
-	}))
-	defer srv.Close()
-	defer srv.CloseClientConnections()
+	srv, requests, _ := stallingServer(t)
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // debuginfod's cache
 	start := time.Now()
 	_, stderr, status := runCLI("--debuginfod-url", srv.URL, "--symbols-total-timeout", "3s", dump)
