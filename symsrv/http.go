@@ -177,8 +177,8 @@ func WithDownloader(c *fetch.Client) Option {
 // each file is fetched at most once, however many threads ask at the same
 // time, with at most WithDownloadJobs requests in flight. No path built
 // from a dump's module names leaves the cache directory. A server's 404 is
-// remembered in the cache directory (WithMissTTL, httpmiss.go); a
-// transient failure is retried (WithRetry, httpretry.go); a module whose
+// remembered in the cache directory (WithMissTTL, package fetch); a
+// transient failure is retried (WithRetry); a module whose
 // debug and code paths miss is looked up by code file and id as Mozilla's
 // Tecken serves it (httpcode.go).
 type Supplier struct {

@@ -213,22 +213,7 @@ func (c *Client) attempt(parent context.Context, server *serverState, r *Request
 		return failed(0, err, true)
 	}
 	defer resp.Body.Close()
-	switch code := resp.StatusCode; {
-	case code == http.StatusNotFound || code == http.StatusGone:
-		a.err, a.miss = fail(code, ErrNotFound), true
-		return a
-	case r.NoRedirect && isRedirect(code):
-		a.err = &Redirect{Location: resp.Header.Get("Location"), Request: resp.Request.URL}
-		return a
-	case code == http.StatusTooManyRequests || code >= 500:
-		a.err, a.retry = fail(code, errors.New(http.StatusText(code))), true
-		a.after = retryAfter(resp.Header.Get("Retry-After"), time.Now())
-		return a
-	case code != http.StatusOK:
-		a.err = fail(code, errors.New(http.StatusText(code)))
-		return a
-	case resp.ContentLength > c.cfg.MaxSize:
-		a.err = fail(code, fmt.Errorf("%w: Content-Length %d, limit %d", ErrTooLarge, resp.ContentLength, c.cfg.MaxSize))
+	if a, ok := c.refuse(resp, r, fail); ok {
 		return a
 	}
 	done := c.reportProgress(r.URL, r.Local, resp.ContentLength, &received)
@@ -248,6 +233,28 @@ func (c *Client) attempt(parent context.Context, server *serverState, r *Request
 		return a
 	}
 	return c.store(body, r, resp.StatusCode, fail, failed)
+}
+
+// refuse returns the outcome of an answer whose body is not read: a miss,
+// a redirect not followed, a failure worth a retry, a status other than
+// 200, a file announced over the size bound; ok false for a body to read.
+func (c *Client) refuse(resp *http.Response, r *Request, fail func(int, error) error) (a attemptResult, ok bool) {
+	switch code := resp.StatusCode; {
+	case code == http.StatusNotFound || code == http.StatusGone:
+		a.err, a.miss = fail(code, ErrNotFound), true
+	case r.NoRedirect && isRedirect(code):
+		a.err = &Redirect{Location: resp.Header.Get("Location"), Request: resp.Request.URL}
+	case code == http.StatusTooManyRequests || code >= 500:
+		a.err, a.retry = fail(code, errors.New(http.StatusText(code))), true
+		a.after = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	case code != http.StatusOK:
+		a.err = fail(code, errors.New(http.StatusText(code)))
+	case resp.ContentLength > c.cfg.MaxSize:
+		a.err = fail(code, fmt.Errorf("%w: Content-Length %d, limit %d", ErrTooLarge, resp.ContentLength, c.cfg.MaxSize))
+	default:
+		return a, false
+	}
+	return a, true
 }
 
 // body is the response's body as the file's bytes: every read fails once
