@@ -7,15 +7,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/symsrv"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fetch"
 )
 
 // Kind is what is fetched for a build id.
@@ -26,10 +24,12 @@ const (
 	DebugInfo  Kind = "debuginfo"  // its separate debug file
 )
 
-// Defaults of a Client.
+// Defaults of a Client made without a download client of its own
+// (Client.Downloads): fetch's, but for the time it may take in all, which
+// the caller's context bounds.
 const (
-	DefaultTimeout     = 2 * time.Minute
-	DefaultMaxSize     = 2 << 30
+	DefaultTimeout     = fetch.DefaultTimeout
+	DefaultMaxSize     = fetch.DefaultMaxSize
 	DefaultNegativeTTL = 600 * time.Second
 )
 
@@ -39,36 +39,34 @@ var ErrNotFound = errors.New("debuginfod: not found")
 
 // FetchError reports a server's answer that was refused: a network error,
 // a timeout, an HTTP status other than 200 and 404, a file over the size
-// bound, not an ELF file, or with another build id.
-type FetchError struct {
-	URL    string
-	Status int // HTTP status; 0 when none was read
-	Err    error
-}
+// bound, not an ELF file, or with another build id (package fetch's
+// error: its ServerDown says the server is not asked again in the run).
+type FetchError = fetch.Error
 
-func (e *FetchError) Error() string {
-	if e.Status != 0 {
-		return fmt.Sprintf("debuginfod %s: HTTP status %d: %v", e.URL, e.Status, e.Err)
-	}
-	return fmt.Sprintf("debuginfod %s: %v", e.URL, e.Err)
-}
+// ErrTooLarge reports a file over the size bound.
+var ErrTooLarge = fetch.ErrTooLarge
 
-func (e *FetchError) Unwrap() error { return e.Err }
+// ErrWrongBuildID reports a downloaded file that is not an ELF file with
+// the build id asked for: it is neither used nor cached.
+var ErrWrongBuildID = errors.New("not the ELF file of the build id asked for")
 
-// ErrTooLarge reports a file over MaxSize.
-var ErrTooLarge = errors.New("file larger than the download limit")
-
-// Client fetches files from debuginfod servers into a cache directory.
-// The zero values of the bounds mean the defaults.
+// Client fetches files from debuginfod servers into a cache directory,
+// through package fetch's bounded download path.
 type Client struct {
-	URLs        []string
-	CacheDir    string
-	HTTP        *http.Client // nil: a client with no timeout of its own, over symsrv.NewTransport
-	Timeout     time.Duration
-	MaxSize     int64
+	URLs     []string
+	CacheDir string
+	// Downloads is the download client, whose bounds (request and total
+	// timeouts, rate floor, size, retries, servers put down) the run's
+	// symbol servers share; nil: one made at first use of Timeout and
+	// MaxSize and fetch's other defaults, without a total bound.
+	Downloads   *fetch.Client
+	Timeout     time.Duration // without Downloads; 0: DefaultTimeout
+	MaxSize     int64         // without Downloads; 0: DefaultMaxSize
 	NegativeTTL time.Duration
 	Now         func() time.Time // nil: time.Now (tests set a clock)
 
+	setup sync.Once
+	store *fetch.Store
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex
 }
@@ -99,11 +97,29 @@ func validBuildID(id string) error {
 	return nil
 }
 
-func (c *Client) now() time.Time {
-	if c.Now != nil {
-		return c.Now()
-	}
-	return time.Now()
+// init makes the download client and the cache's Store once.
+func (c *Client) init() {
+	c.setup.Do(func() {
+		if c.Downloads == nil {
+			cfg := fetch.DefaultConfig()
+			cfg.Total = 0
+			if c.Timeout > 0 {
+				cfg.Timeout = c.Timeout
+			}
+			if c.MaxSize > 0 {
+				cfg.MaxSize = c.MaxSize
+			}
+			c.Downloads = fetch.New(cfg)
+		}
+		ttl := c.NegativeTTL
+		if ttl <= 0 {
+			ttl = DefaultNegativeTTL
+		}
+		c.store = fetch.NewStore(c.CacheDir, ttl)
+		if c.Now != nil {
+			c.store.WithClock(c.Now)
+		}
+	})
 }
 
 func (c *Client) lock(key string) *sync.Mutex {
@@ -120,10 +136,16 @@ func (c *Client) lock(key string) *sync.Mutex {
 	return l
 }
 
+// elfMagic starts every ELF file.
+var elfMagic = []byte("\x7fELF")
+
 // Fetch returns the path of the cached file of kind for the build id
-// (lowercase hex), downloading it first if needed. It returns ErrNotFound
-// when every server answered 404 (remembered for NegativeTTL), and the
-// last *FetchError when some server's answer was refused.
+// (lowercase hex), downloading it first if needed: it enters the cache
+// only once it is an ELF file with that build id. It returns ErrNotFound
+// when every server answered 404 (each miss remembered for NegativeTTL),
+// and the *FetchErrors of the servers whose answers were refused, or that
+// were not asked (down, the time budget spent), otherwise. ctx cancels
+// the downloads.
 func (c *Client) Fetch(ctx context.Context, buildID string, kind Kind) (string, error) {
 	if err := validBuildID(buildID); err != nil {
 		return "", err
@@ -131,9 +153,8 @@ func (c *Client) Fetch(ctx context.Context, buildID string, kind Kind) (string, 
 	if kind != Executable && kind != DebugInfo {
 		return "", fmt.Errorf("debuginfod: unknown kind %q", kind)
 	}
-	dir := filepath.Join(c.CacheDir, buildID)
-	path := filepath.Join(dir, string(kind))
-	miss := path + ".miss"
+	c.init()
+	path := filepath.Join(c.CacheDir, buildID, string(kind))
 	l := c.lock(path)
 	l.Lock()
 	defer l.Unlock()
@@ -141,134 +162,44 @@ func (c *Client) Fetch(ctx context.Context, buildID string, kind Kind) (string, 
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
 		return path, nil
 	}
-	if fi, err := os.Stat(miss); err == nil && c.now().Sub(fi.ModTime()) < c.negativeTTL() {
-		return "", ErrNotFound
-	}
-	if len(c.URLs) == 0 {
-		return "", ErrNotFound
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("debuginfod: cache: %w", err)
-	}
-	var last error
+	var failures []error
 	for _, base := range c.URLs {
 		url := base + "/buildid/" + buildID + "/" + string(kind)
-		err := c.download(ctx, url, dir, path, buildID)
-		if err == nil {
-			os.Remove(miss)
+		if _, ok := c.store.Miss(url); ok {
+			continue
+		}
+		err := c.Downloads.Get(fetch.Request{Ctx: ctx, Server: base, URL: url, Store: c.store, Local: path,
+			What: "an ELF file", Heads: [][]byte{elfMagic},
+			Check: func(partial string) error { return checkBuildID(partial, buildID) }})
+		switch {
+		case err == nil:
 			return path, nil
-		}
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		if !errors.Is(err, ErrNotFound) {
-			last = err
+		case ctx.Err() != nil:
+			return "", fmt.Errorf("debuginfod %s: %w", url, context.Cause(ctx))
+		case !errors.Is(err, fetch.ErrNotFound):
+			failures = append(failures, err)
 		}
 	}
-	if last != nil {
-		return "", last
-	}
-	// Every server said 404: remember it.
-	if f, err := os.Create(miss); err == nil {
-		f.Close()
-		t := c.now()
-		os.Chtimes(miss, t, t)
+	if len(failures) > 0 {
+		return "", errors.Join(failures...)
 	}
 	return "", ErrNotFound
 }
 
-func (c *Client) negativeTTL() time.Duration {
-	if c.NegativeTTL > 0 {
-		return c.NegativeTTL
-	}
-	return DefaultNegativeTTL
-}
-
-func (c *Client) maxSize() int64 {
-	if c.MaxSize > 0 {
-		return c.MaxSize
-	}
-	return DefaultMaxSize
-}
-
-// download fetches url into a temporary file of dir, checks it, and renames
-// it to path.
-func (c *Client) download(ctx context.Context, url, dir, path, buildID string) error {
-	timeout := c.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+// checkBuildID checks that the file at path is an ELF file whose GNU
+// build id is want.
+func checkBuildID(path, want string) error {
+	ef, err := elf.Open(path)
 	if err != nil {
-		return &FetchError{URL: url, Err: err}
+		return fmt.Errorf("%w: not an ELF file: %w", ErrWrongBuildID, errors.New(strings.ReplaceAll(err.Error(), path+": ", "")))
 	}
-	hc := c.HTTP
-	if hc == nil {
-		// symsrv's connections: a server writing past its Content-Length
-		// cannot make the client log on stderr (issue 26).
-		hc = &http.Client{Transport: symsrv.NewTransport(nil)}
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return &FetchError{URL: url, Err: err}
-	}
-	defer resp.Body.Close()
-	switch {
-	case resp.StatusCode == http.StatusNotFound:
-		return ErrNotFound
-	case resp.StatusCode != http.StatusOK:
-		return &FetchError{URL: url, Status: resp.StatusCode, Err: errors.New("unexpected status")}
-	case resp.ContentLength > c.maxSize():
-		return &FetchError{URL: url, Status: resp.StatusCode, Err: fmt.Errorf("%w: Content-Length %d", ErrTooLarge, resp.ContentLength)}
-	}
-	tmp, err := os.CreateTemp(dir, ".download-*")
-	if err != nil {
-		return fmt.Errorf("debuginfod: cache: %w", err)
-	}
-	keep := false
-	defer func() {
-		if !keep {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	n, err := io.Copy(tmp, io.LimitReader(resp.Body, c.maxSize()+1))
-	if err != nil {
-		return &FetchError{URL: url, Status: resp.StatusCode, Err: err}
-	}
-	if n > c.maxSize() {
-		return &FetchError{URL: url, Status: resp.StatusCode, Err: fmt.Errorf("%w (%d bytes)", ErrTooLarge, c.maxSize())}
-	}
-	if err := checkBuildID(tmp, buildID); err != nil {
-		return &FetchError{URL: url, Status: resp.StatusCode, Err: err}
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("debuginfod: cache: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("debuginfod: cache: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("debuginfod: cache: %w", err)
-	}
-	keep = true
-	return nil
-}
-
-// checkBuildID checks that f is an ELF file whose GNU build id is want.
-func checkBuildID(f *os.File, want string) error {
-	ef, err := elf.NewFile(f)
-	if err != nil {
-		return fmt.Errorf("not an ELF file: %w", err)
-	}
+	defer ef.Close()
 	got, err := BuildID(ef)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrWrongBuildID, err)
 	}
 	if hex.EncodeToString(got) != want {
-		return fmt.Errorf("build id %x, want %s", got, want)
+		return fmt.Errorf("%w: build id %x, want %s", ErrWrongBuildID, got, want)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fetch"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/hostile"
 )
@@ -52,6 +53,20 @@ func TestBuildID(t *testing.T) {
 			t.Errorf("%s: %x, %v; want %s", name, id, err, want)
 		}
 	}
+}
+
+// fastRetry keeps the tests' retries short.
+var fastRetry = fetch.RetryPolicy{Retries: 2, Base: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond, MaxWait: time.Second}
+
+// downloads is a download client with fetch's defaults, fastRetry, and
+// what set changes.
+func downloads(set func(*fetch.Config)) *fetch.Client {
+	cfg := fetch.DefaultConfig()
+	cfg.Retry = fastRetry
+	if set != nil {
+		set(&cfg)
+	}
+	return fetch.New(cfg)
 }
 
 // server is a debuginfod-protocol server on loopback serving files by
@@ -104,7 +119,7 @@ func TestRoundTrip(t *testing.T) {
 	}))
 	down := newServer(t, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", 503) })
 	missing := newServer(t, serveFiles(nil))
-	c := &Client{URLs: []string{missing.URL, down.URL, srv.URL}, CacheDir: t.TempDir()}
+	c := &Client{URLs: []string{missing.URL, down.URL, srv.URL}, CacheDir: t.TempDir(), Downloads: downloads(nil)}
 	ctx := context.Background()
 	for i := 0; i < 2; i++ {
 		path, err := c.Fetch(ctx, id, Executable)
@@ -161,8 +176,9 @@ func TestHostileAnswers(t *testing.T) {
 		want    string
 	}{
 		{"huge", func(w http.ResponseWriter, r *http.Request) {
+			w.Write(exe)
 			chunk := make([]byte, 64<<10)
-			for i := 0; i < 64; i++ { // 4 MB, over the 1 MB bound
+			for i := 0; i < 64; i++ { // 4 MB more, over the 1 MB bound
 				if _, err := w.Write(chunk); err != nil {
 					return
 				}
@@ -187,7 +203,9 @@ func TestHostileAnswers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newServer(t, tc.handler)
-			c := &Client{URLs: []string{srv.URL}, CacheDir: t.TempDir(), MaxSize: 1 << 20, Timeout: 300 * time.Millisecond}
+			c := &Client{URLs: []string{srv.URL}, CacheDir: t.TempDir(), Downloads: downloads(func(cfg *fetch.Config) {
+				cfg.MaxSize, cfg.Timeout = 1<<20, 300*time.Millisecond
+			})}
 			_, err := c.Fetch(context.Background(), id, Executable)
 			var fe *FetchError
 			if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.want) {

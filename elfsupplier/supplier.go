@@ -5,11 +5,14 @@ import (
 	"context"
 	"debug/elf"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/debuginfod"
 	"github.com/minidump-stackwalk/minidump-stackwalk/dumpsyms"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
@@ -20,8 +23,13 @@ import (
 // Supplier makes symbol files from ELF files. It is safe for concurrent
 // use and builds each module's file at most once.
 type Supplier struct {
+	*shared
+	ctx context.Context // cancels debuginfod downloads
+}
+
+// shared is what the views of a Supplier (WithContext) share.
+type shared struct {
 	locator *elfsym.Locator
-	ctx     context.Context
 
 	mu   sync.Mutex
 	done map[symfile.ModuleKey]*result
@@ -40,7 +48,14 @@ type result struct {
 // New returns a Supplier that finds files with l. ctx bounds debuginfod
 // downloads.
 func New(ctx context.Context, l *elfsym.Locator) *Supplier {
-	return &Supplier{locator: l, ctx: ctx, done: map[symfile.ModuleKey]*result{}}
+	return &Supplier{shared: &shared{locator: l, done: map[symfile.ModuleKey]*result{}}, ctx: ctx}
+}
+
+// WithContext returns a view of s whose debuginfod downloads ctx cancels
+// (a batch dump's --timeout), sharing s's files. A module whose build ctx
+// cut short is not kept: the next request builds it again.
+func (s *Supplier) WithContext(ctx context.Context) *Supplier {
+	return &Supplier{shared: s.shared, ctx: ctx}
 }
 
 // Symbols implements symfile.Supplier.
@@ -53,6 +68,13 @@ func (s *Supplier) Symbols(m symfile.ModuleKey) (*symfile.File, error) {
 	}
 	s.mu.Unlock()
 	r.once.Do(func() { r.file, r.native, r.err = s.build(m) })
+	if r.file == nil && s.ctx.Err() != nil {
+		s.mu.Lock()
+		if s.done[m] == r {
+			delete(s.done, m)
+		}
+		s.mu.Unlock()
+	}
 	return r.file, r.err
 }
 
@@ -64,7 +86,7 @@ func (s *Supplier) Native(m symfile.ModuleKey) walker.NativeModule {
 	s.mu.Lock()
 	r := s.done[m]
 	s.mu.Unlock()
-	if r.native == nil {
+	if r == nil || r.native == nil { // nil: its build was cancelled
 		return nil // not a nil *Module in an interface
 	}
 	return r.native
@@ -91,6 +113,46 @@ func (e *NotFoundError) Error() string {
 
 func (e *NotFoundError) Unwrap() error { return symfile.ErrNotFound }
 
+// notFound is the error for a module no ELF file was used for. A file
+// that was given for it and refused (a debuginfod answer that is not an
+// ELF file with its build id; under a --debuginfo-path root, or at a
+// .build-id path, a file that is not it) makes its symbols corrupt, as a
+// malformed .sym does: the module is marked so in the reports. A failed
+// download (a server down, the time budget spent) is the debuginfod
+// client's error, which callers print as a warning. The module's own path
+// and the system's files beside it are only looked at: a build other than
+// the dump's there (a dump from another machine) is not found.
+func (s *Supplier) notFound(m symfile.ModuleKey, refused []elfsym.Refusal) error {
+	nf := &NotFoundError{Module: m.CodeFile, Refused: refused}
+	var downloads []error
+	for _, r := range refused {
+		switch {
+		case errors.Is(r.Err, debuginfod.ErrWrongBuildID), r.Err == nil && s.given(r.Path):
+			return &symfile.CorruptError{File: r.Path, Err: nf}
+		case r.Err != nil:
+			downloads = append(downloads, r.Err)
+		}
+	}
+	if len(downloads) > 0 {
+		return fmt.Errorf("%s: %w", m.CodeFile, errors.Join(downloads...))
+	}
+	return nf
+}
+
+// given reports whether a local file was given for its module: under a
+// --debuginfo-path root, or named by the build id (.build-id/xx/rest.debug).
+func (s *Supplier) given(path string) bool {
+	if strings.Contains(filepath.ToSlash(path), "/.build-id/") {
+		return true
+	}
+	for _, root := range s.locator.Roots {
+		if rel, err := filepath.Rel(root, path); err == nil && filepath.IsLocal(rel) {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, *Module, error) {
 	codeID, err := hex.DecodeString(strings.ToLower(m.CodeID))
 	if err != nil || len(codeID) == 0 {
@@ -101,7 +163,7 @@ func (s *Supplier) build(m symfile.ModuleKey) (*symfile.File, *Module, error) {
 		return nil, nil, fmt.Errorf("%s: %v: %w", m.CodeFile, err, symfile.ErrNotFound)
 	}
 	if found.Binary == "" && found.Debug == "" {
-		return nil, nil, &NotFoundError{Module: m.CodeFile, Refused: found.Refused}
+		return nil, nil, s.notFound(m, found.Refused)
 	}
 	var bin, debug *elf.File
 	if found.Binary != "" {

@@ -31,6 +31,10 @@ type Locator struct {
 type Refusal struct {
 	Path   string
 	Reason string
+	// Err is the debuginfod client's error for a download that failed or
+	// was refused (a *fetch.Error: ServerDown, the time budget, a wrong
+	// build id...); nil for a local file.
+	Err error
 }
 
 // Found is the result of a search.
@@ -90,13 +94,13 @@ func (l *Locator) Find(ctx context.Context, modulePath string, codeID []byte) (*
 			if p, err := l.Debuginfod.Fetch(ctx, id, debuginfod.Executable); err == nil {
 				found.Binary = p
 			} else if !errors.Is(err, debuginfod.ErrNotFound) {
-				found.Refused = append(found.Refused, Refusal{"debuginfod executable " + id, err.Error()})
+				found.Refused = append(found.Refused, Refusal{Path: "debuginfod executable " + id, Reason: err.Error(), Err: err})
 			}
 		}
 		if p, err := l.Debuginfod.Fetch(ctx, id, debuginfod.DebugInfo); err == nil {
 			found.Debug = p
 		} else if !errors.Is(err, debuginfod.ErrNotFound) {
-			found.Refused = append(found.Refused, Refusal{"debuginfod debuginfo " + id, err.Error()})
+			found.Refused = append(found.Refused, Refusal{Path: "debuginfod debuginfo " + id, Reason: err.Error(), Err: err})
 		}
 	}
 	return found, nil
@@ -150,22 +154,22 @@ func (f *Found) check(path string, want []byte) bool {
 		return false
 	}
 	if !fi.Mode().IsRegular() {
-		f.Refused = append(f.Refused, Refusal{path, "not a regular file"})
+		f.Refused = append(f.Refused, Refusal{Path: path, Reason: "not a regular file"})
 		return false
 	}
 	ef, err := elf.Open(path)
 	if err != nil {
-		f.Refused = append(f.Refused, Refusal{path, fmt.Sprintf("not an ELF file: %v", err)})
+		f.Refused = append(f.Refused, Refusal{Path: path, Reason: fmt.Sprintf("not an ELF file: %v", err)})
 		return false
 	}
 	defer ef.Close()
 	got, err := debuginfod.BuildID(ef)
 	if err != nil {
-		f.Refused = append(f.Refused, Refusal{path, "no GNU build id"})
+		f.Refused = append(f.Refused, Refusal{Path: path, Reason: "no GNU build id"})
 		return false
 	}
 	if !bytes.Equal(got, want) {
-		f.Refused = append(f.Refused, Refusal{path, fmt.Sprintf("build id %x, the dump's code id is %x", got, want)})
+		f.Refused = append(f.Refused, Refusal{Path: path, Reason: fmt.Sprintf("build id %x, the dump's code id is %x", got, want)})
 		return false
 	}
 	return true

@@ -7,24 +7,23 @@
 // the printers, which read only symfile's types, do not link net/http and
 // TLS (a test keeps it so).
 //
-// Downloads are bounded in time, rate and size (docs/limits.md): each file
-// is requested once however many threads ask, at most WithDownloadJobs
-// requests are in flight, and a server that does not answer, trickles,
-// streams a file past the bound, redirects in a loop or fails past the
-// retries is not asked again in the run. A download enters the cache only
-// once it parses cleanly and its MODULE line names the module asked for
-// (ErrWrongModule otherwise: the file is not used): it is written to a
-// partial file named after its process and host (partial.go), checked,
+// Downloads go through package fetch, the one bounded download path it
+// shares with debuginfod: bounded in time, rate and size (docs/limits.md),
+// each file is requested once however many threads ask, at most
+// WithDownloadJobs requests are in flight, and a server that does not
+// answer, trickles, streams a file past the bound, redirects in a loop or
+// fails past the retries is not asked again in the run. A download enters
+// the cache only once it parses cleanly and its MODULE line names the
+// module asked for (ErrWrongModule otherwise: the file is not used): it is
+// written to a partial file named after its process and host, checked,
 // and renamed into place; a cached file that does not parse or names
-// another module is fetched again. A process removes only the partial
-// files of its own host's dead processes, or anyone's untouched for a
-// day, so a cache can be shared by machines. HTTP/1 connections carry one
-// request each (conn.go), so a server writing past its Content-Length
-// cannot make Go's HTTP client log on stderr; HTTP/2 ones are reused.
-// Misses (404) are remembered in the cache for a TTL (recording one prunes
-// the expired ones beside it, httpmiss.go); passing failures are retried
-// with backoff (httpretry.go); Prefetch runs requests in parallel
-// (httpjobs.go); Mozilla Tecken's code-file/code-id lookup is asked last
+// another module is fetched again. HTTP/1 connections carry one request
+// each, so a server writing past its Content-Length cannot make Go's HTTP
+// client log on stderr; HTTP/2 ones are reused. Misses (404) are
+// remembered in the cache for a TTL (recording one prunes the expired ones
+// beside it); passing failures are retried with backoff; a gzip-encoded
+// answer is decoded within an expansion bound; Prefetch runs requests in
+// parallel (httpjobs.go); Mozilla Tecken's code-file/code-id lookup is asked last
 // (httpcode.go). With WithPDBs it is a Microsoft-protocol client too: a
 // Windows module's PDB or .pd_ cabinet is fetched, checked by the caller's
 // converter and cached in the store layout (mspdb.go). With WithMachO a

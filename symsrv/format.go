@@ -1,8 +1,6 @@
 package symsrv
 
 import (
-	"bytes"
-
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
@@ -20,21 +18,4 @@ var symFormat = &format{
 	what:  "a Breakpad symbol file (no MODULE line)",
 	heads: [][]byte{moduleTag},
 	open:  func(path, _ string) (*symfile.File, error) { return openCorrupt(nil, path) },
-}
-
-func (fm *format) headLen() int {
-	n := 0
-	for _, h := range fm.heads {
-		n = max(n, len(h))
-	}
-	return n
-}
-
-func (fm *format) startsWell(head []byte) bool {
-	for _, h := range fm.heads {
-		if bytes.HasPrefix(head, h) {
-			return true
-		}
-	}
-	return false
 }

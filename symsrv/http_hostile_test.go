@@ -7,11 +7,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fetch"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
@@ -67,7 +67,7 @@ func TestSupplierTooSlow(t *testing.T) {
 			if n := srv.total(); n != 1 {
 				t.Errorf("slow server asked %d times, want 1", n)
 			}
-			if ents, _ := os.ReadDir(filepath.Join(cache, partialDirName)); len(ents) != 0 {
+			if ents, _ := os.ReadDir(filepath.Join(cache, fetch.PartialDirName)); len(ents) != 0 {
 				t.Errorf("partial files left: %v", ents)
 			}
 		})
@@ -101,7 +101,7 @@ func TestSupplierCorruptNotCached(t *testing.T) {
 			t.Errorf("run %d: %d requests, want %d", run, n, run)
 		}
 	}
-	if ents, _ := os.ReadDir(filepath.Join(cache, partialDirName)); len(ents) != 0 {
+	if ents, _ := os.ReadDir(filepath.Join(cache, fetch.PartialDirName)); len(ents) != 0 {
 		t.Errorf("partial files left: %v", ents)
 	}
 }
@@ -133,82 +133,6 @@ func TestSupplierEvictsCorruptCache(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(cached); string(data) != appSym("lib.so", "ID") {
 		t.Errorf("cache holds %q after the replacement", data)
-	}
-}
-
-// TestSupplierCleansPartialFiles: a download's partial file names its
-// process and host. A supplier removes the leftovers of this host's
-// processes that no longer run, once idle, and anyone's once long
-// untouched; never a fresh file of a live process, nor one of another host
-// (a cache shared by machines or PID namespaces, issue 26).
-func TestSupplierCleansPartialFiles(t *testing.T) {
-	cache := t.TempDir()
-	dir := filepath.Join(cache, partialDirName)
-	os.MkdirAll(dir, 0o755)
-	me, host := strconv.Itoa(os.Getpid()), hostName()
-	const deadPid = "2147483646" // above any pid_max
-	idle := time.Now().Add(-2 * stalePartialIdle)
-	ancient := time.Now().Add(-2 * stalePartialAge)
-	partials := []struct {
-		name    string
-		written time.Time
-		kept    bool
-	}{
-		{deadPid + "@" + host + "-1.sym", idle, false},      // this host, owner gone
-		{deadPid + "@" + host + "-2.sym", time.Now(), true}, // owner gone, but written just now
-		{me + "@" + host + "-3.sym", idle, true},            // a live process's (a stalled download)
-		{deadPid + "@other_host-4.sym", idle, true},         // another host's: its pid means nothing here
-		{deadPid + "@other_host-5.sym", ancient, false},     // anyone's, untouched for long
-		{deadPid + "-6.sym", idle, true},                    // the older naming, no host: age only
-		{deadPid + "-7.sym", ancient, false},
-		{"x@" + host + "-8.sym", ancient, true}, // not a name this package makes
-	}
-	for _, f := range partials {
-		p := filepath.Join(dir, f.name)
-		if err := os.WriteFile(p, []byte("MODULE partial"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		os.Chtimes(p, f.written, f.written)
-	}
-	// A leftover of the earlier layout, beside the cached file.
-	legacy := filepath.Join(cache, "lib.so", "ID", ".download-123")
-	os.MkdirAll(filepath.Dir(legacy), 0o755)
-	os.WriteFile(legacy, []byte("MODULE partial"), 0o644)
-	os.Chtimes(legacy, ancient, ancient)
-	srv := newSymbolServer(t, files(map[string]string{"/lib.so/ID/lib.so.sym": appSym("lib.so", "ID")}))
-	s, _ := NewSupplier([]string{srv.URL}, cache)
-	if _, err := s.Symbols(symfile.ModuleKey{DebugFile: "lib.so", DebugID: "ID"}); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range partials {
-		if _, err := os.Stat(filepath.Join(dir, f.name)); (err == nil) != f.kept {
-			t.Errorf("%s: present %v, want %v", f.name, err == nil, f.kept)
-		}
-	}
-	if _, err := os.Stat(legacy); err == nil {
-		t.Error("old .download- file left beside the cached file")
-	}
-	left, _ := os.ReadDir(dir)
-	if len(left) != 5 {
-		t.Errorf("%d files in %s after the download, want the 5 kept (the download's own is renamed)", len(left), dir)
-	}
-}
-
-// TestPartialNames: this process's partial files name it and its host,
-// and partialOwner reads them back.
-func TestPartialNames(t *testing.T) {
-	s, err := NewSupplier([]string{"http://127.0.0.1:1"}, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := s.createPartial()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	pid, host, ok := partialOwner(filepath.Base(f.Name()))
-	if !ok || pid != os.Getpid() || host != hostName() || host == "" {
-		t.Errorf("%s: owner %d@%q (%v), want %d@%q", f.Name(), pid, host, ok, os.Getpid(), hostName())
 	}
 }
 
@@ -259,7 +183,7 @@ func cachedFiles(t *testing.T, cache string) []string {
 	t.Helper()
 	var out []string
 	filepath.WalkDir(cache, func(p string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() && (d.Name() == missDirName || d.Name() == partialDirName) {
+		if d != nil && d.IsDir() && (d.Name() == fetch.MissDirName || d.Name() == fetch.PartialDirName) {
 			return filepath.SkipDir
 		}
 		if err == nil && d.Type().IsRegular() {

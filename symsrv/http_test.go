@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fetch"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
@@ -124,7 +125,7 @@ func TestSupplierHitAndCache(t *testing.T) {
 		}
 	}
 	// No partial files are left.
-	if ents, _ := os.ReadDir(filepath.Join(cache, partialDirName)); len(ents) != 0 {
+	if ents, _ := os.ReadDir(filepath.Join(cache, fetch.PartialDirName)); len(ents) != 0 {
 		t.Errorf("partial files left: %v", ents)
 	}
 	before := srv.total()
@@ -311,7 +312,7 @@ func TestSupplierTraversal(t *testing.T) {
 	// written: no directory named after the module names.
 	ents, _ := os.ReadDir(cache)
 	for _, e := range ents {
-		if e.Name() != missDirName && e.Name() != partialDirName {
+		if e.Name() != fetch.MissDirName && e.Name() != fetch.PartialDirName {
 			t.Errorf("cache holds %q although nothing was downloaded", e.Name())
 		}
 	}

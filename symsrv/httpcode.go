@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fetch"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
@@ -46,23 +47,6 @@ func teckenSymName(code string) string {
 	return code + ".sym"
 }
 
-// redirectAnswer is a code-info lookup's redirect.
-type redirectAnswer struct {
-	location string
-	req      *url.URL
-}
-
-func (r *redirectAnswer) Error() string { return "redirected to " + r.location }
-
-func isRedirect(code int) bool {
-	switch code {
-	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
-		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
-		return true
-	}
-	return false
-}
-
 // codeInfo runs the code-info lookup at rel once: a file cached there is
 // used; else each server is asked without following redirects. A 200 is
 // the symbol file itself. A redirect names the debug file and id, whose
@@ -87,12 +71,12 @@ func (s *Supplier) lookupCodeInfo(rel string, want symfile.ModuleKey) (*symfile.
 	var remembered []string
 	for _, u := range s.urls {
 		target := joinURL(u, rel)
-		if at, ok := s.cachedMiss(target); ok {
+		if at, ok := s.store.Miss(target); ok {
 			remembered = append(remembered, missNote(u, at))
 			continue
 		}
-		f, err := s.download(u, target, local, true, want)
-		var redirect *redirectAnswer
+		f, err := s.download(symFormat, u, target, local, true, want)
+		var redirect *fetch.Redirect
 		if errors.As(err, &redirect) {
 			f, err = s.followCodeInfo(u, rel, local, redirect, want)
 		}
@@ -113,10 +97,10 @@ func (s *Supplier) lookupCodeInfo(rel string, want symfile.ModuleKey) (*symfile.
 // debug file and id when the location ends in
 // <debug file>/<debug id>/<name>, else (a redirect to the file itself,
 // such as a storage URL) by following it.
-func (s *Supplier) followCodeInfo(base *url.URL, rel, local string, r *redirectAnswer, want symfile.ModuleKey) (*symfile.File, error) {
-	loc, err := r.req.Parse(r.location)
-	if err != nil || r.location == "" {
-		return nil, &DownloadError{URL: joinURL(base, rel), Status: http.StatusFound, Err: fmt.Errorf("unusable redirect %q", r.location)}
+func (s *Supplier) followCodeInfo(base *url.URL, rel, local string, r *fetch.Redirect, want symfile.ModuleKey) (*symfile.File, error) {
+	loc, err := r.Request.Parse(r.Location)
+	if err != nil || r.Location == "" {
+		return nil, &DownloadError{URL: joinURL(base, rel), Status: http.StatusFound, Err: fmt.Errorf("unusable redirect %q", r.Location)}
 	}
 	parts := strings.Split(strings.TrimRight(loc.Path, "/"), "/")
 	if len(parts) >= 3 {
@@ -134,7 +118,7 @@ func (s *Supplier) followCodeInfo(base *url.URL, rel, local string, r *redirectA
 			}
 		}
 	}
-	return s.download(base, joinURL(base, rel), local, false, want)
+	return s.download(symFormat, base, joinURL(base, rel), local, false, want)
 }
 
 // isHexID reports whether id looks like a Breakpad debug id.

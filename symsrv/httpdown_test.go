@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fetch"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/hostile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
@@ -190,12 +191,12 @@ func TestSupplierDeadlineStopsBufferedBody(t *testing.T) {
 	if n := body.afterDone.Load(); n > 64<<10 {
 		t.Errorf("%d bytes read after the deadline, want at most one read's", n)
 	}
-	if ents, _ := os.ReadDir(filepath.Join(cache, partialDirName)); len(ents) != 0 {
+	if ents, _ := os.ReadDir(filepath.Join(cache, fetch.PartialDirName)); len(ents) != 0 {
 		t.Errorf("partial files left: %v", ents)
 	}
 }
 
-// A server that redirects in a loop would cost maxRedirects requests for
+// A server that redirects in a loop would cost fetch.MaxRedirects requests for
 // every module: after the first module it is not asked again, while a
 // redirect out of http(s), which is about one file, leaves it up.
 func TestSupplierRedirectLoopPutsServerDown(t *testing.T) {
@@ -216,8 +217,8 @@ func TestSupplierRedirectLoopPutsServerDown(t *testing.T) {
 			t.Errorf("lib%d.so: %v; want ErrServerDown", i, err)
 		}
 	}
-	if n := loop.total(); n != maxRedirects {
-		t.Errorf("looping server asked %d times, want %d (the first module's redirects)", n, maxRedirects)
+	if n := loop.total(); n != fetch.MaxRedirects {
+		t.Errorf("looping server asked %d times, want %d (the first module's redirects)", n, fetch.MaxRedirects)
 	}
 
 	scheme := newSymbolServer(t, func(w http.ResponseWriter, r *http.Request) {

@@ -173,35 +173,6 @@ func TestSupplierRetriesTimeout(t *testing.T) {
 	}
 }
 
-func TestRetryPolicyDelay(t *testing.T) {
-	p := RetryPolicy{Retries: 5, Base: 100 * time.Millisecond, MaxDelay: 350 * time.Millisecond, MaxWait: time.Minute}
-	for n, want := range []time.Duration{100, 200, 350, 350} {
-		want *= time.Millisecond
-		for range 20 {
-			d, ok := p.delay(n, 0)
-			if !ok || d < want/2 || d > want {
-				t.Fatalf("delay(%d) = %v, %v; want within [%v, %v]", n, d, ok, want/2, want)
-			}
-		}
-	}
-	if d, ok := p.delay(0, 300*time.Millisecond); !ok || d != 300*time.Millisecond {
-		t.Errorf("Retry-After 300ms: %v, %v", d, ok)
-	}
-	if _, ok := p.delay(0, time.Second); ok {
-		t.Error("a Retry-After beyond MaxDelay was accepted")
-	}
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	for h, want := range map[string]time.Duration{
-		"": 0, "7": 7 * time.Second, "-3": 0, "x": 0, "99999999999999": 0,
-		now.Add(90 * time.Second).Format(http.TimeFormat): 90 * time.Second,
-		now.Add(-time.Hour).Format(http.TimeFormat):       0,
-	} {
-		if got := retryAfter(h, now); got != want {
-			t.Errorf("retryAfter(%q) = %v, want %v", h, got, want)
-		}
-	}
-}
-
 // A server that fails every request costs the retries once: it is not
 // asked for the run's next files, and said so once; another server still
 // is.

@@ -245,8 +245,11 @@ func runBatch(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.W
 func runBatchWith(b *batchFlags, args []string, stdin io.Reader, stdout, stderr io.Writer, signals <-chan os.Signal) int {
 	r := &batchRun{flags: b, builder: summary.NewBuilder(b.examples), stderr: stderr, out: b.ci.jsonLines(stdout), process: processBatchInput,
 		signals: signals, broken: make(chan struct{}), grace: timeoutGrace}
+	// Each worker downloads one file at a time: -j bounds the requests
+	// of the run's one download client (options.downloads).
+	b.o.symbolServer.jobs = b.jobs
 	if load := newSymbolLoader(&b.o, stderr); load != nil {
-		r.cache = symcache.New(load, b.cacheBytes)
+		r.cache = symcache.NewContext(load, b.cacheBytes)
 	}
 	mine := func(p string) bool { return inShard(p, b.shardIndex, b.shardCount) }
 	scan, err := findInputs(args, stdin, b.nul, mine, stderr) // batch_inputs.go
@@ -369,17 +372,18 @@ const timeoutGrace = 10 * time.Second
 func (r *batchRun) processOne(path string) triage.Result {
 	start := time.Now()
 	done := make(chan triage.Result, 1)
+	// Past the time limit the walks are cancelled, and the run waits for
+	// them (timeoutGrace at most) so that -j bounds the work and memory in
+	// flight: a timed-out dump must not walk on beside the next ones. Its
+	// symbol loads and downloads stop with them (the session's context).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var sess *symcache.Session
 	var sup symfile.Supplier
 	if r.cache != nil {
-		sess = r.cache.Session()
+		sess = r.cache.SessionContext(ctx)
 		sup = sess
 	}
-	// Past the time limit the walks are cancelled, and the run waits for
-	// them (timeoutGrace at most) so that -j bounds the work and memory in
-	// flight: a timed-out dump must not walk on beside the next ones.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	o := r.flags.o // a copy: the walks of this dump stop with ctx
 	o.walkCtx = ctx
 	go func() {

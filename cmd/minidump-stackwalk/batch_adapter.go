@@ -6,6 +6,7 @@ package main
 // builds the uncached symbol loader under the run's shared cache.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +15,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	stackwalk "github.com/minidump-stackwalk/minidump-stackwalk"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
@@ -118,10 +118,11 @@ func fillResult(res *triage.Result, st *processor.ProcessState) {
 // ones, then the symbol servers' disk cache, then the servers. A server that
 // gave no answer, trickled, streamed a file past the download bound or failed
 // past the retries is not asked again in the run; --symbols-total-timeout
-// bounds the downloads of the whole run. Download failures are printed on
+// bounds the downloads of the whole run, debuginfod's included (one
+// fetch.Client, options.downloads). Download failures are printed on
 // stderr, once per module (the cache asks once per module). Nil when there
 // are no symbol paths.
-func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
+func newSymbolLoader(o *options, stderr io.Writer) symcache.ContextLoader {
 	local, urls := splitSymbolPaths(o.symbolPaths)
 	elf, err := o.debuginfo.supplier(o) // modules' own ELF files (debuginfo.go)
 	if err != nil {                     // check() has accepted the flags
@@ -139,30 +140,25 @@ func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
 	if index != nil {
 		index.WithDecompressBudget(budget)
 	}
-	srv := &serverState{urls: urls, down: map[string]bool{}}
-	if o.symbolServer.total > 0 {
-		srv.deadline = time.Now().Add(o.symbolServer.total)
-	}
-	var mu sync.Mutex // serialises warnings
-	fromServers := func(m symfile.ModuleKey) (*symfile.File, error) {
-		up, total := srv.available()
-		if len(up) == 0 {
-			return nil, fmt.Errorf("%w: no symbol server left", symfile.ErrNotFound)
-		}
-		opts := append(o.symbolServer.httpOptions(), symsrv.WithIndex(index), o.limits.downloadLimit())
-		if total > 0 {
-			opts = append(opts, symsrv.WithTotalTimeout(total))
-		}
-		hs, herr := symsrv.NewSupplier(up, o.symbolServer.cache, opts...)
+	downloads := o.downloads(nil) // the run's bounds and servers' states, shared with debuginfod
+	var mu sync.Mutex             // serialises warnings
+	budgetTold := false
+	fromServers := func(ctx context.Context, m symfile.ModuleKey) (*symfile.File, error) {
+		opts := append(o.symbolServer.httpOptions(), symsrv.WithIndex(index), symsrv.WithDownloader(downloads),
+			symsrv.WithContext(ctx)) // the dump's --timeout cancels its downloads
+		hs, herr := symsrv.NewSupplier(urls, o.symbolServer.cache, opts...)
 		if herr != nil {
 			return nil, herr
 		}
 		f, err := hs.Symbols(m)
 		if err != nil && !errors.Is(err, symfile.ErrNotFound) && !errors.As(err, new(*symfile.CorruptError)) {
-			srv.noteFailures(err)
 			mu.Lock()
 			for _, e := range joined(err) {
-				if !errors.Is(e, symsrv.ErrServerDown) { // named in the first failure's warning
+				switch {
+				case errors.Is(e, symsrv.ErrServerDown): // named in the first failure's warning
+				case errors.Is(e, symsrv.ErrDownloadBudget) && budgetTold:
+				default:
+					budgetTold = budgetTold || errors.Is(e, symsrv.ErrDownloadBudget)
 					logf(stderr, "minidump-stackwalk: warning: symbols of %s: %v\n", moduleName(m), e)
 				}
 			}
@@ -170,62 +166,26 @@ func newSymbolLoader(o *options, stderr io.Writer) symcache.Loader {
 		}
 		return f, err
 	}
-	return func(m symfile.ModuleKey) (*symfile.File, error) {
+	return func(ctx context.Context, m symfile.ModuleKey) (*symfile.File, error) {
 		// A fresh DirSupplier holds on to nothing: the shared cache decides
 		// how long a file lives.
 		f, err := symfile.NewIndexedDirSupplier(index, roots...).WithDecompressBudget(budget).Symbols(m)
 		if f == nil && errors.Is(err, symfile.ErrNotFound) && len(urls) > 0 {
-			f, err = fromServers(m)
+			f, err = fromServers(ctx, m)
 		}
-		if f == nil && errors.Is(err, symfile.ErrNotFound) && elf != nil {
-			f, err = elf.Symbols(m)
-		}
-		return f, err
-	}
-}
-
-// serverState is the run-wide state of the symbol servers.
-type serverState struct {
-	urls     []string
-	deadline time.Time // zero: no bound
-
-	mu   sync.Mutex
-	down map[string]bool
-}
-
-// available returns the servers still worth asking and the time left of
-// the run's download budget (0: unbounded).
-func (s *serverState) available() ([]string, time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var budget time.Duration
-	if !s.deadline.IsZero() {
-		if budget = time.Until(s.deadline); budget <= 0 {
-			return nil, 0
-		}
-	}
-	var up []string
-	for _, u := range s.urls {
-		if !s.down[u] {
-			up = append(up, u)
-		}
-	}
-	return up, budget
-}
-
-// noteFailures marks down the servers that gave no response at all.
-func (s *serverState) noteFailures(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, e := range joined(err) {
-		var de *symsrv.DownloadError
-		if !errors.As(e, &de) || de.Status != 0 || errors.Is(e, symsrv.ErrDownloadBudget) {
-			continue
-		}
-		for _, u := range s.urls {
-			if strings.HasPrefix(de.URL, strings.TrimRight(u, "/")+"/") {
-				s.down[u] = true
+		if f == nil && elf != nil && !errors.As(err, new(*symfile.CorruptError)) {
+			// As symfile.ChainSupplier: after a miss or a failed download.
+			oc := *o
+			oc.walkCtx = ctx
+			dumpELF, _ := oc.debuginfo.supplier(&oc) // the dump's view: ctx cancels its downloads
+			if dumpELF == nil {
+				dumpELF = elf
+			}
+			ef, eerr := dumpELF.Symbols(m)
+			if ef != nil || !errors.Is(eerr, symfile.ErrNotFound) || errors.Is(err, symfile.ErrNotFound) {
+				f, err = ef, eerr
 			}
 		}
+		return f, err
 	}
 }

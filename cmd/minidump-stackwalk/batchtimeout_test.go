@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,5 +59,50 @@ func TestBatchTimeoutCancelsWalks(t *testing.T) {
 	// cancellation each would run to the 1 min walk budget beside the rest.
 	if d := time.Since(start); d > 45*time.Second {
 		t.Errorf("batch took %v", d)
+	}
+}
+
+// TestBatchTimeoutCancelsDownloads (issue 26, item 7b): a dump past
+// --timeout has its symbol downloads cancelled with its walks, from symbol
+// servers and debuginfod alike: with servers that never answer, -j 1
+// --timeout 1s over three dumps takes about three seconds, where each dump
+// used to wait for its downloads' rate window (10 s), and the servers see
+// their requests closed.
+func TestBatchTimeoutCancelsDownloads(t *testing.T) {
+	dump, err := os.ReadFile(elfModulesDump(t, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i := range 3 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("d%d.dmp", i)), dump, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stall, asked, open := stallingServer(t) // debuginfod_test.go
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // debuginfod's cache
+	start := time.Now()
+	results, stderr, _ := runBatchCLI("", "-j", "1", "--timeout", "1s", "--progress", "never",
+		"--symbols-url", stall.URL+"/symbols", "--symbols-cache", t.TempDir(), "--debuginfod-url", stall.URL+"/debuginfod", dir)
+	took := time.Since(start)
+	if len(results) != 3 {
+		t.Fatalf("%d results, want 3:\n%s", len(results), stderr)
+	}
+	for _, r := range results {
+		if r.Status != triage.StatusTimeout {
+			t.Errorf("%s: %s (%s), want %s", filepath.Base(r.Path), r.Status, r.Error, triage.StatusTimeout)
+		}
+	}
+	if took > 8*time.Second {
+		t.Errorf("batch took %v: the timed-out dumps' downloads were waited for", took)
+	}
+	if asked.Load() == 0 {
+		t.Error("the servers were never asked")
+	}
+	for deadline := time.Now().Add(2 * time.Second); open.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := open.Load(); n > 0 {
+		t.Errorf("%d requests still open after the batch", n)
 	}
 }

@@ -82,6 +82,9 @@ func (f *debuginfoFlags) supplier(o *options) (symfile.Supplier, error) {
 	if s == nil || err != nil {
 		return nil, err
 	}
+	if o.walkCtx != nil { // a batch dump: its --timeout cancels its downloads
+		s = s.WithContext(o.walkCtx)
+	}
 	p := pdbsupplier.New(f.roots...)
 	p.UseModulePath = true
 	// PE images last: their exports name fewer functions than a PDB.
@@ -95,6 +98,9 @@ func (f *debuginfoFlags) native(o *options) processor.NativeSupplier {
 	s, err := f.elfSupplier(o)
 	if s == nil || err != nil {
 		return nil
+	}
+	if o.walkCtx != nil { // a batch dump: its --timeout cancels its downloads
+		s = s.WithContext(o.walkCtx)
 	}
 	return localFiles{s, f.peSupplier()} // pedebuginfo.go
 }
@@ -125,8 +131,10 @@ func (f *debuginfoFlags) newSupplier(o *options) (*elfsupplier.Supplier, error) 
 		if err != nil {
 			return nil, fmt.Errorf("debuginfod needs a cache directory: %w", err)
 		}
+		// The symbol servers' bounds and --symbols-total-timeout: one
+		// budget for all downloads of the run.
 		l.Debuginfod = &debuginfod.Client{URLs: urls, CacheDir: filepath.Join(cache, "minidump-stackwalk", "debuginfod"),
-			Timeout: o.symbolServer.timeout}
+			Downloads: o.downloads(nil)}
 	}
 	return elfsupplier.New(context.Background(), l), nil
 }

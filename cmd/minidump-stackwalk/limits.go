@@ -12,7 +12,6 @@ import (
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symcompress"
-	"github.com/minidump-stackwalk/minidump-stackwalk/symsrv"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
@@ -98,16 +97,6 @@ func (f *limitFlags) decompressBudget() *symfile.DecompressBudget {
 		f.budget = symcompress.NewBudget(int64(f.decompressedFile), int64(f.decompressedTotal))
 	}
 	return f.budget
-}
-
-// downloadLimit bounds one downloaded symbol file as
-// --symbols-max-decompressed-file bounds a compressed one: the text of a
-// symbol file has one bound whatever brings it. A server can otherwise
-// send a file as large as symsrv.DefaultMaxDownload (4 GiB), inflated by
-// the HTTP client from a few megabytes when it says Content-Encoding: gzip
-// (hostile.GzipBomb).
-func (f *limitFlags) downloadLimit() symsrv.Option {
-	return symsrv.WithMaxDownload(int64(f.decompressedFile))
 }
 
 // byteSize is a flag value in bytes, written with an optional K, M or G

@@ -112,7 +112,7 @@ func TestTruncatedFilesBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &batchRun{flags: b, builder: summary.NewBuilder(b.examples), stderr: &stderr, out: &out}
-	r.cache = symcache.New(newSymbolLoader(&b.o, &stderr), b.cacheBytes)
+	r.cache = symcache.NewContext(newSymbolLoader(&b.o, &stderr), b.cacheBytes)
 	r.process = func(o *options, path string, sup symfile.Supplier, w io.Writer) triage.Result {
 		switch path {
 		case inputs[1]: // amd64-fp's .sym is cached, mapped: truncate it

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fetch"
 	"github.com/minidump-stackwalk/minidump-stackwalk/machosupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/pdbsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
@@ -25,13 +26,16 @@ import (
 // --symbol-download-timeout, --symbols-total-timeout, --symbols-miss-ttl,
 // --symbols-retries and --symbols-download-jobs.
 type symbolServerFlags struct {
-	urls    []string
-	cache   string
-	timeout time.Duration
-	total   time.Duration
-	missTTL time.Duration
-	retries int
-	jobs    int
+	// downloads is the run's one download client, made on first use
+	// (options.downloads); allocated by addFlags.
+	downloads *sharedDownloads
+	urls      []string
+	cache     string
+	timeout   time.Duration
+	total     time.Duration
+	missTTL   time.Duration
+	retries   int
+	jobs      int
 }
 
 // Bounds of the flags that size the downloads.
@@ -50,6 +54,35 @@ func (f *symbolServerFlags) httpOptions() []symsrv.Option {
 		symsrv.WithMachO(machosupplier.CheckFile, machosupplier.FromFiles)} // macOS modules' Mach-O files
 }
 
+// sharedDownloads holds the run's download client.
+type sharedDownloads struct {
+	once sync.Once
+	c    *fetch.Client
+}
+
+// downloads returns the run's download client: symbol servers and
+// debuginfod download through it, so that the flags' bounds
+// (--symbol-download-timeout, --symbols-total-timeout, --symbols-retries,
+// --symbols-download-jobs, --symbols-max-decompressed-file) and the
+// servers found down are the run's, whichever client asks. progress
+// receives the downloads' progress when the first call makes it.
+func (o *options) downloads(progress func(symsrv.DownloadProgress)) *fetch.Client {
+	f := &o.symbolServer
+	newClient := func() *fetch.Client {
+		cfg := fetch.DefaultConfig()
+		cfg.Timeout, cfg.Total, cfg.Jobs = f.timeout, f.total, f.jobs
+		cfg.Retry.Retries = f.retries
+		cfg.MaxSize = int64(o.limits.decompressedFile) // limits.go
+		cfg.Progress = progress
+		return fetch.New(cfg)
+	}
+	if f.downloads == nil {
+		return newClient()
+	}
+	f.downloads.once.Do(func() { f.downloads.c = newClient() })
+	return f.downloads.c
+}
+
 // defaultSymbolCache is os.UserCacheDir()/minidump-stackwalk/symbols, or ""
 // when the user has no cache directory.
 func defaultSymbolCache() string {
@@ -61,6 +94,7 @@ func defaultSymbolCache() string {
 }
 
 func (f *symbolServerFlags) addFlags(fs *pflag.FlagSet) {
+	f.downloads = &sharedDownloads{}
 	addStringList(fs, &f.urls, "symbols-url",
 		"a symbol server `URL` (repeatable), asked after the local symbol paths for\n"+
 			"URL/<debug file>/<debug id>/<debug file without .pdb>.sym, then for a Windows module's\n"+
@@ -158,12 +192,8 @@ func (o *options) symbolSupplierWith(stderr io.Writer, progress func(symsrv.Down
 		chain = append(chain, dir)
 	}
 	if len(urls) > 0 {
-		opts := append(o.symbolServer.httpOptions(), symsrv.WithTotalTimeout(o.symbolServer.total),
-			symsrv.WithIndex(index), symsrv.WithTrace(o.lookups.traceFunc()),
-			o.limits.downloadLimit()) // limits.go
-		if progress != nil {
-			opts = append(opts, symsrv.WithProgress(progress))
-		}
+		opts := append(o.symbolServer.httpOptions(), symsrv.WithDownloader(o.downloads(progress)),
+			symsrv.WithIndex(index), symsrv.WithTrace(o.lookups.traceFunc()))
 		hs, err := symsrv.NewSupplier(urls, o.symbolServer.cache, opts...)
 		if err != nil { // check() has accepted these; say so should it happen anyway
 			logf(stderr, "minidump-stackwalk: warning: symbol servers not used: %v\n", err)

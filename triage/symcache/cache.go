@@ -2,6 +2,7 @@ package symcache
 
 import (
 	"container/list"
+	"context"
 	"errors"
 	"sync"
 
@@ -12,10 +13,14 @@ import (
 // It follows symfile.Supplier's contract for its results.
 type Loader func(m symfile.ModuleKey) (*symfile.File, error)
 
+// ContextLoader is a Loader whose work (downloads) ctx cancels: the
+// context of the session that asked first.
+type ContextLoader func(ctx context.Context, m symfile.ModuleKey) (*symfile.File, error)
+
 // Cache is a byte-bounded LRU cache of symbol files. It is safe for
 // concurrent use.
 type Cache struct {
-	load     Loader
+	load     ContextLoader
 	maxBytes int64
 
 	mu      sync.Mutex
@@ -43,12 +48,23 @@ type entry struct {
 	pins  int
 	elem  *list.Element // in lru when unpinned and holding a file
 	stale bool          // dropped by Discard: closed when unpinned
+	// cancelled: the load stopped because its session's context was
+	// done: not the module's answer, so not kept for the run.
+	cancelled bool
 }
 
 // New returns a cache over load holding at most maxBytes of symbol files
 // that no dump in progress uses (see the package doc); maxBytes <= 0
 // keeps no unpinned file.
 func New(load Loader, maxBytes int64) *Cache {
+	return NewContext(func(_ context.Context, m symfile.ModuleKey) (*symfile.File, error) { return load(m) }, maxBytes)
+}
+
+// NewContext is New with a loader that a session's context cancels (a
+// batch dump past its --timeout stops its downloads). A load so cancelled
+// that found no file is not kept: the next session to ask loads again,
+// and one that was waiting for it loads itself.
+func NewContext(load ContextLoader, maxBytes int64) *Cache {
 	return &Cache{load: load, maxBytes: maxBytes, entries: map[symfile.ModuleKey]*entry{}, lru: list.New()}
 }
 
@@ -70,14 +86,18 @@ func (c *Cache) Stats() Stats {
 // is done: its files may then be evicted.
 type Session struct {
 	c      *Cache
+	ctx    context.Context // cancels the loads this session starts
 	mu     sync.Mutex
 	pinned map[symfile.ModuleKey]*entry
 	closed bool
 }
 
 // Session starts a session.
-func (c *Cache) Session() *Session {
-	return &Session{c: c, pinned: map[symfile.ModuleKey]*entry{}}
+func (c *Cache) Session() *Session { return c.SessionContext(context.Background()) }
+
+// SessionContext starts a session whose loads ctx cancels.
+func (c *Cache) SessionContext(ctx context.Context) *Session {
+	return &Session{c: c, ctx: ctx, pinned: map[symfile.ModuleKey]*entry{}}
 }
 
 // errClosed is returned by a closed session: a walk must not outlive its
@@ -96,7 +116,7 @@ func (s *Session) Symbols(m symfile.ModuleKey) (*symfile.File, error) {
 		return e.file, e.err
 	}
 	s.mu.Unlock()
-	e := s.c.acquire(m)
+	e := s.c.acquire(s.ctx, m)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.pinned[m] != nil {
@@ -143,36 +163,48 @@ func (s *Session) Discard() {
 	}
 }
 
-// acquire returns m's entry, loaded and pinned once.
-func (c *Cache) acquire(m symfile.ModuleKey) *entry {
-	c.mu.Lock()
-	e := c.entries[m]
-	if e != nil {
-		c.stats.Hits++
-		e.pins++
-		if e.elem != nil {
-			c.lru.Remove(e.elem)
-			e.elem = nil
+// acquire returns m's entry, loaded and pinned once. A load another
+// session's context cancelled is made again with ctx.
+func (c *Cache) acquire(ctx context.Context, m symfile.ModuleKey) *entry {
+	for {
+		c.mu.Lock()
+		e := c.entries[m]
+		if e != nil {
+			c.stats.Hits++
+			e.pins++
+			if e.elem != nil {
+				c.lru.Remove(e.elem)
+				e.elem = nil
+			}
+			c.mu.Unlock()
+			<-e.ready
+			if !e.cancelled || ctx.Err() != nil {
+				return e
+			}
+			c.release(e)
+			continue
 		}
+		e = &entry{key: m, ready: make(chan struct{}), pins: 1}
+		c.entries[m] = e
+		c.stats.Loads++
 		c.mu.Unlock()
-		<-e.ready
+
+		f, err := c.safeLoad(ctx, m)
+		c.mu.Lock()
+		e.file, e.err = f, err
+		if f != nil {
+			e.size = fileBytes(f)
+			c.bytes += e.size
+		} else if ctx.Err() != nil {
+			e.cancelled = true
+			if c.entries[m] == e {
+				delete(c.entries, m)
+			}
+		}
+		close(e.ready)
+		c.mu.Unlock()
 		return e
 	}
-	e = &entry{key: m, ready: make(chan struct{}), pins: 1}
-	c.entries[m] = e
-	c.stats.Loads++
-	c.mu.Unlock()
-
-	f, err := c.safeLoad(m)
-	c.mu.Lock()
-	e.file, e.err = f, err
-	if f != nil {
-		e.size = fileBytes(f)
-		c.bytes += e.size
-	}
-	close(e.ready)
-	c.mu.Unlock()
-	return e
 }
 
 // fileBytes is the memory a file holds: its data and its index, with the
@@ -181,13 +213,13 @@ func fileBytes(f *symfile.File) int64 { return int64(f.Size()) + f.HeapBytes() }
 
 // safeLoad calls the loader, turning a panic into an error so that waiters
 // are not left blocked.
-func (c *Cache) safeLoad(m symfile.ModuleKey) (f *symfile.File, err error) {
+func (c *Cache) safeLoad(ctx context.Context, m symfile.ModuleKey) (f *symfile.File, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			f, err = nil, &symfile.CorruptError{File: m.DebugFile, Err: errors.New("symbol loader panicked")}
 		}
 	}()
-	return c.load(m)
+	return c.load(ctx, m)
 }
 
 // release unpins e and evicts unpinned files beyond the bound.

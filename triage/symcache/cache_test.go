@@ -1,6 +1,7 @@
 package symcache
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -148,5 +149,44 @@ func TestParsedFunctionsCount(t *testing.T) {
 	s.Close()
 	if st := c.Stats(); st.Evictions != 1 || st.Files != 0 {
 		t.Errorf("after parsing 200 functions: %+v, want the file evicted (parsed %d bytes more)", st, f.HeapBytes()-f0.HeapBytes())
+	}
+}
+
+// TestCancelledLoadNotKept: a load its session's context cancelled (a
+// batch dump past --timeout) is not the module's answer for the run: a
+// session that waited for it loads again with its own context, and so
+// does a later one.
+func TestCancelledLoadNotKept(t *testing.T) {
+	started, unblock := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	c := NewContext(func(ctx context.Context, m symfile.ModuleKey) (*symfile.File, error) {
+		if calls.Add(1) == 1 {
+			close(started)
+			<-ctx.Done() // a download the timeout cuts short
+			<-unblock
+			return nil, ctx.Err()
+		}
+		return symfile.NewFile([]byte("MODULE Linux x86_64 0123 a\nFUNC 1000 10 0 f\n"), "a")
+	}, 1<<20)
+	ctx, cancel := context.WithCancel(context.Background())
+	timedOut := c.SessionContext(ctx)
+	done := make(chan error, 1)
+	go func() { _, err := timedOut.Symbols(key("a")); done <- err }()
+	<-started
+	waiting := make(chan *symfile.File, 1)
+	go func() { f, _ := c.Session().Symbols(key("a")); waiting <- f }()
+	cancel()
+	close(unblock)
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("timed-out session: %v, want its cancellation", err)
+	}
+	if f := <-waiting; f == nil {
+		t.Error("the waiting session got the cancelled answer")
+	}
+	if f, err := c.Session().Symbols(key("a")); f == nil || err != nil {
+		t.Errorf("later session: %v, %v", f, err)
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("%d loads, want 2 (the cancelled one, then one for the run)", n)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package symsrv
+package fetch
 
 // processAlive cannot tell on this system: leftovers are removed by age.
 func processAlive(pid int) bool { return true }

@@ -1,11 +1,11 @@
-package symsrv
+package fetch
 
 import (
 	"net/http"
 	"sync"
 )
 
-// http1Closer is the RoundTripper of a supplier's HTTP clients: it uses
+// http1Closer is the RoundTripper of a Client's HTTP clients: it uses
 // each HTTP/1 connection for one request. A server that sends more than
 // its Content-Length leaves bytes on the connection, and Go's transport,
 // finding them on an idle connection, prints "Unsolicited response
@@ -20,10 +20,9 @@ type http1Closer struct {
 	http2 sync.Map          // host → true once it answered over HTTP/2
 }
 
-// NewTransport returns the RoundTripper of symbol downloads over rt (nil:
-// http.DefaultTransport): HTTP/1 connections carry one request each, as
-// the supplier's do, so that no server can make the HTTP client log on
-// stderr. Other clients of symbol servers (package debuginfod) use it.
+// NewTransport returns the RoundTripper of downloads over rt (nil:
+// http.DefaultTransport): HTTP/1 connections carry one request each, so
+// that no server can make the HTTP client log on stderr.
 func NewTransport(rt http.RoundTripper) http.RoundTripper { return &http1Closer{rt: rt} }
 
 func (c *http1Closer) RoundTrip(req *http.Request) (*http.Response, error) {

@@ -1,16 +1,46 @@
-package symsrv
+package fetch
 
 import (
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
-// partialDirName is the directory, under the cache directory, where
+// Store is a cache directory's bookkeeping of downloads: the partial
+// files bodies are written to until they are checked and renamed into
+// place, and the negative cache of misses (miss.go). Safe for concurrent
+// use.
+type Store struct {
+	dir        string
+	partialDir string        // downloads in progress: dir/.partial
+	host       string        // this host, as partial files name it
+	missTTL    time.Duration // 0: no negative cache
+	now        func() time.Time
+	cleanOnce  sync.Once // removes partial files of earlier processes
+}
+
+// NewStore returns the Store of the cache directory dir (created when
+// the first file is stored), remembering misses for missTTL (0: not at
+// all).
+func NewStore(dir string, missTTL time.Duration) *Store {
+	return &Store{dir: dir, partialDir: filepath.Join(dir, PartialDirName), host: hostName(), missTTL: missTTL, now: time.Now}
+}
+
+// WithClock makes the Store date and judge misses by now (tests).
+func (s *Store) WithClock(now func() time.Time) *Store {
+	s.now = now
+	return s
+}
+
+// Dir is the cache directory.
+func (s *Store) Dir() string { return s.dir }
+
+// PartialDirName is the directory, under the cache directory, where
 // downloads are written until they are checked and renamed into place.
-const partialDirName = ".partial"
+const PartialDirName = ".partial"
 
 // A partial file left by a process that no longer runs on this host is
 // removed once it has not been written for stalePartialIdle (a live
@@ -25,15 +55,15 @@ const (
 )
 
 // createPartial creates a file for a download in the partial directory,
-// named <pid>@<host>-<random>.sym after this process and host, so that a
+// named <pid>@<host>-<random>.part after this process and host, so that a
 // later process can tell a leftover of a crash from a download in
 // progress.
-func (s *Supplier) createPartial() (*os.File, error) {
+func (s *Store) createPartial() (*os.File, error) {
 	if err := os.MkdirAll(s.partialDir, 0o755); err != nil {
 		return nil, err
 	}
 	s.cleanOnce.Do(s.cleanPartial)
-	return os.CreateTemp(s.partialDir, strconv.Itoa(os.Getpid())+"@"+s.host+"-*.sym")
+	return os.CreateTemp(s.partialDir, strconv.Itoa(os.Getpid())+"@"+s.host+"-*.part")
 }
 
 // partialOwner returns the pid and host a partial file's name gives; host
@@ -55,7 +85,7 @@ func partialOwner(name string) (pid int, host string, ok bool) {
 // cleanPartial removes the partial files that earlier processes left when
 // they were killed: those of this host's processes no longer running, and
 // any file no longer written (stalePartialIdle, stalePartialAge).
-func (s *Supplier) cleanPartial() {
+func (s *Store) cleanPartial() {
 	ents, err := os.ReadDir(s.partialDir)
 	if err != nil {
 		return

@@ -1,4 +1,4 @@
-package symsrv
+package fetch
 
 import (
 	"context"
@@ -31,15 +31,10 @@ type RetryPolicy struct {
 	MaxWait time.Duration
 }
 
-// DefaultRetry is the RetryPolicy of an Supplier: three retries after
+// DefaultRetry is the RetryPolicy of DefaultConfig: three retries after
 // about 0.5 s, 1 s and 2 s, a Retry-After of up to 10 s honoured, at most
 // 30 s of waiting per file (the total download bound still applies).
 var DefaultRetry = RetryPolicy{Retries: 3, Base: 500 * time.Millisecond, MaxDelay: 10 * time.Second, MaxWait: 30 * time.Second}
-
-// WithRetry sets the retry policy (DefaultRetry otherwise).
-func WithRetry(p RetryPolicy) Option {
-	return func(s *Supplier) { s.retry = p }
-}
 
 // delay returns the wait before retry number n (0 for the first), or false
 // when the server asked for a longer wait than the policy allows.

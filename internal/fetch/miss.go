@@ -1,4 +1,4 @@
-package symsrv
+package fetch
 
 import (
 	"bytes"
@@ -18,18 +18,10 @@ import (
 // remembered in the cache directory, so that later runs do not ask again.
 const DefaultMissTTL = 24 * time.Hour
 
-// WithMissTTL sets how long a definite miss (HTTP 404 or 410) of a server
-// is remembered in the cache directory: within that time, later suppliers
-// over the same cache do not ask that server for that file again. 0 turns
-// the negative cache off (misses are neither read nor written).
-func WithMissTTL(d time.Duration) Option {
-	return func(s *Supplier) { s.missTTL = d }
-}
-
-// missDirName holds the negative cache: one small file per server and
+// MissDirName holds the negative cache: one small file per server and
 // symbol path, named by a hash, so that no name from a dump or a server
 // ever becomes a path.
-const missDirName = ".misses"
+const MissDirName = ".misses"
 
 const (
 	missMagic = "minidump-stackwalk symbol miss 1\n"
@@ -42,22 +34,22 @@ const (
 	missClockSkew = 5 * time.Minute
 )
 
-// missPath is the file that records a miss of target (a full URL).
-func (s *Supplier) missPath(target string) string {
+// MissPath is the file that records a miss of target (a full URL).
+func (s *Store) MissPath(target string) string {
 	sum := sha256.Sum256([]byte(target))
 	h := hex.EncodeToString(sum[:])
-	return filepath.Join(s.cacheDir, missDirName, h[:2], h)
+	return filepath.Join(s.dir, MissDirName, h[:2], h)
 }
 
-// cachedMiss reports whether a server's miss of target is remembered and
+// Miss reports whether a server's miss of target is remembered and
 // still fresh, and when it was recorded. A file that is not exactly what
 // recordMiss writes (another URL, a date in the future, trailing bytes, not
 // a regular file) is ignored and removed; so is an expired one.
-func (s *Supplier) cachedMiss(target string) (time.Time, bool) {
+func (s *Store) Miss(target string) (time.Time, bool) {
 	if s.missTTL <= 0 {
 		return time.Time{}, false
 	}
-	p := s.missPath(target)
+	p := s.MissPath(target)
 	at, err := readMiss(p, target)
 	if err != nil {
 		if !os.IsNotExist(err) {
@@ -65,7 +57,7 @@ func (s *Supplier) cachedMiss(target string) (time.Time, bool) {
 		}
 		return time.Time{}, false
 	}
-	now := time.Now()
+	now := s.now()
 	if at.After(now.Add(missClockSkew)) || now.Sub(at) >= s.missTTL {
 		removeRegular(p)
 		return time.Time{}, false
@@ -119,15 +111,15 @@ func cutField(b []byte, key string) (value, rest []byte, ok bool) {
 	return value, rest, ok && len(value) > 0
 }
 
-// recordMiss remembers that a server does not have target. The file is
+// RecordMiss remembers that a server does not have target. The file is
 // written in the partial directory and renamed into place, so a reader
 // sees a whole record or none. Failing to record is not an error: the
 // next run asks again.
-func (s *Supplier) recordMiss(target string) {
+func (s *Store) RecordMiss(target string) {
 	if s.missTTL <= 0 {
 		return
 	}
-	p := s.missPath(target)
+	p := s.MissPath(target)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return
 	}
@@ -135,7 +127,7 @@ func (s *Supplier) recordMiss(target string) {
 	if err != nil {
 		return
 	}
-	_, err = fmt.Fprintf(tmp, "%surl %s\ntime %d\n", missMagic, missName(target), time.Now().Unix())
+	_, err = fmt.Fprintf(tmp, "%surl %s\ntime %d\n", missMagic, missName(target), s.now().Unix())
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -146,7 +138,7 @@ func (s *Supplier) recordMiss(target string) {
 		os.Remove(tmp.Name())
 		return
 	}
-	pruneMisses(filepath.Dir(p), s.missTTL, time.Now())
+	pruneMisses(filepath.Dir(p), s.missTTL, s.now())
 }
 
 // maxMissPrune bounds the entries one pruning reads, so that recording a

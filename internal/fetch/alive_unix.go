@@ -1,6 +1,6 @@
 //go:build unix
 
-package symsrv
+package fetch
 
 import (
 	"errors"
