@@ -339,6 +339,9 @@ func hostileJobs(tmp string) []job {
 	d, err = hostile.UnreadableStacks(4096)
 	add("unreadable-stacks-4096", d, err)
 	d, err = hostile.BombDump()
+	if err != nil {
+		fail(err)
+	}
 	for _, ext := range []string{".gz", ".zst"} {
 		store := filepath.Join(tmp, "bomb"+ext)
 		if err := hostile.WriteBombStore(store, ext, 2<<30); err != nil {
