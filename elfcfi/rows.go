@@ -254,58 +254,11 @@ func sameRule(a, b Rule) bool {
 	return a.Kind == b.Kind && a.Offset == b.Offset && a.Reg == b.Reg && string(a.Expr) == string(b.Expr)
 }
 
-// Rows executes the FDE's instructions and returns every row of its table,
-// in address order.
-// A hostile FDE can hold millions of rows of hundreds of rules; Rows
-// refuses to hold more than maxRowRules rules in all (ForEachRow has no
-// such bound: it holds one row at a time).
-func (f *FDE) Rows() ([]Row, error) {
-	var rows []Row
-	total := 0
-	err := f.ForEachRow(func(r Row) bool {
-		total += len(r.Regs) + 1
-		if total > maxRowRules {
-			return false
-		}
-		rows = append(rows, r.clone())
-		return true
-	})
-	if err == nil && total > maxRowRules {
-		err = f.section.errAt(f.Offset, "FDE has over %d rules in all its rows", maxRowRules)
-	}
-	return rows, err
-}
-
-const maxRowRules = 1 << 21
-
 // ForEachRow calls fn with each row of the FDE's table in address order,
 // until fn returns false. The row's Regs are only valid during the call:
 // keep a copy.
 func (f *FDE) ForEachRow(fn func(Row) bool) error {
 	return f.run(fn)
-}
-
-// RowAt returns the row covering pc, which must lie in [Begin, End).
-func (f *FDE) RowAt(pc uint64) (Row, error) {
-	if pc < f.Begin || pc >= f.End {
-		return Row{}, ErrNotFound
-	}
-	var found Row
-	ok := false
-	err := f.run(func(r Row) bool {
-		if pc >= r.Loc && pc < r.End {
-			found, ok = r.clone(), true
-			return false
-		}
-		return r.Loc <= pc
-	})
-	if err != nil {
-		return Row{}, err
-	}
-	if !ok {
-		return Row{}, ErrNotFound
-	}
-	return found, nil
 }
 
 func (f *FDE) run(emit func(Row) bool) error {
