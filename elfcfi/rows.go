@@ -254,33 +254,6 @@ func sameRule(a, b Rule) bool {
 	return a.Kind == b.Kind && a.Offset == b.Offset && a.Reg == b.Reg && string(a.Expr) == string(b.Expr)
 }
 
-// ForEachRow calls fn with each row of the FDE's table in address order,
-// until fn returns false. The row's Regs are only valid during the call:
-// keep a copy.
-func (f *FDE) ForEachRow(fn func(Row) bool) error {
-	return f.run(fn)
-}
-
-func (f *FDE) run(emit func(Row) bool) error {
-	m := &machine{s: f.section, cie: f.CIE, end: f.End, emit: func(Row) bool { return true }}
-	m.row.Loc = f.Begin
-	// The CIE's instructions may not advance the location (DWARF 5
-	// 6.4.1); they set the initial rules.
-	if err := m.exec(f.CIE.Instructions, f.CIE.instructionAt, true); err != nil {
-		return err
-	}
-	m.initial = m.row.clone()
-	m.emit = emit
-	if err := m.exec(f.Instructions, f.instructionAt, false); err != nil {
-		return err
-	}
-	m.row.End = f.End
-	if m.row.Loc < m.row.End {
-		m.emit(m.row)
-	}
-	return nil
-}
-
 func (m *machine) advance(to uint64, at uint64) error {
 	if to < m.row.Loc {
 		return m.s.errAt(at, "location %#x goes backwards from %#x", to, m.row.Loc)

@@ -49,3 +49,30 @@ func (f *FDE) RowAt(pc uint64) (Row, error) {
 	}
 	return found, nil
 }
+
+// ForEachRow calls fn with each row of the FDE's table in address order,
+// until fn returns false. The row's Regs are only valid during the call:
+// keep a copy.
+func (f *FDE) ForEachRow(fn func(Row) bool) error {
+	return f.run(fn)
+}
+
+func (f *FDE) run(emit func(Row) bool) error {
+	m := &machine{s: f.section, cie: f.CIE, end: f.End, emit: func(Row) bool { return true }}
+	m.row.Loc = f.Begin
+	// The CIE's instructions may not advance the location (DWARF 5
+	// 6.4.1); they set the initial rules.
+	if err := m.exec(f.CIE.Instructions, f.CIE.instructionAt, true); err != nil {
+		return err
+	}
+	m.initial = m.row.clone()
+	m.emit = emit
+	if err := m.exec(f.Instructions, f.instructionAt, false); err != nil {
+		return err
+	}
+	m.row.End = f.End
+	if m.row.Loc < m.row.End {
+		m.emit(m.row)
+	}
+	return nil
+}
