@@ -19,7 +19,8 @@ const maxFunctionLines = 120
 
 // longFunctions are the functions still over the limit, keyed
 // "file:Func" (methods "file:Type.Method"), with their length when listed.
-// Remove an entry when its function is split; add none.
+// Remove an entry when its function is split (the test logs those, and
+// does not fail: another branch may have split it); add none.
 var longFunctions = map[string]int{
 	// processor.Process: hproc splits it into a read and a walk phase (issue 27).
 	"processor/process.go:Process": 282,
@@ -83,7 +84,7 @@ func TestFunctionLength(t *testing.T) {
 			case ok:
 				seen[key] = true
 				if lines <= maxFunctionLines {
-					t.Errorf("%s is %d lines now: remove it from longFunctions", key, lines)
+					t.Logf("%s is %d lines now: remove it from longFunctions", key, lines)
 				} else if lines > listed {
 					t.Errorf("%s grew from %d to %d lines (the limit is %d)", key, listed, lines, maxFunctionLines)
 				}
@@ -98,7 +99,7 @@ func TestFunctionLength(t *testing.T) {
 	}
 	for key := range longFunctions {
 		if !seen[key] {
-			t.Errorf("longFunctions lists %s, which no longer exists", key)
+			t.Logf("longFunctions lists %s, which no longer exists: remove it", key)
 		}
 	}
 }
