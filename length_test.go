@@ -33,7 +33,6 @@ var longFunctions = map[string]int{
 	"internal/synth/builder.go:Builder.Bytes":          292,
 	"internal/coreconv/coreconv.go:Convert":            220,
 	"minidump/streams_test.go:TestAgainstMinidumpDump": 204,
-	"elfcfi/rows.go:machine.execBuf":                   157,
 	"walker/x86/x86.go:byWindowsFrameInfo":             150,
 	"symfile/index.go:indexChunk":                      146,
 	"elfcfi/expreval_test.go:evaluator.step":           141,
