@@ -36,7 +36,6 @@ var longFunctions = map[string]int{
 	"walker/x86/x86.go:byWindowsFrameInfo":             150,
 	"elfcfi/expreval_test.go:evaluator.step":           141,
 	"cmd/core2md/corpus_test.go:checkAgainstGDB":       141,
-	"coredump/coredump.go:NewFile":                     140,
 }
 
 // TestFunctionLength keeps every function of the repository, tests
