@@ -34,7 +34,6 @@ var longFunctions = map[string]int{
 	"internal/coreconv/coreconv.go:Convert":            220,
 	"minidump/streams_test.go:TestAgainstMinidumpDump": 204,
 	"walker/x86/x86.go:byWindowsFrameInfo":             150,
-	"elfcfi/expreval_test.go:evaluator.step":           141,
 	"cmd/core2md/corpus_test.go:checkAgainstGDB":       141,
 }
 
