@@ -30,7 +30,6 @@ var longFunctions = map[string]int{
 	// A test generator: one dump's frames, registers and memory.
 	"internal/testkit/difftest/gen.go:gen.build": 258,
 	// To split.
-	"internal/coreconv/coreconv.go:Convert":            220,
 	"minidump/streams_test.go:TestAgainstMinidumpDump": 204,
 	"walker/x86/x86.go:byWindowsFrameInfo":             150,
 	"cmd/core2md/corpus_test.go:checkAgainstGDB":       141,
