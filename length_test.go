@@ -31,7 +31,6 @@ var longFunctions = map[string]int{
 	"internal/testkit/difftest/gen.go:gen.build": 258,
 	// To split.
 	"minidump/streams_test.go:TestAgainstMinidumpDump": 204,
-	"walker/x86/x86.go:byWindowsFrameInfo":             150,
 	"cmd/core2md/corpus_test.go:checkAgainstGDB":       141,
 }
 
