@@ -30,7 +30,6 @@ var longFunctions = map[string]int{
 	// A test generator: one dump's frames, registers and memory.
 	"internal/testkit/difftest/gen.go:gen.build": 258,
 	// To split.
-	"cmd/core2md/corpus_test.go:checkAgainstGDB": 141,
 }
 
 // TestFunctionLength keeps every function of the repository, tests
