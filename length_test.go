@@ -5,10 +5,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -38,20 +36,8 @@ var longFunctions = map[string]int{
 func TestFunctionLength(t *testing.T) {
 	fset := token.NewFileSet()
 	seen := map[string]bool{}
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != "." && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") {
-			return nil
-		}
+	checked := 0
+	err := walkGoFiles(func(path string) error {
 		src, err := os.ReadFile(path)
 		if err != nil {
 			return err
@@ -68,6 +54,7 @@ func TestFunctionLength(t *testing.T) {
 			if !ok || fn.Body == nil {
 				continue
 			}
+			checked++
 			key := filepath.ToSlash(path) + ":" + funcName(fn)
 			lines := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
 			listed, ok := longFunctions[key]
@@ -87,6 +74,9 @@ func TestFunctionLength(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d functions found", checked)
 	}
 	for key := range longFunctions {
 		if !seen[key] {
