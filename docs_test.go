@@ -14,13 +14,10 @@ import (
 
 const module = "github.com/minidump-stackwalk/minidump-stackwalk"
 
-// goPackages returns the repository's package directories (slash-separated,
-// "." for the root) with their non-test files' imports.
-func goPackages(t *testing.T) map[string][]string {
-	t.Helper()
-	pkgs := map[string][]string{}
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+// walkGoFiles calls fn with the path of each Go file of the repository,
+// outside testdata and hidden or underscored directories.
+func walkGoFiles(fn func(path string) error) error {
+	return filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -31,7 +28,21 @@ func goPackages(t *testing.T) map[string][]string {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+		if !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		return fn(path)
+	})
+}
+
+// goPackages returns the repository's package directories (slash-separated,
+// "." for the root) with their non-test files' imports.
+func goPackages(t *testing.T) map[string][]string {
+	t.Helper()
+	pkgs := map[string][]string{}
+	fset := token.NewFileSet()
+	err := walkGoFiles(func(path string) error {
+		if strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)

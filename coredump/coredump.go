@@ -177,27 +177,49 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 		return nil, fmt.Errorf("%w: no ELF magic", ErrNotCore)
 	}
 	f := &File{r: r, size: size}
+	h, err := f.readHeader(ident, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.readProgHeaders(h); err != nil {
+		return nil, err
+	}
+	if len(f.Threads) == 0 {
+		return nil, &FormatError{0, "no NT_PRSTATUS note"}
+	}
+	return f, nil
+}
+
+// elfHeader is what NewFile needs of the ELF header past the identification.
+type elfHeader struct {
+	phoff, shoff                uint64
+	phentsize, phnum, shentsize int
+}
+
+// readHeader checks the ELF header's first n bytes in ident (class, byte
+// order, type, machine) and sets f.Is64 and f.Arch.
+func (f *File) readHeader(ident []byte, n int) (elfHeader, error) {
 	switch ident[4] {
 	case 1:
 	case 2:
 		f.Is64 = true
 	default:
-		return nil, &FormatError{4, fmt.Sprintf("bad ELF class %d", ident[4])}
+		return elfHeader{}, &FormatError{4, fmt.Sprintf("bad ELF class %d", ident[4])}
 	}
 	if ident[5] != 1 {
-		return nil, fmt.Errorf("%w: big-endian ELF (data encoding %d)", ErrUnsupportedMachine, ident[5])
+		return elfHeader{}, fmt.Errorf("%w: big-endian ELF (data encoding %d)", ErrUnsupportedMachine, ident[5])
 	}
 	hsize := elfHeaderSize32
 	if f.Is64 {
 		hsize = elfHeaderSize64
 	}
 	if n < hsize {
-		return nil, &FormatError{int64(n), "truncated ELF header"}
+		return elfHeader{}, &FormatError{int64(n), "truncated ELF header"}
 	}
 	h := fields{ident[:hsize], f.Is64}
 	const etCore = 4
 	if typ := h.u16(16); typ != etCore {
-		return nil, fmt.Errorf("%w: ELF type %d", ErrNotCore, typ)
+		return elfHeader{}, fmt.Errorf("%w: ELF type %d", ErrNotCore, typ)
 	}
 	machine := h.u16(18)
 	switch {
@@ -210,50 +232,64 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	case machine == emARM && !f.Is64:
 		f.Arch = minidump.ArchARM
 	default:
-		return nil, fmt.Errorf("%w: ELF machine %d (%d-bit)", ErrUnsupportedMachine, machine, map[bool]int{false: 32, true: 64}[f.Is64])
+		return elfHeader{}, fmt.Errorf("%w: ELF machine %d (%d-bit)", ErrUnsupportedMachine, machine, map[bool]int{false: 32, true: 64}[f.Is64])
 	}
-	var phoff, shoff uint64
-	var phentsize, phnum, shentsize int
+	var eh elfHeader
 	if f.Is64 {
-		phoff, shoff = h.u64(32), h.u64(40)
-		phentsize, phnum, shentsize = int(h.u16(54)), int(h.u16(56)), int(h.u16(58))
+		eh.phoff, eh.shoff = h.u64(32), h.u64(40)
+		eh.phentsize, eh.phnum, eh.shentsize = int(h.u16(54)), int(h.u16(56)), int(h.u16(58))
 	} else {
-		phoff, shoff = uint64(h.u32(28)), uint64(h.u32(32))
-		phentsize, phnum, shentsize = int(h.u16(42)), int(h.u16(44)), int(h.u16(46))
+		eh.phoff, eh.shoff = uint64(h.u32(28)), uint64(h.u32(32))
+		eh.phentsize, eh.phnum, eh.shentsize = int(h.u16(42)), int(h.u16(44)), int(h.u16(46))
 	}
 	wantPh := 32
 	if f.Is64 {
 		wantPh = 56
 	}
-	if phentsize != wantPh {
-		return nil, &FormatError{0, fmt.Sprintf("program header size %d, want %d", phentsize, wantPh)}
+	if eh.phentsize != wantPh {
+		return elfHeader{}, &FormatError{0, fmt.Sprintf("program header size %d, want %d", eh.phentsize, wantPh)}
 	}
-	// PN_XNUM: the real count is in section header 0's sh_info.
-	if phnum == 0xffff {
-		if shoff == 0 || shentsize < 40 {
-			return nil, &FormatError{0, "PN_XNUM without section header 0"}
-		}
-		sh := make([]byte, 4)
-		infoOff := shoff + 28
-		if f.Is64 {
-			infoOff = shoff + 44
-		}
-		if err := f.readFile(sh, infoOff); err != nil {
-			return nil, err
-		}
-		phnum = int(binary.LittleEndian.Uint32(sh))
+	return eh, nil
+}
+
+// progHeaderCount is the number of program headers, which PN_XNUM puts in
+// section header 0's sh_info.
+func (f *File) progHeaderCount(h elfHeader) (int, error) {
+	if h.phnum != 0xffff {
+		return h.phnum, nil
+	}
+	if h.shoff == 0 || h.shentsize < 40 {
+		return 0, &FormatError{0, "PN_XNUM without section header 0"}
+	}
+	sh := make([]byte, 4)
+	infoOff := h.shoff + 28
+	if f.Is64 {
+		infoOff = h.shoff + 44
+	}
+	if err := f.readFile(sh, infoOff); err != nil {
+		return 0, err
+	}
+	return int(binary.LittleEndian.Uint32(sh)), nil
+}
+
+// readProgHeaders reads the PT_LOAD segments, sorted by address, and the
+// PT_NOTE notes.
+func (f *File) readProgHeaders(h elfHeader) error {
+	phnum, err := f.progHeaderCount(h)
+	if err != nil {
+		return err
 	}
 	if phnum > MaxProgHeaders {
-		return nil, &FormatError{0, fmt.Sprintf("%d program headers", phnum)}
+		return &FormatError{0, fmt.Sprintf("%d program headers", phnum)}
 	}
-	phdrs := make([]byte, phnum*phentsize)
-	if err := f.readFile(phdrs, phoff); err != nil {
-		return nil, fmt.Errorf("program headers: %w", err)
+	phdrs := make([]byte, phnum*h.phentsize)
+	if err := f.readFile(phdrs, h.phoff); err != nil {
+		return fmt.Errorf("program headers: %w", err)
 	}
 	var notes [][2]uint64
 	var noteTotal uint64
 	for i := 0; i < phnum; i++ {
-		p := fields{phdrs[i*phentsize : (i+1)*phentsize], f.Is64}
+		p := fields{phdrs[i*h.phentsize : (i+1)*h.phentsize], f.Is64}
 		var typ, flags uint32
 		var off, vaddr, filesz, memsz uint64
 		if f.Is64 {
@@ -263,28 +299,16 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 			typ, flags = p.u32(0), p.u32(24)
 			off, vaddr, filesz, memsz = uint64(p.u32(4)), uint64(p.u32(8)), uint64(p.u32(16)), uint64(p.u32(20))
 		}
-		phOff := int64(phoff) + int64(i*phentsize)
+		phOff := int64(h.phoff) + int64(i*h.phentsize)
 		switch typ {
 		case 1: // PT_LOAD
-			if filesz > memsz {
-				filesz = memsz
-			}
-			if vaddr+memsz < vaddr {
-				return nil, &FormatError{phOff, "PT_LOAD wraps around the address space"}
-			}
-			// Bytes past the end of the file are not there (a truncated core).
-			if off > uint64(size) {
-				filesz = 0
-			} else if off+filesz > uint64(size) || off+filesz < off {
-				filesz = uint64(size) - off
-			}
-			if memsz > 0 {
-				f.Segments = append(f.Segments, Segment{vaddr, memsz, filesz, off, flags})
+			if err := f.addSegment(phOff, Segment{vaddr, memsz, filesz, off, flags}); err != nil {
+				return err
 			}
 		case 4: // PT_NOTE
 			noteTotal += filesz
 			if noteTotal > MaxNoteBytes || filesz > MaxNoteBytes {
-				return nil, &FormatError{phOff, "notes larger than MaxNoteBytes"}
+				return &FormatError{phOff, "notes larger than MaxNoteBytes"}
 			}
 			notes = append(notes, [2]uint64{off, filesz})
 		}
@@ -293,16 +317,34 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	for _, n := range notes {
 		buf := make([]byte, n[1])
 		if err := f.readFile(buf, n[0]); err != nil {
-			return nil, fmt.Errorf("PT_NOTE: %w", err)
+			return fmt.Errorf("PT_NOTE: %w", err)
 		}
 		if err := f.parseNotes(buf, int64(n[0])); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if len(f.Threads) == 0 {
-		return nil, &FormatError{0, "no NT_PRSTATUS note"}
+	return nil
+}
+
+// addSegment adds the PT_LOAD segment s of the program header at phOff,
+// its file size cut to its memory size and to the file.
+func (f *File) addSegment(phOff int64, s Segment) error {
+	if s.Filesz > s.Memsz {
+		s.Filesz = s.Memsz
 	}
-	return f, nil
+	if s.Vaddr+s.Memsz < s.Vaddr {
+		return &FormatError{phOff, "PT_LOAD wraps around the address space"}
+	}
+	// Bytes past the end of the file are not there (a truncated core).
+	if s.Off > uint64(f.size) {
+		s.Filesz = 0
+	} else if s.Off+s.Filesz > uint64(f.size) || s.Off+s.Filesz < s.Off {
+		s.Filesz = uint64(f.size) - s.Off
+	}
+	if s.Memsz > 0 {
+		f.Segments = append(f.Segments, s)
+	}
+	return nil
 }
 
 func (f *File) readFile(p []byte, off uint64) error {

@@ -28,11 +28,6 @@ type Options struct {
 	NoInterCURefs  bool // -r: no DW_AT_specification references to earlier units
 }
 
-// Write writes the symbol file of the ELF file f, read from path, to w.
-func Write(w io.Writer, f *elf.File, path string, opts Options) error {
-	return WriteWithDebug(w, f, nil, path, opts)
-}
-
 // WriteWithDebug is Write with f's separate debug file (nil for none), read
 // as Google's dump_syms reads a .gnu_debuglink file: its function symbols
 // are added to f's (the first at an address wins) and its .debug_frame
@@ -147,15 +142,4 @@ func cfiEntries(f *elf.File, li loadInfo, compat bool) ([]*cfiEntry, error) {
 func progbits(f *elf.File, name string) bool {
 	s := f.Section(name)
 	return s != nil && s.Type == elf.SHT_PROGBITS
-}
-
-func elfcfiTables(f *elf.File) (*elfcfi.Exidx, error) {
-	t, err := elfcfi.FromELF(f)
-	if err != nil {
-		return nil, err
-	}
-	if t.Exidx == nil {
-		return nil, fmt.Errorf("no .ARM.exidx")
-	}
-	return t.Exidx, nil
 }

@@ -6,20 +6,23 @@
 // NewEHFrame and NewDebugFrame parse a section into CIEs and FDEs. Every
 // DW_CFA instruction of DWARF 5 and the GNU extensions GCC emits
 // (GNU_args_size, GNU_negative_offset_extended, and on AArch64
-// negate_ra_state) is executed into a table of Rows: RowAt gives the rule
-// set at one address, Rows (bounded) and ForEachRow all of them, Events
-// each rule as its instruction sets it (what Breakpad's CFI reader reports,
-// for converters to STACK CFI). DW_CFA_def_cfa_register and
-// DW_CFA_def_cfa_offset after an expression CFA behave as in GCC's unwinder
-// and readelf. Unwind applies a Row to a frame's registers and memory and
-// returns the caller's registers; EvalExpr is the DWARF expression
-// evaluator it uses for def_cfa_expression, expression and val_expression
-// rules, bounded in steps and stack depth.
+// negate_ra_state) is executed into a table of Rows, which Events gives as
+// each rule is set by its instruction (what Breakpad's CFI reader reports,
+// for converters to STACK CFI).
+// DW_CFA_def_cfa_register and DW_CFA_def_cfa_offset after an expression
+// CFA behave as in GCC's unwinder and readelf.
 //
-// NewExidx parses .ARM.exidx with its .ARM.extab, finds the entry covering
-// an address, decodes its unwind opcodes (short and long compact models,
+// NewExidx parses .ARM.exidx with its .ARM.extab, gives its entries and
+// decodes their unwind opcodes (short and long compact models,
 // and GCC's generic personality routines, whose data has the long model's
-// layout) and executes them (ExidxEntry.Unwind).
+// layout; DecodeExidxOps).
+//
+// The walk evaluates what this package reads as STACK CFI rules (dumpsyms
+// converts them, symfile evaluates them). The tests check the rows against
+// readelf (every row, FDE.Rows, and every opcode, ExidxOp.String) and apply
+// them with an unwinder of their own (unwinder_test.go: a DWARF expression
+// evaluator, Row.Unwind, ExidxEntry.Unwind) on frames built from objdump's
+// disassembly.
 //
 // Input is untrusted: every length, offset and count is checked against the
 // section and a malformed entry yields a *FormatError naming the section and

@@ -254,80 +254,6 @@ func sameRule(a, b Rule) bool {
 	return a.Kind == b.Kind && a.Offset == b.Offset && a.Reg == b.Reg && string(a.Expr) == string(b.Expr)
 }
 
-// Rows executes the FDE's instructions and returns every row of its table,
-// in address order.
-// A hostile FDE can hold millions of rows of hundreds of rules; Rows
-// refuses to hold more than maxRowRules rules in all (ForEachRow has no
-// such bound: it holds one row at a time).
-func (f *FDE) Rows() ([]Row, error) {
-	var rows []Row
-	total := 0
-	err := f.ForEachRow(func(r Row) bool {
-		total += len(r.Regs) + 1
-		if total > maxRowRules {
-			return false
-		}
-		rows = append(rows, r.clone())
-		return true
-	})
-	if err == nil && total > maxRowRules {
-		err = f.section.errAt(f.Offset, "FDE has over %d rules in all its rows", maxRowRules)
-	}
-	return rows, err
-}
-
-const maxRowRules = 1 << 21
-
-// ForEachRow calls fn with each row of the FDE's table in address order,
-// until fn returns false. The row's Regs are only valid during the call:
-// keep a copy.
-func (f *FDE) ForEachRow(fn func(Row) bool) error {
-	return f.run(fn)
-}
-
-// RowAt returns the row covering pc, which must lie in [Begin, End).
-func (f *FDE) RowAt(pc uint64) (Row, error) {
-	if pc < f.Begin || pc >= f.End {
-		return Row{}, ErrNotFound
-	}
-	var found Row
-	ok := false
-	err := f.run(func(r Row) bool {
-		if pc >= r.Loc && pc < r.End {
-			found, ok = r.clone(), true
-			return false
-		}
-		return r.Loc <= pc
-	})
-	if err != nil {
-		return Row{}, err
-	}
-	if !ok {
-		return Row{}, ErrNotFound
-	}
-	return found, nil
-}
-
-func (f *FDE) run(emit func(Row) bool) error {
-	m := &machine{s: f.section, cie: f.CIE, end: f.End, emit: func(Row) bool { return true }}
-	m.row.Loc = f.Begin
-	// The CIE's instructions may not advance the location (DWARF 5
-	// 6.4.1); they set the initial rules.
-	if err := m.exec(f.CIE.Instructions, f.CIE.instructionAt, true); err != nil {
-		return err
-	}
-	m.initial = m.row.clone()
-	m.emit = emit
-	if err := m.exec(f.Instructions, f.instructionAt, false); err != nil {
-		return err
-	}
-	m.row.End = f.End
-	if m.row.Loc < m.row.End {
-		m.emit(m.row)
-	}
-	return nil
-}
-
 func (m *machine) advance(to uint64, at uint64) error {
 	if to < m.row.Loc {
 		return m.s.errAt(at, "location %#x goes backwards from %#x", to, m.row.Loc)
@@ -360,7 +286,6 @@ func (m *machine) exec(code []byte, base uint64, inCIE bool) error {
 }
 
 func (m *machine) execBuf(b *buf, inCIE bool) error {
-	c := m.cie
 	for b.Left() > 0 {
 		at := b.Off()
 		op := b.U8()
@@ -370,144 +295,7 @@ func (m *machine) execBuf(b *buf, inCIE bool) error {
 			op = hi
 		}
 		bad := func(format string, args ...any) error { return m.s.errAt(at, format, args...) }
-		loc := func(delta uint64) error {
-			if inCIE {
-				return bad("CIE instructions may not advance the location")
-			}
-			if c.CodeAlign != 0 && delta > (^uint64(0))/c.CodeAlign {
-				return bad("location advance overflows")
-			}
-			to := m.row.Loc + delta*c.CodeAlign
-			if to < m.row.Loc {
-				return bad("location advance overflows")
-			}
-			return m.advance(to, at)
-		}
-		var err error
-		switch op {
-		case cfaAdvanceLoc:
-			err = loc(arg)
-		case cfaOffset:
-			err = m.setReg(bad, arg, Rule{Kind: RuleOffset, Offset: int64(b.ULEB()) * c.DataAlign})
-		case cfaRestore:
-			err = m.restore(bad, arg)
-		case cfaNop:
-		case cfaSetLoc:
-			if inCIE {
-				return bad("CIE instructions may not set the location")
-			}
-			enc := c.FDEEncoding
-			if m.s.kind == DebugFrame {
-				enc = sizeEncoding(int(c.AddressSize))
-			}
-			var to uint64
-			to, err = m.s.readPointer(b, enc, 0)
-			if err == nil {
-				err = m.advance(to, at)
-			}
-		case cfaAdvanceLoc1:
-			err = loc(uint64(b.U8()))
-		case cfaAdvanceLoc2:
-			err = loc(uint64(b.U16()))
-		case cfaAdvanceLoc4:
-			err = loc(uint64(b.U32()))
-		case cfaMIPSAdvanceLoc8:
-			err = loc(b.U64())
-		case cfaOffsetExtended:
-			reg := b.ULEB()
-			err = m.setReg(bad, reg, Rule{Kind: RuleOffset, Offset: int64(b.ULEB()) * c.DataAlign})
-		case cfaOffsetExtendedSF:
-			reg := b.ULEB()
-			err = m.setReg(bad, reg, Rule{Kind: RuleOffset, Offset: b.SLEB() * c.DataAlign})
-		case cfaGNUNegOffsetExtended:
-			reg := b.ULEB()
-			err = m.setReg(bad, reg, Rule{Kind: RuleOffset, Offset: -int64(b.ULEB()) * c.DataAlign})
-		case cfaValOffset:
-			reg := b.ULEB()
-			err = m.setReg(bad, reg, Rule{Kind: RuleValOffset, Offset: int64(b.ULEB()) * c.DataAlign})
-		case cfaValOffsetSF:
-			reg := b.ULEB()
-			err = m.setReg(bad, reg, Rule{Kind: RuleValOffset, Offset: b.SLEB() * c.DataAlign})
-		case cfaRestoreExtended:
-			err = m.restore(bad, b.ULEB())
-		case cfaUndefined:
-			err = m.setReg(bad, b.ULEB(), Rule{Kind: RuleUndefined})
-		case cfaSameValue:
-			err = m.setReg(bad, b.ULEB(), Rule{Kind: RuleSameValue})
-		case cfaRegister:
-			reg := b.ULEB()
-			err = m.setReg(bad, reg, Rule{Kind: RuleRegister, Reg: b.ULEB()})
-		case cfaExpression, cfaValExpression:
-			reg := b.ULEB()
-			expr := b.Bytes(b.ULEB())
-			kind := RuleExpression
-			if op == cfaValExpression {
-				kind = RuleValExpression
-			}
-			if b.Err == nil {
-				err = m.setReg(bad, reg, Rule{Kind: kind, Expr: expr})
-			}
-		case cfaRememberState:
-			if len(m.stack) >= maxStateDepth {
-				return bad("DW_CFA_remember_state nested over %d deep", maxStateDepth)
-			}
-			m.stack = append(m.stack, m.row.clone())
-			m.restoredStack = append(m.restoredStack, copySet(m.restored))
-		case cfaRestoreState:
-			if len(m.stack) == 0 {
-				return bad("DW_CFA_restore_state with no remembered state")
-			}
-			// The location is not part of the remembered state.
-			saved := m.stack[len(m.stack)-1]
-			m.stack = m.stack[:len(m.stack)-1]
-			savedRestored := m.restoredStack[len(m.restoredStack)-1]
-			m.restoredStack = m.restoredStack[:len(m.restoredStack)-1]
-			saved.Loc = m.row.Loc
-			m.transitionEvents(&saved, savedRestored)
-			m.restored = savedRestored
-			m.row = saved
-		case cfaDefCFA:
-			reg := b.ULEB()
-			off := b.ULEB()
-			m.row.CFA = CFARule{Reg: reg, Offset: int64(off)}
-			m.cfaEvent()
-		case cfaDefCFASF:
-			reg := b.ULEB()
-			off := b.SLEB()
-			m.row.CFA = CFARule{Reg: reg, Offset: off * c.DataAlign}
-			m.cfaEvent()
-		case cfaDefCFARegister:
-			// On an expression CFA (invalid DWARF that GCC emits),
-			// GCC's unwinder and readelf go back to register+offset
-			// with the last offset set: so do we.
-			m.row.CFA.Reg = b.ULEB()
-			m.row.CFA.Expr = nil
-			m.cfaEventFrom(true)
-		case cfaDefCFAOffset:
-			// On an expression CFA the offset is kept for a later
-			// DW_CFA_def_cfa_register, as GCC's unwinder does.
-			m.row.CFA.Offset = int64(b.ULEB())
-			m.cfaEventFrom(true)
-		case cfaDefCFAOffsetSF:
-			m.row.CFA.Offset = b.SLEB() * c.DataAlign
-			m.cfaEventFrom(true)
-		case cfaDefCFAExpression:
-			expr := b.Bytes(b.ULEB())
-			if b.Err == nil {
-				m.row.CFA.Expr = expr // Reg and Offset kept, as above
-				m.cfaEvent()
-			}
-		case cfaGNUArgsSize:
-			b.ULEB() // the outgoing argument area: not needed to unwind
-		case cfaGNUWindowSave, cfaAArch64NegateRAStatePC:
-			if m.s.arch.Machine != elf.EM_AARCH64 {
-				return bad("DW_CFA opcode %#x is only supported on AArch64", op)
-			}
-			m.row.RASigned = !m.row.RASigned
-		default:
-			return bad("unknown DW_CFA opcode %#x", op)
-		}
-		if err != nil {
+		if err := m.execOp(b, at, op, arg, inCIE, bad); err != nil {
 			return err
 		}
 		if b.Err != nil {
@@ -515,6 +303,187 @@ func (m *machine) execBuf(b *buf, inCIE bool) error {
 		}
 	}
 	return nil
+}
+
+// badFunc makes the error of the instruction being executed.
+type badFunc = func(format string, args ...any) error
+
+// execOp executes one instruction at offset at: its opcode op and, for the
+// three opcodes with an operand in their low bits, that operand arg.
+func (m *machine) execOp(b *buf, at uint64, op byte, arg uint64, inCIE bool, bad badFunc) error {
+	switch op {
+	case cfaAdvanceLoc, cfaAdvanceLoc1, cfaAdvanceLoc2, cfaAdvanceLoc4, cfaMIPSAdvanceLoc8, cfaSetLoc:
+		return m.execLocation(b, at, op, arg, inCIE, bad)
+	case cfaRememberState, cfaRestoreState:
+		return m.execState(op, bad)
+	case cfaDefCFA, cfaDefCFASF, cfaDefCFARegister, cfaDefCFAOffset, cfaDefCFAOffsetSF, cfaDefCFAExpression:
+		m.execCFA(b, op)
+		return nil
+	case cfaNop:
+		return nil
+	case cfaGNUArgsSize:
+		b.ULEB() // the outgoing argument area: not needed to unwind
+		return nil
+	case cfaGNUWindowSave, cfaAArch64NegateRAStatePC:
+		if m.s.arch.Machine != elf.EM_AARCH64 {
+			return bad("DW_CFA opcode %#x is only supported on AArch64", op)
+		}
+		m.row.RASigned = !m.row.RASigned
+		return nil
+	}
+	return m.execRegister(b, op, arg, bad)
+}
+
+// execLocation executes the instructions that move the location: they end
+// a row.
+func (m *machine) execLocation(b *buf, at uint64, op byte, arg uint64, inCIE bool, bad badFunc) error {
+	c := m.cie
+	if op == cfaSetLoc {
+		if inCIE {
+			return bad("CIE instructions may not set the location")
+		}
+		enc := c.FDEEncoding
+		if m.s.kind == DebugFrame {
+			enc = sizeEncoding(int(c.AddressSize))
+		}
+		to, err := m.s.readPointer(b, enc, 0)
+		if err != nil {
+			return err
+		}
+		return m.advance(to, at)
+	}
+	delta := arg
+	switch op {
+	case cfaAdvanceLoc1:
+		delta = uint64(b.U8())
+	case cfaAdvanceLoc2:
+		delta = uint64(b.U16())
+	case cfaAdvanceLoc4:
+		delta = uint64(b.U32())
+	case cfaMIPSAdvanceLoc8:
+		delta = b.U64()
+	}
+	if inCIE {
+		return bad("CIE instructions may not advance the location")
+	}
+	if c.CodeAlign != 0 && delta > (^uint64(0))/c.CodeAlign {
+		return bad("location advance overflows")
+	}
+	to := m.row.Loc + delta*c.CodeAlign
+	if to < m.row.Loc {
+		return bad("location advance overflows")
+	}
+	return m.advance(to, at)
+}
+
+// execRegister executes the instructions that set one register's rule.
+func (m *machine) execRegister(b *buf, op byte, arg uint64, bad badFunc) error {
+	c := m.cie
+	switch op {
+	case cfaOffset:
+		return m.setReg(bad, arg, Rule{Kind: RuleOffset, Offset: int64(b.ULEB()) * c.DataAlign})
+	case cfaRestore:
+		return m.restore(bad, arg)
+	case cfaOffsetExtended:
+		reg := b.ULEB()
+		return m.setReg(bad, reg, Rule{Kind: RuleOffset, Offset: int64(b.ULEB()) * c.DataAlign})
+	case cfaOffsetExtendedSF:
+		reg := b.ULEB()
+		return m.setReg(bad, reg, Rule{Kind: RuleOffset, Offset: b.SLEB() * c.DataAlign})
+	case cfaGNUNegOffsetExtended:
+		reg := b.ULEB()
+		return m.setReg(bad, reg, Rule{Kind: RuleOffset, Offset: -int64(b.ULEB()) * c.DataAlign})
+	case cfaValOffset:
+		reg := b.ULEB()
+		return m.setReg(bad, reg, Rule{Kind: RuleValOffset, Offset: int64(b.ULEB()) * c.DataAlign})
+	case cfaValOffsetSF:
+		reg := b.ULEB()
+		return m.setReg(bad, reg, Rule{Kind: RuleValOffset, Offset: b.SLEB() * c.DataAlign})
+	case cfaRestoreExtended:
+		return m.restore(bad, b.ULEB())
+	case cfaUndefined:
+		return m.setReg(bad, b.ULEB(), Rule{Kind: RuleUndefined})
+	case cfaSameValue:
+		return m.setReg(bad, b.ULEB(), Rule{Kind: RuleSameValue})
+	case cfaRegister:
+		reg := b.ULEB()
+		return m.setReg(bad, reg, Rule{Kind: RuleRegister, Reg: b.ULEB()})
+	case cfaExpression, cfaValExpression:
+		reg := b.ULEB()
+		expr := b.Bytes(b.ULEB())
+		kind := RuleExpression
+		if op == cfaValExpression {
+			kind = RuleValExpression
+		}
+		if b.Err != nil {
+			return nil // reported as truncated
+		}
+		return m.setReg(bad, reg, Rule{Kind: kind, Expr: expr})
+	}
+	return bad("unknown DW_CFA opcode %#x", op)
+}
+
+// execState executes DW_CFA_remember_state and DW_CFA_restore_state.
+func (m *machine) execState(op byte, bad badFunc) error {
+	if op == cfaRememberState {
+		if len(m.stack) >= maxStateDepth {
+			return bad("DW_CFA_remember_state nested over %d deep", maxStateDepth)
+		}
+		m.stack = append(m.stack, m.row.clone())
+		m.restoredStack = append(m.restoredStack, copySet(m.restored))
+		return nil
+	}
+	if len(m.stack) == 0 {
+		return bad("DW_CFA_restore_state with no remembered state")
+	}
+	// The location is not part of the remembered state.
+	saved := m.stack[len(m.stack)-1]
+	m.stack = m.stack[:len(m.stack)-1]
+	savedRestored := m.restoredStack[len(m.restoredStack)-1]
+	m.restoredStack = m.restoredStack[:len(m.restoredStack)-1]
+	saved.Loc = m.row.Loc
+	m.transitionEvents(&saved, savedRestored)
+	m.restored = savedRestored
+	m.row = saved
+	return nil
+}
+
+// execCFA executes the instructions that set the CFA rule.
+func (m *machine) execCFA(b *buf, op byte) {
+	c := m.cie
+	switch op {
+	case cfaDefCFA:
+		reg := b.ULEB()
+		off := b.ULEB()
+		m.row.CFA = CFARule{Reg: reg, Offset: int64(off)}
+		m.cfaEvent()
+	case cfaDefCFASF:
+		reg := b.ULEB()
+		off := b.SLEB()
+		m.row.CFA = CFARule{Reg: reg, Offset: off * c.DataAlign}
+		m.cfaEvent()
+	case cfaDefCFARegister:
+		// On an expression CFA (invalid DWARF that GCC emits),
+		// GCC's unwinder and readelf go back to register+offset
+		// with the last offset set: so do we.
+		m.row.CFA.Reg = b.ULEB()
+		m.row.CFA.Expr = nil
+		m.cfaEventFrom(true)
+	case cfaDefCFAOffset:
+		// On an expression CFA the offset is kept for a later
+		// DW_CFA_def_cfa_register, as GCC's unwinder does.
+		m.row.CFA.Offset = int64(b.ULEB())
+		m.cfaEventFrom(true)
+	case cfaDefCFAOffsetSF:
+		m.row.CFA.Offset = b.SLEB() * c.DataAlign
+		m.cfaEventFrom(true)
+	case cfaDefCFAExpression:
+		expr := b.Bytes(b.ULEB())
+		if b.Err == nil {
+			m.row.CFA.Expr = expr // Reg and Offset kept, as above
+			m.cfaEvent()
+		}
+	}
 }
 
 func (m *machine) setReg(bad func(string, ...any) error, reg uint64, r Rule) error {

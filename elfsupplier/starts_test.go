@@ -111,12 +111,6 @@ func TestCallerPrologueStarts(t *testing.T) {
 	}
 }
 
-// sameRules compares the CFA and return address rules, what the walk's
-// next frame depends on.
-func sameRules(a, b map[string]string) bool {
-	return a[".cfa"] == b[".cfa"] && a[".ra"] == b[".ra"]
-}
-
 // thumbBoundary reports whether an instruction starts at off when code
 // is read in order from its start: the BL is an instruction of the
 // function, not the second half of another or literal data.

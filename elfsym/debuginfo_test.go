@@ -37,7 +37,7 @@ func TestDebugInfoAgainstSym(t *testing.T) {
 				t.Fatal(err)
 			}
 			var sym bytes.Buffer
-			if err := dumpsyms.Write(&sym, f, path, dumpsyms.Options{Inlines: true, NoCFI: true}); err != nil {
+			if err := dumpsyms.WriteWithDebug(&sym, f, nil, path, dumpsyms.Options{Inlines: true, NoCFI: true}); err != nil {
 				t.Fatal(err)
 			}
 			sf, err := symfile.NewFile(sym.Bytes(), path+".sym")

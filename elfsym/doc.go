@@ -12,16 +12,12 @@
 // reason. No path is built from a dump's or a file's contents other than a
 // plain file name or validated hex, so no lookup leaves its directories.
 //
-// NewTable reads the function symbols of .symtab, .dynsym and the
-// MiniDebugInfo of .gnu_debugdata (an xz-compressed ELF file with a
-// .symtab, decompressed with a size bound); Table.Lookup names the function
-// covering an address, demangled. NewLines reads the DWARF line tables
-// (debug/dwarf); Lines.Lookup gives an address's source file and line as
-// addr2line does.
+// MiniDebugInfo decompresses, with a size bound, the ELF file Fedora's
+// .gnu_debugdata holds (an xz stream with a .symtab): the function symbols
+// a stripped file keeps, which dumpsyms writes as PUBLIC records.
 //
-// NewDebugInfo reads DWARF functions, their lines and inlined calls
-// through internal/dwarfsyms, the reader package dumpsyms writes FUNC,
-// line and INLINE records with; DebugInfo.Lookup gives the function, line
-// and inline chain at an address, the same frames symfile gives from the
-// .sym dumpsyms writes (a differential test checks it).
+// Reading symbols, lines and inlines is dumpsyms's (internal/dwarfsyms):
+// the tests check them here against nm and addr2line, and against the .sym
+// dumpsyms writes, through test-only readers (table_test.go,
+// debuginfo_helper_test.go).
 package elfsym

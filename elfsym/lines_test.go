@@ -10,9 +10,14 @@ import (
 	"testing"
 )
 
-// TestLinesMatchAddr2line compares Lookup with binutils addr2line at every
-// instruction of prog's .text (testdata/prog.addr2line.txt, made by
-// gen.sh), for prog and for its separate debug file.
+// TestLinesMatchAddr2line compares the source lines internal/dwarfsyms
+// reads (those dumpsyms writes as line records; DebugInfo.Lookup) with
+// binutils addr2line at every instruction of prog's .text
+// (testdata/prog.addr2line.txt, made by gen.sh), for prog and for its
+// separate debug file. Addresses outside every function (allcfi.S has no
+// DWARF functions; gaps in prog.c) have lines for addr2line but none in a
+// .sym file, whose line records are functions' (as Breakpad's): those are
+// counted apart.
 func TestLinesMatchAddr2line(t *testing.T) {
 	data, err := os.ReadFile("testdata/prog.addr2line.txt")
 	if err != nil {
@@ -23,11 +28,11 @@ func TestLinesMatchAddr2line(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines, err := NewLines(f)
+		lines, err := NewDebugInfo(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := 0
+		n, outside := 0, 0
 		sc := bufio.NewScanner(bytes.NewReader(data))
 		for sc.Scan() {
 			fields := strings.Fields(sc.Text())
@@ -35,10 +40,14 @@ func TestLinesMatchAddr2line(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			file, line, ok := lines.Lookup(addr)
+			fr, ok := lines.Lookup(addr)
 			got := "??:?"
-			if ok {
-				got = file + ":" + strconv.Itoa(line)
+			if ok && fr.File != "" {
+				got = fr.File + ":" + strconv.Itoa(fr.Line)
+			}
+			if !ok {
+				outside++
+				continue
 			}
 			want := fields[1]
 			// addr2line names a file without a line ("crtstuff.c:?")
@@ -51,8 +60,8 @@ func TestLinesMatchAddr2line(t *testing.T) {
 			}
 			n++
 		}
-		if n < 100 {
-			t.Fatalf("only %d addresses", n)
+		if n < 60 {
+			t.Fatalf("%d addresses compared, %d outside every function", n, outside)
 		}
 	}
 }
@@ -62,11 +71,11 @@ func TestLinesWithoutDWARF(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines, err := NewLines(f)
+	lines, err := NewDebugInfo(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := lines.Lookup(0x1070); ok {
+	if _, ok := lines.Lookup(0x1070); ok {
 		t.Error("a stripped file has lines")
 	}
 }

@@ -49,7 +49,6 @@ func exercise(f *File) int {
 	_, _ = roles.ProcessedThreads(threads)
 	mods, err := f.Modules()
 	count(err)
-	_ = ModulesByAddress(mods)
 	if si != nil {
 		_, _ = BreakpadModuleRanges(mods, si.Platform)
 	}

@@ -286,39 +286,6 @@ func BaseName(path string) string {
 	return path
 }
 
-// ModulesByAddress returns mods sorted by base address with exact duplicates
-// dropped: Breakpad's order when no modules overlap. BreakpadModuleRanges
-// gives Breakpad's exact list, overlaps included. MainModule(mods) keeps
-// using the file order.
-func ModulesByAddress(mods []Module) []Module {
-	order := make([]int, len(mods))
-	for i := range order {
-		order[i] = i
-	}
-	// Sort indexes: Module is large and the list can be long.
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case mods[a].Base < mods[b].Base:
-			return -1
-		case mods[a].Base > mods[b].Base:
-			return 1
-		}
-		return 0
-	})
-	out := make([]Module, 0, len(mods))
-	for _, i := range order {
-		m := &mods[i]
-		if n := len(out); n > 0 {
-			p := &out[n-1]
-			if p.Base == m.Base && p.Size == m.Size && p.Name == m.Name && p.CodeID == m.CodeID {
-				continue
-			}
-		}
-		out = append(out, *m)
-	}
-	return out
-}
-
 // MainModule returns the index of the main (executable) module in file order:
 // Breakpad takes the first module of the list. It is -1 for an empty list.
 func MainModule(mods []Module) int {

@@ -224,189 +224,249 @@ func TestAgainstMinidumpDump(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			var dir []string
-			for _, m := range dumpDirEntry.FindAllStringSubmatch(out.String(), -1) {
-				dir = append(dir, strings.Join(m[1:], " "))
-			}
-			var gotDir []string
-			for _, st := range f.Streams() {
-				name := st.Name
-				if strings.HasPrefix(name, "unknown") {
-					name = "unknown"
-				}
-				gotDir = append(gotDir, strconv.FormatUint(uint64(st.Type), 16)+" "+name+" "+strconv.Itoa(int(st.Size))+" "+strconv.FormatInt(st.Off, 16))
-			}
-			if !slices.Equal(gotDir, dir) {
-				t.Errorf("directory\n got %q\nwant %q", gotDir, dir)
-			}
+			checkDumpDirectory(t, f, out.String())
 			threads, err := f.Threads()
 			if err != nil {
 				t.Fatal(err)
 			}
-			// thread_id lines appear in the thread list and then the thread name list.
-			var want []uint32
-			for _, m := range dumpThreadID.FindAllStringSubmatch(out.String(), len(threads)) {
-				v, _ := strconv.ParseUint(m[1], 16, 32)
-				want = append(want, uint32(v))
-			}
-			var got []uint32
-			for _, th := range threads {
-				got = append(got, th.ID)
-			}
-			if !slices.Equal(got, want) {
-				t.Errorf("thread ids %x, minidump_dump %x", got, want)
-			}
-			if m := dumpModuleCount.FindStringSubmatch(out.String()); m != nil {
-				mods, _ := f.Modules()
-				if strconv.Itoa(len(mods)) != m[1] {
-					t.Errorf("%d modules, minidump_dump %s", len(mods), m[1])
-				}
-				// Breakpad's derived strings for every module.
-				var want, got []string
-				for _, fm := range dumpModuleField.FindAllStringSubmatch(out.String(), -1) {
-					want = append(want, fm[1]+"="+fm[2])
-				}
-				for _, m := range mods {
-					got = append(got, "code_file="+m.Name, "code_identifier="+m.CodeID, "debug_file="+m.DebugFile,
-						"debug_identifier="+m.DebugID, "version="+m.Version)
-				}
-				if !slices.Equal(got, want) {
-					for i := range min(len(got), len(want)) {
-						if got[i] != want[i] {
-							t.Errorf("module field %d: got %q, minidump_dump %q", i, got[i], want[i])
-							break
-						}
-					}
-					if len(got) != len(want) {
-						t.Errorf("%d module fields, minidump_dump %d", len(got), len(want))
-					}
-				}
-			}
-			// Every MDRawThread field.
-			var wantThreads, gotThreads []string
-			for _, m := range dumpThread.FindAllStringSubmatch(out.String(), -1) {
-				wantThreads = append(wantThreads, strings.Join(m[1:], " "))
-			}
-			for _, th := range threads {
-				gotThreads = append(gotThreads, fmt.Sprintf("%x %d %x %x %x %x %x %x %x %x", th.ID, th.SuspendCount, th.PriorityClass,
-					th.Priority, th.TEB, th.Stack.Start, th.Stack.Size, th.Stack.Off, th.ContextSize, th.ContextOff))
-			}
-			if !slices.Equal(gotThreads, wantThreads) {
-				t.Errorf("threads\n got %q\nwant %q", gotThreads, wantThreads)
-			}
-			// Memory list descriptors (minidump_dump prints MemoryListStream, in file order).
-			if _, _, err := f.stream(StreamMemoryList); err == nil {
-				var want, got []string
-				for _, m := range dumpRegion.FindAllStringSubmatch(out.String(), -1) {
-					want = append(want, strings.Join(m[1:], " "))
-				}
-				mem, err := f.Memory()
-				for _, r := range mem.Regions() {
-					got = append(got, fmt.Sprintf("%x %x %x", r.Base, r.Size, r.Off))
-				}
-				if want == nil && strings.Contains(stderr.String(), "MinidumpMemoryList could not store memory region") {
-					// Breakpad drops the whole list when regions overlap; we keep
-					// the disjoint ones and report the overlap.
-					if err == nil || !strings.Contains(err.Error(), "overlaps") {
-						t.Errorf("overlapping memory regions not reported: %v", err)
-					}
-					want = got
-				}
-				slices.Sort(want)
-				slices.Sort(got)
-				if !slices.Equal(got, want) {
-					t.Errorf("memory regions\n got %q\nwant %q", got, want)
-				}
-			}
-			if m := dumpException.FindStringSubmatch(out.String()); m != nil {
-				ex, err := f.Exception()
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := fmt.Sprintf("%x %x %x %x %x %d", ex.ThreadID, ex.Code, ex.Flags, ex.Record, ex.Address, ex.NumParameters)
-				if want := strings.Join(m[1:7], " "); got != want {
-					t.Errorf("exception %q, minidump_dump %q", got, want)
-				}
-				var params []string
-				for _, l := range strings.Split(strings.TrimSpace(m[7]), "\n") {
-					if _, v, ok := strings.Cut(l, "= 0x"); ok {
-						params = append(params, v)
-					}
-				}
-				var gotParams []string
-				for _, v := range ex.Parameters {
-					gotParams = append(gotParams, strconv.FormatUint(v, 16))
-				}
-				if !slices.Equal(gotParams, params) {
-					t.Errorf("exception parameters %q, minidump_dump %q", gotParams, params)
-				}
-			}
-			if m := dumpSysInfo.FindStringSubmatch(out.String()); m != nil {
-				si, err := f.SystemInfo()
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := fmt.Sprintf("%x %d %x %d %d %d %d %d %x %x", uint16(si.Arch), si.ProcessorLevel, si.ProcessorRevision,
-					si.NumProcessors, si.ProductType, si.MajorVersion, si.MinorVersion, si.BuildNumber, uint32(si.Platform), si.SuiteMask)
-				if want := strings.Join(m[1:], " "); got != want {
-					t.Errorf("system info %q, minidump_dump %q", got, want)
-				}
-				csd := "(null)"
-				if si.HasCSDVersion {
-					csd = strconv.Quote(si.CSDVersion)
-				}
-				if c := dumpCSD.FindStringSubmatch(out.String()); c == nil || c[1] != csd {
-					t.Errorf("CSD %s, minidump_dump %q", csd, c)
-				}
-			}
-			if m := dumpMiscInfo.FindStringSubmatch(out.String()); m != nil {
-				mi, err := f.MiscInfo()
-				if err != nil {
-					t.Fatal(err)
-				}
-				pid, ct := "(invalid)", "(invalid)"
-				if mi.Flags1&MiscInfoProcessID != 0 {
-					pid = strconv.Itoa(int(mi.ProcessID))
-				}
-				if mi.Flags1&MiscInfoProcessTimes != 0 {
-					ct = fmt.Sprintf("0x%x", mi.ProcessCreateTime)
-				}
-				got := fmt.Sprintf("%d %x %s %s", mi.Size, mi.Flags1, pid, ct)
-				if want := strings.Join(m[1:], " "); got != want {
-					t.Errorf("misc info %q, minidump_dump %q", got, want)
-				}
-			} else if _, err := f.MiscInfo(); err == nil {
-				t.Error("MiscInfo parsed where minidump_dump shows none")
-			}
-			if m := dumpBreakpad.FindStringSubmatch(out.String()); m != nil {
-				bi, err := f.BreakpadInfo()
-				if err != nil {
-					t.Fatal(err)
-				}
-				id := func(has bool, v uint32) string {
-					if !has {
-						return "(invalid)"
-					}
-					return fmt.Sprintf("0x%x", v)
-				}
-				got := fmt.Sprintf("%x %s %s", bi.Validity, id(bi.HasDumpThreadID, bi.DumpThreadID), id(bi.HasRequestingThreadID, bi.RequestingThreadID))
-				if want := strings.Join(m[1:], " "); got != want {
-					t.Errorf("breakpad info %q, minidump_dump %q", got, want)
-				}
-			}
-			if m := dumpRegionCount.FindStringSubmatch(out.String()); m != nil {
-				mem, _ := f.Memory()
-				n := 0
-				// minidump_dump counts MemoryListStream only.
-				if _, s, err := f.stream(StreamMemoryList); err == nil {
-					b, _ := f.bytesAt(s.Off, 4, s.Name)
-					n = int(le.Uint32(b))
-				}
-				if strconv.Itoa(n) != m[1] || (n > 0 && len(mem.Regions()) == 0) {
-					t.Errorf("%d regions, minidump_dump %s", n, m[1])
-				}
-			}
+			checkDumpThreadIDs(t, f, out.String(), threads)
+			checkDumpModules(t, f, out.String())
+			checkDumpThreads(t, f, out.String(), threads)
+			checkDumpMemoryList(t, f, out.String(), stderr.String())
+			checkDumpException(t, f, out.String())
+			checkDumpSystemInfo(t, f, out.String())
+			checkDumpMiscInfo(t, f, out.String())
+			checkDumpBreakpadInfo(t, f, out.String())
+			checkDumpRegionCount(t, f, out.String())
 		})
+	}
+}
+
+// checkDumpDirectory compares the stream directory with minidump_dump's output.
+func checkDumpDirectory(t *testing.T, f *File, out string) {
+	t.Helper()
+	var dir []string
+	for _, m := range dumpDirEntry.FindAllStringSubmatch(out, -1) {
+		dir = append(dir, strings.Join(m[1:], " "))
+	}
+	var gotDir []string
+	for _, st := range f.Streams() {
+		name := st.Name
+		if strings.HasPrefix(name, "unknown") {
+			name = "unknown"
+		}
+		gotDir = append(gotDir, strconv.FormatUint(uint64(st.Type), 16)+" "+name+" "+strconv.Itoa(int(st.Size))+" "+strconv.FormatInt(st.Off, 16))
+	}
+	if !slices.Equal(gotDir, dir) {
+		t.Errorf("directory\n got %q\nwant %q", gotDir, dir)
+	}
+}
+
+// checkDumpThreadIDs compares the thread ids, in the thread list's order with minidump_dump's output.
+func checkDumpThreadIDs(t *testing.T, f *File, out string, threads []Thread) {
+	t.Helper()
+	// thread_id lines appear in the thread list and then the thread name list.
+	var want []uint32
+	for _, m := range dumpThreadID.FindAllStringSubmatch(out, len(threads)) {
+		v, _ := strconv.ParseUint(m[1], 16, 32)
+		want = append(want, uint32(v))
+	}
+	var got []uint32
+	for _, th := range threads {
+		got = append(got, th.ID)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("thread ids %x, minidump_dump %x", got, want)
+	}
+}
+
+// checkDumpModules compares the module count and Breakpad's derived strings of every module with minidump_dump's output.
+func checkDumpModules(t *testing.T, f *File, out string) {
+	t.Helper()
+	if m := dumpModuleCount.FindStringSubmatch(out); m != nil {
+		mods, _ := f.Modules()
+		if strconv.Itoa(len(mods)) != m[1] {
+			t.Errorf("%d modules, minidump_dump %s", len(mods), m[1])
+		}
+		// Breakpad's derived strings for every module.
+		var want, got []string
+		for _, fm := range dumpModuleField.FindAllStringSubmatch(out, -1) {
+			want = append(want, fm[1]+"="+fm[2])
+		}
+		for _, m := range mods {
+			got = append(got, "code_file="+m.Name, "code_identifier="+m.CodeID, "debug_file="+m.DebugFile,
+				"debug_identifier="+m.DebugID, "version="+m.Version)
+		}
+		if !slices.Equal(got, want) {
+			for i := range min(len(got), len(want)) {
+				if got[i] != want[i] {
+					t.Errorf("module field %d: got %q, minidump_dump %q", i, got[i], want[i])
+					break
+				}
+			}
+			if len(got) != len(want) {
+				t.Errorf("%d module fields, minidump_dump %d", len(got), len(want))
+			}
+		}
+	}
+}
+
+// checkDumpThreads compares every MDRawThread field with minidump_dump's output.
+func checkDumpThreads(t *testing.T, f *File, out string, threads []Thread) {
+	t.Helper()
+	// Every MDRawThread field.
+	var wantThreads, gotThreads []string
+	for _, m := range dumpThread.FindAllStringSubmatch(out, -1) {
+		wantThreads = append(wantThreads, strings.Join(m[1:], " "))
+	}
+	for _, th := range threads {
+		gotThreads = append(gotThreads, fmt.Sprintf("%x %d %x %x %x %x %x %x %x %x", th.ID, th.SuspendCount, th.PriorityClass,
+			th.Priority, th.TEB, th.Stack.Start, th.Stack.Size, th.Stack.Off, th.ContextSize, th.ContextOff))
+	}
+	if !slices.Equal(gotThreads, wantThreads) {
+		t.Errorf("threads\n got %q\nwant %q", gotThreads, wantThreads)
+	}
+}
+
+// checkDumpMemoryList compares the memory list descriptors with minidump_dump's output.
+func checkDumpMemoryList(t *testing.T, f *File, out string, stderr string) {
+	t.Helper()
+	// Memory list descriptors (minidump_dump prints MemoryListStream, in file order).
+	if _, _, err := f.stream(StreamMemoryList); err == nil {
+		var want, got []string
+		for _, m := range dumpRegion.FindAllStringSubmatch(out, -1) {
+			want = append(want, strings.Join(m[1:], " "))
+		}
+		mem, err := f.Memory()
+		for _, r := range mem.Regions() {
+			got = append(got, fmt.Sprintf("%x %x %x", r.Base, r.Size, r.Off))
+		}
+		if want == nil && strings.Contains(stderr, "MinidumpMemoryList could not store memory region") {
+			// Breakpad drops the whole list when regions overlap; we keep
+			// the disjoint ones and report the overlap.
+			if err == nil || !strings.Contains(err.Error(), "overlaps") {
+				t.Errorf("overlapping memory regions not reported: %v", err)
+			}
+			want = got
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("memory regions\n got %q\nwant %q", got, want)
+		}
+	}
+}
+
+// checkDumpException compares the exception record and its parameters with minidump_dump's output.
+func checkDumpException(t *testing.T, f *File, out string) {
+	t.Helper()
+	if m := dumpException.FindStringSubmatch(out); m != nil {
+		ex, err := f.Exception()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := fmt.Sprintf("%x %x %x %x %x %d", ex.ThreadID, ex.Code, ex.Flags, ex.Record, ex.Address, ex.NumParameters)
+		if want := strings.Join(m[1:7], " "); got != want {
+			t.Errorf("exception %q, minidump_dump %q", got, want)
+		}
+		var params []string
+		for _, l := range strings.Split(strings.TrimSpace(m[7]), "\n") {
+			if _, v, ok := strings.Cut(l, "= 0x"); ok {
+				params = append(params, v)
+			}
+		}
+		var gotParams []string
+		for _, v := range ex.Parameters {
+			gotParams = append(gotParams, strconv.FormatUint(v, 16))
+		}
+		if !slices.Equal(gotParams, params) {
+			t.Errorf("exception parameters %q, minidump_dump %q", gotParams, params)
+		}
+	}
+}
+
+// checkDumpSystemInfo compares the system info and CSD version with minidump_dump's output.
+func checkDumpSystemInfo(t *testing.T, f *File, out string) {
+	t.Helper()
+	if m := dumpSysInfo.FindStringSubmatch(out); m != nil {
+		si, err := f.SystemInfo()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := fmt.Sprintf("%x %d %x %d %d %d %d %d %x %x", uint16(si.Arch), si.ProcessorLevel, si.ProcessorRevision,
+			si.NumProcessors, si.ProductType, si.MajorVersion, si.MinorVersion, si.BuildNumber, uint32(si.Platform), si.SuiteMask)
+		if want := strings.Join(m[1:], " "); got != want {
+			t.Errorf("system info %q, minidump_dump %q", got, want)
+		}
+		csd := "(null)"
+		if si.HasCSDVersion {
+			csd = strconv.Quote(si.CSDVersion)
+		}
+		if c := dumpCSD.FindStringSubmatch(out); c == nil || c[1] != csd {
+			t.Errorf("CSD %s, minidump_dump %q", csd, c)
+		}
+	}
+}
+
+// checkDumpMiscInfo compares the misc info stream with minidump_dump's output.
+func checkDumpMiscInfo(t *testing.T, f *File, out string) {
+	t.Helper()
+	if m := dumpMiscInfo.FindStringSubmatch(out); m != nil {
+		mi, err := f.MiscInfo()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, ct := "(invalid)", "(invalid)"
+		if mi.Flags1&MiscInfoProcessID != 0 {
+			pid = strconv.Itoa(int(mi.ProcessID))
+		}
+		if mi.Flags1&MiscInfoProcessTimes != 0 {
+			ct = fmt.Sprintf("0x%x", mi.ProcessCreateTime)
+		}
+		got := fmt.Sprintf("%d %x %s %s", mi.Size, mi.Flags1, pid, ct)
+		if want := strings.Join(m[1:], " "); got != want {
+			t.Errorf("misc info %q, minidump_dump %q", got, want)
+		}
+	} else if _, err := f.MiscInfo(); err == nil {
+		t.Error("MiscInfo parsed where minidump_dump shows none")
+	}
+}
+
+// checkDumpBreakpadInfo compares the Breakpad info stream with minidump_dump's output.
+func checkDumpBreakpadInfo(t *testing.T, f *File, out string) {
+	t.Helper()
+	if m := dumpBreakpad.FindStringSubmatch(out); m != nil {
+		bi, err := f.BreakpadInfo()
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := func(has bool, v uint32) string {
+			if !has {
+				return "(invalid)"
+			}
+			return fmt.Sprintf("0x%x", v)
+		}
+		got := fmt.Sprintf("%x %s %s", bi.Validity, id(bi.HasDumpThreadID, bi.DumpThreadID), id(bi.HasRequestingThreadID, bi.RequestingThreadID))
+		if want := strings.Join(m[1:], " "); got != want {
+			t.Errorf("breakpad info %q, minidump_dump %q", got, want)
+		}
+	}
+}
+
+// checkDumpRegionCount compares the memory list's region count with minidump_dump's output.
+func checkDumpRegionCount(t *testing.T, f *File, out string) {
+	t.Helper()
+	if m := dumpRegionCount.FindStringSubmatch(out); m != nil {
+		mem, _ := f.Memory()
+		n := 0
+		// minidump_dump counts MemoryListStream only.
+		if _, s, err := f.stream(StreamMemoryList); err == nil {
+			b, _ := f.bytesAt(s.Off, 4, s.Name)
+			n = int(le.Uint32(b))
+		}
+		if strconv.Itoa(n) != m[1] || (n > 0 && len(mem.Regions()) == 0) {
+			t.Errorf("%d regions, minidump_dump %s", n, m[1])
+		}
 	}
 }
 

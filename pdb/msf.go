@@ -223,9 +223,6 @@ func (f *File) parseDirectory(dir []byte) error {
 	return nil
 }
 
-// NumStreams is the number of streams in the directory.
-func (f *File) NumStreams() int { return len(f.sizes) }
-
 // StreamSize is the size of stream i; ok is false for a nil or absent
 // stream.
 func (f *File) StreamSize(i int) (size uint32, ok bool) {

@@ -99,33 +99,6 @@ func (f *File) Publics() ([]Public, error) {
 	return out, err
 }
 
-// Globals reads the symbol record stream's data symbols (S_GDATA32,
-// S_LDATA32) and procedure references (S_PROCREF, S_LPROCREF).
-func (f *File) Globals() ([]Global, error) {
-	var out []Global
-	err := f.eachGlobalRecord(func(stream int, rec record) error {
-		r := newReader(stream, rec.data, rec.off+4)
-		var g Global
-		switch rec.kind {
-		case sGData32, sLData32:
-			r.u32() // type
-			g = Global{Kind: rec.kind, Offset: r.u32(), Section: r.u16()}
-		case sProcRef, sLProcRef:
-			r.u32() // checksum
-			g = Global{Kind: rec.kind, Offset: r.u32(), Module: r.u16()}
-		default:
-			return nil
-		}
-		g.Name = r.cstring()
-		if r.err != nil {
-			return r.err
-		}
-		out = append(out, g)
-		return nil
-	})
-	return out, err
-}
-
 func (f *File) eachGlobalRecord(fn func(int, record) error) error {
 	d, err := f.DBI()
 	if err != nil {

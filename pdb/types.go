@@ -87,9 +87,6 @@ func (f *File) readTypeStream(s int) (*TypeStream, error) {
 	return t, nil
 }
 
-// Len is the number of records.
-func (t *TypeStream) Len() int { return len(t.offs) }
-
 // Record returns the kind and data (after the kind) of record index.
 func (t *TypeStream) Record(index uint32) (kind uint16, data []byte, ok bool) {
 	if index < t.Begin || uint64(index-t.Begin) >= uint64(len(t.offs)) {

@@ -166,118 +166,154 @@ func indexChunkInto(data []byte, start, end int, pubs []pubEntry) *chunkIndex {
 		if len(line) == 0 {
 			continue
 		}
-		switch line[0] {
-		case 'S':
-			if isStackCFI(line) {
-				if bytes.HasPrefix(line, pSTACKCFIINIT) {
-					if !c.stackCFIInit(line[len(pSTACKCFIINIT):], off) {
-						c.addErr(lineNo, off, "malformed STACK CFI INIT record")
-					}
-				} else if !validCFIDelta(line[len(pSTACKCFI):]) {
-					c.addErr(lineNo, off, "malformed STACK CFI record")
-				}
-				continue
-			}
-			if bytes.HasPrefix(line, pSTACK) {
-				if !c.stackOther(line[len(pSTACK):], off) {
-					c.addErr(lineNo, off, "malformed STACK record")
-				}
-				continue
-			}
-		case 'F':
-			if bytes.HasPrefix(line, pFUNC) {
-				r, ok := parseFunc(line[len(pFUNC):])
-				if !ok {
-					c.addErr(lineNo, off, "malformed FUNC record")
-					owner = ownerNone
-				} else if high, ok := highOf(r.addr, r.size); ok {
-					owner = len(c.funcs)
-					c.funcs = append(c.funcs, funcEntry{r.addr, high, off, off + uint64(len(line))})
-				} else {
-					owner = ownerSink
-				}
-				c.tail = owner
-				continue
-			}
-			if bytes.HasPrefix(line, pFILE) {
-				id, _, ok := parseFileRecord(line[len(pFILE):])
-				if !ok {
-					c.addErr(lineNo, off, "malformed FILE record")
-				} else {
-					c.files = append(c.files, idEntry{id, off})
-				}
-				continue
-			}
-		case 'P':
-			if bytes.HasPrefix(line, pPUBLIC) {
-				owner = ownerNone
-				c.tail = owner
-				r, ok := parsePublic(line[len(pPUBLIC):])
-				if !ok {
-					c.addErr(lineNo, off, "malformed PUBLIC record")
-				} else if r.addr != 0 { // Breakpad ignores PUBLIC records at 0
-					c.pubs = append(c.pubs, pubEntry{r.addr, off})
-				}
-				continue
-			}
-		case 'M':
-			if bytes.HasPrefix(line, pMODULE) {
-				if c.module == nil {
-					var buf [4][]byte
-					if t, ok := tokenize(line[len(pMODULE):], 4, buf[:0]); ok {
-						c.module = &ModuleLine{OS: string(t[0]), Arch: string(t[1]), ID: string(t[2]), Name: string(t[3])}
-					} else {
-						c.module = &ModuleLine{}
-					}
-				}
-				continue
-			}
-		case 'I':
-			if bytes.HasPrefix(line, pINLINE) {
-				// INLINE records are parsed with their function; like
-				// Breakpad, a bad one does not make the file corrupt.
-				c.attach(owner, lineNo, off, off+uint64(len(line)), true)
-				continue
-			}
-			if bytes.HasPrefix(line, pINLINE_ORIGIN) {
-				if id, _, ok := parseInlineOrigin(line[len(pINLINE_ORIGIN):]); ok {
-					c.origins = append(c.origins, idEntry{id, off})
-				}
-				continue
-			}
-			if bytes.HasPrefix(line, pINFO) {
-				if len(c.info) < maxInfo {
-					c.info = append(c.info, off)
-				}
-				if c.codeID == nil && bytes.HasPrefix(line, pINFOCODEID) {
-					var buf [2][]byte
-					t := splitAll(line[len(pINFOCODEID):], buf[:0], 2)
-					if len(t) > 0 {
-						c.codeID = t[0]
-					}
-				}
-				continue
-			}
+		if c.indexRecord(line, lineNo, off, &owner) {
+			continue
 		}
 		// Anything else is a source line record, as for Breakpad.
-		if owner == ownerNone {
-			c.addErr(lineNo, off, "source line data without a function")
-			continue
-		}
-		if _, ok := parseLine(line); !ok {
-			if owner == ownerInherit {
-				if len(c.leadBad) <= maxErrors {
-					c.leadBad = append(c.leadBad, lineError{lineNo, off, "malformed source line record"})
-				}
-			} else if owner != ownerNone {
-				c.addErr(lineNo, off, "malformed source line record")
-			}
-			continue
-		}
-		c.attach(owner, lineNo, off, off+uint64(len(line)), false)
+		c.indexLine(line, lineNo, off, owner)
 	}
 	c.lines = lineNo
 	return c
+}
+
+// indexRecord indexes a record other than a source line record, and
+// reports whether line was one; owner is the function that line records
+// and INLINE records attach to, which FUNC and PUBLIC records change.
+func (c *chunkIndex) indexRecord(line []byte, lineNo int, off uint64, owner *int) bool {
+	switch line[0] {
+	case 'S':
+		return c.indexStack(line, lineNo, off)
+	case 'F':
+		if bytes.HasPrefix(line, pFUNC) {
+			c.indexFunc(line, lineNo, off, owner)
+			return true
+		}
+		if bytes.HasPrefix(line, pFILE) {
+			id, _, ok := parseFileRecord(line[len(pFILE):])
+			if !ok {
+				c.addErr(lineNo, off, "malformed FILE record")
+			} else {
+				c.files = append(c.files, idEntry{id, off})
+			}
+			return true
+		}
+	case 'P':
+		if bytes.HasPrefix(line, pPUBLIC) {
+			*owner = ownerNone
+			c.tail = *owner
+			r, ok := parsePublic(line[len(pPUBLIC):])
+			if !ok {
+				c.addErr(lineNo, off, "malformed PUBLIC record")
+			} else if r.addr != 0 { // Breakpad ignores PUBLIC records at 0
+				c.pubs = append(c.pubs, pubEntry{r.addr, off})
+			}
+			return true
+		}
+	case 'M':
+		if bytes.HasPrefix(line, pMODULE) {
+			c.indexModule(line)
+			return true
+		}
+	case 'I':
+		return c.indexI(line, lineNo, off, *owner)
+	}
+	return false
+}
+
+// indexStack indexes a STACK CFI, STACK CFI INIT or STACK WIN record.
+func (c *chunkIndex) indexStack(line []byte, lineNo int, off uint64) bool {
+	if isStackCFI(line) {
+		if bytes.HasPrefix(line, pSTACKCFIINIT) {
+			if !c.stackCFIInit(line[len(pSTACKCFIINIT):], off) {
+				c.addErr(lineNo, off, "malformed STACK CFI INIT record")
+			}
+		} else if !validCFIDelta(line[len(pSTACKCFI):]) {
+			c.addErr(lineNo, off, "malformed STACK CFI record")
+		}
+		return true
+	}
+	if bytes.HasPrefix(line, pSTACK) {
+		if !c.stackOther(line[len(pSTACK):], off) {
+			c.addErr(lineNo, off, "malformed STACK record")
+		}
+		return true
+	}
+	return false
+}
+
+// indexFunc indexes a FUNC record, which owns the records after it.
+func (c *chunkIndex) indexFunc(line []byte, lineNo int, off uint64, owner *int) {
+	r, ok := parseFunc(line[len(pFUNC):])
+	if !ok {
+		c.addErr(lineNo, off, "malformed FUNC record")
+		*owner = ownerNone
+	} else if high, ok := highOf(r.addr, r.size); ok {
+		*owner = len(c.funcs)
+		c.funcs = append(c.funcs, funcEntry{r.addr, high, off, off + uint64(len(line))})
+	} else {
+		*owner = ownerSink
+	}
+	c.tail = *owner
+}
+
+// indexModule keeps the first MODULE record.
+func (c *chunkIndex) indexModule(line []byte) {
+	if c.module != nil {
+		return
+	}
+	var buf [4][]byte
+	if t, ok := tokenize(line[len(pMODULE):], 4, buf[:0]); ok {
+		c.module = &ModuleLine{OS: string(t[0]), Arch: string(t[1]), ID: string(t[2]), Name: string(t[3])}
+	} else {
+		c.module = &ModuleLine{}
+	}
+}
+
+// indexI indexes an INLINE, INLINE_ORIGIN or INFO record.
+func (c *chunkIndex) indexI(line []byte, lineNo int, off uint64, owner int) bool {
+	switch {
+	case bytes.HasPrefix(line, pINLINE):
+		// INLINE records are parsed with their function; like
+		// Breakpad, a bad one does not make the file corrupt.
+		c.attach(owner, lineNo, off, off+uint64(len(line)), true)
+	case bytes.HasPrefix(line, pINLINE_ORIGIN):
+		if id, _, ok := parseInlineOrigin(line[len(pINLINE_ORIGIN):]); ok {
+			c.origins = append(c.origins, idEntry{id, off})
+		}
+	case bytes.HasPrefix(line, pINFO):
+		if len(c.info) < maxInfo {
+			c.info = append(c.info, off)
+		}
+		if c.codeID == nil && bytes.HasPrefix(line, pINFOCODEID) {
+			var buf [2][]byte
+			t := splitAll(line[len(pINFOCODEID):], buf[:0], 2)
+			if len(t) > 0 {
+				c.codeID = t[0]
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// indexLine indexes a source line record of the function owner.
+func (c *chunkIndex) indexLine(line []byte, lineNo int, off uint64, owner int) {
+	if owner == ownerNone {
+		c.addErr(lineNo, off, "source line data without a function")
+		return
+	}
+	if _, ok := parseLine(line); !ok {
+		if owner == ownerInherit {
+			if len(c.leadBad) <= maxErrors {
+				c.leadBad = append(c.leadBad, lineError{lineNo, off, "malformed source line record"})
+			}
+		} else {
+			c.addErr(lineNo, off, "malformed source line record")
+		}
+		return
+	}
+	c.attach(owner, lineNo, off, off+uint64(len(line)), false)
 }
 
 // attach extends the current function's block over a line or INLINE record.

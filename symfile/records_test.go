@@ -58,81 +58,106 @@ func TestRecords(t *testing.T) {
 		if !errors.As(err, &ce) || ce.Line != 23 || len(f.Errors()) != 1 {
 			t.Fatalf("crlf=%v: err = %v (errors %v), want one error at line 23", crlf, err, f.Errors())
 		}
-		if got := f.CodeID(); got != "CDAB2301" {
-			t.Errorf("CodeID = %q", got)
-		}
-		if v, _ := f.Info("GENERATOR"); v != "dump_syms 0.26" {
-			t.Errorf("Info(GENERATOR) = %q", v)
-		}
-		if v, _ := f.Info("URL"); v != "https://example.com/sym" {
-			t.Errorf("Info(URL) = %q", v)
-		}
-		if _, ok := f.Info("NOPE"); ok {
-			t.Error("Info(NOPE) found")
-		}
-		sym := func(addr uint64) Symbol { s, _ := f.Lookup(addr); return s }
-		// The first FUNC at 0x1000 wins; the overlapping one at 0x1080 is dropped too.
-		s := sym(0x1015)
-		if s.Name != "first" || s.Size != 0x100 || s.ParamSize != 8 {
-			t.Errorf("Lookup(0x1015) = %+v", s)
-		}
-		// The first line record wins over the overlapping 1010 8 99 1.
-		if s.File != "/src/a.c" || s.Line != 11 || s.LineBase != 0x1010 {
-			t.Errorf("Lookup(0x1015) line = %s:%d base %#x", s.File, s.Line, s.LineBase)
-		}
-		if s.Inlines[0].Name != "inlined_fn" || s.Inlines[0].CallFile != "/src/b.c" || s.Inlines[0].CallLine != 12 || s.Inlines[0].Base != 0x1010 {
-			t.Errorf("Lookup(0x1015) inline = %+v", s.Inlines)
-		}
-		// At 0x1024 two inlines nest: depth 1 (old form: no call file, so the
-		// line record's file) inside depth 0.
-		s = sym(0x1024)
-		want := []InlineFrame{
-			{Name: "old_style_origin", CallFile: "/src/b.c", CallLine: 30, Depth: 1, File: "/src/b.c", Line: 12, Base: 0x1020},
-			{Name: "inlined_fn", CallFile: "/src/b.c", CallLine: 12, Depth: 0, File: "/src/b.c", Line: 30, Base: 0x1010},
-		}
-		if diff := cmp.Diff(want, s.Inlines); diff != "" {
-			t.Errorf("Lookup(0x1024) inlines (-want +got):\n%s", diff)
-		}
-		if s = sym(0x2004); s.Name != "folded" || !s.Multiple || s.ParamSize != 4 {
-			t.Errorf("Lookup(0x2004) = %+v", s)
-		}
-		// Beyond FUNC 1000+100: PUBLIC 1500 is above the nearest FUNC's start, so it names 0x1600.
-		if s = sym(0x1600); s.Name != "public_between" || !s.IsPublic {
-			t.Errorf("Lookup(0x1600) = %+v", s)
-		}
-		// 0x2010 is past FUNC 2000+10, which lies between PUBLIC 1500 and the address.
-		if s, ok := f.Lookup(0x2010); ok {
-			t.Errorf("Lookup(0x2010) = %+v, want nothing", s)
-		}
-		if s = sym(0x3001); s.Name != "public_folded" || !s.Multiple || s.ParamSize != 0xc {
-			t.Errorf("Lookup(0x3001) = %+v", s)
-		}
-		if s, ok := f.Lookup(0x10); ok {
-			t.Errorf("Lookup(0x10) = %+v; PUBLIC 0 and the size-0 FUNC are ignored", s)
-		}
-		// CFI: the second INIT at 0x1000 is dropped; of the two deltas at 0x1004 the last wins.
-		r, ok := f.CFIRules(0x1006)
-		wantR := CFIRules{CFA: "$rsp 24 +", RA: ".cfa -8 + ^"}
-		if !ok || !cmp.Equal(r, wantR) {
-			t.Errorf("CFIRules(0x1006) = %+v, want %+v", r, wantR)
-		}
-		r, _ = f.CFIRules(0x101f)
-		if r.CFA != "$rbp 16 +" || len(r.Rules) != 0 {
-			t.Errorf("CFIRules(0x101f) = %+v", r)
-		}
-		if _, ok := f.CFIRules(0x1020); ok {
-			t.Error("CFIRules(0x1020) found")
-		}
-		// STACK WIN: type 4 preferred; the equal-range second type-4 record is refused.
-		w, ok := f.StackWin(0x1010)
-		if !ok || w.Type != 4 || w.PrologSize != 1 || w.ProgramString != "$T0 .raSearch = $eip $T0 ^ = $esp $T0 4 + =" ||
-			w.ParameterSize != 8 || w.SavedRegisterSize != 4 || w.LocalSize != 0x10 || !w.HasProgramString {
-			t.Errorf("StackWin(0x1010) = %+v", w)
-		}
-		w, ok = f.StackWin(0x2000)
-		if !ok || w.Type != 0 || w.HasProgramString || w.AllocatesBasePointer || w.ParameterSize != 4 {
-			t.Errorf("StackWin(0x2000) = %+v", w)
-		}
+		checkRecordsInfo(t, f)
+		checkRecordsLookup(t, f)
+		checkRecordsCFI(t, f)
+		checkRecordsStackWin(t, f)
+	}
+}
+
+// checkRecordsInfo checks the INFO records of recordsSym.
+func checkRecordsInfo(t *testing.T, f *File) {
+	t.Helper()
+	if got := f.CodeID(); got != "CDAB2301" {
+		t.Errorf("CodeID = %q", got)
+	}
+	if v, _ := f.Info("GENERATOR"); v != "dump_syms 0.26" {
+		t.Errorf("Info(GENERATOR) = %q", v)
+	}
+	if v, _ := f.Info("URL"); v != "https://example.com/sym" {
+		t.Errorf("Info(URL) = %q", v)
+	}
+	if _, ok := f.Info("NOPE"); ok {
+		t.Error("Info(NOPE) found")
+	}
+}
+
+// checkRecordsLookup checks the FUNC, line, INLINE and PUBLIC records of
+// recordsSym.
+func checkRecordsLookup(t *testing.T, f *File) {
+	t.Helper()
+	sym := func(addr uint64) Symbol { s, _ := f.Lookup(addr); return s }
+	// The first FUNC at 0x1000 wins; the overlapping one at 0x1080 is dropped too.
+	s := sym(0x1015)
+	if s.Name != "first" || s.Size != 0x100 || s.ParamSize != 8 {
+		t.Errorf("Lookup(0x1015) = %+v", s)
+	}
+	// The first line record wins over the overlapping 1010 8 99 1.
+	if s.File != "/src/a.c" || s.Line != 11 || s.LineBase != 0x1010 {
+		t.Errorf("Lookup(0x1015) line = %s:%d base %#x", s.File, s.Line, s.LineBase)
+	}
+	if s.Inlines[0].Name != "inlined_fn" || s.Inlines[0].CallFile != "/src/b.c" || s.Inlines[0].CallLine != 12 || s.Inlines[0].Base != 0x1010 {
+		t.Errorf("Lookup(0x1015) inline = %+v", s.Inlines)
+	}
+	// At 0x1024 two inlines nest: depth 1 (old form: no call file, so the
+	// line record's file) inside depth 0.
+	s = sym(0x1024)
+	want := []InlineFrame{
+		{Name: "old_style_origin", CallFile: "/src/b.c", CallLine: 30, Depth: 1, File: "/src/b.c", Line: 12, Base: 0x1020},
+		{Name: "inlined_fn", CallFile: "/src/b.c", CallLine: 12, Depth: 0, File: "/src/b.c", Line: 30, Base: 0x1010},
+	}
+	if diff := cmp.Diff(want, s.Inlines); diff != "" {
+		t.Errorf("Lookup(0x1024) inlines (-want +got):\n%s", diff)
+	}
+	if s = sym(0x2004); s.Name != "folded" || !s.Multiple || s.ParamSize != 4 {
+		t.Errorf("Lookup(0x2004) = %+v", s)
+	}
+	// Beyond FUNC 1000+100: PUBLIC 1500 is above the nearest FUNC's start, so it names 0x1600.
+	if s = sym(0x1600); s.Name != "public_between" || !s.IsPublic {
+		t.Errorf("Lookup(0x1600) = %+v", s)
+	}
+	// 0x2010 is past FUNC 2000+10, which lies between PUBLIC 1500 and the address.
+	if s, ok := f.Lookup(0x2010); ok {
+		t.Errorf("Lookup(0x2010) = %+v, want nothing", s)
+	}
+	if s = sym(0x3001); s.Name != "public_folded" || !s.Multiple || s.ParamSize != 0xc {
+		t.Errorf("Lookup(0x3001) = %+v", s)
+	}
+	if s, ok := f.Lookup(0x10); ok {
+		t.Errorf("Lookup(0x10) = %+v; PUBLIC 0 and the size-0 FUNC are ignored", s)
+	}
+}
+
+// checkRecordsCFI checks the STACK CFI records of recordsSym.
+func checkRecordsCFI(t *testing.T, f *File) {
+	t.Helper()
+	// CFI: the second INIT at 0x1000 is dropped; of the two deltas at 0x1004 the last wins.
+	r, ok := f.CFIRules(0x1006)
+	wantR := CFIRules{CFA: "$rsp 24 +", RA: ".cfa -8 + ^"}
+	if !ok || !cmp.Equal(r, wantR) {
+		t.Errorf("CFIRules(0x1006) = %+v, want %+v", r, wantR)
+	}
+	r, _ = f.CFIRules(0x101f)
+	if r.CFA != "$rbp 16 +" || len(r.Rules) != 0 {
+		t.Errorf("CFIRules(0x101f) = %+v", r)
+	}
+	if _, ok := f.CFIRules(0x1020); ok {
+		t.Error("CFIRules(0x1020) found")
+	}
+}
+
+// checkRecordsStackWin checks the STACK WIN records of recordsSym.
+func checkRecordsStackWin(t *testing.T, f *File) {
+	t.Helper()
+	// STACK WIN: type 4 preferred; the equal-range second type-4 record is refused.
+	w, ok := f.StackWin(0x1010)
+	if !ok || w.Type != 4 || w.PrologSize != 1 || w.ProgramString != "$T0 .raSearch = $eip $T0 ^ = $esp $T0 4 + =" ||
+		w.ParameterSize != 8 || w.SavedRegisterSize != 4 || w.LocalSize != 0x10 || !w.HasProgramString {
+		t.Errorf("StackWin(0x1010) = %+v", w)
+	}
+	w, ok = f.StackWin(0x2000)
+	if !ok || w.Type != 0 || w.HasProgramString || w.AllocatesBasePointer || w.ParameterSize != 4 {
+		t.Errorf("StackWin(0x2000) = %+v", w)
 	}
 }
 

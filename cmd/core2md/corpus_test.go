@@ -86,34 +86,13 @@ func checkAgainstGDB(t *testing.T, c corpusCase, data []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gdbText, err := os.ReadFile(filepath.Join(testdataDir, "oracle", c.Name+".gdb.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// gdb names no signal for qemu's multi-threaded cores, where only the
-	// crashing thread (written first) has pr_cursig set; it seems to read
-	// the signal of the last NT_PRSTATUS.
-	if m := regexp.MustCompile(`Program terminated with signal (SIG[A-Z]+)`).FindSubmatch(gdbText); m == nil {
-		if c.Producer != "qemu" || c.Threads == 1 {
-			t.Error("gdb.txt does not name the signal")
-		}
-	} else if want := signalNumbers[string(m[1])]; ex.Code != want {
-		t.Errorf("exception code %d, gdb says %s (%d)", ex.Code, m[1], want)
-	}
+	checkGDBSignal(t, c, ex)
 
 	modules, err := dump.Modules()
 	if err != nil {
 		t.Fatal(err)
 	}
 	syms := map[string]*symFile{}
-	moduleAt := func(pc uint64) *minidump.Module {
-		for i := range modules {
-			if modules[i].Base <= pc && pc < modules[i].End() {
-				return &modules[i]
-			}
-		}
-		return nil
-	}
 	mem, _ := dump.Memory()
 
 	for _, g := range gdbThreads {
@@ -129,71 +108,118 @@ func checkAgainstGDB(t *testing.T, c corpusCase, data []byte) {
 			t.Errorf("thread %d: no context: %v", g.LWP, th.ContextErr)
 			continue
 		}
-		ctx := th.Context
-		for name, want := range g.Regs {
-			var got uint64
-			var ok bool
-			if name == "eflags" && c.Arch != "x86" || name == "cpsr" {
-				off := th.ContextOff + rawStatusOffset[ctx.Arch]
-				got, ok = uint64(binary.LittleEndian.Uint32(data[off:])), true
-			} else {
-				got, ok = ctx.Get(name)
-			}
-			if !ok {
-				t.Errorf("thread %d: register %s missing", g.LWP, name)
-			} else if got != want {
-				t.Errorf("thread %d: %s = %#x, gdb says %#x", g.LWP, name, got, want)
+		checkGDBRegisters(t, c, data, g, th)
+		checkStackCoversSP(t, c, g, th, mem)
+		checkGDBFrames(t, g, modules, syms)
+	}
+}
+
+// checkGDBSignal compares the exception's signal with the one gdb names.
+func checkGDBSignal(t *testing.T, c corpusCase, ex *minidump.Exception) {
+	t.Helper()
+	gdbText, err := os.ReadFile(filepath.Join(testdataDir, "oracle", c.Name+".gdb.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// gdb names no signal for qemu's multi-threaded cores, where only the
+	// crashing thread (written first) has pr_cursig set; it seems to read
+	// the signal of the last NT_PRSTATUS.
+	if m := regexp.MustCompile(`Program terminated with signal (SIG[A-Z]+)`).FindSubmatch(gdbText); m == nil {
+		if c.Producer != "qemu" || c.Threads == 1 {
+			t.Error("gdb.txt does not name the signal")
+		}
+	} else if want := signalNumbers[string(m[1])]; ex.Code != want {
+		t.Errorf("exception code %d, gdb says %s (%d)", ex.Code, m[1], want)
+	}
+}
+
+// checkGDBRegisters compares a thread's context with gdb's frame-0
+// registers.
+func checkGDBRegisters(t *testing.T, c corpusCase, data []byte, g *oracle.GDBThread, th minidump.Thread) {
+	t.Helper()
+	ctx := th.Context
+	for name, want := range g.Regs {
+		var got uint64
+		var ok bool
+		if name == "eflags" && c.Arch != "x86" || name == "cpsr" {
+			off := th.ContextOff + rawStatusOffset[ctx.Arch]
+			got, ok = uint64(binary.LittleEndian.Uint32(data[off:])), true
+		} else {
+			got, ok = ctx.Get(name)
+		}
+		if !ok {
+			t.Errorf("thread %d: register %s missing", g.LWP, name)
+		} else if got != want {
+			t.Errorf("thread %d: %s = %#x, gdb says %#x", g.LWP, name, got, want)
+		}
+	}
+}
+
+// checkStackCoversSP checks that a thread's stack memory starts at or below
+// its stack pointer and covers it; after a stack overflow the stack pointer
+// is in the guard page (nothing stored) and the stack starts right above
+// it. (The signal is the handler's raise(): its si_addr is no fault
+// address.)
+func checkStackCoversSP(t *testing.T, c corpusCase, g *oracle.GDBThread, th minidump.Thread, mem *minidump.MemoryList) {
+	t.Helper()
+	sp, _ := th.Context.SP()
+	if overflowed := c.Case == "overflow" && g.Crashed; overflowed {
+		if th.Stack.Start <= sp || th.Stack.Start-sp > guardMax {
+			t.Errorf("thread %d: stack memory [%#x,+%#x), sp %#x: want sp in the guard below it", g.LWP, th.Stack.Start, th.Stack.Size, sp)
+		}
+	} else if th.Stack.Start > sp || sp-th.Stack.Start >= uint64(th.Stack.Size) {
+		t.Errorf("thread %d: stack memory [%#x,+%#x) does not cover sp %#x", g.LWP, th.Stack.Start, th.Stack.Size, sp)
+	}
+	if mem != nil && !(c.Case == "overflow" && g.Crashed) {
+		if _, ok := mem.Region(sp); !ok {
+			t.Errorf("thread %d: memory list has no region at sp %#x", g.LWP, sp)
+		}
+	}
+}
+
+// checkGDBFrames checks that the .sym of each frame's module names gdb's
+// function at the frame's pc (syms caches the .sym files read).
+func checkGDBFrames(t *testing.T, g *oracle.GDBThread, modules []minidump.Module, syms map[string]*symFile) {
+	t.Helper()
+	moduleAt := func(pc uint64) *minidump.Module {
+		for i := range modules {
+			if modules[i].Base <= pc && pc < modules[i].End() {
+				return &modules[i]
 			}
 		}
-		// The stack memory starts at or below the stack pointer and covers
-		// it; after a stack overflow the stack pointer is in the guard page
-		// (nothing stored) and the stack starts right above it. (The signal
-		// is the handler's raise(): its si_addr is no fault address.)
-		sp, _ := ctx.SP()
-		if overflowed := c.Case == "overflow" && g.Crashed; overflowed {
-			if th.Stack.Start <= sp || th.Stack.Start-sp > guardMax {
-				t.Errorf("thread %d: stack memory [%#x,+%#x), sp %#x: want sp in the guard below it", g.LWP, th.Stack.Start, th.Stack.Size, sp)
-			}
-		} else if th.Stack.Start > sp || sp-th.Stack.Start >= uint64(th.Stack.Size) {
-			t.Errorf("thread %d: stack memory [%#x,+%#x) does not cover sp %#x", g.LWP, th.Stack.Start, th.Stack.Size, sp)
+		return nil
+	}
+	for i, f := range g.Frames {
+		lookup := f.PC
+		if i > 0 {
+			lookup-- // a return address may be one past its function
 		}
-		if mem != nil && !(c.Case == "overflow" && g.Crashed) {
-			if _, ok := mem.Region(sp); !ok {
-				t.Errorf("thread %d: memory list has no region at sp %#x", g.LWP, sp)
-			}
+		m := moduleAt(lookup)
+		if m == nil {
+			t.Errorf("thread %d frame %d: no module at %#x (%s)", g.LWP, i, f.PC, f.Function)
+			continue
 		}
-		for i, f := range g.Frames {
-			lookup := f.PC
-			if i > 0 {
-				lookup-- // a return address may be one past its function
-			}
-			m := moduleAt(lookup)
-			if m == nil {
-				t.Errorf("thread %d frame %d: no module at %#x (%s)", g.LWP, i, f.PC, f.Function)
+		// The programs built by the generator have .sym files.
+		base := filepath.Base(m.Name)
+		if _, err := os.Stat(filepath.Join(testdataDir, "symbols", base)); err != nil {
+			continue
+		}
+		sym := syms[m.DebugID]
+		if sym == nil {
+			path := filepath.Join(testdataDir, "symbols", base, m.DebugID, base+".sym")
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("module %s has debug id %s, which no .sym in testdata/symbols has", m.Name, m.DebugID)
 				continue
 			}
-			// The programs built by the generator have .sym files.
-			base := filepath.Base(m.Name)
-			if _, err := os.Stat(filepath.Join(testdataDir, "symbols", base)); err != nil {
-				continue
-			}
-			sym := syms[m.DebugID]
-			if sym == nil {
-				path := filepath.Join(testdataDir, "symbols", base, m.DebugID, base+".sym")
-				if _, err := os.Stat(path); err != nil {
-					t.Errorf("module %s has debug id %s, which no .sym in testdata/symbols has", m.Name, m.DebugID)
-					continue
-				}
-				sym = readSym(t, path)
-				syms[m.DebugID] = sym
-			}
-			fn, ok := sym.funcAt(lookup - m.Base)
-			if !ok || f.Function == "??" {
-				continue // no debug information for this function (libc)
-			}
-			if !sameFunction(fn.Name, f.Function) {
-				t.Errorf("thread %d frame %d: .sym names %q at %#x, gdb %q", g.LWP, i, fn.Name, f.PC, f.Function)
-			}
+			sym = readSym(t, path)
+			syms[m.DebugID] = sym
+		}
+		fn, ok := sym.funcAt(lookup - m.Base)
+		if !ok || f.Function == "??" {
+			continue // no debug information for this function (libc)
+		}
+		if !sameFunction(fn.Name, f.Function) {
+			t.Errorf("thread %d frame %d: .sym names %q at %#x, gdb %q", g.LWP, i, fn.Name, f.PC, f.Function)
 		}
 	}
 }

@@ -96,12 +96,62 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 		}
 	}
 
-	// Threads, with their stacks.
-	var stacks []threadStack
 	budget := opt.MaxMemory
 	if budget == 0 {
 		budget = ^uint64(0)
 	}
+	stacks, err := addThreads(b, core, opt, &budget)
+	if err != nil {
+		return nil, err
+	}
+	setException(b, core)
+
+	// NT_FILE's entries sorted by start address serve both the modules and
+	// the maps stream.
+	var code codeModules
+	defer code.close()
+	files := append([]coredump.MappedFile(nil), core.Files...)
+	sort.SliceStable(files, func(i, j int) bool { return files[i].Start < files[j].Start })
+	if err := addModules(b, core, opt, files, &code); err != nil {
+		return nil, err
+	}
+
+	// Memory around each instruction pointer and around each code pointer
+	// on the stacks, outside the stacks and without overlaps: Breakpad
+	// rejects a memory list with overlapping ranges.
+	ipChunks := ipWindows(core, opt, &code, &budget)
+	if opt.Like == ClientCrashpad {
+		ipChunks = append(ipChunks, registerWindows(core, &code, &budget)...)
+	}
+	var stackIntervals []interval
+	for _, st := range stacks {
+		stackIntervals = append(stackIntervals, interval{st.start, st.start + uint64(len(st.data))})
+	}
+	taken := union(stackIntervals)
+	ipChunks = subtractChunks(disjoint(ipChunks), taken)
+	for _, c := range ipChunks {
+		taken = append(taken, interval{c.lo, c.hi})
+	}
+	taken = union(taken)
+	codeChunks := subtractChunks(disjoint(codeWindows(core, &code, stacks, opt, &budget)), taken)
+	memory := append(ipChunks, codeChunks...)
+	sort.Slice(memory, func(i, j int) bool { return memory[i].lo < memory[j].lo })
+	if err := addMemory(b, core, memory); err != nil {
+		return nil, err
+	}
+	addLinuxStreams(b, core, files)
+	data, err := b.Bytes()
+	if err != nil || opt.Like == ClientAll {
+		return data, err
+	}
+	return Shape(data, opt.Like)
+}
+
+// addThreads adds the core's threads with their stacks (from the stack
+// pointer, or from above a guard page it is in, up to opt.StackLimit),
+// taking their size from *budget.
+func addThreads(b *synth.Builder, core *coredump.File, opt Options, budget *uint64) ([]threadStack, error) {
+	var stacks []threadStack
 	for _, t := range core.Threads {
 		ctx := t.Context
 		ctx.Flags = 0
@@ -114,14 +164,14 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 		if start > sp { // wrapped
 			start = sp
 		}
-		n := core.Readable(start, min(opt.StackLimit, budget))
+		n := core.Readable(start, min(opt.StackLimit, *budget))
 		if n == 0 {
 			if above, ok := aboveGuard(core, sp); ok {
 				start = above
-				n = core.Readable(start, min(opt.StackLimit, budget))
+				n = core.Readable(start, min(opt.StackLimit, *budget))
 			}
 		}
-		budget -= n
+		*budget -= n
 		stack := make([]byte, n)
 		if n > 0 {
 			if err := core.ReadMemory(start, stack); err != nil {
@@ -138,8 +188,11 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 			th.Extra.CPSR = uint32(t.Status)
 		}
 	}
+	return stacks, nil
+}
 
-	// Exception: the crashing thread and its signal.
+// setException sets the exception: the crashing thread and its signal.
+func setException(b *synth.Builder, core *coredump.File) {
 	crash := core.Threads[core.CrashThread()] // coredump rejects cores without threads
 	if si := crash.SigInfo; si != nil && si.Signo != 0 {
 		e := b.SetException(crash.PID, uint32(si.Signo), 0)
@@ -150,14 +203,12 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 	} else {
 		b.SetException(crash.PID, uint32(crash.CurSig), 0)
 	}
+}
 
-	// Modules. NT_FILE's entries sorted by start address serve both the
-	// modules and the maps stream. code collects their executable segments
-	// for the memory around code pointers.
-	var code codeModules
-	defer code.close()
-	files := append([]coredump.MappedFile(nil), core.Files...)
-	sort.SliceStable(files, func(i, j int) bool { return files[i].Start < files[j].Start })
+// addModules adds the modules: NT_FILE's (files, sorted by start
+// address), the vDSO, opt.Modules and the main executable; code collects
+// their executable segments for the memory around code pointers.
+func addModules(b *synth.Builder, core *coredump.File, opt Options, files []coredump.MappedFile, code *codeModules) error {
 	for _, m := range modulesFromNTFile(files, core.Segments) {
 		img := addModule(b, core, opt, m.name, m.base, m.end, nil)
 		code.add(&codeModule{base: m.base, end: m.end, path: diskPath(opt, m.name), img: img})
@@ -172,7 +223,7 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 	for _, m := range opt.Modules {
 		img, err := coredump.ImageFile(m.Path)
 		if err != nil {
-			return nil, fmt.Errorf("--module %s: %w", m.Path, err)
+			return fmt.Errorf("--module %s: %w", m.Path, err)
 		}
 		base := m.Base
 		if !m.HasBase {
@@ -180,7 +231,7 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 			if img.Type == 3 { // ET_DYN: a PIE main executable, placed by the kernel
 				entry, ok := core.AuxvValue(atEntry)
 				if !ok {
-					return nil, fmt.Errorf("--module %s: position-independent and the core has no AT_ENTRY; give its base as path@0xADDR", m.Path)
+					return fmt.Errorf("--module %s: position-independent and the core has no AT_ENTRY; give its base as path@0xADDR", m.Path)
 				}
 				base = entry - img.Entry + img.LoadStart
 			}
@@ -215,10 +266,12 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 		}
 	}
 	sort.SliceStable(code.mods, func(i, j int) bool { return code.mods[i].base < code.mods[j].base })
+	return nil
+}
 
-	// Memory around each instruction pointer and around each code pointer
-	// on the stacks, outside the stacks and without overlaps: Breakpad
-	// rejects a memory list with overlapping ranges.
+// ipWindows are the memory around each thread's instruction pointer,
+// opt.IPWindow bytes, from the core or else from the module's file.
+func ipWindows(core *coredump.File, opt Options, code *codeModules, budget *uint64) []chunk {
 	var ipChunks []chunk
 	for _, t := range core.Threads {
 		ip, ok := t.Context.IP()
@@ -233,44 +286,33 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 		if core.Readable(lo, ip-lo) < ip-lo {
 			lo = ip
 		}
-		n := core.Readable(lo, min(ip+half-lo, budget))
+		n := core.Readable(lo, min(ip+half-lo, *budget))
 		if n == 0 {
 			// Not in the core: the module's file.
 			if seg := code.segmentAt(ip); seg != nil {
-				if c, ok := window(core, seg, ip, half, half); ok && c.hi-c.lo <= budget {
-					budget -= c.hi - c.lo
+				if c, ok := window(core, seg, ip, half, half); ok && c.hi-c.lo <= *budget {
+					*budget -= c.hi - c.lo
 					ipChunks = append(ipChunks, c)
 				}
 			}
 			continue
 		}
-		budget -= n
+		*budget -= n
 		ipChunks = append(ipChunks, chunk{lo, lo + n, nil})
 	}
-	if opt.Like == ClientCrashpad {
-		ipChunks = append(ipChunks, registerWindows(core, &code, &budget)...)
-	}
-	var stackIntervals []interval
-	for _, st := range stacks {
-		stackIntervals = append(stackIntervals, interval{st.start, st.start + uint64(len(st.data))})
-	}
-	taken := union(stackIntervals)
-	ipChunks = subtractChunks(disjoint(ipChunks), taken)
-	for _, c := range ipChunks {
-		taken = append(taken, interval{c.lo, c.hi})
-	}
-	taken = union(taken)
-	codeChunks := subtractChunks(disjoint(codeWindows(core, &code, stacks, opt, &budget)), taken)
-	memory := append(ipChunks, codeChunks...)
-	sort.Slice(memory, func(i, j int) bool { return memory[i].lo < memory[j].lo })
-	// Adjacent chunks (from different sources) become one region, so that
-	// a read across their boundary finds one region.
+	return ipChunks
+}
+
+// addMemory adds the chunks, sorted and disjoint, as memory regions:
+// adjacent chunks (from different sources) become one region, so that a
+// read across their boundary finds one region.
+func addMemory(b *synth.Builder, core *coredump.File, memory []chunk) error {
 	var region []byte
 	var regionLo uint64
 	for _, c := range memory {
 		buf, ok, err := c.read(core)
 		if err != nil {
-			return nil, fmt.Errorf("memory at %#x: %w", c.lo, err)
+			return fmt.Errorf("memory at %#x: %w", c.lo, err)
 		}
 		if !ok {
 			continue
@@ -287,8 +329,11 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 	if region != nil {
 		b.AddMemory(regionLo, region)
 	}
+	return nil
+}
 
-	// Linux streams.
+// addLinuxStreams adds the auxv, maps, cmdline and process id streams.
+func addLinuxStreams(b *synth.Builder, core *coredump.File, files []coredump.MappedFile) {
 	if core.Auxv != nil {
 		b.SetLinuxAuxv(core.Auxv)
 	}
@@ -301,11 +346,6 @@ func Convert(core *coredump.File, opt Options) ([]byte, error) {
 			b.SetMiscInfo(synth.MiscInfo{Size: 24, Flags1: synth.MiscProcessID, ProcessID: ps.PID})
 		}
 	}
-	data, err := b.Bytes()
-	if err != nil || opt.Like == ClientAll {
-		return data, err
-	}
-	return Shape(data, opt.Like)
 }
 
 func coveredByModule(b *synth.Builder, addr uint64) bool {

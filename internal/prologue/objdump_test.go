@@ -141,6 +141,17 @@ func readARM(t *testing.T, f *Frame, ip *int64, mn, ops string) bool {
 		f.SPBelow += n * size
 	case (base == "sub" || base == "subw") && strings.HasPrefix(ops, "sp,"):
 		f.SPBelow += imm(t, ops)
+	default:
+		readARMFrame(t, f, ip, base, ops, args)
+	}
+	return false
+}
+
+// readARMFrame reads the ARM instructions that set up a frame pointer or
+// store registers into the frame (those that do not move sp but strd's
+// pre-index).
+func readARMFrame(t *testing.T, f *Frame, ip *int64, base, ops string, args []string) {
+	switch {
 	case base == "mov" && len(args) == 2 && strings.TrimSpace(args[1]) == "sp" && armReg(t, args[0]) == 12:
 		*ip = f.SPBelow
 	case (base == "mov" && len(args) == 2 || base == "add" || base == "addw") && len(args) >= 2 && strings.TrimSpace(args[1]) == "sp" &&
@@ -161,7 +172,6 @@ func readARM(t *testing.T, f *Frame, ip *int64, mn, ops string) bool {
 		f.save(armReg(t, args[0]), f.SPBelow-off)
 		f.save(armReg(t, args[1]), f.SPBelow-off-4)
 	}
-	return false
 }
 
 var a64Branch = regexp.MustCompile(`^(b|bl|blr|br|ret|cbz|cbnz|tbz|tbnz|b\.\w+)$`)

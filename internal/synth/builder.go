@@ -527,6 +527,58 @@ type dirEntry struct {
 // added streams in the order added.
 func (b *Builder) Bytes() ([]byte, error) {
 	w := &writer{}
+	nStreams := b.streamCount()
+	hdr := w.reserve(32)
+	dirOff := w.reserve(12 * nStreams)
+	w.put32(hdr, HeaderSignature)
+	w.put32(hdr+4, HeaderVersion)
+	w.put32(hdr+8, uint32(nStreams))
+	w.put32(hdr+12, dirOff)
+	w.put32(hdr+20, b.TimeDateStamp)
+	w.put64(hdr+24, b.HeaderFlags)
+
+	var dir []dirEntry
+	if !b.OmitSystemInfo {
+		rva := b.writeSystemInfo(w)
+		dir = append(dir, dirEntry{StreamSystemInfo, rva, 56})
+	}
+	dir, threadCtx, stacks, err := b.writeThreads(w, dir)
+	if err != nil {
+		return nil, err
+	}
+	dir = b.writeModules(w, dir)
+	dir = b.writeMemory(w, dir, stacks)
+	if dir, err = b.writeException(w, dir, threadCtx); err != nil {
+		return nil, err
+	}
+	dir = b.writeMisc(w, dir)
+	dir = b.writeBreakpadInfo(w, dir)
+	dir = b.writeThreadNames(w, dir)
+	dir = b.writeMemoryInfo(w, dir)
+	dir = b.writeUnloaded(w, dir)
+	for _, r := range b.raw {
+		rva, size := w.data(r.data)
+		dir = append(dir, dirEntry{r.typ, rva, size})
+	}
+
+	if w.err != nil {
+		return nil, w.err
+	}
+	b.layout = map[uint32][2]uint32{}
+	for i, d := range dir {
+		e := dirOff + uint32(12*i)
+		w.put32(e, d.typ)
+		w.put32(e+4, d.size)
+		w.put32(e+8, d.rva)
+		if _, seen := b.layout[d.typ]; !seen {
+			b.layout[d.typ] = [2]uint32{d.rva, d.size}
+		}
+	}
+	return w.buf, nil
+}
+
+// streamCount is the number of streams Bytes writes.
+func (b *Builder) streamCount() int {
 	nStreams := 0
 	if !b.OmitSystemInfo {
 		nStreams++
@@ -545,91 +597,93 @@ func (b *Builder) Bytes() ([]byte, error) {
 			nStreams++
 		}
 	}
-	nStreams += len(b.raw)
+	return nStreams + len(b.raw)
+}
 
-	hdr := w.reserve(32)
-	dirOff := w.reserve(12 * nStreams)
-	w.put32(hdr, HeaderSignature)
-	w.put32(hdr+4, HeaderVersion)
-	w.put32(hdr+8, uint32(nStreams))
-	w.put32(hdr+12, dirOff)
-	w.put32(hdr+20, b.TimeDateStamp)
-	w.put64(hdr+24, b.HeaderFlags)
+// stackLoc is where a thread's stack was written.
+type stackLoc struct{ rva, size uint32 }
 
-	var dir []dirEntry
-	if !b.OmitSystemInfo {
-		rva := b.writeSystemInfo(w)
-		dir = append(dir, dirEntry{StreamSystemInfo, rva, 56})
-	}
-
-	// Thread contexts and stacks.
+// writeThreads writes the thread list with each thread's context and
+// stack; it returns the first context written for each thread id (the
+// exception's, when it has none of its own) and the stacks' places.
+func (b *Builder) writeThreads(w *writer, dir []dirEntry) ([]dirEntry, map[uint32][2]uint32, []stackLoc, error) {
 	threadCtx := map[uint32][2]uint32{}
-	type stackLoc struct{ rva, size uint32 }
 	stacks := make([]stackLoc, len(b.threads))
-	if len(b.threads) > 0 {
-		list := w.reserve(4 + 48*len(b.threads))
-		w.put32(list, uint32(len(b.threads)))
-		for i, t := range b.threads {
-			raw := t.RawContext
-			if raw == nil {
-				var err error
-				raw, err = EncodeContext(t.Context, t.Extra)
-				if err != nil {
-					return nil, fmt.Errorf("thread %d: %w", t.ID, err)
-				}
-			}
-			crva, csize := w.data(raw)
-			if _, dup := threadCtx[t.ID]; !dup {
-				threadCtx[t.ID] = [2]uint32{crva, csize}
-			}
-			srva, ssize := w.data(t.Stack)
-			stacks[i] = stackLoc{srva, ssize}
-			e := list + 4 + uint32(48*i)
-			w.put32(e, t.ID)
-			w.put32(e+4, t.SuspendCount)
-			w.put32(e+8, t.PriorityClass)
-			w.put32(e+12, t.Priority)
-			w.put64(e+16, t.TEB)
-			w.put64(e+24, t.StackBase)
-			w.put32(e+32, ssize)
-			w.put32(e+36, srva)
-			w.put32(e+40, csize)
-			w.put32(e+44, crva)
-		}
-		dir = append(dir, dirEntry{StreamThreadList, list, uint32(4 + 48*len(b.threads))})
+	if len(b.threads) == 0 {
+		return dir, threadCtx, stacks, nil
 	}
-
-	if len(b.modules) > 0 {
-		const modSize = 108
-		list := w.reserve(4 + modSize*len(b.modules))
-		w.put32(list, uint32(len(b.modules)))
-		for i, m := range b.modules {
-			e := list + 4 + uint32(modSize*i)
-			w.put64(e, m.Base)
-			w.put32(e+8, m.Size)
-			w.put32(e+12, m.Checksum)
-			w.put32(e+16, m.TimeDateStamp)
-			w.put32(e+20, w.mdString(m.Name))
-			v := m.Version
-			for j, x := range []uint32{v.Signature, v.StructVersion, v.FileVersionHi, v.FileVersionLo,
-				v.ProductVersionHi, v.ProductVersionLo, v.FileFlagsMask, v.FileFlags, v.FileOS,
-				v.FileType, v.FileSubtype, v.FileDateHi, v.FileDateLo} {
-				w.put32(e+24+uint32(4*j), x)
-			}
-			if m.CodeView != nil {
-				rva, size := w.data(m.CodeView)
-				w.put32(e+76, size)
-				w.put32(e+80, rva)
-			}
-			if m.Misc != nil {
-				rva, size := w.data(m.Misc)
-				w.put32(e+84, size)
-				w.put32(e+88, rva)
+	list := w.reserve(4 + 48*len(b.threads))
+	w.put32(list, uint32(len(b.threads)))
+	for i, t := range b.threads {
+		raw := t.RawContext
+		if raw == nil {
+			var err error
+			raw, err = EncodeContext(t.Context, t.Extra)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("thread %d: %w", t.ID, err)
 			}
 		}
-		dir = append(dir, dirEntry{StreamModuleList, list, uint32(4 + modSize*len(b.modules))})
+		crva, csize := w.data(raw)
+		if _, dup := threadCtx[t.ID]; !dup {
+			threadCtx[t.ID] = [2]uint32{crva, csize}
+		}
+		srva, ssize := w.data(t.Stack)
+		stacks[i] = stackLoc{srva, ssize}
+		e := list + 4 + uint32(48*i)
+		w.put32(e, t.ID)
+		w.put32(e+4, t.SuspendCount)
+		w.put32(e+8, t.PriorityClass)
+		w.put32(e+12, t.Priority)
+		w.put64(e+16, t.TEB)
+		w.put64(e+24, t.StackBase)
+		w.put32(e+32, ssize)
+		w.put32(e+36, srva)
+		w.put32(e+40, csize)
+		w.put32(e+44, crva)
 	}
+	dir = append(dir, dirEntry{StreamThreadList, list, uint32(4 + 48*len(b.threads))})
+	return dir, threadCtx, stacks, nil
+}
 
+// writeModules writes the module list with names, CodeView and misc records.
+func (b *Builder) writeModules(w *writer, dir []dirEntry) []dirEntry {
+	if len(b.modules) == 0 {
+		return dir
+	}
+	const modSize = 108
+	list := w.reserve(4 + modSize*len(b.modules))
+	w.put32(list, uint32(len(b.modules)))
+	for i, m := range b.modules {
+		e := list + 4 + uint32(modSize*i)
+		w.put64(e, m.Base)
+		w.put32(e+8, m.Size)
+		w.put32(e+12, m.Checksum)
+		w.put32(e+16, m.TimeDateStamp)
+		w.put32(e+20, w.mdString(m.Name))
+		v := m.Version
+		for j, x := range []uint32{v.Signature, v.StructVersion, v.FileVersionHi, v.FileVersionLo,
+			v.ProductVersionHi, v.ProductVersionLo, v.FileFlagsMask, v.FileFlags, v.FileOS,
+			v.FileType, v.FileSubtype, v.FileDateHi, v.FileDateLo} {
+			w.put32(e+24+uint32(4*j), x)
+		}
+		if m.CodeView != nil {
+			rva, size := w.data(m.CodeView)
+			w.put32(e+76, size)
+			w.put32(e+80, rva)
+		}
+		if m.Misc != nil {
+			rva, size := w.data(m.Misc)
+			w.put32(e+84, size)
+			w.put32(e+88, rva)
+		}
+	}
+	dir = append(dir, dirEntry{StreamModuleList, list, uint32(4 + modSize*len(b.modules))})
+	return dir
+}
+
+// writeMemory writes the memory list, or Memory64List, of the added
+// regions and, with StacksInMemoryList, the threads' stacks.
+func (b *Builder) writeMemory(w *writer, dir []dirEntry, stacks []stackLoc) []dirEntry {
 	type memLoc struct {
 		addr      uint64
 		rva, size uint32
@@ -682,140 +736,155 @@ func (b *Builder) Bytes() ([]byte, error) {
 		}
 		dir = append(dir, dirEntry{StreamMemoryList, list, uint32(4 + 16*len(mems))})
 	}
+	return dir
+}
 
-	if e := b.exception; e != nil {
-		var crva, csize uint32
-		switch {
-		case e.RawContext != nil:
-			crva, csize = w.data(e.RawContext)
-		case e.Context != nil:
-			raw, err := EncodeContext(*e.Context, e.Extra)
-			if err != nil {
-				return nil, fmt.Errorf("exception: %w", err)
-			}
-			crva, csize = w.data(raw)
-		default:
-			if l, ok := threadCtx[e.ThreadID]; ok {
-				crva, csize = l[0], l[1]
-			}
-		}
-		const size = 168
-		s := w.reserve(size)
-		w.put32(s, e.ThreadID)
-		w.put32(s+8, e.Code)
-		w.put32(s+12, e.Flags)
-		w.put64(s+16, e.Record)
-		w.put64(s+24, e.Address)
-		n := len(e.Params)
-		if n > 15 {
-			n = 15
-		}
-		w.put32(s+32, uint32(n))
-		for i := 0; i < n; i++ {
-			w.put64(s+40+uint32(8*i), e.Params[i])
-		}
-		w.put32(s+160, csize)
-		w.put32(s+164, crva)
-		dir = append(dir, dirEntry{StreamException, s, size})
+// writeException writes the exception stream with its context: its own, or
+// else its thread's.
+func (b *Builder) writeException(w *writer, dir []dirEntry, threadCtx map[uint32][2]uint32) ([]dirEntry, error) {
+	e := b.exception
+	if e == nil {
+		return dir, nil
 	}
+	var crva, csize uint32
+	switch {
+	case e.RawContext != nil:
+		crva, csize = w.data(e.RawContext)
+	case e.Context != nil:
+		raw, err := EncodeContext(*e.Context, e.Extra)
+		if err != nil {
+			return nil, fmt.Errorf("exception: %w", err)
+		}
+		crva, csize = w.data(raw)
+	default:
+		if l, ok := threadCtx[e.ThreadID]; ok {
+			crva, csize = l[0], l[1]
+		}
+	}
+	const size = 168
+	s := w.reserve(size)
+	w.put32(s, e.ThreadID)
+	w.put32(s+8, e.Code)
+	w.put32(s+12, e.Flags)
+	w.put64(s+16, e.Record)
+	w.put64(s+24, e.Address)
+	n := len(e.Params)
+	if n > 15 {
+		n = 15
+	}
+	w.put32(s+32, uint32(n))
+	for i := 0; i < n; i++ {
+		w.put64(s+40+uint32(8*i), e.Params[i])
+	}
+	w.put32(s+160, csize)
+	w.put32(s+164, crva)
+	dir = append(dir, dirEntry{StreamException, s, size})
+	return dir, nil
+}
 
-	if m := b.misc; m != nil {
-		size := m.Size
-		if size == 0 {
-			size = 44
-		}
-		vals := []uint32{size, m.Flags1, m.ProcessID, m.ProcessCreateTime, m.ProcessUserTime, m.ProcessKernelTime,
-			m.ProcessorMaxMhz, m.ProcessorCurrentMhz, m.ProcessorMhzLimit, m.ProcessorMaxIdleState, m.ProcessorCurrentIdleState}
-		s := w.reserve(int(size))
-		for i, v := range vals {
-			if uint32(4*i+4) <= size {
-				w.put32(s+uint32(4*i), v)
-			}
-		}
-		dir = append(dir, dirEntry{StreamMiscInfo, s, size})
+// writeMisc writes the MiscInfo stream, of the size set (44 bytes by default).
+func (b *Builder) writeMisc(w *writer, dir []dirEntry) []dirEntry {
+	m := b.misc
+	if m == nil {
+		return dir
 	}
+	size := m.Size
+	if size == 0 {
+		size = 44
+	}
+	vals := []uint32{size, m.Flags1, m.ProcessID, m.ProcessCreateTime, m.ProcessUserTime, m.ProcessKernelTime,
+		m.ProcessorMaxMhz, m.ProcessorCurrentMhz, m.ProcessorMhzLimit, m.ProcessorMaxIdleState, m.ProcessorCurrentIdleState}
+	s := w.reserve(int(size))
+	for i, v := range vals {
+		if uint32(4*i+4) <= size {
+			w.put32(s+uint32(4*i), v)
+		}
+	}
+	dir = append(dir, dirEntry{StreamMiscInfo, s, size})
+	return dir
+}
 
-	if bp := b.bpInfo; bp != nil {
-		s := w.reserve(12)
-		w.put32(s, bp.validity)
-		w.put32(s+4, bp.dumpThread)
-		w.put32(s+8, bp.requestingThread)
-		dir = append(dir, dirEntry{StreamBreakpadInfo, s, 12})
+// writeBreakpadInfo writes the BreakpadInfo stream.
+func (b *Builder) writeBreakpadInfo(w *writer, dir []dirEntry) []dirEntry {
+	bp := b.bpInfo
+	if bp == nil {
+		return dir
 	}
+	s := w.reserve(12)
+	w.put32(s, bp.validity)
+	w.put32(s+4, bp.dumpThread)
+	w.put32(s+8, bp.requestingThread)
+	dir = append(dir, dirEntry{StreamBreakpadInfo, s, 12})
+	return dir
+}
 
-	if len(b.names) > 0 {
-		rvas := make([]uint32, len(b.names))
-		for i, n := range b.names {
-			rvas[i] = w.mdString(n.name)
-		}
-		s := w.reserve(4 + 12*len(b.names))
-		w.put32(s, uint32(len(b.names)))
-		for i, n := range b.names {
-			w.put32(s+4+uint32(12*i), n.id)
-			w.put64(s+8+uint32(12*i), uint64(rvas[i]))
-		}
-		dir = append(dir, dirEntry{StreamThreadNameList, s, uint32(4 + 12*len(b.names))})
+// writeThreadNames writes the thread name list.
+func (b *Builder) writeThreadNames(w *writer, dir []dirEntry) []dirEntry {
+	if len(b.names) == 0 {
+		return dir
 	}
+	rvas := make([]uint32, len(b.names))
+	for i, n := range b.names {
+		rvas[i] = w.mdString(n.name)
+	}
+	s := w.reserve(4 + 12*len(b.names))
+	w.put32(s, uint32(len(b.names)))
+	for i, n := range b.names {
+		w.put32(s+4+uint32(12*i), n.id)
+		w.put64(s+8+uint32(12*i), uint64(rvas[i]))
+	}
+	dir = append(dir, dirEntry{StreamThreadNameList, s, uint32(4 + 12*len(b.names))})
+	return dir
+}
 
-	if len(b.memInfo) > 0 {
-		const hdr, entry = 16, 48
-		s := w.reserve(hdr + entry*len(b.memInfo))
-		w.put32(s, hdr)
-		w.put32(s+4, entry)
-		w.put64(s+8, uint64(len(b.memInfo)))
-		for i, mi := range b.memInfo {
-			e := s + hdr + uint32(entry*i)
-			w.put64(e, mi.Base)
-			w.put64(e+8, mi.AllocationBase)
-			w.put32(e+16, mi.AllocationProtection)
-			w.put64(e+24, mi.Size)
-			w.put32(e+32, mi.State)
-			w.put32(e+36, mi.Protection)
-			w.put32(e+40, mi.Type)
-		}
-		dir = append(dir, dirEntry{StreamMemoryInfoList, s, uint32(hdr + entry*len(b.memInfo))})
+// writeMemoryInfo writes the memory info list.
+func (b *Builder) writeMemoryInfo(w *writer, dir []dirEntry) []dirEntry {
+	if len(b.memInfo) == 0 {
+		return dir
 	}
+	const hdr, entry = 16, 48
+	s := w.reserve(hdr + entry*len(b.memInfo))
+	w.put32(s, hdr)
+	w.put32(s+4, entry)
+	w.put64(s+8, uint64(len(b.memInfo)))
+	for i, mi := range b.memInfo {
+		e := s + hdr + uint32(entry*i)
+		w.put64(e, mi.Base)
+		w.put64(e+8, mi.AllocationBase)
+		w.put32(e+16, mi.AllocationProtection)
+		w.put64(e+24, mi.Size)
+		w.put32(e+32, mi.State)
+		w.put32(e+36, mi.Protection)
+		w.put32(e+40, mi.Type)
+	}
+	dir = append(dir, dirEntry{StreamMemoryInfoList, s, uint32(hdr + entry*len(b.memInfo))})
+	return dir
+}
 
-	if len(b.unloaded) > 0 {
-		const hdr, entry = 12, 24
-		names := make([]uint32, len(b.unloaded))
-		for i, m := range b.unloaded {
-			names[i] = w.mdString(m.Name)
-		}
-		s := w.reserve(hdr + entry*len(b.unloaded))
-		w.put32(s, hdr)
-		w.put32(s+4, entry)
-		w.put32(s+8, uint32(len(b.unloaded)))
-		for i, m := range b.unloaded {
-			e := s + hdr + uint32(entry*i)
-			w.put64(e, m.Base)
-			w.put32(e+8, m.Size)
-			w.put32(e+12, m.Checksum)
-			w.put32(e+16, m.TimeDateStamp)
-			w.put32(e+20, names[i])
-		}
-		dir = append(dir, dirEntry{StreamUnloadedModuleList, s, uint32(hdr + entry*len(b.unloaded))})
+// writeUnloaded writes the unloaded module list.
+func (b *Builder) writeUnloaded(w *writer, dir []dirEntry) []dirEntry {
+	if len(b.unloaded) == 0 {
+		return dir
 	}
-
-	for _, r := range b.raw {
-		rva, size := w.data(r.data)
-		dir = append(dir, dirEntry{r.typ, rva, size})
+	const hdr, entry = 12, 24
+	names := make([]uint32, len(b.unloaded))
+	for i, m := range b.unloaded {
+		names[i] = w.mdString(m.Name)
 	}
-
-	if w.err != nil {
-		return nil, w.err
+	s := w.reserve(hdr + entry*len(b.unloaded))
+	w.put32(s, hdr)
+	w.put32(s+4, entry)
+	w.put32(s+8, uint32(len(b.unloaded)))
+	for i, m := range b.unloaded {
+		e := s + hdr + uint32(entry*i)
+		w.put64(e, m.Base)
+		w.put32(e+8, m.Size)
+		w.put32(e+12, m.Checksum)
+		w.put32(e+16, m.TimeDateStamp)
+		w.put32(e+20, names[i])
 	}
-	b.layout = map[uint32][2]uint32{}
-	for i, d := range dir {
-		e := dirOff + uint32(12*i)
-		w.put32(e, d.typ)
-		w.put32(e+4, d.size)
-		w.put32(e+8, d.rva)
-		if _, seen := b.layout[d.typ]; !seen {
-			b.layout[d.typ] = [2]uint32{d.rva, d.size}
-		}
-	}
-	return w.buf, nil
+	dir = append(dir, dirEntry{StreamUnloadedModuleList, s, uint32(hdr + entry*len(b.unloaded))})
+	return dir
 }
 
 func (b *Builder) writeSystemInfo(w *writer) uint32 {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
@@ -70,14 +71,55 @@ func TestRandomMutations(t *testing.T) {
 					continue
 				}
 				var out bytes.Buffer
-				if err := Write(&out, file); err != nil && out.Len() != 0 && !errors.Is(err, ErrReadBudget) {
+				err = Write(&out, file)
+				if err != nil && out.Len() != 0 && !errors.Is(err, ErrReadBudget) {
 					t.Fatalf("mutation %d: Write failed (%v) after printing", i, err)
 				}
+				// A mutated stream count over Breakpad's limit (that still
+				// fits in the file) makes minidump_dump reject the file
+				// whole: nothing printed (TestTooManyStreams).
+				if err != nil && out.Len() == 0 && file.Header.NumStreams > maxStreams {
+					continue
+				}
 				if !bytes.HasPrefix(out.Bytes(), []byte("MDRawHeader\n")) {
-					t.Fatalf("mutation %d: output does not start with the header", i)
+					t.Fatalf("mutation %d: output does not start with the header (Write: %v)", i, err)
 				}
 			}
 		})
+	}
+}
+
+// TestTooManyStreams: a header whose stream count was raised past
+// Breakpad's limit, its directory still within the file (one of
+// linux-amd64-recursive_deep's mutations), is rejected whole: Breakpad's
+// Minidump::Read fails and minidump_dump prints nothing, and so does Write.
+func TestTooManyStreams(t *testing.T) {
+	root, err := corpus.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "testdata/dumps/amd64-fp.dmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append([]byte(nil), data...)
+	// The entries past the real ones read whatever follows the directory:
+	// zeroed, they are unused streams, which our reader allows many of.
+	streams, dirOff := binary.LittleEndian.Uint32(data[8:]), binary.LittleEndian.Uint32(data[12:])
+	clear(data[dirOff+12*streams : dirOff+12*(maxStreams+1)])
+	binary.LittleEndian.PutUint32(data[8:], maxStreams+1)
+	f, err := minidump.NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatalf("NewFile: %v", err)
+	}
+	var out bytes.Buffer
+	if err := Write(&out, f); err == nil || out.Len() != 0 {
+		t.Fatalf("Write: %v after %d bytes, want an error and nothing printed", err, out.Len())
+	}
+	if bin, ok := oracle.Lookup(oracle.Dump); ok {
+		if got := matchOracle(t, bin, data); got != "" {
+			t.Errorf("printed %q", got)
+		}
 	}
 }
 

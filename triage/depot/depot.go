@@ -91,10 +91,3 @@ func (d *Depot) Get(id string) ([]triage.Frame, bool) {
 	f, ok := d.stacks[id]
 	return f, ok
 }
-
-// Len is the number of distinct stacks.
-func (d *Depot) Len() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.stacks)
-}

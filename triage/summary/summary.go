@@ -166,9 +166,6 @@ func (b *Builder) AddSkipped(reason string, n int) {
 	b.skipped[reason] += n
 }
 
-// Depot is the builder's stack depot.
-func (b *Builder) Depot() *depot.Depot { return b.depot }
-
 // Add counts one result. Results with a signature join its group, whatever
 // their status (a partial dump may have a stack); the stack is stored in
 // the depot under r.StackID (computed when empty).

@@ -268,17 +268,7 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 	// Breakpad's loop over the earlier frames lacks a break, so it takes the
 	// innermost frame with a known size instead (frame 0's, whatever the
 	// depth); that is reproduced only on request.
-	var calleeParams uint32
-	frames := w.Frames()
-	if breakpad {
-		for i := len(frames) - 2; i >= 0; i-- {
-			if ci := infoOf(frames[i]); ci != nil && ci.paramSizeValid {
-				calleeParams = ci.paramSize
-			}
-		}
-	} else if len(frames) >= 2 {
-		calleeParams = calleeParamSize(frames[len(frames)-2])
-	}
+	calleeParams := calleeParamsOf(w.Frames(), breakpad)
 
 	esp := reg(last, minidump.X86ESP)
 	ebp := reg(last, minidump.X86EBP)
@@ -310,23 +300,8 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 		}
 	}
 
-	var program string
-	recoverEBP := true
+	program, recoverEBP := winProgram(last, win)
 	trust := walker.TrustCFI
-	switch {
-	case win.HasProgramString:
-		program = win.ProgramString
-	case win.AllocatesBasePointer:
-		program = "$eip .raSearchStart ^ = " +
-			"$ebp $esp .cbCalleeParams + .cbSavedRegs + 8 - ^ = " +
-			"$esp .raSearchStart 4 + ="
-	default:
-		program = "$eip .raSearchStart ^ = $esp .raSearchStart 4 + ="
-		if valid(last, minidump.X86EBX) {
-			program += " $ebx $ebx ="
-		}
-		recoverEBP = false
-	}
 	if valid(last, minidump.X86EBP) && strings.Contains(program, "@") {
 		raSearchStart = ebp + 4
 	}
@@ -372,20 +347,8 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 			// into the stack, take the outermost saved word that does.
 			skipped := trust != walker.TrustCFI && newEBP <= raSearchStart+offset
 			if _, readable := w.ReadUint32(uint64(newEBP)); skipped || !readable {
-				searchBytes := win.SavedRegisterSize + offset
-				end := esp + calleeParams
-				for n, l := 0, end+searchBytes; l >= end && n <= int(searchBytes/4)+1; n, l = n+1, l-4 {
-					v, ok := w.ReadUint32(uint64(l))
-					if !ok {
-						break
-					}
-					if _, ok := w.ReadUint32(uint64(v)); ok {
-						vars["$ebp"] = uint64(v)
-						break
-					}
-					if l < 4 {
-						break
-					}
+				if v, ok := savedEBP(w, esp+calleeParams, win.SavedRegisterSize+offset); ok {
+					vars["$ebp"] = uint64(v)
 				}
 			}
 		}
@@ -404,6 +367,59 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 		}
 	}
 	return &walker.Frame{Context: ctx, Trust: trust, Rule: rule}
+}
+
+// calleeParamsOf is .cbCalleeParams for the frame being unwound, the last
+// of frames (see byWindowsFrameInfo).
+func calleeParamsOf(frames []*walker.Frame, breakpad bool) uint32 {
+	var calleeParams uint32
+	if breakpad {
+		for i := len(frames) - 2; i >= 0; i-- {
+			if ci := infoOf(frames[i]); ci != nil && ci.paramSizeValid {
+				calleeParams = ci.paramSize
+			}
+		}
+	} else if len(frames) >= 2 {
+		calleeParams = calleeParamSize(frames[len(frames)-2])
+	}
+	return calleeParams
+}
+
+// winProgram is the STACK WIN program that unwinds last: the record's own,
+// or Breakpad's for a frame that does or does not allocate a base pointer;
+// recoverEBP says whether the caller's EBP comes from it.
+func winProgram(last *walker.Frame, win *symfile.StackWin) (program string, recoverEBP bool) {
+	switch {
+	case win.HasProgramString:
+		return win.ProgramString, true
+	case win.AllocatesBasePointer:
+		return "$eip .raSearchStart ^ = " +
+			"$ebp $esp .cbCalleeParams + .cbSavedRegs + 8 - ^ = " +
+			"$esp .raSearchStart 4 + =", true
+	}
+	program = "$eip .raSearchStart ^ = $esp .raSearchStart 4 + ="
+	if valid(last, minidump.X86EBX) {
+		program += " $ebx $ebx ="
+	}
+	return program, false
+}
+
+// savedEBP searches the searchBytes above end, from the outermost word
+// down, for a saved EBP: a word that points at readable memory.
+func savedEBP(w *walker.Walker, end, searchBytes uint32) (uint32, bool) {
+	for n, l := 0, end+searchBytes; l >= end && n <= int(searchBytes/4)+1; n, l = n+1, l-4 {
+		v, ok := w.ReadUint32(uint64(l))
+		if !ok {
+			break
+		}
+		if _, ok := w.ReadUint32(uint64(v)); ok {
+			return v, true
+		}
+		if l < 4 {
+			break
+		}
+	}
+	return 0, false
 }
 
 // evaluate runs a STACK WIN program one assignment at a time, as Breakpad's

@@ -139,7 +139,6 @@ type module struct {
 	codeView  []byte
 	osName    string
 	archName  string
-	cpuInSym  string
 	symPrefix string
 }
 

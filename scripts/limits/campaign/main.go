@@ -373,6 +373,9 @@ func hostileJobs(tmp string) []job {
 	jobs = append(jobs, job{kind: "hostile", name: "4 GiB of zeros behind a header, gzip on stdin",
 		args: []string{"-"}, stdin: "in.dmp.gz", files: map[string][]byte{"in.dmp.gz": zeros.Bytes()}})
 	d, err = hostile.BombDump()
+	if err != nil {
+		fail(err)
+	}
 	for _, ext := range []string{".gz", ".zst"} {
 		store := filepath.Join(tmp, "bomb"+ext)
 		if err := hostile.WriteBombStore(store, ext, 2<<30); err != nil {

@@ -27,18 +27,6 @@ const (
 // isCall reports whether a call instruction ends at the address.
 func (k CallKind) isCall() bool { return k == CallDirect || k == CallIndirect }
 
-func (k CallKind) String() string {
-	switch k {
-	case NotCall:
-		return "not a call"
-	case CallDirect:
-		return "direct call"
-	case CallIndirect:
-		return "indirect call"
-	}
-	return "unknown"
-}
-
 // CallSite is the call instruction that ends at a return address.
 type CallSite struct {
 	Kind   CallKind
@@ -80,11 +68,6 @@ func readBefore(w *walker.Walker, addr uint64, buf []byte) []byte {
 		k++
 	}
 	return buf[n-k:]
-}
-
-// decodeCallSite classifies the bytes b, which end at the return address ra.
-func decodeCallSite(i isa, b []byte, ra uint64) CallSite {
-	return i.decode(b, ra)
 }
 
 // decodeARMState picks the decoder by the return address's Thumb bit.

@@ -189,6 +189,35 @@ func (e *evaluator) step(op byte, b *buf, fail func(string, ...any) error) error
 	case opBregx:
 		reg := b.ULEB()
 		return e.breg(reg, b.SLEB(), fail)
+	case opDup, opDrop, opOver, opPick, opSwap, opRot:
+		return e.stackOp(op, b, underflow)
+	case opDeref, opDerefSize:
+		return e.deref(op, b, fail)
+	case opAbs, opNeg, opNot, opPlusUconst:
+		return e.unary(op, b, underflow)
+	case opAnd, opDiv, opMinus, opMod, opMul, opOr, opPlus, opShl, opShr, opShra, opXor,
+		opEq, opEq + 1, opEq + 2, opEq + 3, opEq + 4, opNe:
+		v, ok := e.pop(2)
+		if !ok {
+			return underflow()
+		}
+		r, err := e.binary(op, v[1], v[0])
+		if err != nil {
+			return fail("%v", err)
+		}
+		e.push(r)
+	case opSkip, opBra:
+		return e.branch(op, b, fail)
+	case opNop:
+	default:
+		return fail("operation not supported in call frame expressions")
+	}
+	return nil
+}
+
+// stackOp executes the operations that only move stack entries.
+func (e *evaluator) stackOp(op byte, b *buf, underflow func() error) error {
+	switch op {
 	case opDup:
 		if len(e.stack) < 1 {
 			return underflow()
@@ -224,26 +253,37 @@ func (e *evaluator) step(op byte, b *buf, fail func(string, ...any) error) error
 		e.push(v[0])
 		e.push(v[2])
 		e.push(v[1])
-	case opDeref, opDerefSize:
-		size := e.env.AddrSize
-		if op == opDerefSize {
-			size = int(b.U8())
-			if size < 1 || size > e.env.AddrSize {
-				return fail("deref_size of %d bytes", size)
-			}
+	}
+	return nil
+}
+
+// deref executes DW_OP_deref and DW_OP_deref_size.
+func (e *evaluator) deref(op byte, b *buf, fail func(string, ...any) error) error {
+	size := e.env.AddrSize
+	if op == opDerefSize {
+		size = int(b.U8())
+		if size < 1 || size > e.env.AddrSize {
+			return fail("deref_size of %d bytes", size)
 		}
-		v, ok := e.pop(1)
-		if !ok {
-			return underflow()
-		}
-		if e.env.Mem == nil {
-			return fail("no memory")
-		}
-		m, ok := e.env.Mem(v[0], size)
-		if !ok {
-			return fail("memory at %#x not readable", v[0])
-		}
-		e.push(m)
+	}
+	v, ok := e.pop(1)
+	if !ok {
+		return fail("stack underflow")
+	}
+	if e.env.Mem == nil {
+		return fail("no memory")
+	}
+	m, ok := e.env.Mem(v[0], size)
+	if !ok {
+		return fail("memory at %#x not readable", v[0])
+	}
+	e.push(m)
+	return nil
+}
+
+// unary executes abs, neg, not and plus_uconst on the top of the stack.
+func (e *evaluator) unary(op byte, b *buf, underflow func() error) error {
+	switch op {
 	case opAbs, opNeg, opNot:
 		v, ok := e.pop(1)
 		if !ok {
@@ -267,37 +307,27 @@ func (e *evaluator) step(op byte, b *buf, fail func(string, ...any) error) error
 			return underflow()
 		}
 		e.push(v[0] + b.ULEB())
-	case opAnd, opDiv, opMinus, opMod, opMul, opOr, opPlus, opShl, opShr, opShra, opXor,
-		opEq, opEq + 1, opEq + 2, opEq + 3, opEq + 4, opNe:
-		v, ok := e.pop(2)
-		if !ok {
-			return underflow()
-		}
-		r, err := e.binary(op, v[1], v[0])
-		if err != nil {
-			return fail("%v", err)
-		}
-		e.push(r)
-	case opSkip, opBra:
-		off := int(int16(b.U16()))
-		if op == opBra {
-			v, ok := e.pop(1)
-			if !ok {
-				return underflow()
-			}
-			if v[0] == 0 {
-				return nil
-			}
-		}
-		to := b.Pos + off
-		if to < 0 || to > len(b.Data) {
-			return fail("branch to %d is outside the expression", to)
-		}
-		b.Pos = to
-	case opNop:
-	default:
-		return fail("operation not supported in call frame expressions")
 	}
+	return nil
+}
+
+// branch executes DW_OP_skip and DW_OP_bra.
+func (e *evaluator) branch(op byte, b *buf, fail func(string, ...any) error) error {
+	off := int(int16(b.U16()))
+	if op == opBra {
+		v, ok := e.pop(1)
+		if !ok {
+			return fail("stack underflow")
+		}
+		if v[0] == 0 {
+			return nil
+		}
+	}
+	to := b.Pos + off
+	if to < 0 || to > len(b.Data) {
+		return fail("branch to %d is outside the expression", to)
+	}
+	b.Pos = to
 	return nil
 }
 
