@@ -1,8 +1,9 @@
 package processor
 
 import (
-	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
 	"sync"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -73,6 +74,9 @@ type ProcessState struct {
 	// fatal is what stopped processing (ErrNoThreadList, ...); nil when
 	// processing ran to the end.
 	fatal error
+	// fatalAt is 1 + the index of fatal in Errors, 0 when it is not there
+	// (Warnings leaves it out).
+	fatalAt int
 
 	// symbols is the symbol cache of the walk; Symbolize reads the files
 	// it loaded. nil when there was no supplier.
@@ -140,11 +144,11 @@ type Facts struct {
 
 // StreamError is a stream of the dump that is present but could not be read.
 type StreamError struct {
-	Stream string // "system info", "module list", ...
+	Stream Stream
 	Err    error
 }
 
-func (e *StreamError) Error() string { return e.Stream + ": " + e.Err.Error() }
+func (e *StreamError) Error() string { return e.Stream.String() + ": " + e.Err.Error() }
 func (e *StreamError) Unwrap() error { return e.Err }
 
 // SourceInfo names the code at an address.

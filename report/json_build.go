@@ -93,8 +93,9 @@ func nonEmpty(s string) *string {
 
 // jsonStreamErrors are the streams whose read errors x_errors lists after
 // the processor's problems, in this order (rust-minidump's reading order).
-var jsonStreamErrors = []string{
-	"system info", "module list", "unloaded module list", "thread list", "thread names", "exception",
+var jsonStreamErrors = [...]processor.Stream{
+	processor.StreamSystemInfo, processor.StreamModuleList, processor.StreamUnloadedModules,
+	processor.StreamThreadList, processor.StreamThreadNames, processor.StreamException,
 	processor.StreamSoftErrors, processor.StreamMacBootArgs, processor.StreamHandleData, processor.StreamCrashpad,
 }
 
@@ -104,9 +105,9 @@ func (b *jsonBuilder) build() {
 	b.buildThreads()
 	b.buildCrashInfo()
 	b.buildProcessFacts()
-	for _, name := range jsonStreamErrors {
+	for _, stream := range jsonStreamErrors {
 		for _, e := range b.st.ReadErrors {
-			if e.Stream == name {
+			if e.Stream == stream {
 				b.addError(e.Error()) // "stream: problem", as st.Errors words it
 			}
 		}
