@@ -59,7 +59,7 @@ func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*
 		st.Modules = append(st.Modules, &ModuleState{Module: loaded[i]})
 		st.ModuleOrder = append(st.ModuleOrder, i) // d.Modules is in Breakpad's order (by lookup range)
 	}
-	st.ModuleMap = walker.NewModuleMapRanges(loaded, ranges)
+	st.moduleRanges = walker.NewModuleMapRanges(loaded, ranges)
 	if !opts.breakpad() {
 		setImageBases(loaded)
 	}
@@ -73,7 +73,7 @@ func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*
 	// Breakpad walks a microdump before it fills in the system info,
 	// so its walkers see no OS.
 	plan.env.OS = ""
-	plan.env.Modules = st.ModuleMap
+	plan.env.Modules = st.moduleRanges
 	ctx := *d.Context
 	th := &Thread{Index: 0, Status: ThreadWalked, Context: &ctx, StackBase: d.Stack.Base, Stack: d.Stack.Data}
 	st.Threads = []*Thread{th}

@@ -88,7 +88,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	st := &ProcessState{Status: StatusOK, RequestingThread: -1, MainModule: -1}
 	st.TimeDateStamp = r.header.TimeDateStamp
 	st.ProcessCreateTime, st.HasCreateTime = r.createTime, r.hasCreateTime
-	st.ProcessUptime, st.HasUptime = r.uptime, r.hasUpTm
+	st.ProcessUptime, st.HasUptime = r.uptime, r.hasUptime
 	st.fillCrash(r)
 	loaded := st.fillModules(r, opts)
 	st.Facts = r.facts
@@ -139,7 +139,11 @@ func (st *ProcessState) fillCrash(r *dumpStreams) {
 	if si := r.sys; si != nil {
 		st.System = &SystemInfo{
 			OS: si.OS(), OSShort: si.Platform.ShortName(), OSVersion: si.OSVersion(),
-			CPU: si.CPU(), CPUInfo: si.CPUInfo(), CPUCount: si.CPUCount(), Arch: si.Arch, Raw: si,
+			CPU: si.CPU(), CPUInfo: si.CPUInfo(), CPUCount: si.CPUCount(), Arch: si.Arch,
+			Minidump: &MinidumpOS{
+				Platform: si.Platform, MajorVersion: si.MajorVersion, MinorVersion: si.MinorVersion,
+				BuildNumber: si.BuildNumber, CSDVersion: si.CSDVersion, HasCSDVersion: si.HasCSDVersion,
+			},
 		}
 	}
 	if r.exErr != nil {
@@ -391,12 +395,13 @@ func moduleMap(st *ProcessState, mods []minidump.Module, loaded []*walker.Module
 	var ranges []minidump.ModuleRange
 	if opts.breakpad() {
 		var platform minidump.Platform
-		if st.System != nil && st.System.Raw != nil {
-			platform = st.System.Raw.Platform
+		if st.System != nil && st.System.Minidump != nil {
+			platform = st.System.Minidump.Platform
 		}
 		var err error
 		if ranges, err = minidump.BreakpadModuleRanges(mods, platform); err != nil {
-			st.Errors = append(st.Errors, fmt.Errorf("module list: %w", err))
+			// A warning, not a StreamError: the list itself was read.
+			st.Errors = append(st.Errors, fmt.Errorf("%v: %w", StreamModuleList, err))
 			st.HaveModules = false // Breakpad prints no "Loaded modules:" either
 		}
 	} else {
@@ -410,6 +415,6 @@ func moduleMap(st *ProcessState, mods []minidump.Module, loaded []*walker.Module
 		bounds[i] = [2]uint64{r.Start, r.End}
 		st.ModuleOrder[i] = r.Index
 	}
-	st.ModuleMap = walker.NewModuleMapRanges(sorted, bounds)
-	return st.ModuleMap
+	st.moduleRanges = walker.NewModuleMapRanges(sorted, bounds)
+	return st.moduleRanges
 }

@@ -18,13 +18,13 @@ import (
 const atEntry = 9
 
 // dumpStreams is what the read phase took from a minidump: each stream's
-// value and the error reading it. Nothing here is interpreted yet, and
-// nothing is noted: the processing notes the errors in its fixed order
-// (the order of Errors and ReadErrors is part of every report).
+// value and the error reading it, and the JSON-only facts. Nothing is
+// noted yet: Process notes the errors in its fixed order (the order of
+// Errors and ReadErrors is part of every report).
 type dumpStreams struct {
-	header                 minidump.Header
-	createTime, uptime     uint32
-	hasCreateTime, hasUpTm bool
+	header                   minidump.Header
+	createTime, uptime       uint32
+	hasCreateTime, hasUptime bool
 
 	sys    *minidump.SystemInfo // nil when unreadable
 	sysErr error
@@ -33,20 +33,19 @@ type dumpStreams struct {
 	// assertion is Breakpad's assertion info, as text.
 	assertion string
 
-	mods          []minidump.Module
-	modsErr       error
-	unloaded      []minidump.UnloadedModule
-	unloadedErr   error
-	threads       []minidump.Thread
-	threadsErr    error
-	names         map[uint32]string
-	namesErr      error
-	mem           *minidump.MemoryList // what of the memory lists could be read
-	memErr        error
-	roles         minidump.ThreadRoles
-	stacks        []stackBytes // parallel to threads
-	hasEntryPoint bool
-	entryPoint    uint64 // the auxiliary vector's AT_ENTRY
+	mods        []minidump.Module
+	modsErr     error
+	unloaded    []minidump.UnloadedModule
+	unloadedErr error
+	threads     []minidump.Thread
+	threadsErr  error
+	names       map[uint32]string
+	namesErr    error
+	mem         *minidump.MemoryList // what of the memory lists could be read
+	memErr      error
+	roles       minidump.ThreadRoles
+	stacks      []stackBytes // parallel to threads
+	entryPoint  uint64       // the auxiliary vector's AT_ENTRY; 0: none
 
 	// facts are the JSON report's facts, factErrs the streams read for them
 	// that are present but unreadable, in reading order.
@@ -61,7 +60,7 @@ type dumpStreams struct {
 func readDump(dump *minidump.File, opts Options) *dumpStreams {
 	r := &dumpStreams{header: dump.Header}
 	r.createTime, r.hasCreateTime = dump.ProcessCreateTime()
-	r.uptime, r.hasUpTm = dump.ProcessUptime()
+	r.uptime, r.hasUptime = dump.ProcessUptime()
 	if r.sys, r.sysErr = dump.SystemInfo(); r.sysErr != nil {
 		r.sys = nil
 	}
@@ -84,7 +83,7 @@ func readDump(dump *minidump.File, opts Options) *dumpStreams {
 		if auxv, err := dump.Auxv(); err == nil {
 			for _, a := range auxv {
 				if a.Type == atEntry {
-					r.entryPoint, r.hasEntryPoint = a.Value, true
+					r.entryPoint = a.Value
 				}
 			}
 		}

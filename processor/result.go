@@ -99,11 +99,11 @@ func Unreadable(err error) *ProcessState {
 // It serves the "Possible instruction pointers" of the -s and -d reports.
 // It returns nil when no symbol covers addr or there was no supplier.
 func (s *ProcessState) Symbolize(addr uint64) []SourceInfo {
-	if s.symbols == nil || s.ModuleMap == nil {
+	if s.symbols == nil || s.moduleRanges == nil {
 		return nil
 	}
 	s.resolverOnce.Do(func() {
-		s.resolver = walker.NewWalker(&walker.Env{Modules: s.ModuleMap, Symbols: loadedSymbols{s.symbols}})
+		s.resolver = walker.NewWalker(&walker.Env{Modules: s.moduleRanges, Symbols: loadedSymbols{s.symbols}})
 	})
 	f := &walker.Frame{Instruction: addr}
 	inlines, _ := s.resolver.Symbolize(f, true)

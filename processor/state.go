@@ -49,8 +49,6 @@ type ProcessState struct {
 	// the lookup (an exact duplicate, one sharing another's base, every
 	// module of a list Breakpad mode rejects) are not in it.
 	ModuleOrder []int
-	// ModuleMap finds the module of an address as the walk did.
-	ModuleMap *walker.ModuleMap
 	// MainModule indexes Modules (Breakpad: the first module); -1 when none.
 	MainModule int
 	// UnloadedModules is the unloaded module list in dump order.
@@ -78,6 +76,9 @@ type ProcessState struct {
 	// (Warnings leaves it out).
 	fatalAt int
 
+	// moduleRanges finds the module of an address as the walk did
+	// (Symbolize).
+	moduleRanges *walker.ModuleMap
 	// symbols is the symbol cache of the walk; Symbolize reads the files
 	// it loaded. nil when there was no supplier.
 	symbols *symbolCache
@@ -168,7 +169,18 @@ type SystemInfo struct {
 	CPUInfo   string // may be empty
 	CPUCount  int
 	Arch      minidump.Arch
-	Raw       *minidump.SystemInfo
+	// Minidump holds the minidump's platform and version numbers, which
+	// the JSON report words in rust-minidump's way; nil for a microdump.
+	Minidump *MinidumpOS
+}
+
+// MinidumpOS is a minidump's operating system as its system info stream
+// stores it.
+type MinidumpOS struct {
+	Platform                                minidump.Platform
+	MajorVersion, MinorVersion, BuildNumber uint32
+	CSDVersion                              string // service pack, or on Linux the uname string
+	HasCSDVersion                           bool   // false when the CSD string could not be read
 }
 
 // ThreadStatus says why a thread has the frames it has.

@@ -135,8 +135,8 @@ func (b *jsonBuilder) buildSystemInfo() {
 	s.CPUArch = sys.CPU
 	s.CPUInfo = nonEmpty(sys.CPUInfo)
 	s.CPUCount = sys.CPUCount
-	if sys.Raw != nil {
-		s.OSVer = strPtr(osVersion(sys.Raw))
+	if sys.Minidump != nil {
+		s.OSVer = strPtr(osVersion(sys.Minidump))
 		return
 	}
 	// A microdump: the processor's words as they are.
@@ -157,7 +157,7 @@ func (b *jsonBuilder) buildSystemInfo() {
 // 0.0.0 (rust-minidump's linux-mini.dmp: "4.9.60-linuxkit-aufs #1 SMP ..."),
 // the newer one stores the release's numbers in major.minor.build and the
 // rest of the release, the version and the machine in the CSD string.
-func osVersion(si *minidump.SystemInfo) string {
+func osVersion(si *processor.MinidumpOS) string {
 	numbers := fmt.Sprintf("%d.%d.%d", si.MajorVersion, si.MinorVersion, si.BuildNumber)
 	csd := strings.TrimSpace(si.CSDVersion)
 	if !si.HasCSDVersion || csd == "" {
@@ -176,10 +176,10 @@ func osVersion(si *minidump.SystemInfo) string {
 }
 
 func (b *jsonBuilder) platform() minidump.Platform {
-	if b.st.System == nil || b.st.System.Raw == nil {
+	if b.st.System == nil || b.st.System.Minidump == nil {
 		return 0xffffffff
 	}
-	return b.st.System.Raw.Platform
+	return b.st.System.Minidump.Platform
 }
 
 // codeID is rust-minidump's code_id: Breakpad's code identifier in lower
