@@ -90,6 +90,6 @@ func FuzzAnalyzeDump(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = AnalyzeDump(file)
+		_ = analyzeFile(file)
 	})
 }

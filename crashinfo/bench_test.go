@@ -16,6 +16,6 @@ func BenchmarkAnalyzeDump(b *testing.B) {
 	}
 	defer f.Close()
 	for b.Loop() {
-		_ = AnalyzeDump(f)
+		_ = analyzeFile(f)
 	}
 }

@@ -12,7 +12,8 @@
 //
 // Analyze takes plain inputs (architecture, platform, registers, a memory
 // reader, the exception, the process's memory map) and returns a Result;
-// AnalyzeDump gathers them from a minidump. Neither fails nor panics: code
+// AnalyzeDump gathers them from a minidump's streams as the processor read
+// them (DumpStreams: the dump is read once). Neither fails nor panics: code
 // bytes that are missing, truncated or undecodable give no instruction and
 // no accesses. The rules follow rust-minidump's minidump-processor
 // (op_analysis and processor.rs); docs/crash-analysis.md lists where we

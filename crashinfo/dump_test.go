@@ -28,7 +28,7 @@ func TestRealCrashes(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			res := AnalyzeDump(f)
+			res := analyzeFile(f)
 			if res.Instruction == "" {
 				t.Fatal("no instruction decoded")
 			}

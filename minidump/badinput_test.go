@@ -109,6 +109,10 @@ func exercise(f *File) int {
 	count(err)
 	_, err = f.MacCrashInfo()
 	count(err)
+	_, err = f.MozSoftErrors()
+	count(err)
+	_, err = f.MacBootArgs()
+	count(err)
 	return nerr
 }
 

@@ -8,6 +8,17 @@
 // Symbolize, which names stack words with the symbol files the walk loaded
 // (-s, -d). The dump is read here once; no printer reads it again.
 // Unreadable gives the state of a file that could not be read at all.
+//
+// Processing has two phases: a read phase that reads every stream the
+// reports need into one struct (each value with its error, the stacks'
+// bytes copied, the JSON-only facts, crashinfo's inputs), and a walk phase,
+// which ProcessMicrodump shares, that walks the planned threads and gives
+// each module its symbol status. Problems are keyed by a typed stream id
+// (Stream). The state holds values, never readers: no minidump.File, memory
+// list or raw stream record (SystemInfo.Minidump copies the numbers the
+// JSON report needs) and no lookup structure of the walk; it shares plain
+// values with the packages below it (minidump's Context and decoded
+// records, walker's Frame and Module, crashinfo's Result).
 // Outside Breakpad's mode the state also holds CrashAnalysis (package
 // crashinfo: the faulting instruction and its memory accesses).
 //

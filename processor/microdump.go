@@ -4,8 +4,6 @@ package processor
 
 import (
 	"errors"
-	"fmt"
-	"time"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/microdump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
@@ -61,63 +59,26 @@ func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*
 		st.Modules = append(st.Modules, &ModuleState{Module: loaded[i]})
 		st.ModuleOrder = append(st.ModuleOrder, i) // d.Modules is in Breakpad's order (by lookup range)
 	}
-	st.ModuleMap = walker.NewModuleMapRanges(loaded, ranges)
+	st.moduleRanges = walker.NewModuleMapRanges(loaded, ranges)
 	if !opts.breakpad() {
 		setImageBases(loaded)
 	}
-	var arch walker.Arch
-	if d.Context != nil {
-		arch = archWalker(d.Context.Arch)
-	}
-	if arch == nil {
+	if d.Context == nil || archWalker(d.Context.Arch) == nil {
 		st.Status, st.fatal = StatusGettingThread, ErrNoMicrodumpContext
 		return st, ErrNoMicrodumpContext
 	}
 
-	var source *symbolCache
-	if syms != nil {
-		source = newSymbolCache(syms)
-		st.symbols = source
-	}
-	env := walker.Env{
-		// Breakpad walks a microdump before it fills in the system info,
-		// so its walkers see no OS.
-		OS:         "",
-		Memory:     &d.Stack,
-		Modules:    st.ModuleMap,
-		MaxScanned: opts.MaxScanned,
-		Mode:       opts.Mode,
-		Trace:      opts.Trace,
-	}
-	if source != nil {
-		env.Symbols = source
-	}
-	// The one thread is the requesting thread of the processing budget.
-	perThread, total, maxTime := opts.bounds()
-	env.MaxFrames = frameCaps([]bool{true}, perThread, total)[0]
-	timed := newTimedArch(arch, time.Now().Add(maxTime), opts.Context)
+	plan := st.newWalkPlan(syms, opts)
+	plan.walks = "the walk"
+	// Breakpad walks a microdump before it fills in the system info,
+	// so its walkers see no OS.
+	plan.env.OS = ""
+	plan.env.Modules = st.moduleRanges
 	ctx := *d.Context
 	th := &Thread{Index: 0, Status: ThreadWalked, Context: &ctx, StackBase: d.Stack.Base, Stack: d.Stack.Data}
-	stack := walker.Walk(&env, timed, ctx)
-	th.Frames = stack.Frames
-	th.Truncated = stack.Truncated || timed.expired
-	th.WalkEnd = stack.End
-	switch {
-	case timed.expired:
-		st.note("thread list", fmt.Errorf("thread 0: walk stopped after %d frames: the walk took over %v", len(stack.Frames), maxTime))
-	case stack.Truncated:
-		st.note("thread list", frameCapError(0, env.MaxFrames))
-	}
 	st.Threads = []*Thread{th}
-	st.RequestingThread = 0
-
-	for _, ms := range st.Modules {
-		m := ms.Module
-		if source != nil {
-			ms.Symbols, ms.SymbolFile = source.status(m)
-		}
-		ms.NoSymbolsWarning = sameIdentity(stack.NoSymbols, m)
-		ms.CorruptSymbolsWarning = !ms.NoSymbolsWarning && sameIdentity(stack.CorruptSymbols, m)
-	}
+	st.RequestingThread = 0 // the requesting thread of the processing budget too
+	plan.jobs = []walkJob{{thread: th, ctx: &ctx, mem: &d.Stack}}
+	st.walkThreads(plan, opts)
 	return st, nil
 }

@@ -5,11 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -74,9 +72,6 @@ type Options struct {
 // breakpad reports whether the options select Breakpad's behaviour.
 func (o Options) breakpad() bool { return o.Mode == walker.Breakpad }
 
-// atEntry is the auxiliary vector tag of the program entry point.
-const atEntry = 9
-
 // ErrNoThreadList is returned when the dump has no readable thread list;
 // Breakpad fails processing then. The returned state still holds the rest.
 var ErrNoThreadList = errors.New("processor: minidump has no thread list")
@@ -84,42 +79,93 @@ var ErrNoThreadList = errors.New("processor: minidump has no thread list")
 // Process walks and symbolizes every thread of dump. syms may be nil (no
 // symbols). It returns an error only when the dump cannot be processed at
 // all; problems with single streams are collected in ProcessState.Errors.
+//
+// It reads the dump once (readDump), fills the state from what it read,
+// plans one walk per thread and runs the walk phase ProcessMicrodump
+// shares (walkThreads).
 func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*ProcessState, error) {
+	r := readDump(dump, opts)
 	st := &ProcessState{Status: StatusOK, RequestingThread: -1, MainModule: -1}
-	st.TimeDateStamp = dump.Header.TimeDateStamp
-	st.ProcessCreateTime, st.HasCreateTime = dump.ProcessCreateTime()
-	st.ProcessUptime, st.HasUptime = dump.ProcessUptime()
-
-	si, err := dump.SystemInfo()
-	if err != nil {
-		st.note("system info", err)
-		si = nil
+	st.TimeDateStamp = r.header.TimeDateStamp
+	st.ProcessCreateTime, st.HasCreateTime = r.createTime, r.hasCreateTime
+	st.ProcessUptime, st.HasUptime = r.uptime, r.hasUptime
+	st.fillCrash(r)
+	loaded := st.fillModules(r, opts)
+	st.Facts = r.facts
+	for _, e := range r.factErrs {
+		st.ReadErrors = append(st.ReadErrors, e)
 	}
-	if si != nil {
-		st.System = &SystemInfo{
-			OS: si.OS(), OSShort: si.Platform.ShortName(), OSVersion: si.OSVersion(),
-			CPU: si.CPU(), CPUInfo: si.CPUInfo(), CPUCount: si.CPUCount(), Arch: si.Arch, Raw: si,
+	if r.crash != nil {
+		a := crashinfo.AnalyzeDump(r.crash)
+		st.CrashAnalysis = &a
+	}
+	plan := st.newWalkPlan(syms, opts)
+	plan.env.Modules = moduleMap(st, r.mods, loaded, opts)
+	plan.env.Unloaded = walker.NewModuleMap(st.UnloadedModules)
+	if !opts.breakpad() && st.System != nil && (st.System.OSShort == "linux" || st.System.OSShort == "android") {
+		plan.env.EntryPoint = r.entryPoint
+		// Without the auxiliary vector, the main module's _start is the
+		// entry function (the ELF entry point of glibc, musl and bionic programs).
+		if plan.env.EntryPoint == 0 && st.MainModule >= 0 {
+			plan.env.EntryModule = loaded[st.MainModule]
+			plan.env.EntrySymbol = "_start"
 		}
 	}
-
-	ex, err := dump.Exception()
-	if err != nil {
-		st.note("exception", err)
-		ex = nil
+	if r.threadsErr != nil {
+		st.note(StreamThreadList, r.threadsErr)
+		if r.threads == nil {
+			st.noteRead(StreamThreadNames, r.namesErr) // the JSON report lists it
+			st.Status, st.fatal = StatusNoThreadList, ErrNoThreadList
+			return st, ErrNoThreadList
+		}
 	}
-	if ex != nil {
+	if r.namesErr != nil {
+		st.note(StreamThreadNames, r.namesErr)
+	}
+	if r.memErr != nil {
+		st.note(StreamMemoryList, r.memErr)
+	}
+	plan.setCode(r.mem, opts)
+	plan.jobs = st.threadJobs(r, opts)
+	st.walkThreads(plan, opts)
+	return st, nil
+}
+
+// fillCrash fills the system info and the crash from what was read.
+func (st *ProcessState) fillCrash(r *dumpStreams) {
+	if r.sysErr != nil {
+		st.note(StreamSystemInfo, r.sysErr)
+	}
+	if si := r.sys; si != nil {
+		st.System = &SystemInfo{
+			OS: si.OS(), OSShort: si.Platform.ShortName(), OSVersion: si.OSVersion(),
+			CPU: si.CPU(), CPUInfo: si.CPUInfo(), CPUCount: si.CPUCount(), Arch: si.Arch,
+			Minidump: &MinidumpOS{
+				Platform: si.Platform, MajorVersion: si.MajorVersion, MinorVersion: si.MinorVersion,
+				BuildNumber: si.BuildNumber, CSDVersion: si.CSDVersion, HasCSDVersion: si.HasCSDVersion,
+			},
+		}
+	}
+	if r.exErr != nil {
+		st.note(StreamException, r.exErr)
+	}
+	if ex := r.ex; ex != nil {
 		st.Crashed = true
 		st.Exception = ex
-		st.CrashReason = minidump.CrashReason(si, ex)
-		st.CrashAddress = minidump.CrashAddress(si, ex)
+		st.CrashReason = minidump.CrashReason(r.sys, ex)
+		st.CrashAddress = minidump.CrashAddress(r.sys, ex)
 	}
-	st.Assertion = dump.Assertion()
+	st.Assertion = r.assertion
+}
 
-	mods, err := dump.Modules()
-	if err != nil {
-		st.note("module list", err)
+// fillModules fills the module and unloaded module lists from what was
+// read and returns the walker's modules, in dump order.
+func (st *ProcessState) fillModules(r *dumpStreams, opts Options) []*walker.Module {
+	mods := r.mods
+	if r.modsErr != nil {
+		st.note(StreamModuleList, r.modsErr)
 	}
-	if err == nil || len(mods) > 0 {
+	if r.modsErr == nil || len(mods) > 0 {
 		st.HaveModules = true
 	}
 	loaded := make([]*walker.Module, len(mods))
@@ -139,109 +185,54 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	if !opts.breakpad() {
 		setImageBases(loaded)
 	}
-
-	unl, err := dump.UnloadedModules()
-	if err != nil {
-		st.note("unloaded module list", err)
+	if r.unloadedErr != nil {
+		st.note(StreamUnloadedModules, r.unloadedErr)
 	}
-	for i, u := range unl {
+	for i, u := range r.unloaded {
 		st.UnloadedModules = append(st.UnloadedModules, &walker.Module{
 			Index: i, Unloaded: true, Base: u.Base, Size: uint64(u.Size), CodeFile: u.Name, SymbolBase: u.Base,
 		})
-		st.Facts.UnloadedTimeDateStamps = append(st.Facts.UnloadedTimeDateStamps, u.TimeDateStamp)
 	}
-	st.readFacts(dump)
-	if !opts.breakpad() {
-		a := crashinfo.AnalyzeDump(dump)
-		st.CrashAnalysis = &a
-	}
+	return loaded
+}
 
-	var source *symbolCache
-	if syms != nil {
-		source = newSymbolCache(syms)
-		st.symbols = source
+// setCode gives the walkers the code they may read before candidate
+// return addresses: all of the dump's memory (Breakpad reads only thread
+// stacks), and the modules' own files with Options.Native.
+func (p *walkPlan) setCode(memList *minidump.MemoryList, opts Options) {
+	if opts.breakpad() {
+		return
 	}
-	osShort := ""
-	if st.System != nil {
-		osShort = st.System.OSShort
+	if !opts.NoCode && memList != nil {
+		p.env.Code = memList
 	}
-	env := walker.Env{
-		OS:         osShort,
-		Modules:    moduleMap(st, mods, loaded, opts),
-		Unloaded:   walker.NewModuleMap(st.UnloadedModules),
-		MaxFrames:  opts.MaxFrames,
-		MaxScanned: opts.MaxScanned,
-		Mode:       opts.Mode,
-		Trace:      opts.Trace,
-	}
-	if source != nil {
-		env.Symbols = source
-	}
-	if !opts.breakpad() && (osShort == "linux" || osShort == "android") {
-		if auxv, err := dump.Auxv(); err == nil {
-			for _, a := range auxv {
-				if a.Type == atEntry {
-					env.EntryPoint = a.Value
-				}
-			}
-		}
-		// Without the auxiliary vector, the main module's _start is the
-		// entry function (the ELF entry point of glibc, musl and bionic programs).
-		if env.EntryPoint == 0 && st.MainModule >= 0 {
-			env.EntryModule = loaded[st.MainModule]
-			env.EntrySymbol = "_start"
-		}
-	}
-
-	threads, err := dump.Threads()
-	names, namesErr := dump.ThreadNames()
-	if err != nil {
-		st.note("thread list", err)
-		if threads == nil {
-			st.noteRead("thread names", namesErr) // the JSON report lists it
-			st.Status, st.fatal = StatusNoThreadList, ErrNoThreadList
-			return st, ErrNoThreadList
-		}
-	}
-	if namesErr != nil {
-		st.note("thread names", namesErr)
-	}
-	memList, err := dump.Memory()
-	if err != nil {
-		st.note("memory list", err)
-	}
-	roles := dump.ThreadRoles()
-	// The walkers read instructions before candidate return addresses from
-	// all of the dump's memory; Breakpad reads only thread stacks.
-	if !opts.breakpad() && !opts.NoCode && memList != nil {
-		env.Code = memList
-	}
-	if !opts.breakpad() && opts.Native != nil {
-		env.Native = newNativeCache(opts.Native)
+	if opts.Native != nil {
+		p.env.Native = newNativeCache(opts.Native)
 		if !opts.NoCode {
-			code := &codeMemory{modules: env.Modules, native: env.Native}
+			code := &codeMemory{modules: p.env.Modules, native: p.env.Native}
 			if memList != nil {
 				code.dump = memList
 			}
-			env.Code = code
+			p.env.Code = code
 		}
 	}
+}
 
-	type job struct {
-		thread *Thread
-		ctx    *minidump.Context
-		mem    walker.Memory
-	}
-	var jobs []job
+// threadJobs adds every thread of the thread list to the state and
+// returns the walks to run: each thread's starting context and stack
+// memory.
+func (st *ProcessState) threadJobs(r *dumpStreams, opts Options) []walkJob {
+	threads, roles := r.threads, r.roles
+	var jobs []walkJob
 	if len(threads) > 0 {
-		jobs = make([]job, 0, len(threads))
+		jobs = make([]walkJob, 0, len(threads))
 		st.Threads = make([]*Thread, 0, len(threads))
 	}
 	unreadable := repeatedNotes{what: "threads with unreadable stacks"}
 	for i := range threads {
 		t := &threads[i]
 		th := &Thread{Index: i, ID: t.ID}
-		th.Name, th.HasName = names[t.ID]
+		th.Name, th.HasName = r.names[t.ID]
 		st.Threads = append(st.Threads, th)
 		if roles.HasDumpThread && t.ID == roles.DumpThreadID {
 			th.Status = ThreadDumpThread
@@ -250,8 +241,8 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		ctx := t.Context
 		if roles.HasRequestingThread && t.ID == roles.RequestingThreadID && st.RequestingThread < 0 {
 			st.RequestingThread = i
-			if st.Crashed && ex.Context != nil {
-				ctx = ex.Context
+			if st.Crashed && r.ex.Context != nil {
+				ctx = r.ex.Context
 			}
 		}
 		if ctx != nil {
@@ -269,7 +260,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		}
 		th.Context = ctx
 		var stackErr error
-		th.StackBase, th.Stack, stackErr = threadStack(dump, t, memList, ctx, opts.breakpad())
+		th.StackBase, th.Stack, stackErr = threadStack(r.stacks[i], r.mem, t, ctx, opts.breakpad())
 		if stackErr != nil && ctx != nil {
 			unreadable.add(fmt.Errorf("thread %d (id %#x): stack memory unreadable, walked from its context alone: %w", i, t.ID, stackErr))
 		}
@@ -288,137 +279,27 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 				mem = nil // Breakpad refuses x86 stack memory above 4 GiB
 			}
 		}
-		jobs = append(jobs, job{thread: th, ctx: ctx, mem: mem})
+		jobs = append(jobs, walkJob{thread: th, ctx: ctx, mem: mem})
 	}
-	unreadable.flush(st, "thread list")
-
-	requesting := make([]bool, len(jobs))
-	for j := range jobs {
-		requesting[j] = jobs[j].thread.Index == st.RequestingThread
-	}
-	perThread, totalFrames, maxTime := opts.bounds()
-	caps := frameCaps(requesting, perThread, totalFrames)
-	deadline := time.Now().Add(maxTime)
-	timedOut := make([]bool, len(jobs))
-
-	results := make([]*walker.Stack, len(jobs))
-	walk := func(j int) {
-		arch := archWalker(jobs[j].ctx.Arch)
-		if arch == nil {
-			jobs[j].thread.Status = ThreadNoWalker
-			return
-		}
-		e := env
-		e.Memory = jobs[j].mem
-		e.MaxFrames = caps[j]
-		timed := newTimedArch(arch, deadline, opts.Context)
-		results[j] = walker.Walk(&e, timed, *jobs[j].ctx)
-		timedOut[j] = timed.expired
-	}
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-		if env.Symbols == nil && env.Native == nil && len(jobs) <= maxInlineWalks {
-			workers = 1
-		}
-	}
-	workers = min(workers, len(jobs))
-	if workers <= 1 {
-		for j := range jobs {
-			walk(j)
-		}
-	} else {
-		walkParallel(len(jobs), workers, walk)
-	}
-
-	var noSyms, corrupt []*walker.Module
-	late := repeatedNotes{what: "walks stopped by the time budget"}
-	capped := repeatedNotes{what: "stacks cut at their frame cap"}
-	for j, r := range results {
-		if r == nil {
-			continue
-		}
-		jobs[j].thread.Frames = r.Frames
-		jobs[j].thread.Truncated = r.Truncated || timedOut[j]
-		jobs[j].thread.WalkEnd = r.End
-		switch {
-		case timedOut[j]:
-			why := fmt.Sprintf("the walks took over %v", maxTime)
-			if opts.Context != nil && opts.Context.Err() != nil {
-				why = "processing was cancelled (batch --timeout)"
-			}
-			late.add(fmt.Errorf("thread %d: walk stopped after %d frames: %s", jobs[j].thread.Index, len(r.Frames), why))
-		case r.Truncated:
-			capped.add(frameCapError(jobs[j].thread.Index, caps[j]))
-		}
-		noSyms = append(noSyms, r.NoSymbols...)
-		corrupt = append(corrupt, r.CorruptSymbols...)
-	}
-	late.flush(st, "thread list")
-	capped.flush(st, "thread list")
-	for _, ms := range st.Modules {
-		m := ms.Module
-		if source != nil {
-			ms.Symbols, ms.SymbolFile = source.status(m)
-		}
-		ms.NoSymbolsWarning = sameIdentity(noSyms, m)
-		ms.CorruptSymbolsWarning = !ms.NoSymbolsWarning && sameIdentity(corrupt, m)
-	}
-	return st, nil
-}
-
-// walkParallel runs walk(0..n-1) on workers goroutines. A panic in one of
-// them is raised again here, after the others finished, so that the
-// caller can recover it (mapfault.Group): a fault reading a memory-mapped
-// dump or symbol file (the file truncated meanwhile) as the
-// *mapfault.Error the caller's boundary turns into an error, any other (a
-// bug) as a *mapfault.Panic with the worker's stack.
-func walkParallel(n, workers int, walk func(int)) {
-	var g mapfault.Group
-	next := make(chan int)
-	for range workers {
-		g.Go(func() {
-			defer func() {
-				for range next { // after a panic: let the sender finish
-				}
-			}()
-			for j := range next {
-				walk(j)
-			}
-		})
-	}
-	for j := range n {
-		next <- j
-	}
-	close(next)
-	g.Wait()
+	unreadable.flush(st, StreamThreadList)
+	return jobs
 }
 
 // note records the error of reading a stream: in Errors, and in
-// ReadErrors when the stream is present but broken.
-func (s *ProcessState) note(what string, err error) {
-	err = capJoined(what, err)
-	e := &StreamError{Stream: what, Err: err}
+// ReadErrors (the same *StreamError) when the stream is present but broken.
+func (s *ProcessState) note(stream Stream, err error) {
+	e := &StreamError{Stream: stream, Err: capJoined(stream, err)}
 	s.Errors = append(s.Errors, e)
-	s.noteRead(what, err)
+	if !errors.Is(e.Err, minidump.ErrNoStream) {
+		s.ReadErrors = append(s.ReadErrors, e)
+	}
 }
 
 // noteRead records in ReadErrors a stream that is present but broken.
-func (s *ProcessState) noteRead(what string, err error) {
+func (s *ProcessState) noteRead(stream Stream, err error) {
 	if err != nil && !errors.Is(err, minidump.ErrNoStream) {
-		s.ReadErrors = append(s.ReadErrors, &StreamError{Stream: what, Err: capJoined(what, err)})
+		s.ReadErrors = append(s.ReadErrors, &StreamError{Stream: stream, Err: capJoined(stream, err)})
 	}
-}
-
-// sameIdentity reports whether list holds a module with m's debug file and
-// identifier (Breakpad's printer matches its warning lists that way).
-func sameIdentity(list []*walker.Module, m *walker.Module) bool {
-	for _, x := range list {
-		if x.DebugFile == m.DebugFile && x.DebugID == m.DebugID {
-			return true
-		}
-	}
-	return false
 }
 
 // archWalker returns the walker for a context's CPU, or nil.
@@ -435,26 +316,22 @@ func archWalker(a minidump.Arch) walker.Arch {
 }
 
 // threadStack returns the thread's stack memory as Breakpad picks it: the
-// stack descriptor when it is well-formed, else the memory-list region that
-// holds the descriptor's start address. Breakpad reads only the
-// MemoryListStream for that; by default (breakpad false) the
-// Memory64ListStream of full-memory dumps counts too, and when the
-// descriptor leads nowhere, the region holding the context's stack pointer
-// is the stack.
+// stack descriptor's bytes when it is well-formed (desc, read by
+// readStacks), else the memory-list region that holds the descriptor's
+// start address. Breakpad reads only the MemoryListStream for that; by
+// default (breakpad false) the Memory64ListStream of full-memory dumps
+// counts too, and when the descriptor leads nowhere, the region holding
+// the context's stack pointer is the stack.
 //
 // The error reports a descriptor whose bytes cannot be read (the thread is
 // then walked from its context alone, as Breakpad does).
 //
 // The bytes are a copy: a memory-mapped dump's bytes are gone once the dump
 // is closed, and the ProcessState (Thread.Stack) is printed after that.
-func threadStack(dump *minidump.File, t *minidump.Thread, mem *minidump.MemoryList, ctx *minidump.Context, breakpad bool) (uint64, []byte, error) {
+func threadStack(desc stackBytes, mem *minidump.MemoryList, t *minidump.Thread, ctx *minidump.Context, breakpad bool) (uint64, []byte, error) {
 	d := t.Stack
-	if d.Off != 0 && d.Size != 0 && d.Start+uint64(d.Size) > d.Start {
-		b, err := dump.StackBytes(t)
-		if err != nil {
-			return d.Start, nil, err
-		}
-		return d.Start, bytes.Clone(b), nil
+	if desc.wellFormed {
+		return d.Start, desc.data, desc.err
 	}
 	region := func(addr uint64) (uint64, []byte, bool) {
 		r, ok := mem.Region(addr)
@@ -518,12 +395,13 @@ func moduleMap(st *ProcessState, mods []minidump.Module, loaded []*walker.Module
 	var ranges []minidump.ModuleRange
 	if opts.breakpad() {
 		var platform minidump.Platform
-		if st.System != nil && st.System.Raw != nil {
-			platform = st.System.Raw.Platform
+		if st.System != nil && st.System.Minidump != nil {
+			platform = st.System.Minidump.Platform
 		}
 		var err error
 		if ranges, err = minidump.BreakpadModuleRanges(mods, platform); err != nil {
-			st.Errors = append(st.Errors, fmt.Errorf("module list: %w", err))
+			// A warning, not a StreamError: the list itself was read.
+			st.Errors = append(st.Errors, fmt.Errorf("%v: %w", StreamModuleList, err))
 			st.HaveModules = false // Breakpad prints no "Loaded modules:" either
 		}
 	} else {
@@ -537,6 +415,6 @@ func moduleMap(st *ProcessState, mods []minidump.Module, loaded []*walker.Module
 		bounds[i] = [2]uint64{r.Start, r.End}
 		st.ModuleOrder[i] = r.Index
 	}
-	st.ModuleMap = walker.NewModuleMapRanges(sorted, bounds)
-	return st.ModuleMap
+	st.moduleRanges = walker.NewModuleMapRanges(sorted, bounds)
+	return st.moduleRanges
 }

@@ -14,10 +14,6 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
-// essentialStreams are the streams every report is built from, in the order
-// their failures are reported.
-var essentialStreams = []string{"system info", "exception", "thread list", "module list"}
-
 // Failures returns what makes the report incomplete: the essential streams
 // (system info, exception, thread list, module list) that are present but
 // unreadable, in that order, then the error that stopped processing
@@ -26,9 +22,9 @@ var essentialStreams = []string{"system info", "exception", "thread list", "modu
 // with status 1 when there are failures.
 func (s *ProcessState) Failures() []error {
 	var out []error
-	for _, name := range essentialStreams {
+	for _, stream := range essentialStreams {
 		for _, e := range s.ReadErrors {
-			if e.Stream == name {
+			if e.Stream == stream {
 				out = append(out, e)
 			}
 		}
@@ -58,18 +54,30 @@ func (s *ProcessState) Outcome() Status {
 // region, a broken thread name list, a rejected module list), each once:
 // absent optional streams are normal and left out, and so are the Failures.
 func (s *ProcessState) Warnings() []error {
-	seen := map[string]bool{}
-	for _, e := range s.Failures() {
-		seen[e.Error()] = true
-	}
 	var out []error
-	for _, e := range s.Errors {
-		if errors.Is(e, minidump.ErrNoStream) || seen[e.Error()] {
+	for i, e := range s.Errors {
+		if errors.Is(e, minidump.ErrNoStream) || i == s.fatalAt-1 || essentialError(e) {
 			continue
 		}
 		out = append(out, e)
 	}
 	return out
+}
+
+// essentialError reports whether e, one of Errors, is a problem of an
+// essential stream: note records it in ReadErrors too, so it is one of
+// the Failures.
+func essentialError(e error) bool {
+	se, ok := e.(*StreamError)
+	if !ok {
+		return false
+	}
+	for _, stream := range essentialStreams {
+		if se.Stream == stream {
+			return true
+		}
+	}
+	return false
 }
 
 // Unreadable returns the state of a dump that could not be read at all
@@ -81,7 +89,7 @@ func Unreadable(err error) *ProcessState {
 		st.Status = StatusMinidumpNotFound
 	}
 	st.Errors = []error{err}
-	st.fatal = err
+	st.fatal, st.fatalAt = err, 1
 	return st
 }
 
@@ -91,11 +99,11 @@ func Unreadable(err error) *ProcessState {
 // It serves the "Possible instruction pointers" of the -s and -d reports.
 // It returns nil when no symbol covers addr or there was no supplier.
 func (s *ProcessState) Symbolize(addr uint64) []SourceInfo {
-	if s.symbols == nil || s.ModuleMap == nil {
+	if s.symbols == nil || s.moduleRanges == nil {
 		return nil
 	}
 	s.resolverOnce.Do(func() {
-		s.resolver = walker.NewWalker(&walker.Env{Modules: s.ModuleMap, Symbols: loadedSymbols{s.symbols}})
+		s.resolver = walker.NewWalker(&walker.Env{Modules: s.moduleRanges, Symbols: loadedSymbols{s.symbols}})
 	})
 	f := &walker.Frame{Instruction: addr}
 	inlines, _ := s.resolver.Symbolize(f, true)

@@ -71,7 +71,7 @@ func TestFailuresAndWarnings(t *testing.T) {
 	for _, e := range st.Failures() {
 		var se *StreamError
 		if errors.As(e, &se) {
-			names = append(names, se.Stream)
+			names = append(names, se.Stream.String())
 		} else {
 			names = append(names, e.Error())
 		}
@@ -84,7 +84,7 @@ func TestFailuresAndWarnings(t *testing.T) {
 		if errors.Is(w, minidump.ErrNoStream) {
 			t.Errorf("absent stream among the warnings: %v", w)
 		}
-		if se := (*StreamError)(nil); errors.As(w, &se) && (se.Stream == "thread list" || se.Stream == "module list") {
+		if se := (*StreamError)(nil); errors.As(w, &se) && (se.Stream == StreamThreadList || se.Stream == StreamModuleList) {
 			t.Errorf("failure among the warnings: %v", w)
 		}
 	}
@@ -92,7 +92,7 @@ func TestFailuresAndWarnings(t *testing.T) {
 	// for the JSON report's x_errors.
 	var names2 []string
 	for _, e := range st.ReadErrors {
-		names2 = append(names2, e.Stream)
+		names2 = append(names2, e.Stream.String())
 	}
 	if fmt.Sprint(names2) != fmt.Sprint([]string{"module list", "thread list", "thread names"}) {
 		t.Errorf("read errors %v", names2)

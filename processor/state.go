@@ -1,8 +1,9 @@
 package processor
 
 import (
-	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
 	"sync"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -48,8 +49,6 @@ type ProcessState struct {
 	// the lookup (an exact duplicate, one sharing another's base, every
 	// module of a list Breakpad mode rejects) are not in it.
 	ModuleOrder []int
-	// ModuleMap finds the module of an address as the walk did.
-	ModuleMap *walker.ModuleMap
 	// MainModule indexes Modules (Breakpad: the first module); -1 when none.
 	MainModule int
 	// UnloadedModules is the unloaded module list in dump order.
@@ -73,7 +72,13 @@ type ProcessState struct {
 	// fatal is what stopped processing (ErrNoThreadList, ...); nil when
 	// processing ran to the end.
 	fatal error
+	// fatalAt is 1 + the index of fatal in Errors, 0 when it is not there
+	// (Warnings leaves it out).
+	fatalAt int
 
+	// moduleRanges finds the module of an address as the walk did
+	// (Symbolize).
+	moduleRanges *walker.ModuleMap
 	// symbols is the symbol cache of the walk; Symbolize reads the files
 	// it loaded. nil when there was no supplier.
 	symbols *symbolCache
@@ -140,11 +145,11 @@ type Facts struct {
 
 // StreamError is a stream of the dump that is present but could not be read.
 type StreamError struct {
-	Stream string // "system info", "module list", ...
+	Stream Stream
 	Err    error
 }
 
-func (e *StreamError) Error() string { return e.Stream + ": " + e.Err.Error() }
+func (e *StreamError) Error() string { return e.Stream.String() + ": " + e.Err.Error() }
 func (e *StreamError) Unwrap() error { return e.Err }
 
 // SourceInfo names the code at an address.
@@ -164,7 +169,18 @@ type SystemInfo struct {
 	CPUInfo   string // may be empty
 	CPUCount  int
 	Arch      minidump.Arch
-	Raw       *minidump.SystemInfo
+	// Minidump holds the minidump's platform and version numbers, which
+	// the JSON report words in rust-minidump's way; nil for a microdump.
+	Minidump *MinidumpOS
+}
+
+// MinidumpOS is a minidump's operating system as its system info stream
+// stores it.
+type MinidumpOS struct {
+	Platform                                minidump.Platform
+	MajorVersion, MinorVersion, BuildNumber uint32
+	CSDVersion                              string // service pack, or on Linux the uname string
+	HasCSDVersion                           bool   // false when the CSD string could not be read
 }
 
 // ThreadStatus says why a thread has the frames it has.

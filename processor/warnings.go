@@ -30,7 +30,7 @@ func (r *repeatedNotes) add(err error) {
 }
 
 // flush notes the collected problems in st.
-func (r *repeatedNotes) flush(st *ProcessState, what string) {
+func (r *repeatedNotes) flush(st *ProcessState, what Stream) {
 	for _, e := range r.errs {
 		st.note(what, e)
 	}
@@ -44,7 +44,7 @@ func (r *repeatedNotes) flush(st *ProcessState, what string) {
 // annotation): the first maxRepeatedNotes, then one counting the rest.
 // A dump with 20,000 modules whose names lie past its end would otherwise
 // print 20,000 lines.
-func capJoined(stream string, err error) error {
+func capJoined(stream Stream, err error) error {
 	j, ok := err.(interface{ Unwrap() []error })
 	if !ok {
 		return err

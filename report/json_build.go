@@ -104,8 +104,9 @@ func nonEmpty(s string) *string {
 
 // jsonStreamErrors are the streams whose read errors x_errors lists after
 // the processor's problems, in this order (rust-minidump's reading order).
-var jsonStreamErrors = []string{
-	"system info", "module list", "unloaded module list", "thread list", "thread names", "exception",
+var jsonStreamErrors = [...]processor.Stream{
+	processor.StreamSystemInfo, processor.StreamModuleList, processor.StreamUnloadedModules,
+	processor.StreamThreadList, processor.StreamThreadNames, processor.StreamException,
 	processor.StreamSoftErrors, processor.StreamMacBootArgs, processor.StreamHandleData, processor.StreamCrashpad,
 }
 
@@ -115,9 +116,9 @@ func (b *jsonBuilder) build() {
 	b.buildThreads()
 	b.buildCrashInfo()
 	b.buildProcessFacts()
-	for _, name := range jsonStreamErrors {
+	for _, stream := range jsonStreamErrors {
 		for _, e := range b.st.ReadErrors {
-			if e.Stream == name {
+			if e.Stream == stream {
 				b.addError(e.Error()) // "stream: problem", as st.Errors words it
 			}
 		}
@@ -145,8 +146,8 @@ func (b *jsonBuilder) buildSystemInfo() {
 	s.CPUArch = sys.CPU
 	s.CPUInfo = nonEmpty(sys.CPUInfo)
 	s.CPUCount = sys.CPUCount
-	if sys.Raw != nil {
-		s.OSVer = strPtr(osVersion(sys.Raw))
+	if sys.Minidump != nil {
+		s.OSVer = strPtr(osVersion(sys.Minidump))
 		return
 	}
 	// A microdump: the processor's words as they are.
@@ -167,7 +168,7 @@ func (b *jsonBuilder) buildSystemInfo() {
 // 0.0.0 (rust-minidump's linux-mini.dmp: "4.9.60-linuxkit-aufs #1 SMP ..."),
 // the newer one stores the release's numbers in major.minor.build and the
 // rest of the release, the version and the machine in the CSD string.
-func osVersion(si *minidump.SystemInfo) string {
+func osVersion(si *processor.MinidumpOS) string {
 	numbers := fmt.Sprintf("%d.%d.%d", si.MajorVersion, si.MinorVersion, si.BuildNumber)
 	csd := strings.TrimSpace(si.CSDVersion)
 	if !si.HasCSDVersion || csd == "" {
@@ -186,10 +187,10 @@ func osVersion(si *minidump.SystemInfo) string {
 }
 
 func (b *jsonBuilder) platform() minidump.Platform {
-	if b.st.System == nil || b.st.System.Raw == nil {
+	if b.st.System == nil || b.st.System.Minidump == nil {
 		return 0xffffffff
 	}
-	return b.st.System.Raw.Platform
+	return b.st.System.Minidump.Platform
 }
 
 // codeID is rust-minidump's code_id: Breakpad's code identifier in lower
