@@ -92,9 +92,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	st.fillCrash(r)
 	loaded := st.fillModules(r, opts)
 	st.Facts = r.facts
-	for _, e := range r.factErrs {
-		st.ReadErrors = append(st.ReadErrors, e)
-	}
+	st.ReadErrors = append(st.ReadErrors, r.factErrs...)
 	if r.crash != nil {
 		a := crashinfo.AnalyzeDump(r.crash)
 		st.CrashAnalysis = &a
