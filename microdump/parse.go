@@ -192,7 +192,12 @@ func Parse(data []byte) (*Dump, error) {
 	}
 	p := parser{d: &Dump{Arch: minidump.ArchUnknown}}
 	p.modules.truncateUpper = false
-	if err := p.run(string(data)); err != nil {
+	content := string(data)
+	// One allocation for the module records: a large microdump is mostly
+	// module lines, and growing the slice line by line copies it again
+	// and again (docs/limits.md, a 64 MiB microdump).
+	p.mods = make([]Module, 0, strings.Count(content, keyModule))
+	if err := p.run(content); err != nil {
 		return nil, err
 	}
 	return p.finish(), nil
@@ -422,12 +427,17 @@ func (p *parser) finish() *Dump {
 		}
 	}
 	d.Stack = Memory{Base: p.stackStart, Data: p.stack}
-	final := moduleMap{truncateUpper: p.modules.truncateUpper}
-	for _, e := range p.modules.entries() {
-		m := p.mods[e.mod]
-		final.store(m.Base, m.Size, e.mod)
+	stored := p.modules.entries()
+	if p.modules.truncateUpper {
+		// Without truncation the stored ranges are the modules' own and
+		// disjoint, so the copy would keep every one as it is.
+		final := moduleMap{truncateUpper: true}
+		for _, e := range stored {
+			m := p.mods[e.mod]
+			final.store(m.Base, m.Size, e.mod)
+		}
+		stored = final.entries()
 	}
-	stored := final.entries()
 	d.Modules = make([]Module, 0, len(stored))
 	for _, e := range stored {
 		m := p.mods[e.mod]

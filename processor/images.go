@@ -19,27 +19,46 @@ const maxSegmentGap = 2 << 20
 // node maps as 0x400000 (headers, rodata), 0xb72000 (text), 0x2600000, and
 // its .sym addresses are relative to 0x400000.
 func setImageBases(mods []*walker.Module) {
-	groups := map[[2]string][]*walker.Module{}
+	// One sort instead of a map of groups: a microdump may list 800k
+	// modules, each its own group. Stable, so modules of one image at the
+	// same base keep the dump's order.
+	var images []*walker.Module
 	for _, m := range mods {
-		if m.DebugID == "" || m.CodeFile == "" || m.Size == 0 {
-			continue
+		if m.DebugID != "" && m.CodeFile != "" && m.Size != 0 {
+			images = append(images, m)
 		}
-		k := [2]string{m.CodeFile, m.DebugID}
-		groups[k] = append(groups[k], m)
 	}
-	for _, g := range groups {
-		if len(g) < 2 {
-			continue
+	sort.SliceStable(images, func(i, j int) bool {
+		a, b := images[i], images[j]
+		if a.CodeFile != b.CodeFile {
+			return a.CodeFile < b.CodeFile
 		}
-		sort.SliceStable(g, func(i, j int) bool { return g[i].Base < g[j].Base })
-		base, end := g[0].Base, g[0].Base+g[0].Size
-		for _, m := range g[1:] {
-			if m.Base >= end && m.Base-end <= maxSegmentGap {
-				m.SymbolBase = base
-			} else {
-				base = m.Base
-			}
-			end = max(end, m.Base+m.Size)
+		if a.DebugID != b.DebugID {
+			return a.DebugID < b.DebugID
 		}
+		return a.Base < b.Base
+	})
+	for start := 0; start < len(images); {
+		end := start + 1
+		for end < len(images) && images[end].CodeFile == images[start].CodeFile &&
+			images[end].DebugID == images[start].DebugID {
+			end++
+		}
+		joinSegments(images[start:end])
+		start = end
+	}
+}
+
+// joinSegments gives each module of one image, in address order, the base
+// of the first segment of its load.
+func joinSegments(g []*walker.Module) {
+	base, end := g[0].Base, g[0].Base+g[0].Size
+	for _, m := range g[1:] {
+		if m.Base >= end && m.Base-end <= maxSegmentGap {
+			m.SymbolBase = base
+		} else {
+			base = m.Base
+		}
+		end = max(end, m.Base+m.Size)
 	}
 }

@@ -109,6 +109,11 @@ type stackBytes struct {
 // descriptor, but the dump-writing thread's, which is not walked.
 func (r *dumpStreams) readStacks(dump *minidump.File) {
 	r.stacks = make([]stackBytes, len(r.threads))
+	// Threads whose descriptors name the same bytes share one copy: a
+	// hostile dump can point a thousand threads at one large region, and a
+	// copy each would multiply it (docs/limits.md).
+	type location struct{ off, size uint64 }
+	copies := make(map[location][]byte)
 	for i := range r.threads {
 		t := &r.threads[i]
 		if r.roles.HasDumpThread && t.ID == r.roles.DumpThreadID {
@@ -122,7 +127,11 @@ func (r *dumpStreams) readStacks(dump *minidump.File) {
 		if b, err := dump.StackBytes(t); err != nil {
 			r.stacks[i].err = err
 		} else {
-			r.stacks[i].data = bytes.Clone(b)
+			at := location{uint64(d.Off), uint64(d.Size)}
+			if _, ok := copies[at]; !ok {
+				copies[at] = bytes.Clone(b)
+			}
+			r.stacks[i].data = copies[at]
 		}
 	}
 }

@@ -52,10 +52,16 @@ func TestPeakMemoryItem5(t *testing.T) {
 	micro := write("micro.dmp", hostile.MicrodumpNear(microdump.MaxSize), nil)
 	d, err = hostile.FrameChain(100, 100_000)
 	chain := write("chain.dmp", d, err)
+	// A thousand threads whose stacks are one 1.6 MB region: each thread's
+	// stack was copied apart (1.67 GB) before threads naming the same
+	// bytes shared one copy.
+	d, err = hostile.FrameChain(1000, 100_000)
+	shared := write("shared.dmp", d, err)
 	for _, args := range [][]string{
 		{"--json", unloaded},
 		{"--json", micro},
 		{"--json", "--pretty", chain},
+		{"-d", shared},
 	} {
 		kib := peakRSS(t, bin, args...)
 		t.Logf("%v: peak RSS %d KiB", args, kib)
