@@ -389,7 +389,17 @@ func readText(in *Input) error {
 	} else if _, err := in.File.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	data, err := io.ReadAll(io.LimitReader(r, microdump.MaxSize+1))
+	// Sized from the file's length when it is a regular file: io.ReadAll
+	// grows its buffer step by step, copying a 64 MiB microdump again and
+	// again (docs/limits.md).
+	var buf bytes.Buffer
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() <= microdump.MaxSize {
+			buf.Grow(int(fi.Size()) + bytes.MinRead)
+		}
+	}
+	_, err := buf.ReadFrom(io.LimitReader(r, microdump.MaxSize+1))
+	data := buf.Bytes()
 	if err != nil {
 		return &Error{Name: in.Name, Offset: int64(len(data)), Err: err}
 	}
