@@ -1,7 +1,6 @@
 package processor
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -258,7 +257,7 @@ func (st *ProcessState) threadJobs(r *dumpStreams, opts Options) []walkJob {
 		}
 		th.Context = ctx
 		var stackErr error
-		th.StackBase, th.Stack, stackErr = threadStack(r.stacks[i], r.mem, t, ctx, opts.breakpad())
+		th.StackBase, th.Stack, stackErr = r.threadStack(i, ctx, opts.breakpad())
 		if stackErr != nil && ctx != nil {
 			unreadable.add(fmt.Errorf("thread %d (id %#x): stack memory unreadable, walked from its context alone: %w", i, t.ID, stackErr))
 		}
@@ -324,23 +323,26 @@ func archWalker(a minidump.Arch) walker.Arch {
 // The error reports a descriptor whose bytes cannot be read (the thread is
 // then walked from its context alone, as Breakpad does).
 //
-// The bytes are a copy: a memory-mapped dump's bytes are gone once the dump
-// is closed, and the ProcessState (Thread.Stack) is printed after that.
-func threadStack(desc stackBytes, mem *minidump.MemoryList, t *minidump.Thread, ctx *minidump.Context, breakpad bool) (uint64, []byte, error) {
+// The bytes are a copy (stackCopies): a memory-mapped dump's bytes are gone
+// once the dump is closed, and the ProcessState (Thread.Stack) is printed
+// after that.
+func (r *dumpStreams) threadStack(i int, ctx *minidump.Context, breakpad bool) (uint64, []byte, error) {
+	t, desc := &r.threads[i], r.stacks[i]
 	d := t.Stack
 	if desc.wellFormed {
 		return d.Start, desc.data, desc.err
 	}
 	region := func(addr uint64) (uint64, []byte, bool) {
-		r, ok := mem.Region(addr)
-		if !ok || (breakpad && r.Memory64) {
+		m, ok := r.mem.Region(addr)
+		if !ok || (breakpad && m.Memory64) {
 			return 0, nil, false
 		}
-		b, err := r.Bytes()
+		b, err := m.Bytes()
 		if err != nil {
 			return 0, nil, false
 		}
-		return r.Base, bytes.Clone(b), true
+		src := stackSource{region: true, memory64: m.Memory64, at: m.Base, size: uint64(len(b))}
+		return m.Base, r.stackCopies.of(src, b), true
 	}
 	if d.Start != 0 {
 		if base, b, ok := region(d.Start); ok {

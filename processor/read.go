@@ -45,6 +45,7 @@ type dumpStreams struct {
 	memErr      error
 	roles       minidump.ThreadRoles
 	stacks      []stackBytes // parallel to threads
+	stackCopies stackCopies  // one copy of each range of bytes a stack names
 	entryPoint  uint64       // the auxiliary vector's AT_ENTRY; 0: none
 
 	// facts are the JSON report's facts, factErrs the streams read for them
@@ -105,15 +106,38 @@ type stackBytes struct {
 	err        error  // the bytes could not be read
 }
 
+// stackCopies keeps one copy of each range of dump bytes a thread's stack
+// is read from. The state keeps its stacks after the dump is closed, so
+// they are copies; threads naming the same bytes share one, because a
+// hostile dump can point a thousand threads at one large region and a copy
+// each would multiply it (docs/limits.md).
+type stackCopies map[stackSource][]byte
+
+// stackSource names a range of dump bytes: a stack descriptor's (file
+// offset and size) or a memory list's region (its base, which list).
+type stackSource struct {
+	region   bool
+	memory64 bool
+	at, size uint64
+}
+
+// of returns the copy of b, the bytes of src, making it the first time.
+func (c *stackCopies) of(src stackSource, b []byte) []byte {
+	if *c == nil {
+		*c = make(stackCopies)
+	}
+	if kept, ok := (*c)[src]; ok {
+		return kept
+	}
+	kept := bytes.Clone(b)
+	(*c)[src] = kept
+	return kept
+}
+
 // readStacks reads the bytes of every thread's well-formed stack
 // descriptor, but the dump-writing thread's, which is not walked.
 func (r *dumpStreams) readStacks(dump *minidump.File) {
 	r.stacks = make([]stackBytes, len(r.threads))
-	// Threads whose descriptors name the same bytes share one copy: a
-	// hostile dump can point a thousand threads at one large region, and a
-	// copy each would multiply it (docs/limits.md).
-	type location struct{ off, size uint64 }
-	copies := make(map[location][]byte)
 	for i := range r.threads {
 		t := &r.threads[i]
 		if r.roles.HasDumpThread && t.ID == r.roles.DumpThreadID {
@@ -127,11 +151,7 @@ func (r *dumpStreams) readStacks(dump *minidump.File) {
 		if b, err := dump.StackBytes(t); err != nil {
 			r.stacks[i].err = err
 		} else {
-			at := location{uint64(d.Off), uint64(d.Size)}
-			if _, ok := copies[at]; !ok {
-				copies[at] = bytes.Clone(b)
-			}
-			r.stacks[i].data = copies[at]
+			r.stacks[i].data = r.stackCopies.of(stackSource{at: uint64(d.Off), size: uint64(d.Size)}, b)
 		}
 	}
 }

@@ -33,6 +33,7 @@ func human(t *testing.T, p *textProcess, opts HumanOptions) string {
 
 // breakpad-generated/expected/flags/linux-amd64-threads.t2.txt, thread 4 frames 0-1.
 func TestAMD64Registers(t *testing.T) {
+	// The module path as the dump names it (the oracle prints it); no file is opened.
 	mod := textModule{CodeFile: "/tmp/threads", Base: 0x55856fd1e000, Size: 0x14000}
 	all := map[string]uint64{"rax": 0, "rdx": 0, "rcx": 0, "rbx": 0x55856fd392a0, "rsi": 0, "rdi": 4,
 		"rbp": 0, "rsp": 0x7fd873739ea8, "r8": 0, "r9": 0, "r10": 0, "r11": 0x293, "r12": 3, "r13": 0,

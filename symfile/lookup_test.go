@@ -207,6 +207,7 @@ func TestInlineChainGenerated(t *testing.T) {
 	if !ok || sym.Name != "outer_real" || sym.LineBase != 0x2a85 {
 		t.Fatalf("Lookup(0x2a85) = %+v, %v", sym, ok)
 	}
+	// The source path as the .sym's FILE record holds it; no file is opened.
 	const src = "/srv/test/breakpad/gen/src/inline_chain.c"
 	var got [][2]any
 	for _, in := range sym.Inlines {
