@@ -42,7 +42,8 @@ done
 if [ "$floor" = 1 ]; then
   mkdir -p "$tmp/hello"
   printf 'package main\n\nimport "os"\n\nfunc main() { os.Stdout.WriteString("hello\\n") }\n' > "$tmp/hello/main.go"
-  printf 'module hello\n\ngo 1.22\n' > "$tmp/hello/go.mod"
+  # the repo's go version, so that both start with the same runtime defaults (GODEBUG)
+  printf 'module hello\n\ngo %s\n' "$(awk '$1 == "go" {print $2}' "$here/go.mod")" > "$tmp/hello/go.mod"
   (cd "$tmp/hello" && CGO_ENABLED=0 go build -o "$tmp/hello.linked" . && cp "$tmp/hello.linked" "$tmp/bin/hello")
 fi
 shared=$here/../shared/corpus
