@@ -10,7 +10,7 @@
 # to /dev/null, wall and CPU (user+sys, all threads) from each child's
 # rusage. Our symbol index goes to a fresh directory in $tmp, built by a
 # first, untimed run, so the timed runs are second runs (a user's steady
-# state; the first run's cost is printed apart with -first).
+# state; docs/performance.md has the first run's cost).
 #
 # Prints one line per case (medians in ms, ours / Breakpad for wall and
 # CPU), then the median and worst ratio and how many cases meet 0.8x, with
