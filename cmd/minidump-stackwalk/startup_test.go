@@ -191,3 +191,98 @@ func parseInitTrace(t *testing.T, stderr []byte) []initRecord {
 	}
 	return records
 }
+
+// startupLinks lists heavy packages: each one linked into the command runs
+// its initialisers, adds code, interface tables and function-table entries
+// the runtime walks at every start (docs/performance.md, "Start-up: what
+// each part costs"). A package with a reason is linked today for that
+// reason and is what issue 29 means to move off the single-dump path; one
+// with "" must not be linked at all.
+var startupLinks = map[string]string{
+	"net/http":                           "symbol servers and debuginfod (internal/fetch, symsrv)",
+	"crypto/tls":                         "net/http",
+	"mime/multipart":                     "net/http",
+	"html/template":                      "batch HTML report (triage/htmlreport)",
+	"text/template":                      "html/template, cobra's help",
+	"encoding/xml":                       "batch --format junit (triage/ciformat)",
+	"github.com/ulikunitz/xz":            ".xz dumps (internal/input), MiniDebugInfo (elfsym)",
+	"github.com/klauspost/compress/zstd": ".zst dumps and symbols (internal/input, symcompress)",
+	"debug/dwarf":                        "debug/elf, debug/macho, DWARF symbols (internal/dwarfsyms)",
+	"debug/macho":                        "Mach-O modules and dSYMs (machofile, machosupplier)",
+	"compress/zlib":                      "debug/elf's compressed sections",
+	"net/http/httputil":                  "",
+	"net/http/httptest":                  "",
+	"net/http/pprof":                     "",
+	"net/rpc":                            "",
+	"net/smtp":                           "",
+	"expvar":                             "",
+	"runtime/pprof":                      "",
+	"runtime/trace":                      "",
+	"database/sql":                       "",
+	"encoding/gob":                       "",
+	"go/parser":                          "",
+	"go/types":                           "",
+	"plugin":                             "",
+	"testing":                            "",
+	"archive/zip":                        "",
+	"image":                              "",
+	"github.com/chromedp/chromedp":       "",
+	"github.com/google/go-cmp/cmp":       "",
+}
+
+// TestStartupLinks fails when the command links a package startupLinks
+// says it must not, or one that needs a reason and has none: `go list
+// -deps` of this package, the same list the linker starts from.
+func TestStartupLinks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: not running go list")
+	}
+	list := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".")
+	list.Env = append(os.Environ(), "GOFLAGS=", "CGO_ENABLED=0")
+	out, err := list.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	for _, p := range linkProblems(deps) {
+		t.Error(p)
+	}
+	linked := map[string]bool{}
+	for _, d := range deps {
+		linked[d] = true
+	}
+	for pkg, why := range startupLinks {
+		if why != "" && !linked[pkg] {
+			t.Logf("%s is no longer linked: make its entry in startupLinks \"\"", pkg)
+		}
+	}
+	t.Logf("%d packages linked", len(deps))
+}
+
+// linkProblems says which of deps startupLinks forbids.
+func linkProblems(deps []string) []string {
+	var problems []string
+	for _, d := range deps {
+		if why, heavy := startupLinks[d]; heavy && why == "" {
+			problems = append(problems, fmt.Sprintf("the command links %s: keep it out of the binary every "+
+				"single-dump run starts (issue 29), or give startupLinks the reason it must be linked", d))
+		}
+	}
+	return problems
+}
+
+// TestLinkProblems: a forbidden package is named, a heavy one with a
+// reason and an ordinary one are not.
+func TestLinkProblems(t *testing.T) {
+	got := strings.Join(linkProblems([]string{"fmt", "net/http", "runtime/pprof", "github.com/chromedp/chromedp"}), "\n")
+	for _, want := range []string{"links runtime/pprof:", "links github.com/chromedp/chromedp:"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems do not say %q:\n%s", want, got)
+		}
+	}
+	for _, quiet := range []string{"fmt", "net/http"} {
+		if strings.Contains(got, "links "+quiet+":") {
+			t.Errorf("problems name %s:\n%s", quiet, got)
+		}
+	}
+}
