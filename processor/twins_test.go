@@ -124,13 +124,9 @@ func commonSubsequence(a, b []uint64) int {
 // scan invents frames in between; ours stops where it cannot prove the
 // next frame.)
 var twinShortfalls = map[string]string{
-	// Frame 0 is glibc's Thumb-2 strlen (no CFI, no unwind entry), a leaf
-	// that pushed r4, r5: the leaf return reads how far from its prologue,
-	// which only a dump holding the code at pc has (Breakpad's and
-	// Crashpad's twins do); with the stacks alone sp stays 8 bytes low and
-	// the caller's CFI then reads junk, where the walk stops. Breakpad's
-	// walk goes on by scanning, among 21 frames the oracle lacks.
-	"arm-strfn stacks 0": "a CFI-less leaf's pushes are read from its code",
+	// None now. (arm-strfn's stacks twin was: glibc's strlen, a CFI-less
+	// leaf without its code, had pushed r4, r5; walker/arm
+	// leafPushesWithoutCode finds the 8 bytes by its caller's CFI.)
 }
 
 // twinForeign lists the threads whose walk on a twin may hold a frame the

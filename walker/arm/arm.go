@@ -220,8 +220,14 @@ func byLeafReturn(w *walker.Walker, last, rec *walker.Frame) *walker.Frame {
 		// LR not pushed: the callee-saved registers are still the caller's,
 		// but for those the leaf's prologue stored below the caller's sp.
 		below, saved := leafPrologue(w, last, pc)
+		if saved == nil && !leafCodeAtHand(w, last, pc) {
+			if up, ok := leafPushesWithoutCode(w, last, lr, sp); ok {
+				callerSP += up
+				pushed = true // the pushed registers are unknown: none kept
+			}
+		}
 		callerSP += uint64(below)
-		for i := 4; i <= 11; i++ {
+		for i := 4; i <= 11 && !pushed; i++ {
 			v, ok := last.Context.Index(i)
 			if slot, isSaved := saved[i]; isSaved {
 				var word uint32
@@ -289,6 +295,17 @@ func leafPrologue(w *walker.Walker, last *walker.Frame, pc uint64) (int64, map[i
 		return 0, nil
 	}
 	return got.SPBelow, got.Saved
+}
+
+// leafCodeAtHand reports whether the code of last's function from its
+// start to pc is at hand (the dump's or the module file's): leafPrologue
+// reads the leaf's pushes from it.
+func leafCodeAtHand(w *walker.Walker, last *walker.Frame, pc uint64) bool {
+	start := last.FunctionBase &^ 1
+	if last.Function == "" || start >= pc || pc-start > prologue.MaxBytes {
+		return false
+	}
+	return w.ReadCode(start, make([]byte, pc-start))
 }
 
 func regName(reg int) string {
