@@ -111,6 +111,8 @@ func terminate(pc, sp, lastSP uint64, last, f *walker.Frame) bool {
 }
 
 // mask returns the pointer-authentication mask and whether it applies.
+// It asks the mode itself, not its rule table: every rule of both tables
+// strips pointers (docs/design.md, "Caller rules").
 func (a *Walker) mask(w *walker.Walker) uint64 {
 	mods := w.Env.Modules.Sorted()
 	if w.Breakpad() {
@@ -142,7 +144,8 @@ func smear(v uint64) uint64 {
 }
 
 // strip removes pointer-authentication bits from a code or frame pointer.
-// Breakpad keeps the original value unless the stripped one is in a module.
+// Breakpad keeps the original value unless the stripped one is in a module
+// (the mode asked here, as in mask).
 func (a *Walker) strip(w *walker.Walker, p uint64) uint64 {
 	s := p & a.mask(w)
 	if w.Breakpad() && w.ModuleAt(s) == nil {

@@ -39,7 +39,8 @@ const wideScanWords = walker.RASearchWords * 4
 // (instrSet.wideFromCFI: ARM, arm64), the wide window from a frame
 // recovered by CFI as well, as rust-minidump does: a trustworthy frame may
 // well sit under a large one (glibc's __libc_start_call_main keeps a
-// jmp_buf of some 300 bytes).
+// jmp_buf of some 300 bytes). It asks the mode itself: the window
+// bounds the frame-pointer and leaf rules' searches as well as the scan.
 func ScanWords(w *walker.Walker, f *walker.Frame) int {
 	switch {
 	case f.Trust == walker.TrustContext:
