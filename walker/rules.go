@@ -1,5 +1,7 @@
 package walker
 
+import "github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+
 // CallerRule is one method an architecture tries for the caller of a
 // frame: CFI, the frame record, a stack scan... Each architecture keeps
 // ordered tables of them, one per mode (and OS where it matters), chosen
@@ -41,4 +43,19 @@ func (rs CallerRules[C]) Names() []string {
 		names[i] = r.Name
 	}
 	return names
+}
+
+// TryCFI is what every architecture's CFI rule shares: last's CFI rules
+// (CFIRulesFrom, symbols first) handed to unwind, the attempt noted under
+// the source's rule; found is false, and the absence noted for the
+// trace, where last has none.
+func (w *Walker) TryCFI(last *Frame, unwind func(symfile.CFIRules, CFISource) *Frame) (f *Frame, found bool) {
+	rules, src, ok := w.CFIRulesFrom(last)
+	if !ok {
+		if w.Env.Trace { // boxing the arguments allocates
+			w.Reject(RuleCFI, "no STACK CFI at %#x", last.Instruction)
+		}
+		return nil, false
+	}
+	return w.Tried(src.Rule(), unwind(rules, src)), true
 }

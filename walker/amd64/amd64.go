@@ -59,8 +59,8 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	}
 	m := modeOf(w.Env)
 	s := step{last: last, scanAllowed: scanAllowed}
-	f := m.rules.Try(w, &s)
-	if f == nil || s.interrupted {
+	f := m.rules.Try(w, s)
+	if f == nil || f.Trust == walker.TrustSignal {
 		return f // a signal frame's Instruction is the interrupted one
 	}
 	if w.Env.OS == "nacl" {

@@ -1,6 +1,7 @@
 package amd64
 
 import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker/internal/retaddr"
 )
@@ -9,10 +10,6 @@ import (
 type step struct {
 	last        *walker.Frame // the frame whose caller is sought
 	scanAllowed bool          // the stack-scan cap is not reached
-	// interrupted is set by the signal-frame rule: its frame is the one
-	// a signal interrupted, final as found (no stop rule, its
-	// Instruction the interrupted one).
-	interrupted bool
 }
 
 // mode is what the walk's mode and OS choose once: the caller rules in
@@ -20,7 +17,7 @@ type step struct {
 // first byte is looked up there (the kernel made that byte the handler's
 // return address; Breakpad looks up the byte before, as for any call).
 type mode struct {
-	rules           walker.CallerRules[*step]
+	rules           walker.CallerRules[step]
 	sigreturnLookup bool
 }
 
@@ -31,18 +28,18 @@ type mode struct {
 // checked scan. Windows has no frame-pointer chain unless the code shows
 // the prologue, and returns from a leaf context frame through [rsp].
 var (
-	breakpadRules = mode{rules: walker.CallerRules[*step]{
+	breakpadRules = mode{rules: walker.CallerRules[step]{
 		{Name: "cfi", Find: cfiRule},
 		{Name: "framePointer", Find: framePointerRule},
 		{Name: "breakpadScan", Find: breakpadScanRule},
 	}}
-	breakpadWindowsRules = mode{rules: walker.CallerRules[*step]{
+	breakpadWindowsRules = mode{rules: walker.CallerRules[step]{
 		{Name: "cfi", Find: cfiRule},
 		{Name: "simulatedReturn", Find: simulatedReturnRule},
 		{Name: "framePointerProven", Find: framePointerProvenRule},
 		{Name: "breakpadScan", Find: breakpadScanRule},
 	}}
-	extendedRules = mode{sigreturnLookup: true, rules: walker.CallerRules[*step]{
+	extendedRules = mode{sigreturnLookup: true, rules: walker.CallerRules[step]{
 		{Name: "signalFrame", Find: signalFrameRule},
 		{Name: "cfiOrRealigned", Find: cfiOrRealignedRule},
 		{Name: "prologue", Find: prologueRule},
@@ -51,7 +48,7 @@ var (
 		{Name: "framePointer", Find: framePointerRule},
 		{Name: "checkedScan", Find: checkedScanRule},
 	}}
-	extendedWindowsRules = mode{sigreturnLookup: true, rules: walker.CallerRules[*step]{
+	extendedWindowsRules = mode{sigreturnLookup: true, rules: walker.CallerRules[step]{
 		{Name: "signalFrame", Find: signalFrameRule},
 		{Name: "cfiOrRealigned", Find: cfiOrRealignedRule},
 		{Name: "prologue", Find: prologueRule},
@@ -78,28 +75,23 @@ func modeOf(env *walker.Env) *mode {
 
 // signalFrameRule: the kernel's signal frame above the sigreturn
 // trampoline (signal.go).
-func signalFrameRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
-	f := bySignalFrame(w, s.last)
-	s.interrupted = f != nil
-	return f, false
+func signalFrameRule(w *walker.Walker, s step) (*walker.Frame, bool) {
+	return bySignalFrame(w, s.last), false
 }
 
 // cfiStep tries the STACK CFI (or module unwind table) rules; found says
 // there were rules, end that they unwind to the end of a Windows stack.
-func cfiStep(w *walker.Walker, s *step) (f *walker.Frame, found, end bool) {
-	rules, src, ok := w.CFIRulesFrom(s.last)
-	if !ok {
-		if w.Tracing() { // boxing the arguments allocates
-			w.Reject(walker.RuleCFI, "no STACK CFI at %#x", s.last.Instruction)
-		}
-		return nil, false, false
-	}
-	f = w.Tried(src.Rule(), byCFI(w, s.last, rules))
-	return f, true, f == nil && endOfStack(w, s.last, rules, src) // pe.go
+func cfiStep(w *walker.Walker, s step) (f *walker.Frame, found, end bool) {
+	f, found = w.TryCFI(s.last, func(rules symfile.CFIRules, src walker.CFISource) *walker.Frame {
+		f := byCFI(w, s.last, rules)
+		end = f == nil && endOfStack(w, s.last, rules, src) // pe.go
+		return f
+	})
+	return f, found, end
 }
 
 // cfiRule: Breakpad's CFI step.
-func cfiRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func cfiRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	f, _, end := cfiStep(w, s)
 	return f, end
 }
@@ -108,7 +100,7 @@ func cfiRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 // no caller or one that cannot be: a realigned frame's CFA is a DWARF
 // expression dump_syms cannot write, and its rows name a register (r10,
 // r13) the caller does not know.
-func cfiOrRealignedRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func cfiOrRealignedRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	f, found, end := cfiStep(w, s)
 	if !found || end || f != nil && !cannotBeCaller(w, f, s.last) {
 		return f, end
@@ -125,7 +117,7 @@ func cfiOrRealignedRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 
 // prologueRule: frame 0 at a function's entry or in its prologue, read
 // from the dump's code (entry.go).
-func prologueRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func prologueRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	if !w.HasCode() || s.last.Trust != walker.TrustContext {
 		return nil, false
 	}
@@ -134,7 +126,7 @@ func prologueRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 
 // framelessLeafRule: a frameless frame 0 returns through [rsp]
 // (byFramelessLeaf).
-func framelessLeafRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func framelessLeafRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	if !w.HasCode() || s.last.Trust != walker.TrustContext {
 		return nil, false
 	}
@@ -145,7 +137,7 @@ func framelessLeafRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 // rows out) the same evidence tells a realigned frame's record; only in a
 // function the symbols name (the frame pointer of code without symbols, a
 // vDSO trampoline's, may be an earlier frame's).
-func realignedRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func realignedRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	if s.last.Function == "" {
 		return nil, false
 	}
@@ -154,7 +146,7 @@ func realignedRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 
 // simulatedReturnRule: Windows' leaf context frame returns through the
 // word at rsp (Breakpad's GetCallerBySimulatingReturn).
-func simulatedReturnRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func simulatedReturnRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	if s.last.Trust != walker.TrustContext {
 		return nil, false
 	}
@@ -163,13 +155,13 @@ func simulatedReturnRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 
 // framePointerRule follows the frame record at rbp, unless the code shows
 // the function keeps no frame pointer.
-func framePointerRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func framePointerRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	return frameRecord(w, s.last, false), false
 }
 
 // framePointerProvenRule: on Windows rbp is no frame pointer unless the
 // code shows the prologue that makes it one.
-func framePointerProvenRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func framePointerProvenRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	return frameRecord(w, s.last, true), false
 }
 
@@ -187,7 +179,7 @@ func frameRecord(w *walker.Walker, last *walker.Frame, needProof bool) *walker.F
 
 // breakpadScanRule: Breakpad's scan, the first word that points into a
 // function.
-func breakpadScanRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func breakpadScanRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	if !s.scanAllowed {
 		return nil, false
 	}
@@ -197,7 +189,7 @@ func breakpadScanRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 // checkedScanRule: the scan's candidates less those the symbols rule out
 // (a function's first byte, _init's padding, _fini, the entry point),
 // chosen by their call sites when the dump holds code.
-func checkedScanRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func checkedScanRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	if !s.scanAllowed {
 		return nil, false
 	}

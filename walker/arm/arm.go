@@ -64,8 +64,8 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	}
 	m := modeOf(w.Env)
 	s := step{last: last, scanAllowed: scanAllowed, ios: w.Env.OS == "ios"}
-	f := m.rules.Try(w, &s)
-	if f == nil || s.interrupted {
+	f := m.rules.Try(w, s)
+	if f == nil || f.Trust == walker.TrustSignal {
 		return f // a signal frame's Instruction is the interrupted one
 	}
 	pc := raw(f)[regPC]

@@ -1,6 +1,7 @@
 package arm
 
 import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
@@ -9,13 +10,6 @@ type step struct {
 	last        *walker.Frame // the frame whose caller is sought
 	scanAllowed bool          // the stack-scan cap is not reached
 	ios         bool          // iOS: r7 is the frame pointer, CFI is not used
-	// interrupted is set by the signal-frame rule: its frame is the one
-	// a signal interrupted, final as found (no stop rule, its
-	// Instruction the interrupted one).
-	interrupted bool
-	// record is the caller by the frame record (byFramePointer), found by
-	// the leaf-return rule, which it bounds, for the frame-record rule.
-	record *walker.Frame
 }
 
 // mode is what the walk's mode and OS choose once: the caller rules in
@@ -25,7 +19,7 @@ type step struct {
 // return address; Breakpad looks up the instruction before, as for any
 // call).
 type mode struct {
-	rules           walker.CallerRules[*step]
+	rules           walker.CallerRules[step]
 	stop            func(pc, sp, lastSP uint64, last, f *walker.Frame) string
 	sigreturnLookup bool
 }
@@ -38,29 +32,27 @@ type mode struct {
 // OS with the frameless caller under it, the checked scan, and the
 // extended stop rule.
 var (
-	breakpadRules = mode{stop: breakpadStop, rules: walker.CallerRules[*step]{
+	breakpadRules = mode{stop: breakpadStop, rules: walker.CallerRules[step]{
 		{Name: "cfi", Find: cfiRule},
 		{Name: "breakpadScan", Find: breakpadScanRule},
 	}}
-	breakpadIOSRules = mode{stop: breakpadStop, rules: walker.CallerRules[*step]{
+	breakpadIOSRules = mode{stop: breakpadStop, rules: walker.CallerRules[step]{
 		{Name: "noCFIOnIOS", Find: noCFIOnIOSRule},
 		{Name: "breakpadFramePointer", Find: breakpadFramePointerRule},
 		{Name: "breakpadScan", Find: breakpadScanRule},
 	}}
-	extendedRules = mode{stop: extendedStop, sigreturnLookup: true, rules: walker.CallerRules[*step]{
+	extendedRules = mode{stop: extendedStop, sigreturnLookup: true, rules: walker.CallerRules[step]{
 		{Name: "signalFrame", Find: signalFrameRule},
 		{Name: "trampolineEnds", Find: trampolineEndsRule},
 		{Name: "cfi", Find: cfiRule},
-		{Name: "leafReturn", Find: leafReturnRule},
-		{Name: "framePointerOrRecordOwnerCFI", Find: framePointerOrRecordOwnerCFIRule},
+		{Name: "leafReturnOrFramePointer", Find: leafReturnOrFramePointerRule},
 		{Name: "checkedScan", Find: checkedScanRule},
 	}}
-	extendedIOSRules = mode{stop: extendedStop, sigreturnLookup: true, rules: walker.CallerRules[*step]{
+	extendedIOSRules = mode{stop: extendedStop, sigreturnLookup: true, rules: walker.CallerRules[step]{
 		{Name: "signalFrame", Find: signalFrameRule},
 		{Name: "trampolineEnds", Find: trampolineEndsRule},
 		{Name: "noCFIOnIOS", Find: noCFIOnIOSRule},
-		{Name: "leafReturn", Find: leafReturnRule},
-		{Name: "framePointerOrRecordOwnerCFI", Find: framePointerOrRecordOwnerCFIRule},
+		{Name: "leafReturnOrFramePointer", Find: leafReturnOrFramePointerRule},
 		{Name: "checkedScan", Find: checkedScanRule},
 	}}
 )
@@ -102,16 +94,14 @@ func extendedStop(pc, sp, lastSP uint64, last, f *walker.Frame) string {
 
 // signalFrameRule: the kernel's signal frame above a sigreturn
 // trampoline (sigframe.go).
-func signalFrameRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
-	f := bySignalFrame(w, s.last)
-	s.interrupted = f != nil
-	return f, false
+func signalFrameRule(w *walker.Walker, s step) (*walker.Frame, bool) {
+	return bySignalFrame(w, s.last), false
 }
 
 // trampolineEndsRule ends the walk at a sigreturn trampoline whose signal
 // frame did not validate: only the signal frame unwinds the trampoline,
 // a scan would take the frame's saved registers for return addresses.
-func trampolineEndsRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func trampolineEndsRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	if pc, _ := s.last.Context.Index(regPC); s.last.Trust != walker.TrustContext && trampolineAt(w, pc) != notTrampoline {
 		w.Reject(walker.RuleStop, "the sigreturn trampoline at %#x has no valid signal frame above it", pc)
 		return nil, true
@@ -121,51 +111,44 @@ func trampolineEndsRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 
 // noCFIOnIOSRule: Breakpad ignores iOS CFI, which its tools did not
 // collect correctly.
-func noCFIOnIOSRule(w *walker.Walker, _ *step) (*walker.Frame, bool) {
+func noCFIOnIOSRule(w *walker.Walker, _ step) (*walker.Frame, bool) {
 	w.Reject(walker.RuleCFI, "iOS CFI is not used")
 	return nil, false
 }
 
 // cfiRule: the STACK CFI rules.
-func cfiRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
-	rules, src, ok := w.CFIRulesFrom(s.last)
-	if !ok {
-		if w.Tracing() { // boxing the arguments allocates
-			w.Reject(walker.RuleCFI, "no STACK CFI at %#x", s.last.Instruction)
-		}
-		return nil, false
-	}
-	return w.Tried(src.Rule(), byCFI(w, s.last, rules)), false
-}
-
-// breakpadFramePointerRule: Breakpad's frame pointer, r7 (iOS only).
-func breakpadFramePointerRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
-	return w.Tried(walker.RuleFrameRecord, byFramePointerBreakpad(w, s.last, regR7)), false
-}
-
-// leafReturnRule: a frame at its exact pc returns through lr
-// (byLeafReturn), unless the APCS record at r11 is its own. The frame
-// record, found first, bounds the search for a pushed lr.
-func leafReturnRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
-	s.record = byFramePointer(w, s.last, s.ios)
-	var f *walker.Frame
-	if s.record != nil && ownAPCSRecord(w, s.last) {
-		w.Reject(walker.RuleLeafReturn, "the APCS record at r11 is this function's: it has saved lr")
-	} else if exact(s.last) {
-		f = w.Tried(walker.RuleLeafReturn, byLeafReturn(w, s.last, s.record))
-	}
-	if f != nil && s.record != nil {
-		w.Reject(walker.RuleFrameRecord, "a frame record gives pc %#x, but LR returns first", raw(s.record)[regPC])
-	}
+func cfiRule(w *walker.Walker, s step) (*walker.Frame, bool) {
+	f, _ := w.TryCFI(s.last, func(rules symfile.CFIRules, _ walker.CFISource) *walker.Frame {
+		return byCFI(w, s.last, rules)
+	})
 	return f, false
 }
 
-// framePointerOrRecordOwnerCFIRule: the frame record, unless a word below
-// it unwinds to it by CFI (framelessCaller: the record is the caller's
-// caller's). Also on iOS: CFI that lands exactly on the record is
-// evidence even where it is too unreliable to unwind by.
-func framePointerOrRecordOwnerCFIRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
-	f := w.Tried(walker.RuleFrameRecord, s.record)
+// breakpadFramePointerRule: Breakpad's frame pointer, r7 (iOS only).
+func breakpadFramePointerRule(w *walker.Walker, s step) (*walker.Frame, bool) {
+	return w.Tried(walker.RuleFrameRecord, byFramePointerBreakpad(w, s.last, regR7)), false
+}
+
+// leafReturnOrFramePointerRule: the frame record (byFramePointer) is
+// found first: it bounds a leaf's search for its pushed lr. A frame at
+// its exact pc returns through lr (byLeafReturn) unless the APCS record
+// at r11 is its own; else the record gives the caller, unless a word
+// below it unwinds to it by CFI (framelessCaller: the record is the
+// caller's caller's). Also on iOS: CFI that lands exactly on the record
+// is evidence even where it is too unreliable to unwind by.
+func leafReturnOrFramePointerRule(w *walker.Walker, s step) (*walker.Frame, bool) {
+	rec := byFramePointer(w, s.last, s.ios)
+	var f *walker.Frame
+	if rec != nil && ownAPCSRecord(w, s.last) {
+		w.Reject(walker.RuleLeafReturn, "the APCS record at r11 is this function's: it has saved lr")
+	} else if exact(s.last) {
+		f = w.Tried(walker.RuleLeafReturn, byLeafReturn(w, s.last, rec))
+	}
+	if f == nil {
+		f = w.Tried(walker.RuleFrameRecord, rec)
+	} else if rec != nil {
+		w.Reject(walker.RuleFrameRecord, "a frame record gives pc %#x, but LR returns first", raw(rec)[regPC])
+	}
 	if f != nil && f.Rule != walker.RuleFrameRecord {
 		return f, false
 	}
@@ -180,7 +163,7 @@ func framePointerOrRecordOwnerCFIRule(w *walker.Walker, s *step) (*walker.Frame,
 
 // breakpadScanRule: Breakpad's scan, the first word that points into a
 // function.
-func breakpadScanRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func breakpadScanRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	if !s.scanAllowed {
 		return nil, false
 	}
@@ -188,7 +171,7 @@ func breakpadScanRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 }
 
 // checkedScanRule: the scan of validated candidates (byScan).
-func checkedScanRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func checkedScanRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	if !s.scanAllowed {
 		return nil, false
 	}

@@ -76,8 +76,8 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	}
 	m := modeOf(w.Env)
 	s := step{a: a, last: last, scanAllowed: scanAllowed}
-	f := m.rules.Try(w, &s)
-	if f == nil || s.interrupted {
+	f := m.rules.Try(w, s)
+	if f == nil || f.Trust == walker.TrustSignal {
 		return f // a signal frame's Instruction is the interrupted one
 	}
 	pc := raw(f)[regPC]

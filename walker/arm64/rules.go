@@ -1,6 +1,7 @@
 package arm64
 
 import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
@@ -9,10 +10,6 @@ type step struct {
 	a           *Walker
 	last        *walker.Frame // the frame whose caller is sought
 	scanAllowed bool          // the stack-scan cap is not reached
-	// interrupted is set by the signal-frame rule: its frame is the one
-	// a signal interrupted, final as found (no stop rule, its
-	// Instruction the interrupted one).
-	interrupted bool
 }
 
 // mode is what the walk's mode chooses once: the caller rules in order,
@@ -21,7 +18,7 @@ type step struct {
 // looked up there (the kernel made it the handler's return address;
 // Breakpad looks up the instruction before, as for any call).
 type mode struct {
-	rules           walker.CallerRules[*step]
+	rules           walker.CallerRules[step]
 	stop            func(pc, sp, lastSP uint64, last, f *walker.Frame) bool
 	stopWhy         string
 	sigreturnLookup bool
@@ -35,7 +32,7 @@ type mode struct {
 // checked scan.
 var (
 	breakpadRules = mode{
-		rules: walker.CallerRules[*step]{
+		rules: walker.CallerRules[step]{
 			{Name: "cfi", Find: cfiRule},
 			{Name: "breakpadFramePointer", Find: breakpadFramePointerRule},
 			{Name: "breakpadScan", Find: breakpadScanRule},
@@ -44,7 +41,7 @@ var (
 		stopWhy: "pc below 4096 or sp not above the callee's",
 	}
 	extendedRules = mode{
-		rules: walker.CallerRules[*step]{
+		rules: walker.CallerRules[step]{
 			{Name: "signalFrame", Find: signalFrameRule},
 			{Name: "trampolineEnds", Find: trampolineEndsRule},
 			{Name: "cfiAtRecordSP", Find: cfiAtRecordSPRule},
@@ -74,10 +71,8 @@ func breakpadStop(pc, sp, lastSP uint64, last, _ *walker.Frame) bool {
 
 // signalFrameRule: the kernel's signal frame above the sigreturn
 // trampoline (sigframe.go).
-func signalFrameRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
-	f := s.a.bySignalFrame(w, s.last)
-	s.interrupted = f != nil
-	return f, false
+func signalFrameRule(w *walker.Walker, s step) (*walker.Frame, bool) {
+	return s.a.bySignalFrame(w, s.last), false
 }
 
 // trampolineEndsRule ends the walk at a sigreturn trampoline whose signal
@@ -85,7 +80,7 @@ func signalFrameRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 // The handler's x29 points at the record the kernel wrote above it, {x29,
 // x30} of the interrupted frame, which would skip the interrupted pc; a
 // scan would take the frame's saved registers for return addresses.
-func trampolineEndsRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func trampolineEndsRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	if lastPC, _ := s.last.Context.Index(regPC); s.last.Trust != walker.TrustContext && trampolineAt(w, lastPC) {
 		w.Reject(walker.RuleStop, "the sigreturn trampoline at %#x has no valid signal frame above it", lastPC)
 		return nil, true
@@ -95,28 +90,24 @@ func trampolineEndsRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 
 // cfi tries the STACK CFI rules; extended: at the sp the frame's record
 // shows (recordsp.go), the caller's x29 and x30 stripped as well.
-func cfi(w *walker.Walker, s *step, extended bool) *walker.Frame {
-	rules, src, ok := w.CFIRulesFrom(s.last)
-	if !ok {
-		if w.Tracing() { // boxing the arguments allocates
-			w.Reject(walker.RuleCFI, "no STACK CFI at %#x", s.last.Instruction)
-		}
-		return nil
-	}
-	return w.Tried(src.Rule(), s.a.byCFI(w, s.last, rules, extended))
+func cfi(w *walker.Walker, s step, extended bool) *walker.Frame {
+	f, _ := w.TryCFI(s.last, func(rules symfile.CFIRules, _ walker.CFISource) *walker.Frame {
+		return s.a.byCFI(w, s.last, rules, extended)
+	})
+	return f
 }
 
 // cfiRule: Breakpad's CFI step.
-func cfiRule(w *walker.Walker, s *step) (*walker.Frame, bool) { return cfi(w, s, false), false }
+func cfiRule(w *walker.Walker, s step) (*walker.Frame, bool) { return cfi(w, s, false), false }
 
 // cfiAtRecordSPRule: CFI at the sp the frame's own record shows.
-func cfiAtRecordSPRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func cfiAtRecordSPRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	return cfi(w, s, true), false
 }
 
 // leafReturnRule: a frame at its exact pc that has not pushed its record
 // returns through lr (byLeafReturn).
-func leafReturnRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func leafReturnRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	if !exact(s.last) {
 		return nil, false
 	}
@@ -124,25 +115,25 @@ func leafReturnRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 }
 
 // breakpadFramePointerRule: Breakpad's GetCallerByFramePointer.
-func breakpadFramePointerRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func breakpadFramePointerRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	return w.Tried(walker.RuleFrameRecord, s.a.byFramePointerBreakpad(w, s.last)), false
 }
 
 // framePointerRule: the frame record, its pc from the record, checked
 // against the function that owns it.
-func framePointerRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func framePointerRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	return w.Tried(walker.RuleFrameRecord, s.a.byFramePointer(w, s.last)), false
 }
 
 // recordOwnerCFIRule: a frameless caller between the frame and the record
 // above it (framelessCaller).
-func recordOwnerCFIRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func recordOwnerCFIRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	return w.Tried(walker.RuleRecordOwnerCFI, s.a.framelessCaller(w, s.last)), false
 }
 
 // breakpadScanRule: Breakpad's scan, the first word that points into a
 // function.
-func breakpadScanRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func breakpadScanRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	if !s.scanAllowed {
 		return nil, false
 	}
@@ -150,7 +141,7 @@ func breakpadScanRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 }
 
 // checkedScanRule: the scan of validated candidates (byScan).
-func checkedScanRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func checkedScanRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	if !s.scanAllowed {
 		return nil, false
 	}

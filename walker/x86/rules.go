@@ -2,6 +2,7 @@ package x86
 
 import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
@@ -9,12 +10,6 @@ import (
 type step struct {
 	last        *walker.Frame // the frame whose caller is sought
 	scanAllowed bool          // the stack-scan cap is not reached
-	// interrupted is set by the signal-frame rule: its frame is the one
-	// a signal interrupted, final as found (no stop rule, its
-	// Instruction the interrupted one).
-	interrupted bool
-	// realignTried is set when the CFI rule tried the realigned frame.
-	realignTried bool
 }
 
 // mode is what the walk's mode and OS choose once: the caller rules in
@@ -22,7 +17,7 @@ type step struct {
 // first byte is looked up there (the kernel made that byte the handler's
 // return address; Breakpad looks up the byte before, as for any call).
 type mode struct {
-	rules           walker.CallerRules[*step]
+	rules           walker.CallerRules[step]
 	sigreturnLookup bool
 }
 
@@ -33,12 +28,12 @@ type mode struct {
 // and a frameless frame 0, and fall back on the checked scan. Only
 // Windows lacks the realigned rule without CFI.
 var (
-	breakpadRules = mode{rules: walker.CallerRules[*step]{
+	breakpadRules = mode{rules: walker.CallerRules[step]{
 		{Name: "breakpadStackWin", Find: breakpadStackWinRule},
 		{Name: "cfi", Find: cfiRule},
 		{Name: "framePointerOrBreakpadScan", Find: framePointerOrBreakpadScanRule},
 	}}
-	extendedRules = mode{sigreturnLookup: true, rules: walker.CallerRules[*step]{
+	extendedRules = mode{sigreturnLookup: true, rules: walker.CallerRules[step]{
 		{Name: "signalFrame", Find: signalFrameRule},
 		{Name: "stackWin", Find: stackWinRule},
 		{Name: "cfiOrRealigned", Find: cfiOrRealignedRule},
@@ -47,7 +42,7 @@ var (
 		{Name: "realigned", Find: realignedRule},
 		{Name: "framePointerOrCheckedScan", Find: framePointerOrCheckedScanRule},
 	}}
-	extendedWindowsRules = mode{sigreturnLookup: true, rules: walker.CallerRules[*step]{
+	extendedWindowsRules = mode{sigreturnLookup: true, rules: walker.CallerRules[step]{
 		{Name: "signalFrame", Find: signalFrameRule},
 		{Name: "stackWin", Find: stackWinRule},
 		{Name: "cfiOrRealigned", Find: cfiOrRealignedRule},
@@ -70,14 +65,12 @@ func modeOf(env *walker.Env) *mode {
 
 // signalFrameRule: the kernel's signal frame above a sigreturn
 // trampoline (signal.go, sigframe_nocode.go).
-func signalFrameRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
-	f := bySignalFrame(w, s.last)
-	s.interrupted = f != nil
-	return f, false
+func signalFrameRule(w *walker.Walker, s step) (*walker.Frame, bool) {
+	return bySignalFrame(w, s.last), false
 }
 
 // stackWin tries the STACK WIN program or FPO record covering last.
-func stackWin(w *walker.Walker, s *step, breakpad bool) *walker.Frame {
+func stackWin(w *walker.Walker, s step, breakpad bool) *walker.Frame {
 	info := findFrameInfo(w, s.last)
 	if info == nil {
 		if w.Tracing() { // boxing the arguments allocates
@@ -90,30 +83,25 @@ func stackWin(w *walker.Walker, s *step, breakpad bool) *walker.Frame {
 
 // breakpadStackWinRule: STACK WIN as Breakpad runs it: .cbCalleeParams
 // from the innermost frame with a known size, Breakpad's scan.
-func breakpadStackWinRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func breakpadStackWinRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	return stackWin(w, s, true), false
 }
 
 // stackWinRule: STACK WIN with the callee's own parameter size and the
 // checked scan.
-func stackWinRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func stackWinRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	return stackWin(w, s, false), false
 }
 
 // cfiStep tries the STACK CFI rules; found says there were rules.
-func cfiStep(w *walker.Walker, s *step) (f *walker.Frame, found bool) {
-	rules, src, ok := w.CFIRulesFrom(s.last)
-	if !ok {
-		if w.Tracing() { // boxing the arguments allocates
-			w.Reject(walker.RuleCFI, "no STACK CFI at %#x", s.last.Instruction)
-		}
-		return nil, false
-	}
-	return w.Tried(src.Rule(), byCFI(w, s.last, rules)), true
+func cfiStep(w *walker.Walker, s step) (f *walker.Frame, found bool) {
+	return w.TryCFI(s.last, func(rules symfile.CFIRules, _ walker.CFISource) *walker.Frame {
+		return byCFI(w, s.last, rules)
+	})
 }
 
 // cfiRule: Breakpad's CFI step.
-func cfiRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func cfiRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	f, _ := cfiStep(w, s)
 	return f, false
 }
@@ -123,9 +111,8 @@ func cfiRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 // expression dump_syms cannot write, its rows name a register the caller
 // does not know or (past the epilogue, where GCC puts main's calls)
 // describe another state of the frame.
-func cfiOrRealignedRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func cfiOrRealignedRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	f, found := cfiStep(w, s)
-	s.realignTried = found
 	if !found || f != nil && !cannotBeCaller(w, f, s.last) {
 		return f, false
 	}
@@ -140,7 +127,7 @@ func cfiOrRealignedRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 
 // prologueRule: frame 0 at a function's entry or in its prologue, read
 // from the code or the symbols (entry.go).
-func prologueRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func prologueRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	if s.last.Trust != walker.TrustContext {
 		return nil, false
 	}
@@ -149,7 +136,7 @@ func prologueRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 
 // framelessLeafRule: a frameless frame 0 returns through [esp]
 // (byFramelessLeaf).
-func framelessLeafRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func framelessLeafRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	if !w.HasCode() || s.last.Trust != walker.TrustContext {
 		return nil, false
 	}
@@ -159,9 +146,13 @@ func framelessLeafRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 // realignedRule: without CFI (dump_syms may leave a realigning function's
 // rows out) the same evidence tells a realigned frame's record; only in a
 // function the symbols name (the frame pointer of code without symbols, a
-// vDSO trampoline's, may be an earlier frame's).
-func realignedRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
-	if s.realignTried || s.last.Function == "" {
+// vDSO trampoline's, may be an earlier frame's). With CFI,
+// cfiOrRealignedRule tried it already.
+func realignedRule(w *walker.Walker, s step) (*walker.Frame, bool) {
+	if s.last.Function == "" {
+		return nil, false
+	}
+	if _, _, withCFI := w.CFIRulesFrom(s.last); withCFI {
 		return nil, false
 	}
 	return w.Tried(walker.RuleRealigned, byDRAP(w, s.last)), false
@@ -169,12 +160,12 @@ func realignedRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
 
 // framePointerOrBreakpadScanRule: Breakpad's EBP chain, scanning where
 // it points nowhere.
-func framePointerOrBreakpadScanRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func framePointerOrBreakpadScanRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	return w.Tried(walker.RuleFrameRecord, byEBP(w, s.last, s.scanAllowed, true, false)), false
 }
 
 // framePointerOrCheckedScanRule: the EBP chain, unless the code shows
 // the function keeps no frame pointer, else the checked scan.
-func framePointerOrCheckedScanRule(w *walker.Walker, s *step) (*walker.Frame, bool) {
+func framePointerOrCheckedScanRule(w *walker.Walker, s step) (*walker.Frame, bool) {
 	return w.Tried(walker.RuleFrameRecord, byEBP(w, s.last, s.scanAllowed, false, framelessByCode(w, s.last))), false
 }
