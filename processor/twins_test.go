@@ -135,7 +135,8 @@ var twinShortfalls = map[string]string{
 // names the frames) and why ours stops. In each the next oracle frame is
 // static glibc's (no CFI, no line records: nothing proves its return
 // address without code) and its word lies above a word the symbols
-// refuse; ours stops there (retaddr.CheckProof). A rule taking such words
+// refuse; ours stops there, or takes the next CFI-proven frame past it
+// (retaddr.CheckProof). A rule taking such words
 // added frames the oracle lacks: arm-assert's stale returns into
 // locked_vfxprintf and __free lie below __assert_fail_base's real one
 // the same way (docs/client-dumps.md).

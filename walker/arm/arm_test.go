@@ -27,6 +27,7 @@ type fixture struct {
 	syms       map[string]string
 	maxScanned int
 	code       *walkertest.Memory // the dump's code (walker.Env.Code), if any
+	trace      bool               // walker.Env.Trace
 }
 
 // newFixture brands every register with junk that points nowhere, as
@@ -52,6 +53,7 @@ func (f *fixture) walk(t *testing.T, breakpad bool) *walker.Stack {
 		Memory:     &walkertest.Memory{Base: stack, Data: data},
 		Modules:    walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod1, 0x10000), walkertest.Module(1, "module2", mod2, 0x40000)}),
 		MaxScanned: f.maxScanned,
+		Trace:      f.trace,
 	}
 	if f.syms != nil {
 		env.Symbols = walkertest.NewSymbols(t, f.syms)
@@ -637,15 +639,20 @@ func TestLeafPushesWithoutCode(t *testing.T) {
 	f.words[stack+4] = 0x55
 	f.words[stack+8] = 0x88
 	f.words[stack+12] = mod2 + 0x2105
-	check(t, "extended", f.walk(t, false),
+	f.trace = true
+	ext := f.walk(t, false)
+	check(t, "extended", ext,
 		want{mod1 + 0x1004, stack, walker.TrustContext},
 		want{mod2 + 0x2045, stack + 8, walker.TrustLeaf},
 		want{mod2 + 0x2105, stack + 16, walker.TrustCFI})
+	if steps := ext.Frames[1].Steps; len(steps) == 0 || !strings.Contains(steps[len(steps)-1].Note, "no code of the leaf") {
+		t.Errorf("trace of frame 1: %+v", steps)
+	}
 	if bp := f.walk(t, true); len(bp.Frames) > 1 && bp.Frames[1].Trust == walker.TrustLeaf {
 		t.Error("breakpad: a leaf return")
 	}
 	f.words[stack+4] = 0
-	ext := f.walk(t, false)
+	ext = f.walk(t, false)
 	if len(ext.Frames) < 2 {
 		t.Fatalf("not refuted: %d frames", len(ext.Frames))
 	}

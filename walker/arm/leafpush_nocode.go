@@ -16,19 +16,19 @@ const leafPushWords = 16
 // hand (leafPrologue reads nothing): a leaf may still have pushed
 // callee-saved registers (glibc's Thumb-2 strlen: `strd r4, r5, [sp,
 // #-8]!`), and only its code says how far sp moved. The caller's CFI at
-// LR says it instead: at the leaf's sp the
-// caller's CFI must be refuted (it unwinds to a word that is no return
-// address: below 4096 but not 0, in no function, or ruled out by the
-// symbols, or to an sp not above), and the least of the offsets 4 to
-// 4*leafPushWords bytes above it is taken at which the caller's CFI
-// unwinds to a proven return address (retaddr.Candidate.Proven: its call
-// site in the code at hand or its own CFI one step on) at a higher sp. A
-// higher offset reads a frame further up, which is consistent too (the
-// frames between skipped); below the true offset the caller's CFI reads
-// the registers its prologue saved, not return addresses. It returns the
-// offset in bytes; false when the leaf's sp is not refuted or no offset
-// is proven. The pushed words are unknown registers: the caller's r4-r11
-// are then not known but for those its own CFI restores.
+// LR says it instead. At the leaf's sp the caller's CFI must be refuted
+// (it unwinds to a word that is no return address: below 4096 but not 0,
+// in no function, or ruled out by the symbols, or to an sp not above);
+// then the least of the offsets 4 to 4*leafPushWords bytes above it is
+// taken at which the caller's CFI unwinds to a proven return address
+// (retaddr.Candidate.Proven: its call site in the code at hand or its own
+// CFI one step on, the slot taken just below the sp it gives) at a higher
+// sp. A higher offset reads a frame further up, which is consistent too
+// (the frames between skipped); below the true offset the caller's CFI
+// reads the registers its prologue saved, not return addresses. It
+// returns the offset in bytes; false when the leaf's sp is not refuted or
+// no offset is proven. The pushed words are unknown registers: the
+// caller's r4-r11 are then not known but for those its own CFI restores.
 func leafPushesWithoutCode(w *walker.Walker, last *walker.Frame, lr, sp uint64) (uint64, bool) {
 	callSite := (lr&^1 - 2) & 0xffffffff
 	rules, ok := w.CFIRules(&walker.Frame{Instruction: callSite})
