@@ -25,7 +25,10 @@
 // function; the processor serves them as Env.Code).
 //
 // Env.Mode is the one switch between Breakpad's rules (Breakpad) and ours
-// (Extended, the zero value); every architecture reads it the same way.
+// (Extended, the zero value); every architecture reads it the same way:
+// it chooses an ordered table of caller rules (CallerRules, tried in
+// order by Try) in which the Breakpad differences are rules of the
+// Extended tables only (docs/design.md, "Caller rules").
 // Each frame records the Rule that found it; with Env.Trace it also
 // records the Steps tried and rejected before it, and the Stack records
 // why the walk ended (End).

@@ -1,8 +1,10 @@
 package walker
 
 // Mode selects the rules every architecture's walker follows. It is the
-// only switch between Breakpad's behaviour and ours: the walkers read it
-// from Env.Mode, all four the same way.
+// only switch between Breakpad's behaviour and ours: each architecture
+// chooses its table of caller rules (CallerRules) from Env.Mode, the
+// Breakpad differences being rules of the Extended tables only
+// (docs/design.md, "Caller rules").
 type Mode uint8
 
 // Modes.
@@ -27,7 +29,9 @@ func (m Mode) String() string {
 	return "extended"
 }
 
-// Breakpad reports whether the walk reproduces Breakpad's walkers.
+// Breakpad reports whether the walk reproduces Breakpad's walkers. The
+// rule tables decide most differences; what asks this is listed in
+// docs/design.md ("Caller rules").
 func (w *Walker) Breakpad() bool { return w.Env.Mode == Breakpad }
 
 // HasCode reports whether the walk may read the dump's code: Env.Code is

@@ -24,17 +24,18 @@ func IsVDSO(m *Module) bool {
 	return false
 }
 
-// MaybeSigreturnWithoutCode reports, outside Breakpad's mode, whether a
-// caller frame's pc may be a sigreturn trampoline the dump cannot show:
-// the code at pc is not in the dump, and pc lies in the vDSO (where a
-// caller frame's pc is only ever a trampoline: nothing there calls
-// out), or inside a function of the symbol file that has no CFI at pc
-// (a static glibc's restorer, which dump_syms folds into the preceding
-// function and gives no STACK CFI). The caller must then find the
-// kernel's signal frame on the stack, by layout, before trusting it; why
-// names the evidence for the trace.
+// MaybeSigreturnWithoutCode reports whether a caller frame's pc may be a
+// sigreturn trampoline the dump cannot show: the code at pc is not in
+// the dump, and pc lies in the vDSO (where a caller frame's pc is only
+// ever a trampoline: nothing there calls out), or inside a function of
+// the symbol file that has no CFI at pc (a static glibc's restorer,
+// which dump_syms folds into the preceding function and gives no STACK
+// CFI). The caller must then find the kernel's signal frame on the
+// stack, by layout, before trusting it; why names the evidence for the
+// trace. Only the extended tables' signal-frame rules ask (Breakpad
+// knows no signal frames).
 func (w *Walker) MaybeSigreturnWithoutCode(f *Frame) (why string, ok bool) {
-	if w.Breakpad() || f.Trust == TrustContext {
+	if f.Trust == TrustContext {
 		return "", false
 	}
 	var b [1]byte

@@ -50,73 +50,18 @@ func rawRBP(f *walker.Frame) uint64 {
 	return v
 }
 
-// Caller implements walker.Arch. In Breakpad mode (walker.Env.Mode) the
-// rules that read the dump's code (prologues, frameless functions, scan
-// candidates' call sites) are off, as in a dump without code.
+// Caller implements walker.Arch: the rules of the table chosen from
+// the mode and the OS (rules.go), in order, then the stop rule.
 func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	last := w.Last()
 	if last == nil || w.Env.Memory == nil {
 		return nil
 	}
-	if f := bySignalFrame(w, last); f != nil {
-		return f // its Instruction is the interrupted one
-	}
-	var f *walker.Frame
-	if rules, src, ok := w.CFIRulesFrom(last); ok {
-		f = w.Tried(src.Rule(), byCFI(w, last, rules))
-		if f == nil && endOfStack(w, last, rules, src) { // pe.go
-			return nil
-		}
-		if !w.Breakpad() && (f == nil || cannotBeCaller(w, f, last)) {
-			// A realigned frame's CFA is a DWARF expression dump_syms
-			// cannot write: its rows name a register (r10, r13) the
-			// caller does not know.
-			if d := w.Tried(walker.RuleRealigned, byDRAP(w, last)); d != nil {
-				if f != nil {
-					ip, _ := f.Context.IP()
-					w.Reject(walker.RuleCFI, "CFI's caller (rip %#x) cannot be one", ip)
-				}
-				f = d
-			}
-		}
-	} else {
-		if w.Tracing() { // boxing the arguments allocates
-			w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
-		}
-	}
-	if f == nil && w.HasCode() && last.Trust == walker.TrustContext {
-		f = w.Tried(walker.RulePrologue, byEntry(w, last))
-		if f == nil {
-			f = w.Tried(walker.RuleLeafReturn, byFramelessLeaf(w, last))
-		}
-	}
-	windows := w.Env.OS == "windows"
-	if f == nil && !w.Breakpad() && !windows && last.Function != "" {
-		// Without CFI (dump_syms may leave a realigning function's rows
-		// out) the same evidence tells a realigned frame's record; only
-		// in a function the symbols name (the frame pointer of code
-		// without symbols, a vDSO trampoline's, may be an earlier
-		// frame's).
-		f = w.Tried(walker.RuleRealigned, byDRAP(w, last))
-	}
-	if f == nil && windows && last.Trust == walker.TrustContext {
-		f = w.Tried(walker.RuleLeafReturn, bySimulatingReturn(w, last))
-	}
-	if f == nil {
-		switch proven := keepsFramePointerByCode(w, last); {
-		case framelessByCode(w, last):
-			w.Reject(walker.RuleFrameRecord, "the code shows %s keeps no frame pointer", last.Function)
-		case windows && !proven:
-			w.Reject(walker.RuleFrameRecord, "Windows: rbp is no frame pointer unless the code shows the prologue")
-		default:
-			f = w.Tried(walker.RuleFrameRecord, byFramePointer(w, last, proven))
-		}
-	}
-	if f == nil && scanAllowed {
-		f = w.Tried(walker.RuleScan, byScan(w, last))
-	}
-	if f == nil {
-		return nil
+	m := modeOf(w.Env)
+	s := step{last: last, scanAllowed: scanAllowed}
+	f := m.rules.Try(w, s)
+	if f == nil || f.Trust == walker.TrustSignal {
+		return f // a signal frame's Instruction is the interrupted one
 	}
 	if w.Env.OS == "nacl" {
 		for _, i := range []int{minidump.AMD64RIP, minidump.AMD64RSP, minidump.AMD64RBP} {
@@ -132,7 +77,7 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		return w.Stopped(f, "pc below 4096 or sp not above the callee's")
 	}
 	f.Instruction = ip - 1
-	if isSigreturn(w, ip) {
+	if m.sigreturnLookup && isSigreturn(w, ip) {
 		// The kernel made the trampoline's first byte the handler's
 		// return address: nothing called it, the lookup is at ip.
 		f.Instruction = ip
@@ -243,21 +188,13 @@ func bySimulatingReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RuleLeafReturn, ArchState: &state{rawRBP: rawRBP(last)}}
 }
 
-// checks is what the scan requires of a candidate beyond Breakpad's test:
-// outside Breakpad mode, that no symbol rules it out (a function's first
-// byte, _init's padding, _fini, the entry point).
-func checks(w *walker.Walker) retaddr.Checks {
-	if w.Breakpad() {
-		return 0
-	}
-	return retaddr.CheckSymbols
-}
-
-func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
+// byScan scans for a return address; checks is what a candidate must pass
+// beyond Breakpad's test (0: Breakpad's scan).
+func byScan(w *walker.Walker, last *walker.Frame, checks retaddr.Checks) *walker.Frame {
 	sp, _ := last.Context.SP()
 	// Breakpad's scan; when the dump holds code (never in Breakpad's
 	// modes), the candidates are chosen by their call sites.
-	loc, ip, ok := retaddr.Scan(w, last, sp, retaddr.ScanWords(w, last), ^uint64(0), scanArch, checks(w))
+	loc, ip, ok := retaddr.Scan(w, last, sp, retaddr.ScanWords(w, last), ^uint64(0), scanArch, checks)
 	if !ok {
 		if w.Tracing() { // boxing the arguments allocates
 			w.Reject(walker.RuleScan, "no candidate from %#x", sp)
@@ -286,5 +223,5 @@ func byScan(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	if v, ok := ctx.Index(minidump.AMD64RBP); ok {
 		st.rawRBP = v
 	}
-	return &walker.Frame{Context: ctx, Trust: walker.TrustScan, Rule: retaddr.ScanRule(w, last, ip, !w.Breakpad()), ArchState: st}
+	return &walker.Frame{Context: ctx, Trust: walker.TrustScan, Rule: retaddr.ScanRule(w, last, ip, checks != 0), ArchState: st}
 }

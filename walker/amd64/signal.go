@@ -29,11 +29,9 @@ var restoreRT = []byte{0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05}
 
 // isSigreturn reports whether ip is the first byte of the rt_sigreturn
 // trampoline: glibc's __restore_rt by its symbol at exactly ip, or its
-// code in the dump.
+// code in the dump. Only the extended rules ask (Breakpad knows no
+// signal frames).
 func isSigreturn(w *walker.Walker, ip uint64) bool {
-	if w.Breakpad() {
-		return false
-	}
 	at := &walker.Frame{Instruction: ip}
 	w.Symbolize(at, false)
 	if at.Function == "__restore_rt" && at.FunctionBase == ip {

@@ -55,78 +55,25 @@ func newFrame(ctx minidump.Context, trust walker.Trust, r regs) *walker.Frame {
 	return rawregs.NewFrame(ctx, trust, r)
 }
 
-// Caller implements walker.Arch.
+// Caller implements walker.Arch: the rules of the table chosen from the
+// mode and the OS (rules.go), in order, then the mode's stop rule.
 func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	last := w.Last()
 	if last == nil || w.Env.Memory == nil {
 		return nil
 	}
-	if f := bySignalFrame(w, last); f != nil {
-		return f // its Instruction is the interrupted one
+	m := modeOf(w.Env)
+	s := step{last: last, scanAllowed: scanAllowed, ios: w.Env.OS == "ios"}
+	f := m.rules.Try(w, s)
+	if f == nil || f.Trust == walker.TrustSignal {
+		return f // a signal frame's Instruction is the interrupted one
 	}
-	if pc, _ := last.Context.Index(regPC); last.Trust != walker.TrustContext && trampolineAt(w, pc) != notTrampoline {
-		// Only the signal frame unwinds the trampoline: a scan would take
-		// the frame's saved registers for return addresses.
-		w.Reject(walker.RuleStop, "the sigreturn trampoline at %#x has no valid signal frame above it", pc)
-		return nil
-	}
-	ios := w.Env.OS == "ios"
-	breakpad := w.Breakpad()
-	var f *walker.Frame
-	// Breakpad ignores iOS CFI, which its tools did not collect correctly.
-	if ios {
-		w.Reject(walker.RuleCFI, "iOS CFI is not used")
-	} else if rules, src, ok := w.CFIRulesFrom(last); ok {
-		f = w.Tried(src.Rule(), byCFI(w, last, rules))
-	} else {
-		if w.Tracing() { // boxing the arguments allocates
-			w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
-		}
-	}
-	if breakpad {
-		if f == nil && ios {
-			f = w.Tried(walker.RuleFrameRecord, byFramePointerBreakpad(w, last, regR7))
-		}
-	} else if f == nil {
-		// The record also bounds a leaf's search for its pushed LR.
-		rec := byFramePointer(w, last, ios)
-		if rec != nil && ownAPCSRecord(w, last) {
-			w.Reject(walker.RuleLeafReturn, "the APCS record at r11 is this function's: it has saved lr")
-		} else if exact(last) {
-			f = w.Tried(walker.RuleLeafReturn, byLeafReturn(w, last, rec))
-		}
-		if f == nil {
-			f = w.Tried(walker.RuleFrameRecord, rec)
-		} else if rec != nil {
-			w.Reject(walker.RuleFrameRecord, "a frame record gives pc %#x, but LR returns first", raw(rec)[regPC])
-		}
-		// Also on iOS: CFI that lands exactly on the record is evidence
-		// even where it is too unreliable to unwind by.
-		if f == nil || f.Rule == walker.RuleFrameRecord {
-			if s := framelessCaller(w, last, ios); s != nil {
-				if f != nil {
-					w.Reject(walker.RuleFrameRecord, "the record at pc %#x is the caller's caller's: a word below it unwinds to it by CFI", raw(f)[regPC])
-				}
-				f = s
-			}
-		}
-	}
-	if f == nil && scanAllowed {
-		f = w.Tried(walker.RuleScan, byScan(w, last, !breakpad, ios))
-	}
-	if f == nil {
-		return nil
-	}
-	pc, sp := raw(f)[regPC], raw(f)[regSP]
-	lastSP := raw(last)[regSP]
-	if walker.Terminate(pc, sp, lastSP, last.Trust == walker.TrustContext || !breakpad && exact(last)) {
-		return w.Stopped(f, "pc below 4096 or sp not above the callee's")
-	}
-	if !breakpad && sp == lastSP && f.Trust != walker.TrustCFI && f.Trust != walker.TrustLeaf {
-		return w.Stopped(f, "sp unchanged: only a leaf return or a CFI entry row may keep it")
+	pc := raw(f)[regPC]
+	if why := m.stop(pc, raw(f)[regSP], raw(last)[regSP], last, f); why != "" {
+		return w.Stopped(f, why)
 	}
 	f.Instruction = (pc - 2) & 0xffffffff
-	if !breakpad && isTrampolineFrame(w, f) {
+	if m.sigreturnLookup && isTrampolineFrame(w, f) {
 		f.Instruction = pc // as the symbol files give Thumb functions
 	}
 	return f
@@ -220,8 +167,14 @@ func byLeafReturn(w *walker.Walker, last, rec *walker.Frame) *walker.Frame {
 		// LR not pushed: the callee-saved registers are still the caller's,
 		// but for those the leaf's prologue stored below the caller's sp.
 		below, saved := leafPrologue(w, last, pc)
+		if saved == nil && !leafCodeAtHand(w, last, pc) {
+			if up, ok := leafPushesWithoutCode(w, last, lr, sp); ok {
+				callerSP += up
+				pushed = true // the pushed registers are unknown: none kept
+			}
+		}
 		callerSP += uint64(below)
-		for i := 4; i <= 11; i++ {
+		for i := 4; i <= 11 && !pushed; i++ {
 			v, ok := last.Context.Index(i)
 			if slot, isSaved := saved[i]; isSaved {
 				var word uint32
@@ -289,6 +242,17 @@ func leafPrologue(w *walker.Walker, last *walker.Frame, pc uint64) (int64, map[i
 		return 0, nil
 	}
 	return got.SPBelow, got.Saved
+}
+
+// leafCodeAtHand reports whether the code of last's function from its
+// start to pc is at hand (the dump's or the module file's): leafPrologue
+// reads the leaf's pushes from it.
+func leafCodeAtHand(w *walker.Walker, last *walker.Frame, pc uint64) bool {
+	start := last.FunctionBase &^ 1
+	if last.Function == "" || start >= pc || pc-start > prologue.MaxBytes {
+		return false
+	}
+	return w.ReadCode(start, make([]byte, pc-start))
 }
 
 func regName(reg int) string {

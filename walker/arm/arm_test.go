@@ -27,6 +27,7 @@ type fixture struct {
 	syms       map[string]string
 	maxScanned int
 	code       *walkertest.Memory // the dump's code (walker.Env.Code), if any
+	trace      bool               // walker.Env.Trace
 }
 
 // newFixture brands every register with junk that points nowhere, as
@@ -52,6 +53,7 @@ func (f *fixture) walk(t *testing.T, breakpad bool) *walker.Stack {
 		Memory:     &walkertest.Memory{Base: stack, Data: data},
 		Modules:    walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod1, 0x10000), walkertest.Module(1, "module2", mod2, 0x40000)}),
 		MaxScanned: f.maxScanned,
+		Trace:      f.trace,
 	}
 	if f.syms != nil {
 		env.Symbols = walkertest.NewSymbols(t, f.syms)
@@ -617,5 +619,44 @@ func TestLeafReturnPrologue(t *testing.T) {
 	}
 	if sp, _ := ext.Frames[1].Context.SP(); sp != stack {
 		t.Errorf("without code: frame 1 sp %#x, want the leaf's %#x kept", sp, uint64(stack))
+	}
+}
+
+// TestLeafPushesWithoutCode: leaf_func (a PUBLIC, no CFI, no code in the
+// dump) pushed two registers and not LR. At its sp, b_func's CFI at LR
+// reads a saved register (0x55) as the return address: refuted; 4 bytes
+// higher it reads another (0x88); 8 bytes higher it reads d_func's return
+// address, which d_func's own CFI unwinds to the end of the stack: the
+// caller's sp is 8 bytes above the leaf's, and the walk goes on by CFI.
+// With the word at the leaf's sp no refutation (0: the end of the stack)
+// the leaf's sp is kept; Breakpad's mode has no leaf return.
+func TestLeafPushesWithoutCode(t *testing.T) {
+	f := newFixture().set(minidump.ARMPC, mod1+0x1004).set(minidump.ARMSP, stack).
+		set(minidump.ARMLR, mod2+0x2045)
+	f.syms = map[string]string{"module1": sym1 + "PUBLIC 1001 0 leaf_func\n",
+		"module2": sym2 + "STACK CFI INIT 2000 200 .cfa: sp 8 + .ra: .cfa -4 + ^\n"}
+	f.words[stack] = 0x44
+	f.words[stack+4] = 0x55
+	f.words[stack+8] = 0x88
+	f.words[stack+12] = mod2 + 0x2105
+	f.trace = true
+	ext := f.walk(t, false)
+	check(t, "extended", ext,
+		want{mod1 + 0x1004, stack, walker.TrustContext},
+		want{mod2 + 0x2045, stack + 8, walker.TrustLeaf},
+		want{mod2 + 0x2105, stack + 16, walker.TrustCFI})
+	if steps := ext.Frames[1].Steps; len(steps) == 0 || !strings.Contains(steps[len(steps)-1].Note, "no code of the leaf") {
+		t.Errorf("trace of frame 1: %+v", steps)
+	}
+	if bp := f.walk(t, true); len(bp.Frames) > 1 && bp.Frames[1].Trust == walker.TrustLeaf {
+		t.Error("breakpad: a leaf return")
+	}
+	f.words[stack+4] = 0
+	ext = f.walk(t, false)
+	if len(ext.Frames) < 2 {
+		t.Fatalf("not refuted: %d frames", len(ext.Frames))
+	}
+	if sp, _ := ext.Frames[1].Context.SP(); sp != stack {
+		t.Errorf("not refuted: frame 1 sp %#x, want the leaf's %#x kept", sp, uint64(stack))
 	}
 }

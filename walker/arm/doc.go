@@ -13,7 +13,11 @@
 //     the caller's SP is just above the stack slot holding that value;
 //     otherwise SP is unchanged. Breakpad scans instead, which skips the
 //     caller of a leaf function. (Without symbols for the crashing function,
-//     an LR into its own module is used only when found pushed.)
+//     an LR into its own module is used only when found pushed.) A leaf
+//     that pushed other registers moved SP: its prologue in the code at
+//     hand says how far (leafPrologue); without its code, the least offset
+//     at which the caller's CFI at LR unwinds to a proven return address,
+//     when at SP itself it unwinds to junk (leafPushesWithoutCode).
 //   - scanning skips values that cannot be return addresses (function
 //     starts, far PUBLIC matches) and candidates whose CFI unwinds to junk;
 //     once it has skipped one, it takes only a candidate its call site or
@@ -53,4 +57,7 @@
 // (walker.NoteSignalFrame) so that no scan takes the saved registers for
 // return addresses, and scans through retaddr.Scan over retaddr.ScanWords
 // (in the default mode four times Breakpad's window from a CFI frame too).
+//
+// The methods, per mode and OS, are the ordered rule tables of rules.go,
+// which Caller tries in order (docs/design.md, "Caller rules").
 package arm

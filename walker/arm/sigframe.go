@@ -58,11 +58,9 @@ const (
 // trampoline: glibc's restorer by its symbol at exactly pc, or the
 // trampoline's code in the dump, in ARM, Thumb or Thumb-2 form. (The
 // Thumb bit is ignored; symbol files give Thumb functions' addresses
-// with it, so the lookup is at pc with it set.)
+// with it, so the lookup is at pc with it set.) Only the extended rules
+// ask (Breakpad knows no signal frames).
 func trampolineAt(w *walker.Walker, pc uint64) trampolineKind {
-	if w.Breakpad() {
-		return notTrampoline
-	}
 	pc &^= 1
 	at := &walker.Frame{Instruction: pc | 1}
 	w.Symbolize(at, false)
@@ -165,7 +163,7 @@ func frameEnd(sp uint64, rt bool) uint64 {
 func signalFrameAt(w *walker.Walker, f *walker.Frame, note bool) (words [scCPSR + 1]uint32, end uint64, ok bool) {
 	pc, ok1 := f.Context.Index(regPC)
 	sp, ok2 := f.Context.Index(regSP)
-	if !ok1 || !ok2 || f.Trust == walker.TrustContext || w.Breakpad() {
+	if !ok1 || !ok2 || f.Trust == walker.TrustContext {
 		return words, 0, false
 	}
 	var layouts []bool // rt or not, in the order to try

@@ -58,7 +58,8 @@ func newFrame(ctx minidump.Context, trust walker.Trust, r regs) *walker.Frame {
 	return rawregs.NewFrame(ctx, trust, r)
 }
 
-// Caller implements walker.Arch.
+// Caller implements walker.Arch: the rules of the table chosen from the
+// mode (rules.go), in order, then the mode's stop rule.
 func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	last := w.Last()
 	if last == nil || w.Env.Memory == nil {
@@ -73,57 +74,18 @@ func (a *Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 			raw(last)[regLR] = s
 		}
 	}
-	if f := a.bySignalFrame(w, last); f != nil {
-		return f // its Instruction is the interrupted one
-	}
-	breakpad := w.Breakpad()
-	if lastPC, _ := last.Context.Index(regPC); last.Trust != walker.TrustContext && trampolineAt(w, lastPC) {
-		// Only the signal frame unwinds the trampoline. The handler's x29
-		// points at the record the kernel wrote above it, {x29, x30} of
-		// the interrupted frame, which would skip the interrupted pc; a
-		// scan would take the frame's saved registers for return addresses.
-		w.Reject(walker.RuleStop, "the sigreturn trampoline at %#x has no valid signal frame above it", lastPC)
-		return nil
-	}
-	var f *walker.Frame
-	if rules, src, ok := w.CFIRulesFrom(last); ok {
-		f = w.Tried(src.Rule(), a.byCFI(w, last, rules))
-	} else {
-		if w.Tracing() { // boxing the arguments allocates
-			w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
-		}
-	}
-	if f == nil && !breakpad && exact(last) {
-		f = w.Tried(walker.RuleLeafReturn, a.byLeafReturn(w, last))
-	}
-	if f == nil {
-		if breakpad {
-			f = w.Tried(walker.RuleFrameRecord, a.byFramePointerBreakpad(w, last))
-		} else {
-			f = w.Tried(walker.RuleFrameRecord, a.byFramePointer(w, last))
-		}
-	}
-	if !breakpad && f == nil {
-		f = w.Tried(walker.RuleRecordOwnerCFI, a.framelessCaller(w, last))
-	}
-	if f == nil && scanAllowed {
-		f = w.Tried(walker.RuleScan, a.byScan(w, last, !breakpad))
-	}
-	if f == nil {
-		return nil
+	m := modeOf(w.Env)
+	s := step{a: a, last: last, scanAllowed: scanAllowed}
+	f := m.rules.Try(w, s)
+	if f == nil || f.Trust == walker.TrustSignal {
+		return f // a signal frame's Instruction is the interrupted one
 	}
 	pc := raw(f)[regPC]
-	sp := raw(f)[regSP]
-	lastSP := raw(last)[regSP]
-	if breakpad {
-		if walker.Terminate(pc, sp, lastSP, last.Trust == walker.TrustContext) {
-			return w.Stopped(f, "pc below 4096 or sp not above the callee's")
-		}
-	} else if terminate(pc, sp, lastSP, last, f) {
-		return w.Stopped(f, "pc below 4096, sp below the callee's, or sp unchanged where only a leaf return or a CFI entry row may keep it")
+	if m.stop(pc, raw(f)[regSP], raw(last)[regSP], last, f) {
+		return w.Stopped(f, m.stopWhy)
 	}
 	f.Instruction = pc - 4 // arm64 instructions are 4 bytes: the call itself
-	if !breakpad && isTrampolineFrame(w, f) {
+	if m.sigreturnLookup && isTrampolineFrame(w, f) {
 		f.Instruction = pc
 	}
 	return f
@@ -149,6 +111,8 @@ func terminate(pc, sp, lastSP uint64, last, f *walker.Frame) bool {
 }
 
 // mask returns the pointer-authentication mask and whether it applies.
+// It asks the mode itself, not its rule table: every rule of both tables
+// strips pointers (docs/design.md, "Caller rules").
 func (a *Walker) mask(w *walker.Walker) uint64 {
 	mods := w.Env.Modules.Sorted()
 	if w.Breakpad() {
@@ -180,7 +144,8 @@ func smear(v uint64) uint64 {
 }
 
 // strip removes pointer-authentication bits from a code or frame pointer.
-// Breakpad keeps the original value unless the stripped one is in a module.
+// Breakpad keeps the original value unless the stripped one is in a module
+// (the mode asked here, as in mask).
 func (a *Walker) strip(w *walker.Walker, p uint64) uint64 {
 	s := p & a.mask(w)
 	if w.Breakpad() && w.ModuleAt(s) == nil {
@@ -189,8 +154,11 @@ func (a *Walker) strip(w *walker.Walker, p uint64) uint64 {
 	return s
 }
 
-func (a *Walker) byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRules) *walker.Frame {
-	if sp, ok := recordSP(w, last, rules); ok {
+// byCFI unwinds last by its CFI rules; extended: at the sp last's own
+// record shows (recordSP), and with the caller's x29 and x30 stripped of
+// pointer-authentication bits as well as its pc.
+func (a *Walker) byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRules, extended bool) *walker.Frame {
+	if sp, ok := recordSP(last, rules, extended); ok {
 		// A copy: the frame keeps the sp it was found with.
 		at := *last
 		at.Context.SetIndex(regSP, sp)
@@ -209,7 +177,7 @@ func (a *Walker) byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRu
 	}
 	pc, _ := ctx.Index(regPC)
 	ctx.SetIndex(regPC, a.strip(w, pc))
-	if !w.Breakpad() {
+	if extended {
 		for _, r := range []int{regLR, regFP} {
 			if v, ok := ctx.Index(r); ok {
 				ctx.SetIndex(r, a.strip(w, v))

@@ -53,4 +53,7 @@
 // (walker.NoteSignalFrame) so that no scan takes the saved registers for
 // return addresses, and scans through retaddr.Scan over retaddr.ScanWords
 // (in the default mode four times Breakpad's window from a CFI frame too).
+//
+// The methods, per mode, are the ordered rule tables of rules.go,
+// which Caller tries in order (docs/design.md, "Caller rules").
 package arm64

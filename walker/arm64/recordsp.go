@@ -19,9 +19,10 @@ import (
 // CFI saves x29 at `.cfa K +` and the word there (x29's slot) is not at
 // x29, the sp that puts it there is the frame's (sp = x29 - N - K),
 // provided it lies above the lower bound. It returns the corrected sp, and
-// false where no correction applies. Extended mode only.
-func recordSP(w *walker.Walker, last *walker.Frame, rules symfile.CFIRules) (uint64, bool) {
-	if w.Breakpad() || last.Rule != walker.RuleFrameRecord {
+// false where no correction applies, or where the rule is not the
+// extended one (Breakpad runs CFI at the frame's sp).
+func recordSP(last *walker.Frame, rules symfile.CFIRules, extended bool) (uint64, bool) {
+	if !extended || last.Rule != walker.RuleFrameRecord {
 		return 0, false
 	}
 	sp, ok1 := last.Context.Index(regSP)

@@ -36,11 +36,9 @@ var sigreturnCode = []byte{0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4}
 
 // trampolineAt reports whether pc is the first instruction of the
 // rt_sigreturn trampoline: the vDSO's __kernel_rt_sigreturn by its symbol
-// at exactly pc, or the trampoline's code in the dump.
+// at exactly pc, or the trampoline's code in the dump. Only the extended
+// rules ask (Breakpad knows no signal frames).
 func trampolineAt(w *walker.Walker, pc uint64) bool {
-	if w.Breakpad() {
-		return false
-	}
 	at := &walker.Frame{Instruction: pc}
 	w.Symbolize(at, false)
 	if at.Function == "__kernel_rt_sigreturn" && at.FunctionBase == pc {
@@ -103,7 +101,7 @@ func sigcontextAt(w *walker.Walker, sp uint64) (sc sigcontext, why string) {
 func signalFrameAt(w *walker.Walker, f *walker.Frame, note bool) (sigcontext, bool) {
 	pc, ok1 := f.Context.Index(regPC)
 	sp, ok2 := f.Context.Index(regSP)
-	if !ok1 || !ok2 || f.Trust == walker.TrustContext || w.Breakpad() {
+	if !ok1 || !ok2 || f.Trust == walker.TrustContext {
 		return sigcontext{}, false
 	}
 	nocode := "" // why a pc in a module may be a trampoline the dump lacks

@@ -3,6 +3,10 @@ package walkertest
 import (
 	"encoding/binary"
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
@@ -182,5 +186,49 @@ func CheckWalkInvariants(t testing.TB, st *walker.Stack, maxFrames int) {
 		if sp < prev {
 			t.Fatalf("frame %d: SP %#x below frame %d's %#x", i, sp, i-1, prev)
 		}
+	}
+}
+
+// CheckDocumentedRules fails t unless docs/design.md's "Caller rules"
+// table has a row for arch and table ("extended, windows") that lists
+// names, in order: the doc stays true to each architecture's tables.
+func CheckDocumentedRules(t testing.TB, arch, table string, names []string) {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "design.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := "| " + arch + " | " + table + " |"
+	for line := range strings.Lines(string(doc)) {
+		if !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		var got []string
+		for _, f := range strings.Split(strings.TrimPrefix(line, prefix), "→") {
+			got = append(got, strings.Trim(f, " `|\n"))
+		}
+		if !slices.Equal(got, names) {
+			t.Errorf("docs/design.md lists %s's %s rules as %v; the table is %v", arch, table, got, names)
+		}
+		return
+	}
+	t.Errorf("docs/design.md has no row %q in its Caller rules table", prefix)
+}
+
+// repoRoot is the directory above the test's that holds go.mod.
+func repoRoot(t testing.TB) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
 	}
 }

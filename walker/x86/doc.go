@@ -26,4 +26,7 @@
 // (walker.NoteSignalFrame) so that no scan takes the saved registers for
 // return addresses, and scans through retaddr.Scan over retaddr.ScanWords
 // (Breakpad's window in both modes).
+//
+// The methods, per mode and OS, are the ordered rule tables of rules.go,
+// which Caller tries in order (docs/design.md, "Caller rules").
 package x86

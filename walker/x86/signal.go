@@ -33,11 +33,9 @@ var sigcontextRegs = [...]struct{ word, reg int }{
 
 // sigreturnKind reports whether ip is the first byte of a sigreturn
 // trampoline (by its glibc symbol at exactly ip, or its code in the
-// dump) and whether it is the rt one.
+// dump) and whether it is the rt one. Only the extended rules ask
+// (Breakpad knows no signal frames).
 func sigreturnKind(w *walker.Walker, ip uint32) (isTrampoline, rt bool) {
-	if w.Breakpad() {
-		return false, false
-	}
 	at := &walker.Frame{Instruction: uint64(ip)}
 	w.Symbolize(at, false)
 	if at.FunctionBase == uint64(ip) {

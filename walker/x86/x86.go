@@ -68,67 +68,18 @@ func findFrameInfo(w *walker.Walker, f *walker.Frame) *frameInfo {
 	return nil
 }
 
-// Caller implements walker.Arch.
+// Caller implements walker.Arch: the rules of the table chosen from
+// the mode and the OS (rules.go), in order, then the stop rule.
 func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 	last := w.Last()
 	if last == nil || w.Env.Memory == nil {
 		return nil
 	}
-	breakpad := w.Breakpad()
-	if f := bySignalFrame(w, last); f != nil {
-		return f // its Instruction is the interrupted one
-	}
-	var f *walker.Frame
-	if info := findFrameInfo(w, last); info != nil {
-		f = w.Tried(walker.RuleStackWin, byWindowsFrameInfo(w, last, info, scanAllowed, breakpad))
-	} else {
-		if w.Tracing() { // boxing the arguments allocates
-			w.Reject(walker.RuleStackWin, "no STACK WIN or FUNC record at %#x", last.Instruction)
-		}
-	}
-	realignTried := false // byDRAP, in the CFI branch
-	if f == nil {
-		if rules, src, ok := w.CFIRulesFrom(last); ok {
-			realignTried = !breakpad
-			f = w.Tried(src.Rule(), byCFI(w, last, rules))
-			if !breakpad && (f == nil || cannotBeCaller(w, f, last)) {
-				// A realigned frame's CFA is a DWARF expression
-				// dump_syms cannot write: its rows name a register
-				// the caller does not know, or (past the epilogue,
-				// where GCC puts main's calls) describe another
-				// state of the frame.
-				if d := w.Tried(walker.RuleRealigned, byDRAP(w, last)); d != nil {
-					if f != nil {
-						w.Reject(walker.RuleCFI, "CFI's caller (pc %#x) cannot be one", reg(f, minidump.X86EIP))
-					}
-					f = d
-				}
-			}
-		} else {
-			if w.Tracing() { // boxing the arguments allocates
-				w.Reject(walker.RuleCFI, "no STACK CFI at %#x", last.Instruction)
-			}
-		}
-	}
-	if f == nil && !breakpad && last.Trust == walker.TrustContext {
-		f = w.Tried(walker.RulePrologue, byEntry(w, last))
-		if f == nil && w.HasCode() {
-			f = w.Tried(walker.RuleLeafReturn, byFramelessLeaf(w, last))
-		}
-	}
-	if f == nil && !breakpad && w.Env.OS != "windows" && !realignTried && last.Function != "" {
-		// Without CFI (dump_syms may leave a realigning function's rows
-		// out) the same evidence tells a realigned frame's record; only
-		// in a function the symbols name (the frame pointer of code
-		// without symbols, a vDSO trampoline's, may be an earlier
-		// frame's).
-		f = w.Tried(walker.RuleRealigned, byDRAP(w, last))
-	}
-	if f == nil {
-		f = w.Tried(walker.RuleFrameRecord, byEBP(w, last, scanAllowed, breakpad, !breakpad && framelessByCode(w, last)))
-	}
-	if f == nil {
-		return nil
+	m := modeOf(w.Env)
+	s := step{last: last, scanAllowed: scanAllowed}
+	f := m.rules.Try(w, s)
+	if f == nil || f.Trust == walker.TrustSignal {
+		return f // a signal frame's Instruction is the interrupted one
 	}
 	ip, _ := f.Context.IP()
 	sp, _ := f.Context.SP()
@@ -137,10 +88,12 @@ func (Walker) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
 		return w.Stopped(f, "pc below 4096 or sp not above the callee's")
 	}
 	f.Instruction = uint64(uint32(ip - 1))
-	if tramp, _ := sigreturnKind(w, uint32(ip)); tramp {
-		// The kernel made the trampoline's first byte the handler's
-		// return address: nothing called it, the lookup is at ip.
-		f.Instruction = ip
+	if m.sigreturnLookup {
+		if tramp, _ := sigreturnKind(w, uint32(ip)); tramp {
+			// The kernel made the trampoline's first byte the handler's
+			// return address: nothing called it, the lookup is at ip.
+			f.Instruction = ip
+		}
 	}
 	return f
 }

@@ -16,9 +16,10 @@ import "github.com/minidump-stackwalk/minidump-stackwalk/walker"
 //     record is the word's function's, which was called from elsewhere),
 //     and its saved frame pointer is 0 or above the record, in the stack.
 //
-// why says so for the trace. Never in Breakpad's mode.
+// why says so for the trace. Only the extended tables' frameless-leaf
+// rules ask (Breakpad knows no such rule).
 func FramelessLeafWithoutCode(w *walker.Walker, last *walker.Frame, sp, fp uint64, a Arch) (ra uint64, why string, ok bool) {
-	if w.Breakpad() || last.Trust != walker.TrustContext || last.Function == "" || fp < sp+uint64(a.WordSize) {
+	if last.Trust != walker.TrustContext || last.Function == "" || fp < sp+uint64(a.WordSize) {
 		return 0, "", false
 	}
 	var b [1]byte

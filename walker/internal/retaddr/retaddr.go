@@ -15,10 +15,11 @@ const MaxPublicOffset = 0x10000
 // address: Breakpad's scan (the first word that points into a function),
 // a word whose call site calls callee's function, one that passed the
 // extended scan's symbol and CFI checks (checked), or one whose call site
-// does not rule it out.
+// does not rule it out. Breakpad's scan rules pass checked false, and
+// the dump's code is never read in Breakpad's mode (walker.HasCode).
 func ScanRule(w *walker.Walker, callee *walker.Frame, ra uint64, checked bool) walker.Rule {
 	switch {
-	case w.Breakpad() || !checked && !w.HasCode():
+	case !checked && !w.HasCode():
 		return walker.RuleScan
 	case w.HasCode() && Judge(w, callee, ra) == Confirmed:
 		return walker.RuleScanCallSite
@@ -38,7 +39,8 @@ const wideScanWords = walker.RASearchWords * 4
 // (instrSet.wideFromCFI: ARM, arm64), the wide window from a frame
 // recovered by CFI as well, as rust-minidump does: a trustworthy frame may
 // well sit under a large one (glibc's __libc_start_call_main keeps a
-// jmp_buf of some 300 bytes).
+// jmp_buf of some 300 bytes). It asks the mode itself: the window
+// bounds the frame-pointer and leaf rules' searches as well as the scan.
 func ScanWords(w *walker.Walker, f *walker.Frame) int {
 	switch {
 	case f.Trust == walker.TrustContext:

@@ -1,0 +1,28 @@
+package arm
+
+import (
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/walkertest"
+)
+
+// TestCallerTablesDocumented: modeOf picks each table for its mode and
+// OS, and docs/design.md lists each one's rules in its order.
+func TestCallerTablesDocumented(t *testing.T) {
+	for _, c := range []struct {
+		table string
+		env   walker.Env
+		want  *mode
+	}{
+		{"breakpad", walker.Env{Mode: walker.Breakpad, OS: "android"}, &breakpadRules},
+		{"breakpad, ios", walker.Env{Mode: walker.Breakpad, OS: "ios"}, &breakpadIOSRules},
+		{"extended", walker.Env{OS: "linux"}, &extendedRules},
+		{"extended, ios", walker.Env{OS: "ios"}, &extendedIOSRules},
+	} {
+		if got := modeOf(&c.env); got != c.want {
+			t.Errorf("%s: modeOf chose %v", c.table, got.rules.Names())
+		}
+		walkertest.CheckDocumentedRules(t, "arm", c.table, c.want.rules.Names())
+	}
+}
