@@ -3,11 +3,11 @@
 // (WriteHuman, with the -s, -c, -t and -d variants of HumanOptions), the
 // pipe-delimited machine format (WriteMachine, -m) and the brief
 // requesting-thread summary (WriteBrief, -b); and, beside Breakpad's
-// formats, the JSON report in rust-minidump's schema (docs/json-schema.md):
-// BuildJSON makes a JSONReport from the state, WriteJSON prints it compact
-// or pretty; WriteStateJSON prints the same bytes while it builds them,
-// holding one entry of the long lists (modules, unloaded modules, threads)
-// at a time, so the report costs no memory in proportion to the dump.
+// formats, the JSON report in rust-minidump's schema (docs/json-schema.md;
+// JSONReport and its parts are the document): WriteStateJSON prints it
+// compact or pretty while it builds it, holding one entry of the long lists
+// (modules, unloaded modules, threads) at a time, so the report costs no
+// memory in proportion to the dump.
 //
 // Every printer reads only the ProcessState: it makes no decision about the
 // walk and reads nothing from the dump (frames, trust, symbols, module

@@ -21,16 +21,11 @@ type JSONOptions struct {
 	CertSubjects map[string]string
 }
 
-// BuildJSON builds the JSON report of st. It never fails: whatever part of
-// the dump could not be read is null (and the reason in x_errors).
-func BuildJSON(st *processor.ProcessState, opts JSONOptions) *JSONReport {
-	r, _ := buildJSON(st, opts, false)
-	return r
-}
-
-// buildJSON builds the report of st. When lazy, the long lists (modules,
-// unloaded modules, threads) are left empty, for the returned builder to
-// make one entry at a time as jsonStream writes them.
+// buildJSON builds the report of st. It never fails: whatever part of the
+// dump could not be read is null (and the reason in x_errors). When lazy,
+// the long lists (modules, unloaded modules, threads) are left empty, for
+// the returned builder to make one entry at a time as jsonStream writes
+// them.
 func buildJSON(st *processor.ProcessState, opts JSONOptions, lazy bool) (*JSONReport, *jsonBuilder) {
 	r := &JSONReport{
 		Status:          string(st.Status),
