@@ -42,8 +42,8 @@ type ProcessState struct {
 
 	// HaveModules is false when the dump has no module list.
 	HaveModules bool
-	// Modules is the module list in dump order; frames point at Modules[i].Module.
-	Modules []*ModuleState
+	// Modules is the module list in dump order.
+	Modules []*Module
 	// ModuleOrder indexes Modules in Breakpad's print order (by address):
 	// the modules addresses can be found in, each once. Modules left out of
 	// the lookup (an exact duplicate, one sharing another's base, every
@@ -52,7 +52,7 @@ type ProcessState struct {
 	// MainModule indexes Modules (Breakpad: the first module); -1 when none.
 	MainModule int
 	// UnloadedModules is the unloaded module list in dump order.
-	UnloadedModules []*walker.Module
+	UnloadedModules []*Module
 
 	// Facts are the dump's facts only the JSON report shows.
 	Facts Facts
@@ -222,12 +222,27 @@ type Thread struct {
 // Walked reports whether the thread's stack was walked.
 func (t *Thread) Walked() bool { return t.Status == ThreadWalked }
 
-// ModuleState is one module of the dump and what the walk learned about its symbols.
-type ModuleState struct {
-	Module *walker.Module
-	// Symbols is the outcome of asking the supplier (NotTried when no frame
-	// or scan needed them, or when there was no supplier).
-	Symbols    walker.SymbolStatus
+// Module is one entry of the dump's module list (or of its unloaded module
+// list) and what the walk learned about its symbols. It is the state's own
+// copy: the walk's modules stay inside the processor.
+type Module struct {
+	Index    int  // position in the dump's module list (unloaded module list when Unloaded)
+	Unloaded bool // from the unloaded module list
+	Base     uint64
+	Size     uint64
+
+	CodeFile, CodeID, DebugFile, DebugID, Version string
+
+	// SymbolBase is the address the symbol file's module-relative
+	// addresses are relative to: Base, except for a later entry of an
+	// image mapped as several entries (the split images of the package
+	// documentation), where it is the Base of the entry mapping the
+	// image's start.
+	SymbolBase uint64
+
+	// Symbols is the outcome of asking the supplier (SymbolsNotTried when
+	// no frame or scan needed them, or when there was no supplier).
+	Symbols    SymbolStatus
 	SymbolFile string // path or name of the loaded symbol file
 	// NoSymbolsWarning and CorruptSymbolsWarning say whether Breakpad's
 	// human output appends "(WARNING: No symbols, ...)" or "(WARNING:
@@ -236,6 +251,48 @@ type ModuleState struct {
 	// probed the module does not count.
 	NoSymbolsWarning      bool
 	CorruptSymbolsWarning bool
+}
+
+// Name is the base name of the module's code file, taking '/' and '\' as
+// separators, as Breakpad's PathnameStripper does: how every report names
+// the module.
+func (m *Module) Name() string { return baseName(m.CodeFile) }
+
+// DebugName is the base name of the module's debug file.
+func (m *Module) DebugName() string { return baseName(m.DebugFile) }
+
+// End is the address just past the module.
+func (m *Module) End() uint64 { return m.Base + m.Size }
+
+// baseName returns the last element of path, accepting '/' and '\' as
+// separators (a Windows dump read on Linux names its modules with '\').
+func baseName(path string) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i] == '/' || path[i] == '\\' {
+			return path[i+1:]
+		}
+	}
+	return path
+}
+
+// SymbolStatus is the outcome of loading a module's symbols.
+type SymbolStatus = walker.SymbolStatus
+
+// Symbol statuses.
+const (
+	SymbolsNotTried = walker.SymbolsNotTried // no frame or scan needed them, or no supplier
+	SymbolsLoaded   = walker.SymbolsLoaded
+	SymbolsMissing  = walker.SymbolsMissing
+	SymbolsCorrupt  = walker.SymbolsCorrupt
+)
+
+// newModule copies the walk's module m.
+func newModule(m *walker.Module) *Module {
+	return &Module{
+		Index: m.Index, Unloaded: m.Unloaded, Base: m.Base, Size: m.Size,
+		CodeFile: m.CodeFile, CodeID: m.CodeID, DebugFile: m.DebugFile, DebugID: m.DebugID, Version: m.Version,
+		SymbolBase: m.SymbolBase,
+	}
 }
 
 // BreakpadThreads returns the threads Breakpad prints (all but the dump
@@ -255,11 +312,15 @@ func (s *ProcessState) BreakpadThreads() (threads []*Thread, requesting int) {
 	return threads, requesting
 }
 
-// ModuleByIndex returns the state of the module m (a frame's module), or nil
-// for an unloaded module or nil m.
-func (s *ProcessState) ModuleByIndex(m *walker.Module) *ModuleState {
-	if m == nil || m.Unloaded || m.Index < 0 || m.Index >= len(s.Modules) {
+// ModuleOf returns the state's module of the walk's module m (a walker
+// frame's module): nil for nil m.
+func (s *ProcessState) ModuleOf(m *walker.Module) *Module {
+	list := s.Modules
+	if m != nil && m.Unloaded {
+		list = s.UnloadedModules
+	}
+	if m == nil || m.Index < 0 || m.Index >= len(list) {
 		return nil
 	}
-	return s.Modules[m.Index]
+	return list[m.Index]
 }

@@ -412,7 +412,7 @@ func TestTwinsWithLocalDebugInfo(t *testing.T) {
 		if st.MainModule < 0 {
 			continue
 		}
-		program := filepath.Base(st.Modules[st.MainModule].Module.CodeFile)
+		program := filepath.Base(st.Modules[st.MainModule].CodeFile)
 		arch, _, _ := strings.Cut(name, "-")
 		zst := filepath.Join(root, "cores", arch+"-"+program+".zst")
 		if _, err := os.Stat(zst); err != nil {

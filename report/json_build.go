@@ -192,7 +192,7 @@ func (b *jsonBuilder) platform() minidump.Platform {
 // case (Windows "TIMESTAMPsize", ELF build id); for macOS, whose Breakpad
 // code identifier is the placeholder "id", the Mach-O UUID taken from the
 // debug identifier.
-func (b *jsonBuilder) codeID(m *walker.Module) *string {
+func (b *jsonBuilder) codeID(m *processor.Module) *string {
 	id := m.CodeID
 	switch b.platform() {
 	case minidump.PlatformMacOSX, minidump.PlatformIOS:
@@ -225,8 +225,7 @@ func (b *jsonBuilder) buildModules() {
 
 // module is the i-th entry of "modules".
 func (b *jsonBuilder) module(i int) JSONModule {
-	ms := b.st.Modules[i]
-	m := ms.Module
+	m := b.st.Modules[i]
 	jm := JSONModule{
 		BaseAddr:  b.hex(m.Base),
 		CodeID:    b.codeID(m),
@@ -238,12 +237,12 @@ func (b *jsonBuilder) module(i int) JSONModule {
 	}
 	// Without a supplier no module was tried: none is missing
 	// symbols, as in rust-minidump without symbol paths.
-	switch ms.Symbols {
-	case walker.SymbolsLoaded:
+	switch m.Symbols {
+	case processor.SymbolsLoaded:
 		jm.LoadedSymbols = true
-	case walker.SymbolsMissing:
+	case processor.SymbolsMissing:
 		jm.MissingSymbols = true
-	case walker.SymbolsCorrupt:
+	case processor.SymbolsCorrupt:
 		jm.CorruptSymbols = true
 	}
 	jm.CertSubject = b.certSubject(jm.Filename)

@@ -1,8 +1,9 @@
 package report
 
 import (
-	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
 	"slices"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
@@ -143,27 +144,27 @@ func newTextProcess(st *processor.ProcessState) *textProcess {
 	// could not store are left out); the main module is the first of the
 	// file, found again by its base address.
 	p.HaveModules = st.HaveModules
-	byWalker := make(map[*walker.Module]int, len(st.ModuleOrder))
+	printed := make([]int, len(st.Modules)) // 1 + position in p.Modules, by st.Modules index
 	p.Modules = make([]textModule, 0, len(st.ModuleOrder))
 	for _, i := range st.ModuleOrder {
-		ms := st.Modules[i]
-		m := ms.Module
-		byWalker[m] = len(p.Modules)
+		m := st.Modules[i]
+		printed[i] = len(p.Modules) + 1
 		p.Modules = append(p.Modules, textModule{
 			CodeFile: m.CodeFile, Version: m.Version, DebugFile: m.DebugFile, DebugID: m.DebugID,
 			Base: m.Base, Size: m.Size,
-			MissingSymbols: ms.NoSymbolsWarning, CorruptSymbols: ms.CorruptSymbolsWarning,
+			MissingSymbols: m.NoSymbolsWarning, CorruptSymbols: m.CorruptSymbolsWarning,
 		})
 	}
 	if st.MainModule >= 0 && st.MainModule < len(st.Modules) {
-		base := st.Modules[st.MainModule].Module.Base
+		base := st.Modules[st.MainModule].Base
 		p.MainModule = slices.IndexFunc(p.Modules, func(m textModule) bool { return m.Base == base })
 	}
 	moduleOf := func(m *walker.Module) *textModule {
-		if i, ok := byWalker[m]; ok {
-			return &p.Modules[i]
+		// Unloaded modules are not Breakpad frame modules.
+		if m == nil || m.Unloaded || m.Index < 0 || m.Index >= len(printed) || printed[m.Index] == 0 {
+			return nil
 		}
-		return nil // unloaded modules are not Breakpad frame modules
+		return &p.Modules[printed[m.Index]-1]
 	}
 
 	threads, requesting := st.BreakpadThreads()

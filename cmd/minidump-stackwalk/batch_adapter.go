@@ -23,7 +23,6 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/symsrv"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage/symcache"
-	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // processBatchInput reads and processes the dump, microdump or ELF core at
@@ -78,7 +77,7 @@ func fillResult(res *triage.Result, st *processor.ProcessState) {
 		res.OS, res.CPU = st.System.OS, st.System.CPU
 	}
 	if i := st.MainModule; i >= 0 && i < len(st.Modules) && st.Modules[i] != nil {
-		m := st.Modules[i].Module
+		m := st.Modules[i]
 		res.Product, res.ProductVersion = filepath.Base(strings.ReplaceAll(m.CodeFile, `\`, "/")), m.Version
 	}
 	res.Crashed = st.Crashed
@@ -107,8 +106,7 @@ func fillResult(res *triage.Result, st *processor.ProcessState) {
 		}
 	}
 	for _, ms := range st.Modules {
-		if ms != nil && ms.Symbols == walker.SymbolsMissing {
-			m := ms.Module
+		if m := ms; m != nil && m.Symbols == processor.SymbolsMissing {
 			res.MissingSymbols = append(res.MissingSymbols, filepath.Base(strings.ReplaceAll(m.DebugFile, `\`, "/"))+" "+m.DebugID)
 		}
 	}
