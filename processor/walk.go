@@ -111,7 +111,7 @@ func (st *ProcessState) walkThreads(p *walkPlan, opts Options) {
 			continue
 		}
 		th := jobs[j].thread
-		th.Frames = r.Frames
+		th.Frames = st.newFrames(r.Frames)
 		th.Truncated = r.Truncated || timedOut[j]
 		th.WalkEnd = r.End
 		switch {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
-	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // JSONOptions are the JSON report's inputs beside the processed dump.
@@ -229,10 +228,10 @@ func (b *jsonBuilder) module(i int) JSONModule {
 	jm := JSONModule{
 		BaseAddr:  b.hex(m.Base),
 		CodeID:    b.codeID(m),
-		DebugFile: nonEmpty(fileBase(m.DebugFile)),
+		DebugFile: nonEmpty(m.DebugName()),
 		DebugID:   nonEmpty(m.DebugID),
-		EndAddr:   b.hex(m.Base + m.Size),
-		Filename:  fileBase(m.CodeFile),
+		EndAddr:   b.hex(m.End()),
+		Filename:  m.Name(),
 		Version:   nonEmpty(m.Version),
 	}
 	// Without a supplier no module was tried: none is missing
@@ -259,9 +258,9 @@ func (b *jsonBuilder) unloadedModule(i int) JSONUnloadedModule {
 	return JSONUnloadedModule{
 		BaseAddr:    b.hex(u.Base),
 		CodeID:      fmt.Sprintf("%08x%x", ts, u.Size),
-		EndAddr:     b.hex(u.Base + u.Size),
-		Filename:    fileBase(u.CodeFile),
-		CertSubject: b.certSubject(fileBase(u.CodeFile)),
+		EndAddr:     b.hex(u.End()),
+		Filename:    u.Name(),
+		CertSubject: b.certSubject(u.Name()),
 	}
 }
 
@@ -340,14 +339,14 @@ func (b *jsonBuilder) thread(i int) JSONThread {
 }
 
 // frames folds inlined frames into the physical frame that follows them.
-func (b *jsonBuilder) frames(stack []*walker.Frame) []JSONFrame {
+func (b *jsonBuilder) frames(stack []*processor.Frame) []JSONFrame {
 	out := []JSONFrame{}
 	var inlines []JSONInline
 	for _, fr := range stack {
 		if fr == nil {
 			continue
 		}
-		if fr.Trust == walker.TrustInline {
+		if fr.Trust == processor.TrustInline {
 			in := JSONInline{File: nonEmpty(fr.SourceFile), Function: fr.Function}
 			if fr.SourceFile != "" {
 				line := fr.SourceLine
@@ -367,9 +366,9 @@ func (b *jsonBuilder) frames(stack []*walker.Frame) []JSONFrame {
 		// Breakpad names a frame in an unloaded module after it;
 		// rust-minidump's module field holds loaded modules only and lists
 		// the unloaded ones apart.
-		if fr.Module != nil && !fr.Module.Unloaded {
-			jf.Module = strPtr(fileBase(fr.Module.CodeFile))
-			jf.ModuleOffset = b.hexPtr(fr.Instruction - fr.Module.Base)
+		if m := fr.LoadedModule(); m != nil {
+			jf.Module = strPtr(m.Name())
+			jf.ModuleOffset = b.hexPtr(fr.Instruction - m.Base)
 		} else {
 			jf.UnloadedModules = b.unloadedAt(fr.Instruction)
 		}
@@ -394,7 +393,7 @@ func (b *jsonBuilder) unloadedAt(addr uint64) []JSONFrameUnloadedModule {
 	offsets := map[string]map[uint64]bool{}
 	for _, u := range b.st.UnloadedModules {
 		if addr >= u.Base && addr-u.Base < u.Size {
-			name := fileBase(u.CodeFile)
+			name := u.Name()
 			if offsets[name] == nil {
 				offsets[name] = map[uint64]bool{}
 			}
@@ -435,9 +434,9 @@ func jsonRegisterName(name string) string {
 }
 
 // registers lists the valid registers of the first physical frame.
-func (b *jsonBuilder) registers(stack []*walker.Frame) map[string]string {
+func (b *jsonBuilder) registers(stack []*processor.Frame) map[string]string {
 	for _, fr := range stack {
-		if fr == nil || fr.Trust == walker.TrustInline {
+		if fr == nil || fr.Trust == processor.TrustInline {
 			continue
 		}
 		regs := map[string]string{}

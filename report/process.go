@@ -7,7 +7,6 @@ import (
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
-	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // textProcess is the processed dump as Breakpad's text printers walk it:
@@ -159,9 +158,10 @@ func newTextProcess(st *processor.ProcessState) *textProcess {
 		base := st.Modules[st.MainModule].Base
 		p.MainModule = slices.IndexFunc(p.Modules, func(m textModule) bool { return m.Base == base })
 	}
-	moduleOf := func(m *walker.Module) *textModule {
+	moduleOf := func(f *processor.Frame) *textModule {
 		// Unloaded modules are not Breakpad frame modules.
-		if m == nil || m.Unloaded || m.Index < 0 || m.Index >= len(printed) || printed[m.Index] == 0 {
+		m := f.LoadedModule()
+		if m == nil || m.Index < 0 || m.Index >= len(printed) || printed[m.Index] == 0 {
 			return nil
 		}
 		return &p.Modules[printed[m.Index]-1]
@@ -184,16 +184,16 @@ func newTextProcess(st *processor.ProcessState) *textProcess {
 		for _, f := range th.Frames {
 			frames = append(frames, textFrame{
 				Context:        &f.Context,
-				AllRegisters:   f.Trust == walker.TrustContext,
+				AllRegisters:   f.Trust == processor.TrustContext,
 				ReturnAddress:  f.ReturnAddress(),
-				Module:         moduleOf(f.Module),
+				Module:         moduleOf(f),
 				Function:       f.Function,
 				FunctionBase:   f.FunctionBase,
 				SourceFile:     f.SourceFile,
 				SourceLine:     f.SourceLine,
 				SourceLineBase: f.SourceLineBase,
 				Trust:          f.Trust.String(),
-				Inline:         f.Trust == walker.TrustInline,
+				Inline:         f.Trust == processor.TrustInline,
 			})
 		}
 		if len(frames) > start {
