@@ -208,7 +208,7 @@ type Thread struct {
 	Truncated bool // the walk stopped at the frame cap or the time budget
 	// WalkEnd holds, with Options.Trace, the steps tried after the last
 	// frame: why the walk ended.
-	WalkEnd []walker.Step
+	WalkEnd []Step
 
 	// Context is the context the walk started from (the exception's for
 	// the crashed thread); nil when none.
@@ -322,7 +322,7 @@ func (s *ProcessState) newFrames(frames []*walker.Frame) []*Frame {
 	for i, f := range frames {
 		vals[i] = Frame{
 			Instruction: f.Instruction, Context: f.Context, Trust: f.Trust, Rule: f.Rule, Steps: f.Steps,
-			Module: s.ModuleOf(f.Module), Function: f.Function, FunctionBase: f.FunctionBase, IsPublic: f.IsPublic,
+			Module: s.moduleOf(f.Module), Function: f.Function, FunctionBase: f.FunctionBase, IsPublic: f.IsPublic,
 			SourceFile: f.SourceFile, SourceLine: f.SourceLine, SourceLineBase: f.SourceLineBase,
 			InlineDepth: f.InlineDepth,
 		}
@@ -429,8 +429,8 @@ func (s *ProcessState) BreakpadThreads() (threads []*Thread, requesting int) {
 	return threads, requesting
 }
 
-// ModuleOf returns the state's module of the walk's module m: nil for nil m.
-func (s *ProcessState) ModuleOf(m *walker.Module) *Module {
+// moduleOf returns the state's module of the walk's module m: nil for nil m.
+func (s *ProcessState) moduleOf(m *walker.Module) *Module {
 	list := s.Modules
 	if m != nil && m.Unloaded {
 		list = s.UnloadedModules

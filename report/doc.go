@@ -11,9 +11,11 @@
 //
 // Every printer reads only the ProcessState: it makes no decision about the
 // walk and reads nothing from the dump (frames, trust, symbols, module
-// order and the JSON-only facts arrive computed). The text printers number
-// threads as Breakpad does (the dump-writing thread left out) and point
-// frames at modules in Breakpad's print order. Byte-for-byte agreement with
+// order and the JSON-only facts arrive computed; module names and frame
+// addresses are the model's methods). The text printers see the state
+// through an unexported view that only numbers threads as Breakpad does
+// (the dump-writing thread left out), points frames at modules in
+// Breakpad's print order and escapes untrusted text. Byte-for-byte agreement with
 // Breakpad is the goal, checked against outputs of Breakpad's own
 // minidump_stackwalk.
 //

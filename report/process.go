@@ -79,7 +79,7 @@ type textThread struct {
 // textFrame is one stack frame as Breakpad prints it.
 type textFrame struct {
 	// Context holds the registers the walker recovered for this frame
-	// (the walker's frame's own, not a copy).
+	// (the model's frame's own, not a copy).
 	Context *minidump.Context
 	// AllRegisters marks the thread's own context frame: Breakpad treats
 	// every register of it as valid (CONTEXT_VALID_ALL), and only then
