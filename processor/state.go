@@ -368,10 +368,10 @@ type Module struct {
 // Name is the base name of the module's code file, taking '/' and '\' as
 // separators, as Breakpad's PathnameStripper does: how every report names
 // the module.
-func (m *Module) Name() string { return baseName(m.CodeFile) }
+func (m *Module) Name() string { return minidump.BaseName(m.CodeFile) }
 
 // DebugName is the base name of the module's debug file.
-func (m *Module) DebugName() string { return baseName(m.DebugFile) }
+func (m *Module) DebugName() string { return minidump.BaseName(m.DebugFile) }
 
 // Key is the module's key for a symbol supplier.
 func (m *Module) Key() symfile.ModuleKey {
@@ -380,17 +380,6 @@ func (m *Module) Key() symfile.ModuleKey {
 
 // End is the address just past the module.
 func (m *Module) End() uint64 { return m.Base + m.Size }
-
-// baseName returns the last element of path, accepting '/' and '\' as
-// separators (a Windows dump read on Linux names its modules with '\').
-func baseName(path string) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i] == '/' || path[i] == '\\' {
-			return path[i+1:]
-		}
-	}
-	return path
-}
 
 // SymbolStatus is the outcome of loading a module's symbols.
 type SymbolStatus = walker.SymbolStatus

@@ -214,17 +214,6 @@ func (p *textProcess) mainBase() (uint64, bool) {
 	return p.Modules[p.MainModule].Base, true
 }
 
-// fileBase returns the last path element, accepting '/' and '\' as
-// separators, like Breakpad's PathnameStripper::File.
-func fileBase(path string) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i] == '/' || path[i] == '\\' {
-			return path[i+1:]
-		}
-	}
-	return path
-}
-
 // wordSize is 4 for the 32-bit CPUs Breakpad's printer knows, 8 otherwise.
 func wordSize(cpu string) int {
 	switch cpu {
