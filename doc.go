@@ -6,7 +6,7 @@
 // any of the command's formats with package report: Breakpad's human
 // report (report.WriteHuman), its machine format (report.WriteMachine), the
 // brief summary (report.WriteBrief) and rust-minidump's JSON
-// (report.BuildJSON, report.WriteJSON).
+// (report.WriteStateJSON).
 //
 // Symbols come from any symfile.Supplier: symcompress.NewDirSupplier over
 // Breakpad symbol stores (plain, .sym.gz or .sym.zst files), symsrv.NewSupplier for symbol servers, or a

@@ -127,7 +127,7 @@ func Example_json() {
 		log.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := report.WriteJSON(&out, report.BuildJSON(st, report.JSONOptions{}), false); err != nil {
+	if err := report.WriteStateJSON(&out, st, report.JSONOptions{}, false); err != nil {
 		log.Fatal(err)
 	}
 

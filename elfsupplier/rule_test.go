@@ -46,7 +46,7 @@ func TestPrologueFramesNamed(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, th := range st.Threads {
-				var callee *walker.Frame
+				var callee *processor.Frame
 				for i := range th.Frames {
 					f := th.Frames[i]
 					if f.Trust == walker.TrustInline {
@@ -78,7 +78,7 @@ func TestPrologueFramesNamed(t *testing.T) {
 // unwindTablesCover reports whether callee's instruction has unwind rules
 // in its symbol file (from sup) or its module file's tables; ok is false
 // when callee lies in no module whose file elfSup found.
-func unwindTablesCover(elfSup *Supplier, sup symfile.Supplier, callee *walker.Frame) (covered, ok bool) {
+func unwindTablesCover(elfSup *Supplier, sup symfile.Supplier, callee *processor.Frame) (covered, ok bool) {
 	if callee.Module == nil {
 		return false, false
 	}

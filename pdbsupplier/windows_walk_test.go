@@ -120,7 +120,7 @@ func TestWindowsWalksFromPDB(t *testing.T) {
 				t.Fatal("no crashed thread")
 			}
 			want := winedbgDumpFrames(t, c)
-			var got []*walker.Frame
+			var got []*processor.Frame
 			for _, f := range st.Threads[st.RequestingThread].Frames {
 				if f.Trust != walker.TrustInline {
 					got = append(got, f)
@@ -144,7 +144,7 @@ func TestWindowsWalksFromPDB(t *testing.T) {
 // the procedure llvm-pdbutil lists around it (wincrash.exe) or the
 // exported name winedbg gives it (Wine's DLLs). It returns the number of
 // names checked: 0 or 1.
-func checkFrame(t *testing.T, f *walker.Frame, want winedbgFrame, procs []oracle.PDBProc, exports map[string]map[string]bool) int {
+func checkFrame(t *testing.T, f *processor.Frame, want winedbgFrame, procs []oracle.PDBProc, exports map[string]map[string]bool) int {
 	t.Helper()
 	at := frameOf(f)
 	if at != want.At {
@@ -174,7 +174,7 @@ func checkFrame(t *testing.T, f *walker.Frame, want winedbgFrame, procs []oracle
 }
 
 // frameOf writes a physical frame as winedbgFrame.At: "pc module".
-func frameOf(f *walker.Frame) string {
+func frameOf(f *processor.Frame) string {
 	pc, _ := f.Context.IP()
 	mod := "?"
 	if f.Module != nil {

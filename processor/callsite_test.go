@@ -342,7 +342,7 @@ func checkCallSites(t *testing.T, c callSiteCase, rows *[]string, tally map[stri
 		// NoCode walk, which TestConformanceFrames holds to
 		// Breakpad's output) with exactly the scanned words removed that
 		// objdump shows no call before.
-		var kept []*walker.Frame
+		var kept []*Frame
 		var dropped []string
 		for _, f := range fs[j:] {
 			if f.Trust.Scanned() {
@@ -402,8 +402,8 @@ func checkCallSites(t *testing.T, c callSiteCase, rows *[]string, tally map[stri
 }
 
 // physical returns the frames that are not inlined frames.
-func physical(frames []*walker.Frame) []*walker.Frame {
-	var out []*walker.Frame
+func physical(frames []*Frame) []*Frame {
+	var out []*Frame
 	for _, f := range frames {
 		if f.Trust != walker.TrustInline {
 			out = append(out, f)
@@ -412,7 +412,7 @@ func physical(frames []*walker.Frame) []*walker.Frame {
 	return out
 }
 
-func sameFrames(a, b []*walker.Frame) bool {
+func sameFrames(a, b []*Frame) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -424,7 +424,7 @@ func sameFrames(a, b []*walker.Frame) bool {
 	return true
 }
 
-func frameList(frames []*walker.Frame) string {
+func frameList(frames []*Frame) string {
 	var parts []string
 	for _, f := range frames {
 		parts = append(parts, fmt.Sprintf("%#x/%s", frameIP(f), f.Trust.ShortName()))
@@ -446,12 +446,12 @@ func equalUint64s(a, b []uint64) bool {
 
 // frameIP is the frame's IP register: for a caller, the return address as
 // saved (ARM: with the Thumb bit of the caller's code).
-func frameIP(f *walker.Frame) uint64 {
+func frameIP(f *Frame) uint64 {
 	ip, _ := f.Context.IP()
 	return ip
 }
 
-func frameName(f *walker.Frame) string {
+func frameName(f *Frame) string {
 	switch {
 	case f.Function != "":
 		return fmt.Sprintf("%s+%#x", f.Function, f.FunctionOffset())
@@ -466,7 +466,7 @@ func frameName(f *walker.Frame) string {
 // file here (not through package symfile): the FUNC record covering it, or
 // else the closest PUBLIC record at or below it. On ARM the Thumb bit of a
 // PUBLIC address is cleared.
-func functionStart(t *testing.T, callee *walker.Frame, roots []string) (uint64, bool) {
+func functionStart(t *testing.T, callee *Frame, roots []string) (uint64, bool) {
 	m := callee.Module
 	if m == nil || len(roots) == 0 {
 		return 0, false

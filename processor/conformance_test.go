@@ -257,7 +257,7 @@ func readExpected(t *testing.T, c conformanceCase) map[int][]expectedFrame {
 
 // machineLine renders a frame as Breakpad's -m output does (without the
 // thread and frame numbers).
-func machineLine(f *walker.Frame) string {
+func machineLine(f *Frame) string {
 	strip := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", ""), "\n", "") }
 	addr := f.ReturnAddress()
 	if f.Module == nil {
@@ -274,7 +274,7 @@ func machineLine(f *walker.Frame) string {
 }
 
 // regsLine renders the registers Breakpad prints for a frame.
-func regsLine(f *walker.Frame, contextFrame bool) string {
+func regsLine(f *Frame, contextFrame bool) string {
 	if f.Trust == walker.TrustInline {
 		return ""
 	}
@@ -386,7 +386,7 @@ func TestConformanceFrames(t *testing.T) {
 			badThreads := map[int]int{}
 			for _, th := range ths {
 				exp := want[th]
-				var got []*walker.Frame
+				var got []*Frame
 				var gotThread *Thread
 				if th < len(threads) {
 					got, gotThread = threads[th].Frames, threads[th]
@@ -511,7 +511,7 @@ func lookupKnown(c conformanceCase, thread, frame int) *knownDifference {
 }
 
 // checkKnownDifference verifies the evidence of a documented difference.
-func checkKnownDifference(t *testing.T, c conformanceCase, k *knownDifference, got []*walker.Frame) {
+func checkKnownDifference(t *testing.T, c conformanceCase, k *knownDifference, got []*Frame) {
 	t.Helper()
 	switch k.kind {
 	case pastEntry:
@@ -565,7 +565,7 @@ func checkKnownDifference(t *testing.T, c conformanceCase, k *knownDifference, g
 // frame when our walk ends at _start, Breakpad's goes on, and gdb's frame
 // list for the thread (perf/gdb/NAME.frames.txt) ends at the same address;
 // otherwise -1.
-func autoPastEntry(t *testing.T, c conformanceCase, threads []*Thread, th int, got []*walker.Frame, nexp int) int {
+func autoPastEntry(t *testing.T, c conformanceCase, threads []*Thread, th int, got []*Frame, nexp int) int {
 	t.Helper()
 	if c.set != "perf" || len(got) == 0 || len(got) >= nexp || got[len(got)-1].Function != "_start" {
 		return -1
@@ -593,7 +593,7 @@ func autoPastEntry(t *testing.T, c conformanceCase, threads []*Thread, th int, g
 // gdb's listing of the core (testdata/oracle/NAME.frames.txt) ends at
 // _start with the same address, Breakpad's frames after ours are past the
 // entry. Breakpad's frames up to there are still compared one by one.
-func oraclePastEntry(t *testing.T, c conformanceCase, threads []*Thread, th int, got []*walker.Frame) *knownDifference {
+func oraclePastEntry(t *testing.T, c conformanceCase, threads []*Thread, th int, got []*Frame) *knownDifference {
 	t.Helper()
 	if c.set != "testdata" || th >= len(threads) || len(got) == 0 || got[len(got)-1].Function != "_start" {
 		return nil
@@ -618,12 +618,12 @@ func oraclePastEntry(t *testing.T, c conformanceCase, threads []*Thread, th int,
 // the first frame our walk recovered by a realigned frame's saved stack
 // pointer (walker.RuleRealigned) on, Breakpad's frames are not compared;
 // ours must equal gdb's listing of the core from there to the end.
-func oracleRealigned(t *testing.T, c conformanceCase, threads []*Thread, th int, got []*walker.Frame) *knownDifference {
+func oracleRealigned(t *testing.T, c conformanceCase, threads []*Thread, th int, got []*Frame) *knownDifference {
 	t.Helper()
 	if c.set != "testdata" || th >= len(threads) {
 		return nil
 	}
-	var phys []*walker.Frame
+	var phys []*Frame
 	from, physFrom := -1, -1
 	for i, f := range got {
 		if f.Trust == walker.TrustInline {
@@ -730,7 +730,7 @@ var ipInRegs = regexp.MustCompile(`\b[er]ip=0x([0-9a-f]+)`)
 // first, the symbols did); or -1. From there on the walks are not
 // compared. The frames our walk finds instead are held to gdb, the
 // symbols or the code by internal/testkit/difftest's TestCorpusAddedFrames.
-func symbolCheckedFrom(got []*walker.Frame, exp []expectedFrame, traced ...*Thread) int {
+func symbolCheckedFrom(got []*Frame, exp []expectedFrame, traced ...*Thread) int {
 	for fr := range exp {
 		m := ipInRegs.FindStringSubmatch(exp[fr].regs)
 		var ip uint64

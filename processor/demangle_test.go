@@ -2,13 +2,11 @@ package processor
 
 import (
 	"testing"
-
-	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 func TestDemangleNames(t *testing.T) {
 	// Expected names from llvm-cxxfilt 14.
-	frames := []*walker.Frame{
+	frames := []*Frame{
 		{Function: "_ZN7testing8internal11CmpHelperEQIiiEENS_15AssertionResultEPKcS4_RKT_RKT0_"},
 		{Function: "__ZN3foo3barEv"},
 		{Function: "_ZN12crash_client4main17hc6d0b4bc9cfb4c0aE"},

@@ -16,9 +16,14 @@
 // each module its symbol status. Problems are keyed by a typed stream id
 // (Stream). The state holds values, never readers: no minidump.File, memory
 // list or raw stream record (SystemInfo.Minidump copies the numbers the
-// JSON report needs) and no lookup structure of the walk; it shares plain
-// values with the packages below it (minidump's Context and decoded
-// records, walker's Frame and Module, crashinfo's Result).
+// JSON report needs) and no lookup structure or type of the walk: Frame and
+// Module are the state's own copies of the walker's frames and modules
+// (Trust, Rule, Step and SymbolStatus name the walker's vocabulary). It
+// shares plain values with the packages below it (minidump's Context and
+// decoded records, crashinfo's Result). What every printer derives from a
+// frame or module is a method here, written once (Module.Name, DebugName,
+// Frame.ReturnAddress, LoadedModule and the offsets): report's printers
+// and batch triage's results read the one model.
 // Outside Breakpad's mode the state also holds CrashAnalysis (package
 // crashinfo: the faulting instruction and its memory accesses).
 //

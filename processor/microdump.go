@@ -56,13 +56,13 @@ func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*
 			SymbolBase: m.Base,
 		}
 		ranges[i] = [2]uint64{m.LookupBase, m.LookupEnd}
-		st.Modules = append(st.Modules, &ModuleState{Module: loaded[i]})
 		st.ModuleOrder = append(st.ModuleOrder, i) // d.Modules is in Breakpad's order (by lookup range)
 	}
 	st.moduleRanges = walker.NewModuleMapRanges(loaded, ranges)
 	if !opts.breakpad() {
 		setImageBases(loaded)
 	}
+	st.Modules = newModules(loaded)
 	if d.Context == nil || archWalker(d.Context.Arch) == nil {
 		st.Status, st.fatal = StatusGettingThread, ErrNoMicrodumpContext
 		return st, ErrNoMicrodumpContext
@@ -74,6 +74,7 @@ func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*
 	// so its walkers see no OS.
 	plan.env.OS = ""
 	plan.env.Modules = st.moduleRanges
+	plan.modules = loaded
 	ctx := *d.Context
 	th := &Thread{Index: 0, Status: ThreadWalked, Context: &ctx, StackBase: d.Stack.Base, Stack: d.Stack.Data}
 	st.Threads = []*Thread{th}

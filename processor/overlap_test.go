@@ -54,9 +54,9 @@ func moduleLines(t *testing.T, data []byte, opts Options) (mods, frames []string
 		t.Fatal(err)
 	}
 	for _, i := range st.ModuleOrder {
-		m := st.Modules[i].Module
+		m := st.Modules[i]
 		main := 0
-		if m.Base == st.Modules[st.MainModule].Module.Base {
+		if m.Base == st.Modules[st.MainModule].Base {
 			main = 1
 		}
 		mods = append(mods, fmt.Sprintf("%s|0x%08x|0x%08x|%d", minidump.BaseName(m.CodeFile), m.Base, m.Base+m.Size-1, main))

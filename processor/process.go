@@ -89,7 +89,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	st.ProcessCreateTime, st.HasCreateTime = r.createTime, r.hasCreateTime
 	st.ProcessUptime, st.HasUptime = r.uptime, r.hasUptime
 	st.fillCrash(r)
-	loaded := st.fillModules(r, opts)
+	loaded, unloaded := st.fillModules(r, opts)
 	st.Facts = r.facts
 	st.ReadErrors = append(st.ReadErrors, r.factErrs...)
 	if r.crash != nil {
@@ -97,8 +97,9 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 		st.CrashAnalysis = &a
 	}
 	plan := st.newWalkPlan(syms, opts)
+	plan.modules = loaded
 	plan.env.Modules = moduleMap(st, r.mods, loaded, opts)
-	plan.env.Unloaded = walker.NewModuleMap(st.UnloadedModules)
+	plan.env.Unloaded = walker.NewModuleMap(unloaded)
 	if !opts.breakpad() && st.System != nil && (st.System.OSShort == "linux" || st.System.OSShort == "android") {
 		plan.env.EntryPoint = r.entryPoint
 		// Without the auxiliary vector, the main module's _start is the
@@ -156,8 +157,8 @@ func (st *ProcessState) fillCrash(r *dumpStreams) {
 }
 
 // fillModules fills the module and unloaded module lists from what was
-// read and returns the walker's modules, in dump order.
-func (st *ProcessState) fillModules(r *dumpStreams, opts Options) []*walker.Module {
+// read and returns the walker's modules of both, in dump order.
+func (st *ProcessState) fillModules(r *dumpStreams, opts Options) (loaded, unloaded []*walker.Module) {
 	mods := r.mods
 	if r.modsErr != nil {
 		st.note(StreamModuleList, r.modsErr)
@@ -165,10 +166,7 @@ func (st *ProcessState) fillModules(r *dumpStreams, opts Options) []*walker.Modu
 	if r.modsErr == nil || len(mods) > 0 {
 		st.HaveModules = true
 	}
-	loaded := make([]*walker.Module, len(mods))
-	if len(mods) > 0 {
-		st.Modules = make([]*ModuleState, 0, len(mods))
-	}
+	loaded = make([]*walker.Module, len(mods))
 	for i := range mods {
 		m := &mods[i]
 		loaded[i] = &walker.Module{
@@ -176,21 +174,34 @@ func (st *ProcessState) fillModules(r *dumpStreams, opts Options) []*walker.Modu
 			CodeFile: m.Name, CodeID: m.CodeID, DebugFile: m.DebugFile, DebugID: m.DebugID, Version: m.Version,
 			SymbolBase: m.Base,
 		}
-		st.Modules = append(st.Modules, &ModuleState{Module: loaded[i]})
 	}
 	st.MainModule = minidump.MainModule(mods)
 	if !opts.breakpad() {
 		setImageBases(loaded)
 	}
+	st.Modules = newModules(loaded)
 	if r.unloadedErr != nil {
 		st.note(StreamUnloadedModules, r.unloadedErr)
 	}
 	for i, u := range r.unloaded {
-		st.UnloadedModules = append(st.UnloadedModules, &walker.Module{
+		unloaded = append(unloaded, &walker.Module{
 			Index: i, Unloaded: true, Base: u.Base, Size: uint64(u.Size), CodeFile: u.Name, SymbolBase: u.Base,
 		})
 	}
-	return loaded
+	st.UnloadedModules = newModules(unloaded)
+	return loaded, unloaded
+}
+
+// newModules copies the walk's modules; nil for none.
+func newModules(mods []*walker.Module) []*Module {
+	if len(mods) == 0 {
+		return nil
+	}
+	out := make([]*Module, len(mods))
+	for i, m := range mods {
+		out[i] = newModule(m)
+	}
+	return out
 }
 
 // setCode gives the walkers the code they may read before candidate

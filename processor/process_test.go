@@ -176,7 +176,7 @@ func TestSymbolStatus(t *testing.T) {
 	for i, w := range want {
 		ms := st.Modules[i]
 		if ms.Symbols != w.status || ms.NoSymbolsWarning != w.warn || ms.CorruptSymbolsWarning {
-			t.Errorf("module %d (%s): status %v warning %v, want %v %v", i, ms.Module.CodeFile, ms.Symbols, ms.NoSymbolsWarning, w.status, w.warn)
+			t.Errorf("module %d (%s): status %v warning %v, want %v %v", i, ms.CodeFile, ms.Symbols, ms.NoSymbolsWarning, w.status, w.warn)
 		}
 	}
 	for f, n := range sup.asked {

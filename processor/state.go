@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -42,8 +43,8 @@ type ProcessState struct {
 
 	// HaveModules is false when the dump has no module list.
 	HaveModules bool
-	// Modules is the module list in dump order; frames point at Modules[i].Module.
-	Modules []*ModuleState
+	// Modules is the module list in dump order.
+	Modules []*Module
 	// ModuleOrder indexes Modules in Breakpad's print order (by address):
 	// the modules addresses can be found in, each once. Modules left out of
 	// the lookup (an exact duplicate, one sharing another's base, every
@@ -52,7 +53,7 @@ type ProcessState struct {
 	// MainModule indexes Modules (Breakpad: the first module); -1 when none.
 	MainModule int
 	// UnloadedModules is the unloaded module list in dump order.
-	UnloadedModules []*walker.Module
+	UnloadedModules []*Module
 
 	// Facts are the dump's facts only the JSON report shows.
 	Facts Facts
@@ -203,11 +204,11 @@ type Thread struct {
 	HasName bool   // the thread name list names the thread (maybe "")
 	Status  ThreadStatus
 	// Frames are innermost first; inlined frames precede their physical frame.
-	Frames    []*walker.Frame
+	Frames    []*Frame
 	Truncated bool // the walk stopped at the frame cap or the time budget
 	// WalkEnd holds, with Options.Trace, the steps tried after the last
 	// frame: why the walk ended.
-	WalkEnd []walker.Step
+	WalkEnd []Step
 
 	// Context is the context the walk started from (the exception's for
 	// the crashed thread); nil when none.
@@ -219,15 +220,141 @@ type Thread struct {
 	Stack     []byte
 }
 
+// Frame is one frame of a walked stack: where it is, how it was found and
+// what the symbols say of it. It is the state's own copy of the walker's
+// frame, without the walk's private state.
+type Frame struct {
+	// Instruction is the address of the frame's module, symbol and unwind
+	// lookups: the instruction pointer of the context frame, for a caller
+	// the return address minus the architecture's amount (one byte on x86
+	// and amd64), for an inlined frame its physical frame's Instruction.
+	Instruction uint64
+	// Context holds the registers recovered for the frame; only the valid
+	// ones are known. Inlined frames carry none (Arch set, none valid).
+	Context minidump.Context
+	Trust   Trust
+	// Rule is the method that recovered the frame, finer than Trust; Steps
+	// are, with Options.Trace, the methods tried for it and the candidates
+	// rejected, the last the one taken.
+	Rule  Rule
+	Steps []Step
+	// Module is the module holding Instruction (Modules or, with Unloaded
+	// set, UnloadedModules); nil when none.
+	Module *Module
+
+	Function     string // function (FUNC, INLINE_ORIGIN or PUBLIC) name; "" when unknown
+	FunctionBase uint64 // absolute address of the function (for an inline: of its range)
+	IsPublic     bool   // Function comes from a PUBLIC record (no FUNC covers the address)
+
+	SourceFile     string // as in the symbol file; "" when unknown
+	SourceLine     int
+	SourceLineBase uint64 // absolute start address of the line record
+
+	// InlineDepth is 0 for a physical frame and n>0 for the n-th inlined
+	// frame inserted before it, counted from the physical frame outward.
+	InlineDepth int
+}
+
+// ReturnAddress is the address Breakpad prints for the frame and computes
+// printed offsets from: on x86 and amd64 the IP register of a physical frame
+// (for a caller, the return address itself), otherwise and for an inlined
+// frame Instruction.
+func (f *Frame) ReturnAddress() uint64 {
+	if f.Trust == TrustInline {
+		return f.Instruction
+	}
+	// Only Breakpad's x86 and amd64 frames print the IP register; its arm,
+	// arm64 and other frames print the lookup address.
+	if f.Context.Arch != minidump.ArchX86 && f.Context.Arch != minidump.ArchAMD64 {
+		return f.Instruction
+	}
+	if ip, ok := f.Context.IP(); ok {
+		return ip
+	}
+	return f.Instruction
+}
+
+// LoadedModule is Module when it is a loaded module, else nil: the frame's
+// module as every report names it (an unloaded module is listed apart).
+func (f *Frame) LoadedModule() *Module {
+	if f.Module == nil || f.Module.Unloaded {
+		return nil
+	}
+	return f.Module
+}
+
+// ModuleOffset is ReturnAddress relative to the module's base (0 without module).
+func (f *Frame) ModuleOffset() uint64 {
+	if f.Module == nil {
+		return 0
+	}
+	return f.ReturnAddress() - f.Module.Base
+}
+
+// FunctionOffset is ReturnAddress relative to the function's start.
+func (f *Frame) FunctionOffset() uint64 { return f.ReturnAddress() - f.FunctionBase }
+
+// LineOffset is ReturnAddress relative to the line record's start.
+func (f *Frame) LineOffset() uint64 { return f.ReturnAddress() - f.SourceLineBase }
+
+// Trust is how far a frame can be trusted: how it was found.
+type Trust = walker.Trust
+
+// Trust levels the reports tell apart; walker.Trust lists them all.
+const (
+	TrustContext = walker.TrustContext // the thread's own context
+	TrustInline  = walker.TrustInline  // an inlined call, from the symbol file's INLINE records
+)
+
+// Rule is the method that recovered a frame (walker.Rule lists them).
+type Rule = walker.Rule
+
+// Step is one method tried for a frame, traced (Options.Trace).
+type Step = walker.Step
+
+// newFrames copies a walk's frames, pointing them at the state's modules.
+func (s *ProcessState) newFrames(frames []*walker.Frame) []*Frame {
+	if len(frames) == 0 {
+		return nil
+	}
+	vals := make([]Frame, len(frames)) // one allocation per stack
+	out := make([]*Frame, len(frames))
+	for i, f := range frames {
+		vals[i] = Frame{
+			Instruction: f.Instruction, Context: f.Context, Trust: f.Trust, Rule: f.Rule, Steps: f.Steps,
+			Module: s.moduleOf(f.Module), Function: f.Function, FunctionBase: f.FunctionBase, IsPublic: f.IsPublic,
+			SourceFile: f.SourceFile, SourceLine: f.SourceLine, SourceLineBase: f.SourceLineBase,
+			InlineDepth: f.InlineDepth,
+		}
+		out[i] = &vals[i]
+	}
+	return out
+}
+
 // Walked reports whether the thread's stack was walked.
 func (t *Thread) Walked() bool { return t.Status == ThreadWalked }
 
-// ModuleState is one module of the dump and what the walk learned about its symbols.
-type ModuleState struct {
-	Module *walker.Module
-	// Symbols is the outcome of asking the supplier (NotTried when no frame
-	// or scan needed them, or when there was no supplier).
-	Symbols    walker.SymbolStatus
+// Module is one entry of the dump's module list (or of its unloaded module
+// list) and what the walk learned about its symbols. It is the state's own
+// copy: the walk's modules stay inside the processor.
+type Module struct {
+	Index    int  // position in the dump's module list (unloaded module list when Unloaded)
+	Unloaded bool // from the unloaded module list
+	Base     uint64
+	Size     uint64
+
+	CodeFile, CodeID, DebugFile, DebugID, Version string
+
+	// SymbolBase is the address the symbol file's module-relative
+	// addresses are relative to: Base, except for a later entry of an
+	// image mapped as several entries (the split images of the package
+	// documentation), where it is the Base of the entry mapping the
+	// image's start.
+	SymbolBase uint64
+
+	// Symbols is the outcome of asking the supplier (SymbolsNotTried when
+	// no frame or scan needed them, or when there was no supplier).
+	Symbols    SymbolStatus
 	SymbolFile string // path or name of the loaded symbol file
 	// NoSymbolsWarning and CorruptSymbolsWarning say whether Breakpad's
 	// human output appends "(WARNING: No symbols, ...)" or "(WARNING:
@@ -236,6 +363,42 @@ type ModuleState struct {
 	// probed the module does not count.
 	NoSymbolsWarning      bool
 	CorruptSymbolsWarning bool
+}
+
+// Name is the base name of the module's code file, taking '/' and '\' as
+// separators, as Breakpad's PathnameStripper does: how every report names
+// the module.
+func (m *Module) Name() string { return minidump.BaseName(m.CodeFile) }
+
+// DebugName is the base name of the module's debug file.
+func (m *Module) DebugName() string { return minidump.BaseName(m.DebugFile) }
+
+// Key is the module's key for a symbol supplier.
+func (m *Module) Key() symfile.ModuleKey {
+	return symfile.ModuleKey{CodeFile: m.CodeFile, CodeID: m.CodeID, DebugFile: m.DebugFile, DebugID: m.DebugID}
+}
+
+// End is the address just past the module.
+func (m *Module) End() uint64 { return m.Base + m.Size }
+
+// SymbolStatus is the outcome of loading a module's symbols.
+type SymbolStatus = walker.SymbolStatus
+
+// Symbol statuses.
+const (
+	SymbolsNotTried = walker.SymbolsNotTried // no frame or scan needed them, or no supplier
+	SymbolsLoaded   = walker.SymbolsLoaded
+	SymbolsMissing  = walker.SymbolsMissing
+	SymbolsCorrupt  = walker.SymbolsCorrupt
+)
+
+// newModule copies the walk's module m.
+func newModule(m *walker.Module) *Module {
+	return &Module{
+		Index: m.Index, Unloaded: m.Unloaded, Base: m.Base, Size: m.Size,
+		CodeFile: m.CodeFile, CodeID: m.CodeID, DebugFile: m.DebugFile, DebugID: m.DebugID, Version: m.Version,
+		SymbolBase: m.SymbolBase,
+	}
 }
 
 // BreakpadThreads returns the threads Breakpad prints (all but the dump
@@ -255,11 +418,14 @@ func (s *ProcessState) BreakpadThreads() (threads []*Thread, requesting int) {
 	return threads, requesting
 }
 
-// ModuleByIndex returns the state of the module m (a frame's module), or nil
-// for an unloaded module or nil m.
-func (s *ProcessState) ModuleByIndex(m *walker.Module) *ModuleState {
-	if m == nil || m.Unloaded || m.Index < 0 || m.Index >= len(s.Modules) {
+// moduleOf returns the state's module of the walk's module m: nil for nil m.
+func (s *ProcessState) moduleOf(m *walker.Module) *Module {
+	list := s.Modules
+	if m != nil && m.Unloaded {
+		list = s.UnloadedModules
+	}
+	if m == nil || m.Index < 0 || m.Index >= len(list) {
 		return nil
 	}
-	return s.Modules[m.Index]
+	return list[m.Index]
 }

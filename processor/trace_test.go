@@ -61,7 +61,7 @@ func traceWalks(t *testing.T, c callSiteCase, mode walker.Mode) (plain, traced *
 	return plain, traced
 }
 
-func checkFrameSteps(t *testing.T, where string, f *walker.Frame) {
+func checkFrameSteps(t *testing.T, where string, f *Frame) {
 	t.Helper()
 	if f.Trust == walker.TrustInline {
 		if f.Rule != walker.RuleInline || len(f.Steps) != 0 {
@@ -85,7 +85,7 @@ func checkFrameSteps(t *testing.T, where string, f *walker.Frame) {
 }
 
 // frameKeys is what a walk found: each frame's address, trust and rule.
-func frameKeys(frames []*walker.Frame) string {
+func frameKeys(frames []*Frame) string {
 	s := ""
 	for _, f := range frames {
 		s += fmt.Sprintf("%#x %s %s\n", f.Instruction, f.Trust.ShortName(), f.Rule)

@@ -61,7 +61,7 @@ func walkTwin(t *testing.T, name string, data []byte, syms symfile.Supplier, opt
 // framePC is the frame's address as gdb lists it: on arm and arm64 the
 // instruction pointer (Thumb bit clear), on x86 and amd64 the return
 // address (as TestTestdataAgainstGDB compares them).
-func framePC(f *walker.Frame) uint64 {
+func framePC(f *processor.Frame) uint64 {
 	switch f.Context.Arch {
 	case minidump.ArchARM:
 		pc, _ := f.Context.IP()
@@ -393,7 +393,7 @@ func TestSignalFrameWithoutCode(t *testing.T) {
 	}
 	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
 	exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), "x86-signal")
-	physical := func(data []byte, opts processor.Options) (uint32, []*walker.Frame) {
+	physical := func(data []byte, opts processor.Options) (uint32, []*processor.Frame) {
 		_, st := walkTwin(t, "x86-signal", data, syms, opts)
 		return st.Threads[0].ID, physicalFrames(st.Threads[0].Frames)
 	}
@@ -451,7 +451,7 @@ func TestTwinsWithLocalDebugInfo(t *testing.T) {
 		if st.MainModule < 0 {
 			continue
 		}
-		program := filepath.Base(st.Modules[st.MainModule].Module.CodeFile)
+		program := filepath.Base(st.Modules[st.MainModule].CodeFile)
 		arch, _, _ := strings.Cut(name, "-")
 		zst := filepath.Join(root, "cores", arch+"-"+program+".zst")
 		if _, err := os.Stat(zst); err != nil {
@@ -508,11 +508,11 @@ func TestFramelessLeafWithoutCode(t *testing.T) {
 			t.Fatal(err)
 		}
 		exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), name)
-		frame1 := func(data []byte, opts processor.Options) (uint64, *walker.Frame) {
+		frame1 := func(data []byte, opts processor.Options) (uint64, *processor.Frame) {
 			_, st := walkTwin(t, name, data, syms, opts)
 			th := st.Threads[0]
 			gdb := exp.Frames[th.ID]
-			var phys []*walker.Frame
+			var phys []*processor.Frame
 			for _, f := range th.Frames {
 				if f.Trust != walker.TrustInline {
 					phys = append(phys, f)
@@ -572,8 +572,8 @@ func TestFramelessLeafWithoutCode(t *testing.T) {
 	}
 }
 
-func physicalFrames(frames []*walker.Frame) []*walker.Frame {
-	var out []*walker.Frame
+func physicalFrames(frames []*processor.Frame) []*processor.Frame {
+	var out []*processor.Frame
 	for _, f := range frames {
 		if f.Trust != walker.TrustInline {
 			out = append(out, f)
@@ -585,7 +585,7 @@ func physicalFrames(frames []*walker.Frame) []*walker.Frame {
 // splitLineRecord copies m's symbol file from dir into a new store with
 // the line record covering the module-relative address at split in two,
 // the second starting at it, and returns that store.
-func splitLineRecord(t *testing.T, dir string, m *walker.Module, at uint64) symfile.Supplier {
+func splitLineRecord(t *testing.T, dir string, m *processor.Module, at uint64) symfile.Supplier {
 	t.Helper()
 	rel := filepath.Join(filepath.Base(m.DebugFile), m.DebugID, strings.TrimSuffix(filepath.Base(m.DebugFile), ".pdb")+".sym")
 	data, err := os.ReadFile(filepath.Join(dir, rel))
@@ -657,7 +657,7 @@ func TestARMSignalFrameWithoutCode(t *testing.T) {
 			t.Fatal(err)
 		}
 		exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), c.dump)
-		physical := func(data []byte, opts processor.Options) (uint32, []*walker.Frame) {
+		physical := func(data []byte, opts processor.Options) (uint32, []*processor.Frame) {
 			_, st := walkTwin(t, c.dump, data, syms, opts)
 			return st.Threads[0].ID, physicalFrames(st.Threads[0].Frames)
 		}

@@ -20,6 +20,8 @@ type walkPlan struct {
 	// env is the walkers' environment; Memory and MaxFrames are set per walk.
 	env  walker.Env
 	jobs []walkJob
+	// modules are the walk's modules, parallel to ProcessState.Modules.
+	modules []*walker.Module
 	// source is the symbol cache of the walks; nil without a supplier.
 	source *symbolCache
 	// walks names the walks in the note of a time-out: "the walks" of a
@@ -109,7 +111,7 @@ func (st *ProcessState) walkThreads(p *walkPlan, opts Options) {
 			continue
 		}
 		th := jobs[j].thread
-		th.Frames = r.Frames
+		th.Frames = st.newFrames(r.Frames)
 		th.Truncated = r.Truncated || timedOut[j]
 		th.WalkEnd = r.End
 		switch {
@@ -127,8 +129,8 @@ func (st *ProcessState) walkThreads(p *walkPlan, opts Options) {
 	}
 	late.flush(st, StreamThreadList)
 	capped.flush(st, StreamThreadList)
-	for _, ms := range st.Modules {
-		m := ms.Module
+	for i, m := range p.modules {
+		ms := st.Modules[i]
 		if p.source != nil {
 			ms.Symbols, ms.SymbolFile = p.source.status(m)
 		}

@@ -3,17 +3,19 @@
 // (WriteHuman, with the -s, -c, -t and -d variants of HumanOptions), the
 // pipe-delimited machine format (WriteMachine, -m) and the brief
 // requesting-thread summary (WriteBrief, -b); and, beside Breakpad's
-// formats, the JSON report in rust-minidump's schema (docs/json-schema.md):
-// BuildJSON makes a JSONReport from the state, WriteJSON prints it compact
-// or pretty; WriteStateJSON prints the same bytes while it builds them,
-// holding one entry of the long lists (modules, unloaded modules, threads)
-// at a time, so the report costs no memory in proportion to the dump.
+// formats, the JSON report in rust-minidump's schema (docs/json-schema.md;
+// JSONReport and its parts are the document): WriteStateJSON prints it
+// compact or pretty while it builds it, holding one entry of the long lists
+// (modules, unloaded modules, threads) at a time, so the report costs no
+// memory in proportion to the dump.
 //
 // Every printer reads only the ProcessState: it makes no decision about the
 // walk and reads nothing from the dump (frames, trust, symbols, module
-// order and the JSON-only facts arrive computed). The text printers number
-// threads as Breakpad does (the dump-writing thread left out) and point
-// frames at modules in Breakpad's print order. Byte-for-byte agreement with
+// order and the JSON-only facts arrive computed; module names and frame
+// addresses are the model's methods). The text printers see the state
+// through an unexported view that only numbers threads as Breakpad does
+// (the dump-writing thread left out), points frames at modules in
+// Breakpad's print order and escapes untrusted text. Byte-for-byte agreement with
 // Breakpad is the goal, checked against outputs of Breakpad's own
 // minidump_stackwalk.
 //

@@ -3,7 +3,6 @@ package report
 import (
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
@@ -92,14 +91,6 @@ func crashedWord(p *textProcess) string {
 		return "crashed"
 	}
 	return "requested dump, did not crash"
-}
-
-// headerLines returns the report's header block, "Operating system:" through
-// "Process uptime:", one string per line.
-func headerLines(p *textProcess) []string {
-	var b strings.Builder
-	writeHeader(&printer{w: &b}, p)
-	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 }
 
 func writeHeader(pr *printer, p *textProcess) {

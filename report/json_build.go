@@ -10,7 +10,6 @@ import (
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
-	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // JSONOptions are the JSON report's inputs beside the processed dump.
@@ -21,16 +20,11 @@ type JSONOptions struct {
 	CertSubjects map[string]string
 }
 
-// BuildJSON builds the JSON report of st. It never fails: whatever part of
-// the dump could not be read is null (and the reason in x_errors).
-func BuildJSON(st *processor.ProcessState, opts JSONOptions) *JSONReport {
-	r, _ := buildJSON(st, opts, false)
-	return r
-}
-
-// buildJSON builds the report of st. When lazy, the long lists (modules,
-// unloaded modules, threads) are left empty, for the returned builder to
-// make one entry at a time as jsonStream writes them.
+// buildJSON builds the report of st. It never fails: whatever part of the
+// dump could not be read is null (and the reason in x_errors). When lazy,
+// the long lists (modules, unloaded modules, threads) are left empty, for
+// the returned builder to make one entry at a time as jsonStream writes
+// them.
 func buildJSON(st *processor.ProcessState, opts JSONOptions, lazy bool) (*JSONReport, *jsonBuilder) {
 	r := &JSONReport{
 		Status:          string(st.Status),
@@ -197,7 +191,7 @@ func (b *jsonBuilder) platform() minidump.Platform {
 // case (Windows "TIMESTAMPsize", ELF build id); for macOS, whose Breakpad
 // code identifier is the placeholder "id", the Mach-O UUID taken from the
 // debug identifier.
-func (b *jsonBuilder) codeID(m *walker.Module) *string {
+func (b *jsonBuilder) codeID(m *processor.Module) *string {
 	id := m.CodeID
 	switch b.platform() {
 	case minidump.PlatformMacOSX, minidump.PlatformIOS:
@@ -230,25 +224,24 @@ func (b *jsonBuilder) buildModules() {
 
 // module is the i-th entry of "modules".
 func (b *jsonBuilder) module(i int) JSONModule {
-	ms := b.st.Modules[i]
-	m := ms.Module
+	m := b.st.Modules[i]
 	jm := JSONModule{
 		BaseAddr:  b.hex(m.Base),
 		CodeID:    b.codeID(m),
-		DebugFile: nonEmpty(fileBase(m.DebugFile)),
+		DebugFile: nonEmpty(m.DebugName()),
 		DebugID:   nonEmpty(m.DebugID),
-		EndAddr:   b.hex(m.Base + m.Size),
-		Filename:  fileBase(m.CodeFile),
+		EndAddr:   b.hex(m.End()),
+		Filename:  m.Name(),
 		Version:   nonEmpty(m.Version),
 	}
 	// Without a supplier no module was tried: none is missing
 	// symbols, as in rust-minidump without symbol paths.
-	switch ms.Symbols {
-	case walker.SymbolsLoaded:
+	switch m.Symbols {
+	case processor.SymbolsLoaded:
 		jm.LoadedSymbols = true
-	case walker.SymbolsMissing:
+	case processor.SymbolsMissing:
 		jm.MissingSymbols = true
-	case walker.SymbolsCorrupt:
+	case processor.SymbolsCorrupt:
 		jm.CorruptSymbols = true
 	}
 	jm.CertSubject = b.certSubject(jm.Filename)
@@ -265,9 +258,9 @@ func (b *jsonBuilder) unloadedModule(i int) JSONUnloadedModule {
 	return JSONUnloadedModule{
 		BaseAddr:    b.hex(u.Base),
 		CodeID:      fmt.Sprintf("%08x%x", ts, u.Size),
-		EndAddr:     b.hex(u.Base + u.Size),
-		Filename:    fileBase(u.CodeFile),
-		CertSubject: b.certSubject(fileBase(u.CodeFile)),
+		EndAddr:     b.hex(u.End()),
+		Filename:    u.Name(),
+		CertSubject: b.certSubject(u.Name()),
 	}
 }
 
@@ -346,14 +339,14 @@ func (b *jsonBuilder) thread(i int) JSONThread {
 }
 
 // frames folds inlined frames into the physical frame that follows them.
-func (b *jsonBuilder) frames(stack []*walker.Frame) []JSONFrame {
+func (b *jsonBuilder) frames(stack []*processor.Frame) []JSONFrame {
 	out := []JSONFrame{}
 	var inlines []JSONInline
 	for _, fr := range stack {
 		if fr == nil {
 			continue
 		}
-		if fr.Trust == walker.TrustInline {
+		if fr.Trust == processor.TrustInline {
 			in := JSONInline{File: nonEmpty(fr.SourceFile), Function: fr.Function}
 			if fr.SourceFile != "" {
 				line := fr.SourceLine
@@ -373,9 +366,9 @@ func (b *jsonBuilder) frames(stack []*walker.Frame) []JSONFrame {
 		// Breakpad names a frame in an unloaded module after it;
 		// rust-minidump's module field holds loaded modules only and lists
 		// the unloaded ones apart.
-		if fr.Module != nil && !fr.Module.Unloaded {
-			jf.Module = strPtr(fileBase(fr.Module.CodeFile))
-			jf.ModuleOffset = b.hexPtr(fr.Instruction - fr.Module.Base)
+		if m := fr.LoadedModule(); m != nil {
+			jf.Module = strPtr(m.Name())
+			jf.ModuleOffset = b.hexPtr(fr.Instruction - m.Base)
 		} else {
 			jf.UnloadedModules = b.unloadedAt(fr.Instruction)
 		}
@@ -400,7 +393,7 @@ func (b *jsonBuilder) unloadedAt(addr uint64) []JSONFrameUnloadedModule {
 	offsets := map[string]map[uint64]bool{}
 	for _, u := range b.st.UnloadedModules {
 		if addr >= u.Base && addr-u.Base < u.Size {
-			name := fileBase(u.CodeFile)
+			name := u.Name()
 			if offsets[name] == nil {
 				offsets[name] = map[uint64]bool{}
 			}
@@ -441,9 +434,9 @@ func jsonRegisterName(name string) string {
 }
 
 // registers lists the valid registers of the first physical frame.
-func (b *jsonBuilder) registers(stack []*walker.Frame) map[string]string {
+func (b *jsonBuilder) registers(stack []*processor.Frame) map[string]string {
 	for _, fr := range stack {
-		if fr == nil || fr.Trust == walker.TrustInline {
+		if fr == nil || fr.Trust == processor.TrustInline {
 			continue
 		}
 		regs := map[string]string{}

@@ -58,7 +58,7 @@ func (b *jsonBuilder) buildCrashpadInfo() {
 			jm.ListAnnotations = []string{}
 		}
 		if int(m.ModuleIndex) < len(b.st.Modules) {
-			name := path.Base(strings.ReplaceAll(b.st.Modules[m.ModuleIndex].Module.CodeFile, "\\", "/"))
+			name := path.Base(strings.ReplaceAll(b.st.Modules[m.ModuleIndex].CodeFile, "\\", "/"))
 			jm.Module = &name
 		}
 		for _, a := range m.AnnotationObjects {

@@ -21,15 +21,10 @@ import (
 // bytes are those json.Encoder writes for the whole JSONReport, compact or
 // indented (TestStreamedJSONMatchesEncoder).
 
-// WriteJSON writes r as one line of compact JSON, or indented by two spaces
-// when pretty, followed by a newline (rust-minidump's layout).
-func WriteJSON(w io.Writer, r *JSONReport, pretty bool) error {
-	return writeJSONDoc(w, r, builtLists(r), pretty)
-}
-
-// WriteStateJSON writes the JSON report of st, as WriteJSON writes
-// BuildJSON(st, opts), building each entry of the long lists only as it is
-// written.
+// WriteStateJSON writes the JSON report of st as one line of compact JSON,
+// or indented by two spaces when pretty, followed by a newline
+// (rust-minidump's layout), building each entry of the long lists only as
+// it is written.
 func WriteStateJSON(w io.Writer, st *processor.ProcessState, opts JSONOptions, pretty bool) error {
 	r, b := buildJSON(st, opts, true)
 	lists := builtLists(r)

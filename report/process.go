@@ -1,12 +1,12 @@
 package report
 
 import (
-	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
 	"slices"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
-	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // textProcess is the processed dump as Breakpad's text printers walk it:
@@ -79,7 +79,7 @@ type textThread struct {
 // textFrame is one stack frame as Breakpad prints it.
 type textFrame struct {
 	// Context holds the registers the walker recovered for this frame
-	// (the walker's frame's own, not a copy).
+	// (the model's frame's own, not a copy).
 	Context *minidump.Context
 	// AllRegisters marks the thread's own context frame: Breakpad treats
 	// every register of it as valid (CONTEXT_VALID_ALL), and only then
@@ -143,27 +143,28 @@ func newTextProcess(st *processor.ProcessState) *textProcess {
 	// could not store are left out); the main module is the first of the
 	// file, found again by its base address.
 	p.HaveModules = st.HaveModules
-	byWalker := make(map[*walker.Module]int, len(st.ModuleOrder))
+	printed := make([]int, len(st.Modules)) // 1 + position in p.Modules, by st.Modules index
 	p.Modules = make([]textModule, 0, len(st.ModuleOrder))
 	for _, i := range st.ModuleOrder {
-		ms := st.Modules[i]
-		m := ms.Module
-		byWalker[m] = len(p.Modules)
+		m := st.Modules[i]
+		printed[i] = len(p.Modules) + 1
 		p.Modules = append(p.Modules, textModule{
 			CodeFile: m.CodeFile, Version: m.Version, DebugFile: m.DebugFile, DebugID: m.DebugID,
 			Base: m.Base, Size: m.Size,
-			MissingSymbols: ms.NoSymbolsWarning, CorruptSymbols: ms.CorruptSymbolsWarning,
+			MissingSymbols: m.NoSymbolsWarning, CorruptSymbols: m.CorruptSymbolsWarning,
 		})
 	}
 	if st.MainModule >= 0 && st.MainModule < len(st.Modules) {
-		base := st.Modules[st.MainModule].Module.Base
+		base := st.Modules[st.MainModule].Base
 		p.MainModule = slices.IndexFunc(p.Modules, func(m textModule) bool { return m.Base == base })
 	}
-	moduleOf := func(m *walker.Module) *textModule {
-		if i, ok := byWalker[m]; ok {
-			return &p.Modules[i]
+	moduleOf := func(f *processor.Frame) *textModule {
+		// Unloaded modules are not Breakpad frame modules.
+		m := f.LoadedModule()
+		if m == nil || m.Index < 0 || m.Index >= len(printed) || printed[m.Index] == 0 {
+			return nil
 		}
-		return nil // unloaded modules are not Breakpad frame modules
+		return &p.Modules[printed[m.Index]-1]
 	}
 
 	threads, requesting := st.BreakpadThreads()
@@ -183,16 +184,16 @@ func newTextProcess(st *processor.ProcessState) *textProcess {
 		for _, f := range th.Frames {
 			frames = append(frames, textFrame{
 				Context:        &f.Context,
-				AllRegisters:   f.Trust == walker.TrustContext,
+				AllRegisters:   f.Trust == processor.TrustContext,
 				ReturnAddress:  f.ReturnAddress(),
-				Module:         moduleOf(f.Module),
+				Module:         moduleOf(f),
 				Function:       f.Function,
 				FunctionBase:   f.FunctionBase,
 				SourceFile:     f.SourceFile,
 				SourceLine:     f.SourceLine,
 				SourceLineBase: f.SourceLineBase,
 				Trust:          f.Trust.String(),
-				Inline:         f.Trust == walker.TrustInline,
+				Inline:         f.Trust == processor.TrustInline,
 			})
 		}
 		if len(frames) > start {
@@ -211,17 +212,6 @@ func (p *textProcess) mainBase() (uint64, bool) {
 		return 0, false
 	}
 	return p.Modules[p.MainModule].Base, true
-}
-
-// fileBase returns the last path element, accepting '/' and '\' as
-// separators, like Breakpad's PathnameStripper::File.
-func fileBase(path string) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i] == '/' || path[i] == '\\' {
-			return path[i+1:]
-		}
-	}
-	return path
 }
 
 // wordSize is 4 for the 32-bit CPUs Breakpad's printer knows, 8 otherwise.

@@ -1,6 +1,9 @@
 package report
 
-import "github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
+import (
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+)
 
 // The text printers (human, -m, -b, -s, -d) print strings that come from
 // the dump (module, PDB and OS names, the crash reason, the GPU line) and
@@ -8,7 +11,7 @@ import "github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 // terminal escapes or a newline that forges a line, so every such string
 // goes through textsafe.Escape: in the view (escapeStrings) or, for paths,
 // when its base name is printed (textBase), because an escape would
-// otherwise add a backslash that fileBase takes for a separator. On
+// otherwise add a backslash that minidump.BaseName takes for a separator. On
 // printable text both are the identity: the output stays Breakpad's byte
 // for byte. The JSON report needs none of it (JSON escapes control bytes).
 
@@ -39,5 +42,6 @@ func (p *textProcess) escapeStrings() {
 	}
 }
 
-// textBase is fileBase for the text printers: the base name, escaped.
-func textBase(path string) string { return textsafe.Escape(fileBase(path)) }
+// textBase is the base name of path (minidump.BaseName, Breakpad's
+// PathnameStripper) for the text printers: escaped.
+func textBase(path string) string { return textsafe.Escape(minidump.BaseName(path)) }

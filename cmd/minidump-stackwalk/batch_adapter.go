@@ -12,8 +12,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"path/filepath"
-	"strings"
 	"sync"
 
 	stackwalk "github.com/minidump-stackwalk/minidump-stackwalk"
@@ -23,7 +21,6 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/symsrv"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage/symcache"
-	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // processBatchInput reads and processes the dump, microdump or ELF core at
@@ -72,14 +69,16 @@ func processBatchInput(o *options, path string, sup symfile.Supplier, jsonOut io
 }
 
 // fillResult copies the crash, the crashing thread's frames and the
-// modules without symbols from st.
+// modules without symbols from st, naming modules and offsets as the JSON
+// report does (processor.Module.Name, the offset of the frame's lookup
+// address).
 func fillResult(res *triage.Result, st *processor.ProcessState) {
 	if st.System != nil {
 		res.OS, res.CPU = st.System.OS, st.System.CPU
 	}
 	if i := st.MainModule; i >= 0 && i < len(st.Modules) && st.Modules[i] != nil {
-		m := st.Modules[i].Module
-		res.Product, res.ProductVersion = filepath.Base(strings.ReplaceAll(m.CodeFile, `\`, "/")), m.Version
+		m := st.Modules[i]
+		res.Product, res.ProductVersion = m.Name(), m.Version
 	}
 	res.Crashed = st.Crashed
 	if st.Crashed {
@@ -94,8 +93,8 @@ func fillResult(res *triage.Result, st *processor.ProcessState) {
 		for _, f := range threads[requesting].Frames {
 			tf := triage.Frame{Function: f.Function, File: f.SourceFile, Line: f.SourceLine, Trust: f.Trust.ShortName(),
 				Offset: fmt.Sprintf("0x%x", f.Instruction)}
-			if m := f.Module; m != nil && !m.Unloaded {
-				tf.Module = filepath.Base(strings.ReplaceAll(m.CodeFile, `\`, "/"))
+			if m := f.LoadedModule(); m != nil {
+				tf.Module = m.Name()
 				tf.Offset = fmt.Sprintf("0x%x", f.Instruction-m.Base)
 				tm := triage.Module{Name: tf.Module, Version: m.Version, DebugID: m.DebugID}
 				if !seen[tm] {
@@ -106,10 +105,9 @@ func fillResult(res *triage.Result, st *processor.ProcessState) {
 			res.Frames = append(res.Frames, tf)
 		}
 	}
-	for _, ms := range st.Modules {
-		if ms != nil && ms.Symbols == walker.SymbolsMissing {
-			m := ms.Module
-			res.MissingSymbols = append(res.MissingSymbols, filepath.Base(strings.ReplaceAll(m.DebugFile, `\`, "/"))+" "+m.DebugID)
+	for _, m := range st.Modules {
+		if m != nil && m.Symbols == processor.SymbolsMissing {
+			res.MissingSymbols = append(res.MissingSymbols, m.DebugName()+" "+m.DebugID)
 		}
 	}
 }

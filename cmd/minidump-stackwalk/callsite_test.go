@@ -199,7 +199,7 @@ func symbolCut(th *processor.Thread) int {
 	return -1
 }
 
-func sameFrame(a, b *walker.Frame) bool {
+func sameFrame(a, b *processor.Frame) bool {
 	return a.Instruction == b.Instruction && a.Trust == b.Trust && a.Function == b.Function
 }
 

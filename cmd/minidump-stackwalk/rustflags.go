@@ -242,7 +242,7 @@ func (r *rustFlags) Write(w io.Writer, in *input) error {
 // (report.WriteStateJSON: the memory of one entry, not of the document).
 func (r *rustFlags) writeJSON(w io.Writer, in *input, log *slog.Logger) error {
 	for _, m := range in.State.Modules {
-		log.Debug("module symbols", "file", m.Module.CodeFile, "status", m.Symbols.String())
+		log.Debug("module symbols", "file", m.CodeFile, "status", m.Symbols.String())
 	}
 	var opts report.JSONOptions
 	if r.evilJSON != "" {

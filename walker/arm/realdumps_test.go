@@ -193,7 +193,7 @@ func walk(t *testing.T, path string, syms symfile.Supplier, opts processor.Optio
 }
 
 // machineFrame prints module|function|offset as minidump_stackwalk -m does.
-func machineFrame(f *walker.Frame) string {
+func machineFrame(f *processor.Frame) string {
 	mod := ""
 	if f.Module != nil {
 		mod = filepath.Base(f.Module.CodeFile)

@@ -117,7 +117,7 @@ func breakpadThreads(bin string, c corpusDump) (map[int][]string, error) {
 }
 
 // frameLine renders a frame as Breakpad's -m output does.
-func frameLine(f *walker.Frame) string {
+func frameLine(f *processor.Frame) string {
 	strip := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", ""), "\n", "") }
 	addr := f.ReturnAddress()
 	switch {
@@ -171,7 +171,7 @@ func gdbPCs(t *testing.T, path string) map[uint32]map[uint64]bool {
 // records (a realigned frame's saved stack pointer, checked by the return
 // address's copy; the kernel's signal frame, checked by its selectors).
 // "" when none: the frame would be invented.
-func justification(f *walker.Frame, gdb map[uint64]bool) string {
+func justification(f *processor.Frame, gdb map[uint64]bool) string {
 	if gdb[f.ReturnAddress()] {
 		return "gdb"
 	}
