@@ -163,6 +163,10 @@ func (s *jsonStream) encode(v any, depth int) {
 	if s.err != nil {
 		return
 	}
+	if b, ok := appendEntryJSON(s.w.AvailableBuffer(), v, s.pretty, depth); ok {
+		_, s.err = s.w.Write(b) // json_modules.go: the module lists by hand
+		return
+	}
 	if s.pretty {
 		s.enc.SetIndent(strings.Repeat("  ", depth), "  ")
 	}
