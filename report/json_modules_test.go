@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -97,4 +98,17 @@ func FuzzModuleJSON(f *testing.F) {
 		checkEntryJSON(t, moduleWith(s, i&63))
 		checkEntryJSON(t, unloadedWith(s, i&1))
 	})
+}
+
+// TestHexMatchesSprintf: the builder's hexadecimal addresses, written
+// without fmt, are fmt's zero-padded ones at every pointer width.
+func TestHexMatchesSprintf(t *testing.T) {
+	for _, width := range []int{0, 8, 16, 17} {
+		b := jsonBuilder{hexWidth: width}
+		for _, v := range []uint64{0, 1, 0xabc, 0xffffffff, 0x100000000, 0x7fff12345678, ^uint64(0)} {
+			if got, want := b.hex(v), fmt.Sprintf("0x%0*x", width, v); got != want {
+				t.Errorf("width %d: hex(%#x) = %q, want %q", width, v, got, want)
+			}
+		}
+	}
 }
