@@ -134,6 +134,7 @@ func main() {
 	flag.DurationVar(&c.serverTotal, "server-total", 3*time.Second, "--symbols-total-timeout of the server runs")
 	seed := flag.Uint64("seed", 17, "random seed")
 	only := flag.String("only", "", "run only this kind: dumps, symbols, hostile, scenario or server")
+	match := flag.String("match", "", "run only the runs whose name holds this `text`")
 	serve := flag.String("serve", "", "only serve a hostile symbol server in this `mode` (trickle, gzip-bomb, ...) on -addr")
 	addr := flag.String("addr", "127.0.0.1:0", "address of the -serve server")
 	flag.Parse()
@@ -172,6 +173,9 @@ func main() {
 	}
 	if want("server") {
 		jobs = append(jobs, serverJobs(&c, dumps)...)
+	}
+	if *match != "" {
+		jobs = slices.DeleteFunc(jobs, func(j job) bool { return !strings.Contains(j.name, *match) })
 	}
 	results := runAll(&c, jobs, *workers)
 	report(results)

@@ -43,13 +43,22 @@ type scenarioHooks struct {
 	check func(dir string, r *result, stdout, stderr []byte) string
 }
 
-// scenarioSym is a symbol file of n functions for the module of
-// hostile.DumpForSymbols(scenarioSym(n)).
-func scenarioSym(n int, prefix string) []byte {
+// scenarioSym is a symbol file of 2000 functions for the module of
+// hostile.DumpForSymbols(scenarioSym()), between 10,000 FILE records before
+// and after (about 700 KiB): the functions a walk of that dump reads lie
+// in the middle of the file, far from the head and tail a content check
+// might sample.
+func scenarioSym() []byte {
 	var b bytes.Buffer
 	b.WriteString("MODULE windows x86_64 5A9832E5287241C1838ED98914E9B7FF1 app.pdb\n")
-	for i := range n {
-		fmt.Fprintf(&b, "FUNC %x 10 0 %s_%06d\n", 0x1000+i*0x10, prefix, i)
+	for i := range 10000 {
+		fmt.Fprintf(&b, "FILE %d /src/padding/file_%06d.c\n", i, i)
+	}
+	for i := range 2000 {
+		fmt.Fprintf(&b, "FUNC %x 10 0 function_%06d\n", 0x1000+i*0x10, i)
+	}
+	for i := range 10000 {
+		fmt.Fprintf(&b, "FILE %d /src/padding/file_%06d.c\n", 10000+i, 10000+i)
 	}
 	return b.Bytes()
 }
@@ -57,7 +66,7 @@ func scenarioSym(n int, prefix string) []byte {
 const scenarioSymPath = "store/app.pdb/5A9832E5287241C1838ED98914E9B7FF1/app.sym"
 
 func scenarioJobs() []job {
-	sym := scenarioSym(20000, "function") // about 700 KiB: indexed, the edit far from head and tail
+	sym := scenarioSym()
 	dump, err := hostile.DumpForSymbols(sym)
 	if err != nil {
 		fail(err)
@@ -158,16 +167,17 @@ func batchResults(stdout []byte) map[string]string {
 
 // batchTimeoutJob: batch -j 1 --timeout 1s over 2 dumps of 100 threads
 // sharing a 100k-frame chain and 4 normal dumps (issue 26, item 2: the
-// timed-out walks ran on). Every normal dump must be ok, every hostile one
-// ok or timeout, the summary written.
+// timed-out walks ran on, and normal dumps timed out behind them). Every
+// normal dump must be ok, every hostile one ok or timeout, the summary
+// written. No symbols: the normal dumps' walks are short, so that only a
+// walk left running makes them time out.
 func batchTimeoutJob(dump, sym, chain []byte) job {
 	files := copies(dump, sym, 4)
 	for i := range 2 {
 		files[fmt.Sprintf("dumps/chain%d.dmp", i)] = chain
 	}
 	return job{name: "batch --timeout 1s over hostile dumps", files: files,
-		args: []string{"batch", "-j", "1", "--timeout", "1s", "--progress", "never", "--symbols-path", "store",
-			"--summary", "summary.json", "dumps"},
+		args: []string{"batch", "-j", "1", "--timeout", "1s", "--progress", "never", "--summary", "summary.json", "dumps"},
 		hooks: &scenarioHooks{check: func(dir string, r *result, stdout, stderr []byte) string {
 			got := batchResults(stdout)
 			if len(got) != len(files)-1 {
@@ -274,8 +284,9 @@ func fifoStoreJob(files map[string][]byte) job {
 }
 
 // editedSymJob: the symbol file rewritten in place after it was indexed,
-// with the same size and modification time (issue 26, item 11: the stale
-// index was served). The walk must name the new functions.
+// with the same size and modification time, a record in its middle moved
+// (issue 26, item 11: the stale index was served). The walk must name the
+// moved function.
 func editedSymJob(files map[string][]byte) job {
 	args := []string{"--index-dir", "idx", "in.dmp", "store"}
 	return job{name: ".sym edited in place, same size and mtime", files: files, args: args, hooks: &scenarioHooks{
@@ -288,16 +299,16 @@ func editedSymJob(files map[string][]byte) job {
 			if err != nil {
 				return err
 			}
-			edited := scenarioSym(20000, "FUNCTION")
-			if len(edited) != int(fi.Size()) {
-				return fmt.Errorf("edited file of another size")
-			}
+			// The same size; the record of the function after the
+			// first moves, so an index made before points at other bytes.
+			edited := bytes.Replace(scenarioSym(), []byte("function_000000"), []byte("fn_000000"), 1)
+			edited = bytes.Replace(edited, []byte("function_000001"), []byte("function_000001_moved"), 1)
 			if err := os.WriteFile(p, edited, 0o644); err != nil {
 				return err
 			}
 			return os.Chtimes(p, fi.ModTime(), fi.ModTime())
 		},
-		check: wantFunction("FUNCTION_000000"),
+		check: wantFunction("function_000001_moved"),
 	}}
 }
 
