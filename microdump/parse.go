@@ -2,11 +2,15 @@ package microdump
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
@@ -182,7 +186,8 @@ func IsMicrodump(data []byte) bool {
 	return false
 }
 
-// Parse reads the first microdump in data.
+// Parse reads the first microdump in data. data is not kept: the strings
+// of the Dump are copies.
 func Parse(data []byte) (*Dump, error) {
 	if len(data) == 0 {
 		return nil, errors.New("microdump: empty input")
@@ -190,14 +195,14 @@ func Parse(data []byte) (*Dump, error) {
 	if len(data) > MaxSize {
 		return nil, fmt.Errorf("microdump: input larger than %d bytes", MaxSize)
 	}
-	p := parser{d: &Dump{Arch: minidump.ArchUnknown}}
-	p.modules.truncateUpper = false
-	content := string(data)
+	p := parser{d: &Dump{Arch: minidump.ArchUnknown}, upperFrom: -1}
 	// One allocation for the module records: a large microdump is mostly
 	// module lines, and growing the slice line by line copies it again
 	// and again (docs/limits.md, a 64 MiB microdump).
-	p.mods = make([]Module, 0, strings.Count(content, keyModule))
-	if err := p.run(content); err != nil {
+	n := bytes.Count(data, []byte(keyModule))
+	p.mods = make([]Module, 0, n)
+	p.modLines = make([]int32, 0, n)
+	if err := p.run(data); err != nil {
 		return nil, err
 	}
 	return p.finish(), nil
@@ -208,16 +213,26 @@ type parser struct {
 	arch       string // the O record's architecture, kept across O records like Breakpad's
 	stackStart uint64
 	stack      []byte
-	modules    moduleMap
-	mods       []Module
-	found      bool
-	// unreported counts, per kind, the warnings past the first few, and
-	// keeps the first of them.
+	mods       []Module // the M records in input order
+	modLines   []int32  // the line of each M record
+	// upperFrom is the first module read after an Android O record, from
+	// which on Breakpad stores modules with its truncate-upper rule; -1
+	// when there is none.
+	upperFrom int
+	found     bool
+	strs      arena
+	// reported keeps, per kind, the first few warnings and their lines;
+	// unreported counts the rest and keeps the first of them.
+	reported   [numWarnKinds][]lineWarning
 	unreported [numWarnKinds]struct {
 		n     int
 		first string
 	}
-	reported [numWarnKinds]int
+}
+
+type lineWarning struct {
+	line int
+	msg  string
 }
 
 // Kinds of warnings: each is reported maxWarnings times, then counted, so
@@ -233,10 +248,12 @@ const (
 
 var warnSummaries = [numWarnKinds]string{"modules could not be stored", "CPU context records were ignored"}
 
-func (p *parser) warn(kind int, msg string) {
-	if p.reported[kind] < maxWarnings {
-		p.reported[kind]++
-		p.d.Warnings = append(p.d.Warnings, msg)
+// warn records a warning of the given line. Module warnings are made after
+// the whole input is read (storeModules), so the warnings are put back in
+// line order in finish.
+func (p *parser) warn(kind, line int, msg string) {
+	if len(p.reported[kind]) < maxWarnings {
+		p.reported[kind] = append(p.reported[kind], lineWarning{line, msg})
 		return
 	}
 	u := &p.unreported[kind]
@@ -246,29 +263,29 @@ func (p *parser) warn(kind int, msg string) {
 	u.n++
 }
 
-func (p *parser) run(content string) error {
+func (p *parser) run(content []byte) error {
 	in := false
 	lineNo := 0
 	for len(content) > 0 {
-		var line string
-		if i := strings.IndexByte(content, '\n'); i >= 0 {
+		var line []byte
+		if i := bytes.IndexByte(content, '\n'); i >= 0 {
 			line, content = content[:i], content[i+1:]
 		} else {
-			line, content = content, ""
+			line, content = content, nil
 		}
 		lineNo++
-		line = strings.TrimSuffix(line, "\r") // adb writes logcat with CRLF
-		if !strings.Contains(line, breakpadTag) {
+		line = bytes.TrimSuffix(line, []byte("\r")) // adb writes logcat with CRLF
+		if !bytes.Contains(line, []byte(breakpadTag)) {
 			continue
 		}
-		if strings.Contains(line, beginMarker) {
+		if bytes.Contains(line, []byte(beginMarker)) {
 			in, p.found = true, true
 			continue
 		}
 		if !in {
 			continue
 		}
-		if strings.Contains(line, endMarker) {
+		if bytes.Contains(line, []byte(endMarker)) {
 			break
 		}
 		if err := p.record(line, lineNo); err != nil {
@@ -283,90 +300,103 @@ func (p *parser) run(content string) error {
 
 // record handles one line inside the microdump. The order of the key tests
 // matters for lines holding several keys, and is Breakpad's.
-func (p *parser) record(line string, lineNo int) error {
+func (p *parser) record(line []byte, lineNo int) error {
 	d := p.d
-	if i := strings.Index(line, keyOS); i >= 0 {
-		rest := line[i+len(keyOS):]
-		toks, tail := fields(rest, 4)
-		osID := tokenAt(toks, 0)
-		if len(toks) > 1 {
-			p.arch = toks[1]
-		}
-		d.CPU = p.arch
-		d.CPUCount = int(uint8(hexValue(tokenAt(toks, 2))))
-		if len(toks) > 3 {
-			d.HWArch = toks[3]
-		}
-		d.OSVersion = ""
-		if len(toks) == 4 && tail != "" {
-			d.OSVersion = tail[1:] // drop the separating space
-		}
-		switch osID {
-		case "L":
-			d.OS, d.OSShort = "Linux", "linux"
-		case "A":
-			d.OS, d.OSShort = "Android", "android"
-			// Android maps libraries so that address ranges of adjacent
-			// modules can overlap; Breakpad shrinks instead of dropping.
-			p.modules.truncateUpper = true
-		}
+	if i := bytes.Index(line, []byte(keyOS)); i >= 0 {
+		p.osRecord(line[i+len(keyOS):])
 		return nil
 	}
-	if i := strings.Index(line, keyStack); i >= 0 {
-		if strings.Contains(line, keyStackFirst) {
+	if i := bytes.Index(line, []byte(keyStack)); i >= 0 {
+		if bytes.Contains(line, []byte(keyStackFirst)) {
 			return nil
 		}
-		toks, _ := fields(line[i+len(keyStack):], 2)
-		start := hexValue(tokenAt(toks, 0))
-		chunk := hexBytes(tokenAt(toks, 1))
-		if p.stackStart != 0 {
-			if want := p.stackStart + uint64(len(p.stack)); start != want {
-				return &FormatError{lineNo, fmt.Sprintf("stack chunk at %#x is not contiguous (expected %#x)", start, want)}
-			}
-		} else {
-			p.stackStart = start
-		}
-		if uint64(len(p.stack))+uint64(len(chunk)) > ^uint64(0)-p.stackStart {
-			return &FormatError{lineNo, "stack memory wraps around the address space"}
-		}
-		p.stack = append(p.stack, chunk...)
-		return nil
+		return p.stackRecord(line[i+len(keyStack):], lineNo)
 	}
-	if i := strings.Index(line, keyCPU); i >= 0 {
+	if i := bytes.Index(line, []byte(keyCPU)); i >= 0 {
 		p.context(hexBytes(line[i+len(keyCPU):]), lineNo)
 		return nil
 	}
-	if i := strings.Index(line, keyCrash); i >= 0 {
-		toks, _ := fields(line[i+len(keyCrash):], 3)
-		if len(toks) > 1 {
-			d.CrashReason = toks[1]
+	if i := bytes.Index(line, []byte(keyCrash)); i >= 0 {
+		var toks [3][]byte
+		fields(line[i+len(keyCrash):], toks[:])
+		if toks[1] != nil {
+			d.CrashReason = string(toks[1])
 		}
-		d.CrashAddress = hexValue(tokenAt(toks, 2))
+		d.CrashAddress = hexValue(toks[2])
 		return nil
 	}
-	if i := strings.Index(line, keyGPU); i >= 0 {
-		gpu := line[i+len(keyGPU):]
+	if i := bytes.Index(line, []byte(keyGPU)); i >= 0 {
+		gpu := string(line[i+len(keyGPU):])
 		if cString(gpu) != gpuUnknown {
 			parts := strings.SplitN(gpu, "|", 4)
 			d.GPU = GPU{tokenAt(parts, 0), tokenAt(parts, 1), tokenAt(parts, 2)}
 		}
 		return nil
 	}
-	if i := strings.Index(line, keyModule); i >= 0 {
-		toks, _ := fields(line[i+len(keyModule):], 5)
-		m := Module{
-			Base:   hexValue(tokenAt(toks, 0)),
-			Offset: hexValue(tokenAt(toks, 1)),
-			Size:   hexValue(tokenAt(toks, 2)),
-			ID:     tokenAt(toks, 3),
-			Name:   tokenAt(toks, 4),
-		}
-		if p.modules.store(m.Base, m.Size, len(p.mods)) {
-			p.mods = append(p.mods, m)
-		} else {
-			p.warn(warnModule, fmt.Sprintf("line %d: module %s could not be stored", lineNo, m.Name))
+	if i := bytes.Index(line, []byte(keyModule)); i >= 0 {
+		var toks [5][]byte
+		fields(line[i+len(keyModule):], toks[:])
+		p.mods = append(p.mods, Module{
+			Base:   hexValue(toks[0]),
+			Offset: hexValue(toks[1]),
+			Size:   hexValue(toks[2]),
+			ID:     p.strs.string(toks[3]),
+			Name:   p.strs.string(toks[4]),
+		})
+		p.modLines = append(p.modLines, int32(min(lineNo, math.MaxInt32)))
+	}
+	return nil
+}
+
+// osRecord reads an O record: "O <os> <arch> <cpu count> <hw arch> <version>".
+func (p *parser) osRecord(rest []byte) {
+	d := p.d
+	var toks [4][]byte
+	n, tail := fields(rest, toks[:])
+	osID := string(toks[0])
+	if n > 1 {
+		p.arch = string(toks[1])
+	}
+	d.CPU = p.arch
+	d.CPUCount = int(uint8(hexValue(toks[2])))
+	if n > 3 {
+		d.HWArch = string(toks[3])
+	}
+	d.OSVersion = ""
+	if n == 4 && len(tail) > 0 {
+		d.OSVersion = string(tail[1:]) // drop the separating space
+	}
+	switch osID {
+	case "L":
+		d.OS, d.OSShort = "Linux", "linux"
+	case "A":
+		d.OS, d.OSShort = "Android", "android"
+		// Android maps libraries so that address ranges of adjacent
+		// modules can overlap; Breakpad shrinks instead of dropping,
+		// for the modules stored from here on.
+		if p.upperFrom < 0 {
+			p.upperFrom = len(p.mods)
 		}
 	}
+}
+
+// stackRecord appends an S record's chunk to the stack.
+func (p *parser) stackRecord(rest []byte, lineNo int) error {
+	var toks [2][]byte
+	fields(rest, toks[:])
+	start := hexValue(toks[0])
+	chunk := hexBytes(toks[1])
+	if p.stackStart != 0 {
+		if want := p.stackStart + uint64(len(p.stack)); start != want {
+			return &FormatError{lineNo, fmt.Sprintf("stack chunk at %#x is not contiguous (expected %#x)", start, want)}
+		}
+	} else {
+		p.stackStart = start
+	}
+	if uint64(len(p.stack))+uint64(len(chunk)) > ^uint64(0)-p.stackStart {
+		return &FormatError{lineNo, "stack memory wraps around the address space"}
+	}
+	p.stack = append(p.stack, chunk...)
 	return nil
 }
 
@@ -388,11 +418,11 @@ func (p *parser) context(raw []byte, lineNo int) {
 	case "mips", "mips64":
 		want = sizeContextMIPS
 	default:
-		p.warn(warnContext, fmt.Sprintf("line %d: unsupported architecture: %s", lineNo, p.arch))
+		p.warn(warnContext, lineNo, fmt.Sprintf("line %d: unsupported architecture: %s", lineNo, p.arch))
 		return
 	}
 	if len(raw) != want {
-		p.warn(warnContext, fmt.Sprintf("line %d: malformed CPU context: got %d bytes instead of %d", lineNo, len(raw), want))
+		p.warn(warnContext, lineNo, fmt.Sprintf("line %d: malformed CPU context: got %d bytes instead of %d", lineNo, len(raw), want))
 		return
 	}
 	d.RawContext = raw
@@ -415,57 +445,50 @@ func (p *parser) context(raw []byte, lineNo int) {
 	}
 }
 
-// finish builds the module list the processor sees. Breakpad's processor
-// copies the parsed module map, re-inserting each module's original range in
-// the map's order; with overlapping ranges the copy can resolve differently
-// from the first map, so the copy is reproduced here.
+// finish builds the Dump's stack, module list and warnings.
 func (p *parser) finish() *Dump {
 	d := p.d
+	d.Stack = Memory{Base: p.stackStart, Data: p.stack}
+	d.Modules = p.storeModules()
+	// The reported warnings in line order, as they were met; then the
+	// count of each kind's others.
+	var warnings []lineWarning
+	for _, ws := range p.reported {
+		warnings = append(warnings, ws...)
+	}
+	slices.SortStableFunc(warnings, func(a, b lineWarning) int { return cmp.Compare(a.line, b.line) })
+	for _, w := range warnings {
+		d.Warnings = append(d.Warnings, w.msg)
+	}
 	for kind, u := range p.unreported {
 		if u.n > 0 {
 			d.Warnings = append(d.Warnings, fmt.Sprintf("%d more %s, the first: %s", u.n, warnSummaries[kind], u.first))
 		}
 	}
-	d.Stack = Memory{Base: p.stackStart, Data: p.stack}
-	stored := p.modules.entries()
-	if p.modules.truncateUpper {
-		// Without truncation the stored ranges are the modules' own and
-		// disjoint, so the copy would keep every one as it is.
-		final := moduleMap{truncateUpper: true}
-		for _, e := range stored {
-			m := p.mods[e.mod]
-			final.store(m.Base, m.Size, e.mod)
-		}
-		stored = final.entries()
-	}
-	d.Modules = make([]Module, 0, len(stored))
-	for _, e := range stored {
-		m := p.mods[e.mod]
-		m.LookupBase, m.LookupEnd = e.base, e.high
-		d.Modules = append(d.Modules, m)
-	}
 	return d
 }
 
-// fields splits s at C whitespace into at most n tokens, as successive
-// "stream >> string" reads do, and returns what follows the last token read.
-func fields(s string, n int) (toks []string, tail string) {
+// fields splits s at C whitespace into at most len(toks) tokens, as
+// successive "stream >> string" reads do, and returns how many it read and
+// what follows the last token read. The tokens not read stay nil.
+func fields(s []byte, toks [][]byte) (n int, tail []byte) {
 	i := 0
-	for len(toks) < n {
+	for n < len(toks) {
 		for i < len(s) && isSpace(s[i]) {
 			i++
 		}
 		if i == len(s) {
-			return toks, ""
+			return n, nil
 		}
 		j := i
 		for j < len(s) && !isSpace(s[j]) {
 			j++
 		}
-		toks = append(toks, s[i:j])
+		toks[n] = s[i:j]
+		n++
 		i = j
 	}
-	return toks, s[i:]
+	return n, s[i:]
 }
 
 func isSpace(c byte) bool {
@@ -491,7 +514,7 @@ func cString(s string) string {
 // leading whitespace, an optional sign and 0x prefix, then hex digits up to
 // the first other character. No digits gives 0; overflow gives the maximum;
 // a minus sign negates modulo 2^64.
-func hexValue(s string) uint64 {
+func hexValue[T string | []byte](s T) uint64 {
 	i := 0
 	for i < len(s) && isSpace(s[i]) {
 		i++
@@ -540,7 +563,7 @@ func hexDigit(c byte) (byte, bool) {
 // hexBytes decodes pairs of hex digits. Like Breakpad, each two-character
 // group is read as a number truncated to a byte, so a bad pair gives 0 rather
 // than an error, and an odd last digit is a byte of its own.
-func hexBytes(s string) []byte {
+func hexBytes[T string | []byte](s T) []byte {
 	out := make([]byte, 0, (len(s)+1)/2)
 	for i := 0; i < len(s); i += 2 {
 		if i+1 < len(s) {
@@ -556,4 +579,24 @@ func hexBytes(s string) []byte {
 		out = append(out, byte(hexValue(s[i:])))
 	}
 	return out
+}
+
+// arena holds the bytes of the strings a Dump keeps from its input (module
+// ids and names): one allocation per 64 KiB of them rather than two per
+// module line, and the input is not kept (a copy of it as one string was
+// held while any of its substrings lived).
+type arena struct{ buf []byte }
+
+func (a *arena) string(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > cap(a.buf)-len(a.buf) {
+		a.buf = make([]byte, 0, max(len(b), 64<<10))
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, b...)
+	// The bytes are never written again: later strings are appended
+	// past them, or into a new buffer.
+	return unsafe.String(&a.buf[start], len(b))
 }

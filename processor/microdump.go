@@ -47,16 +47,23 @@ func ProcessMicrodump(d *microdump.Dump, syms symfile.Supplier, opts Options) (*
 	st.CrashReason = d.CrashReason
 	st.CrashAddress = d.CrashAddress
 
-	loaded := make([]*walker.Module, len(d.Modules))
-	ranges := make([][2]uint64, len(d.Modules))
+	// The modules in one allocation, not one per module: a 64 MiB
+	// microdump lists 685,906 (docs/limits.md).
+	n := len(d.Modules)
+	loaded, ranges := make([]*walker.Module, n), make([][2]uint64, n)
+	modules := make([]walker.Module, n)
+	if n > 0 { // no modules: a nil list, as before
+		st.ModuleOrder = make([]int, n)
+	}
 	for i, m := range d.Modules {
-		loaded[i] = &walker.Module{
+		modules[i] = walker.Module{
 			Index: i, Base: m.Base, Size: m.Size,
 			CodeFile: m.Name, CodeID: m.ID, DebugFile: m.Name, DebugID: m.ID,
 			SymbolBase: m.Base,
 		}
+		loaded[i] = &modules[i]
 		ranges[i] = [2]uint64{m.LookupBase, m.LookupEnd}
-		st.ModuleOrder = append(st.ModuleOrder, i) // d.Modules is in Breakpad's order (by lookup range)
+		st.ModuleOrder[i] = i // d.Modules is in Breakpad's order (by lookup range)
 	}
 	st.moduleRanges = walker.NewModuleMapRanges(loaded, ranges)
 	if !opts.breakpad() {

@@ -197,9 +197,10 @@ func newModules(mods []*walker.Module) []*Module {
 	if len(mods) == 0 {
 		return nil
 	}
-	out := make([]*Module, len(mods))
+	out, vals := make([]*Module, len(mods)), make([]Module, len(mods))
 	for i, m := range mods {
-		out[i] = newModule(m)
+		vals[i] = moduleValue(m)
+		out[i] = &vals[i]
 	}
 	return out
 }

@@ -394,7 +394,14 @@ const (
 
 // newModule copies the walk's module m.
 func newModule(m *walker.Module) *Module {
-	return &Module{
+	v := moduleValue(m)
+	return &v
+}
+
+// moduleValue is newModule's copy, for lists that allocate their modules
+// together (a microdump lists up to 685,906 of them).
+func moduleValue(m *walker.Module) Module {
+	return Module{
 		Index: m.Index, Unloaded: m.Unloaded, Base: m.Base, Size: m.Size,
 		CodeFile: m.CodeFile, CodeID: m.CodeID, DebugFile: m.DebugFile, DebugID: m.DebugID, Version: m.Version,
 		SymbolBase: m.SymbolBase,

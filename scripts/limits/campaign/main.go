@@ -24,6 +24,13 @@
 //     threads, names holding escapes in every text output, and 4 GiB of
 //     zeros behind a minidump header, gzip-compressed, as a file and on
 //     standard input;
+//   - scenario: issue 26's cases around a run (scenarios.go): a dump and
+//     a .sym truncated and rewritten while mapped (one run, and batch), batch
+//     --timeout over hostile dumps, a FIFO in the index directory and in a
+//     symbol store, a .sym edited in place with the same size and mtime,
+//     batch over linked, dangling and mode-0 inputs, batch stopped by a
+//     closed pipe and by SIGTERM; each with its expected outcome checked
+//     (exit status, the file named, the summary written, no temporaries);
 //   - server: a hostile symbol server on loopback in each hostile.ServerMode,
 //     with --symbols-total-timeout (-server-total), and once more with the
 //     default timeouts, reported apart. Each run has a server of its own,
@@ -31,7 +38,8 @@
 //
 // A run is flagged when it panics, is killed, takes over 5 s, peaks over
 // 512 MB, prints over 60 lines on stderr, or writes a raw control byte
-// (controlCounter) on stderr or in a text output. Inputs of flagged runs
+// (controlCounter) on stderr or in a text output, or, for a scenario,
+// ends otherwise than expected ("wrong"). Inputs of flagged runs
 // are kept in -keep.
 //
 // With -serve MODE it runs nothing: it serves a hostile symbol server in
@@ -94,6 +102,9 @@ type job struct {
 	server hostile.ServerMode
 	// stdin, when set, names the file of files given on standard input.
 	stdin string
+	// hooks, when set, are a scenario's steps and expected outcome
+	// (scenarios.go).
+	hooks *scenarioHooks
 }
 
 // serverURL stands for the URL of a job's own server in its args.
@@ -108,7 +119,9 @@ type result struct {
 	status int
 	lines  int    // lines on stderr
 	ctl    int64  // raw control bytes on stdout and stderr (controlCounter)
-	what   string // "", panic, killed, slow, big, flood, ctl
+	what   string // "", panic, killed, slow, big, flood, ctl, wrong
+	// wrong says how a scenario's outcome differs from the expected one.
+	wrong string
 	// requests is the number of requests the run's own server saw.
 	requests int64
 }
@@ -120,7 +133,8 @@ func main() {
 	flag.StringVar(&c.keep, "keep", "campaign-flagged", "directory for the inputs of flagged runs")
 	flag.DurationVar(&c.serverTotal, "server-total", 3*time.Second, "--symbols-total-timeout of the server runs")
 	seed := flag.Uint64("seed", 17, "random seed")
-	only := flag.String("only", "", "run only this kind: dumps, symbols, hostile or server")
+	only := flag.String("only", "", "run only this kind: dumps, symbols, hostile, scenario or server")
+	match := flag.String("match", "", "run only the runs whose name holds this `text`")
 	serve := flag.String("serve", "", "only serve a hostile symbol server in this `mode` (trickle, gzip-bomb, ...) on -addr")
 	addr := flag.String("addr", "127.0.0.1:0", "address of the -serve server")
 	flag.Parse()
@@ -154,8 +168,14 @@ func main() {
 	if want("hostile") {
 		jobs = append(jobs, hostileJobs(c.tmp)...)
 	}
+	if want("scenario") {
+		jobs = append(jobs, scenarioJobs()...)
+	}
 	if want("server") {
 		jobs = append(jobs, serverJobs(&c, dumps)...)
+	}
+	if *match != "" {
+		jobs = slices.DeleteFunc(jobs, func(j job) bool { return !strings.Contains(j.name, *match) })
 	}
 	results := runAll(&c, jobs, *workers)
 	report(results)
@@ -461,9 +481,10 @@ func runAll(c *config, jobs []job, workers int) []result {
 					fmt.Printf("%s %s: %v (CPU %v), %d KiB, exit %d, %d stderr lines, %d requests%s\n", r.kind, r.name,
 						r.wall.Round(time.Millisecond), r.cpu.Round(time.Millisecond), r.rss, r.status, r.lines, r.requests,
 						map[bool]string{true: ", " + r.what}[r.what != ""])
-				} else if r.what != "" {
-					fmt.Printf("%s %s: %s: %v (CPU %v), %d KiB, exit %d, %d stderr lines\n", r.kind, r.name, r.what,
-						r.wall.Round(time.Millisecond), r.cpu.Round(time.Millisecond), r.rss, r.status, r.lines)
+				} else if r.what != "" || r.hooks != nil {
+					fmt.Printf("%s %s: %s: %v (CPU %v), %d KiB, exit %d, %d stderr lines%s\n", r.kind, r.name, r.what,
+						r.wall.Round(time.Millisecond), r.cpu.Round(time.Millisecond), r.rss, r.status, r.lines,
+						map[bool]string{true: ": " + r.wrong}[r.wrong != ""])
 				}
 				if done%500 == 0 {
 					fmt.Printf("... %d of %d runs, %v\n", done, len(jobs), time.Since(start).Round(time.Second))
@@ -493,6 +514,11 @@ func runJob(c *config, j job, worker string) result {
 			fail(err)
 		}
 	}
+	if j.hooks != nil && j.hooks.setup != nil {
+		if err := j.hooks.setup(c, dir); err != nil {
+			return result{job: j, status: -1, what: "wrong", wrong: "setup: " + err.Error()}
+		}
+	}
 	// Peak RSS comes from /usr/bin/time: the rusage of a child forked from
 	// this process counts this process's memory too (Linux carries the
 	// pre-exec high-water mark over exec).
@@ -518,6 +544,10 @@ func runJob(c *config, j job, worker string) result {
 	if slices.Contains(args, "--json") {
 		cmd.Stdout = io.Discard
 	}
+	var stdout bytes.Buffer // a scenario's, for its check
+	if j.hooks != nil {
+		cmd.Stdout = io.MultiWriter(&stdout, &ctlOut)
+	}
 	cmd.Stderr = io.MultiWriter(&stderr, &ctlErr)
 	if j.stdin != "" {
 		f, err := os.Open(filepath.Join(dir, j.stdin))
@@ -528,7 +558,7 @@ func runJob(c *config, j job, worker string) result {
 		cmd.Stdin = f
 	}
 	start := time.Now()
-	_ = cmd.Run()
+	runWithHooks(cmd, j.hooks, dir, &stdout)
 	r := result{job: j, wall: time.Since(start), status: -1, lines: bytes.Count(stderr.Bytes(), []byte("\n")),
 		requests: requests.Load(), ctl: ctlOut.n + ctlErr.n}
 	if ps := cmd.ProcessState; ps != nil {
@@ -552,7 +582,7 @@ func runJob(c *config, j job, worker string) result {
 	switch {
 	case bytes.Contains(stderr.Bytes(), []byte("panic:")) || bytes.Contains(stderr.Bytes(), []byte("goroutine ")):
 		r.what = "panic"
-	case r.status < 0 || r.status > 2:
+	case r.status < 0 || (r.status > 2 && (j.hooks == nil || r.status != 128+int(j.hooks.signal))):
 		r.what = "killed"
 	case r.wall > maxWall:
 		r.what = "slow"
@@ -562,6 +592,11 @@ func runJob(c *config, j job, worker string) result {
 		r.what = "flood"
 	case r.ctl > 0:
 		r.what = "ctl"
+	}
+	if j.hooks != nil && j.hooks.check != nil {
+		if r.wrong = j.hooks.check(dir, &r, stdout.Bytes(), stderr.Bytes()); r.wrong != "" && r.what == "" {
+			r.what = "wrong"
+		}
 	}
 	if r.what != "" && c.keep != "" {
 		os.MkdirAll(c.keep, 0o755)
@@ -581,6 +616,7 @@ func report(results []result) {
 	type tally struct {
 		runs, panics, slow, big, killed int
 		flood, lines, slowCPU, ctl      int
+		wrong                           int
 		cpu                             time.Duration
 		cpuOf                           string
 		wall                            time.Duration
@@ -622,6 +658,9 @@ func report(results []result) {
 			if r.ctl > 0 {
 				t.ctl++
 			}
+			if r.wrong != "" {
+				t.wrong++
+			}
 			t.lines = max(t.lines, r.lines)
 			if r.wall > t.wall {
 				t.wall, t.wallOf = r.wall, r.name
@@ -639,8 +678,8 @@ func report(results []result) {
 	}
 	print := func(name string, t *tally) {
 		fmt.Printf("%-16s %5d runs: %d panics, %d killed, %d over %v (%d over %v of CPU), %d over %d MB, %d over %d stderr lines, "+
-			"%d with raw control bytes; slowest %v (%s), most CPU %v (%s), largest %d KiB (%s), most stderr lines %d\n",
-			name, t.runs, t.panics, t.killed, t.slow, maxWall, t.slowCPU, maxWall, t.big, maxRSS>>10, t.flood, maxWarnings, t.ctl,
+			"%d with raw control bytes, %d with a wrong outcome; slowest %v (%s), most CPU %v (%s), largest %d KiB (%s), most stderr lines %d\n",
+			name, t.runs, t.panics, t.killed, t.slow, maxWall, t.slowCPU, maxWall, t.big, maxRSS>>10, t.flood, maxWarnings, t.ctl, t.wrong,
 			t.wall.Round(time.Millisecond), t.wallOf, t.cpu.Round(time.Millisecond), t.cpuOf, t.rss, t.rssOf, t.lines)
 	}
 	for _, k := range order {
