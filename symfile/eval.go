@@ -185,7 +185,9 @@ func (e *evaluator) runASCII(program string) error {
 	}
 }
 
-func asciiSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' }
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
