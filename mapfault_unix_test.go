@@ -66,6 +66,20 @@ func copyTree(t *testing.T, src string) string {
 	return dst
 }
 
+// growPastReadWhole appends 2 MiB of zeros to the dump at path: the
+// minidump reader maps only a file over 1 MiB (it reads a smaller one into
+// memory, where truncating the file changes nothing).
+func growPastReadWhole(t *testing.T, path string) {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err == nil {
+		err = os.Truncate(path, st.Size()+2<<20)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestTruncatedWhileProcessing: a dump or a .sym truncated after it was
 // mapped gives an error naming the file, not a SIGBUS (issue 26, item 1).
 func TestTruncatedWhileProcessing(t *testing.T) {
@@ -74,6 +88,7 @@ func TestTruncatedWhileProcessing(t *testing.T) {
 			dumps := copyTree(t, corpus.Testdata(t, "dumps"))
 			syms := copyTree(t, corpus.Testdata(t, "symbols"))
 			dump := filepath.Join(dumps, "amd64-fp.dmp")
+			growPastReadWhole(t, dump)
 			d, err := stackwalk.Open(dump)
 			if err != nil {
 				t.Fatal(err)

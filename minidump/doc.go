@@ -3,8 +3,9 @@
 // emit, CPU contexts of x86, amd64, arm and arm64 (Microsoft's layout and
 // Breakpad's older one), and the captured memory.
 //
-// Open memory-maps a file (NewFile reads through any io.ReaderAt); only the
-// header and stream directory are parsed up front. Each stream has its own
+// Open memory-maps a file, or reads it into memory when it is small (up to
+// 1 MiB: unmapping costs more than the read), and NewFile reads through any
+// io.ReaderAt; only the header and stream directory are parsed up front. Each stream has its own
 // accessor returning (value, error), so one broken stream does not hide the
 // others; list accessors return the readable entries together with the error.
 // A stream missing from the dump gives an error wrapping ErrNoStream.

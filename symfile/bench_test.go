@@ -204,3 +204,17 @@ func BenchmarkMerge(b *testing.B) {
 		f.merge(chunks, publicRoom{})
 	}
 }
+
+// BenchmarkFindCallerRegs applies a typical amd64 rule set (dump_syms's
+// after a push of rbp and rbx): the evaluation a walk makes per CFI frame.
+func BenchmarkFindCallerRegs(b *testing.B) {
+	rules := CFIRules{CFA: "$rsp 24 +", RA: ".cfa -8 + ^",
+		Rules: []CFIRule{{"$rbp", ".cfa -16 + ^"}, {"$rbx", ".cfa -24 + ^"}}}
+	regs := map[string]uint64{"$rsp": 0x1000, "$rbp": 0x2000, "$rbx": 1, "$rip": 0x10}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := rules.FindCallerRegs(regs, zeroMemory{}, 8); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -2,8 +2,6 @@ package symfile
 
 import (
 	"bytes"
-	"cmp"
-	"slices"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 )
@@ -17,26 +15,37 @@ import (
 // replaces an earlier one) and applies deltas from anywhere in the file;
 // dump_syms writes deltas right after their INIT record, which is where we
 // look for them.
+//
+// A block is parsed the first time a lookup lands in it and kept with the
+// File (cfiblock.go), so a batch that walks through the same functions
+// again and again parses each rule set once. The returned Rules slice is
+// the caller's own.
 func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
 	defer mapfault.Name(f.name) // fault.go
 	at, _ := findRange(f.cfi, addr)
 	if at < 0 {
 		return CFIRules{}, false
 	}
+	b := f.cfiBlock(at)
+	if !b.ok {
+		return CFIRules{}, false // Breakpad refuses an INIT rule set that does not parse
+	}
+	return b.at(addr), true
+}
+
+// parseCFIBlock parses the STACK CFI INIT record f.cfi[at] and the delta
+// records after it.
+func (f *File) parseCFIBlock(at int) *cfiBlock {
 	e := f.cfi[at]
 	head := f.lineFrom(e.off)
 	_, rest := splitCFI(head)
 	var buf [3][]byte
 	t := splitAll(rest, buf[:0], 3)
-	var rules CFIRules
-	if len(t) < 3 || !rules.apply(t[2]) {
-		return CFIRules{}, false // Breakpad refuses an INIT rule set that does not parse
+	b := &cfiBlock{}
+	if len(t) < 3 || !b.init.apply(t[2]) {
+		return b
 	}
-	type delta struct {
-		addr  uint64
-		rules []byte
-	}
-	var deltas []delta
+	b.ok = true
 	pos := e.off + uint64(len(head))
 	for n := 0; n < maxDeltas; n++ {
 		nl := bytes.IndexByte(f.data[pos:], '\n')
@@ -49,7 +58,7 @@ func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
 		}
 		line := f.lineFrom(pos)
 		kind, rest := splitCFI(line)
-		if kind != cfiDelta {
+		if kind != cfiDeltaLine {
 			break
 		}
 		var b2 [2][]byte
@@ -57,25 +66,19 @@ func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
 		if len(d) < 2 {
 			continue
 		}
-		a := looseHex(d[0])
-		if a >= e.base && a <= addr {
-			deltas = append(deltas, delta{a, d[1]})
+		if a := looseHex(d[0]); a >= e.base && a <= e.high {
+			set, _ := parseRuleSet(d[1]) // like Breakpad, a bad delta applies its rules up to the error
+			b.deltas = append(b.deltas, cfiDelta{a, set})
 		}
 	}
-	slices.SortStableFunc(deltas, func(x, y delta) int { return cmp.Compare(x.addr, y.addr) })
-	for i, d := range deltas {
-		if i+1 < len(deltas) && deltas[i+1].addr == d.addr {
-			continue // the last record at an address replaces the others
-		}
-		rules.apply(d.rules) // like Breakpad, a bad delta applies its rules up to the error
-	}
-	return rules, true
+	b.finish()
+	return b
 }
 
 const (
 	notCFI = iota
 	cfiInit
-	cfiDelta
+	cfiDeltaLine
 )
 
 // splitCFI classifies a line as STACK CFI INIT or STACK CFI delta and
@@ -86,7 +89,7 @@ func splitCFI(line []byte) (kind int, rest []byte) {
 		return cfiInit, line[len(pSTACKCFIINIT):]
 	}
 	if bytes.HasPrefix(line, pSTACKCFI) {
-		return cfiDelta, line[len(pSTACKCFI):]
+		return cfiDeltaLine, line[len(pSTACKCFI):]
 	}
 	if !bytes.HasPrefix(line, pSTACK) {
 		return notCFI, nil
@@ -103,7 +106,7 @@ func splitCFI(line []byte) (kind int, rest []byte) {
 		return cfiInit, t[2]
 	}
 	var b2 [2][]byte
-	return cfiDelta, splitAll(line[len(pSTACK):], b2[:0], 2)[1]
+	return cfiDeltaLine, splitAll(line[len(pSTACK):], b2[:0], 2)[1]
 }
 
 // maxDeltas bounds the delta records read after one INIT record (dump_syms
@@ -113,28 +116,45 @@ const maxDeltas = 1 << 16
 
 // apply parses a rule set "reg: expr reg: expr ..." into r, as Breakpad's
 // CFIRuleParser: a token ending in ':' names a register; the tokens after it
-// form its expression. It reports false for an empty name or expression.
+// form its expression. It reports false for an empty name or expression,
+// having set the registers before the error.
 func (r *CFIRules) apply(set []byte) bool {
+	rules, ok := parseRuleSet(set)
+	for _, x := range rules {
+		r.Set(x.Register, x.Expr)
+	}
+	return ok
+}
+
+// parseRuleSet parses a rule set as apply does and returns its rules in
+// order up to the first error, and whether there was none.
+func parseRuleSet(set []byte) ([]CFIRule, bool) {
+	var out []CFIRule
 	var name, expr []byte
 	report := func() bool {
 		if len(name) == 0 || len(expr) == 0 {
 			return false
 		}
-		r.Set(string(name), string(expr))
+		out = append(out, CFIRule{string(name), string(expr)})
 		return true
 	}
-	for _, tok := range bytes.FieldsFunc(set, func(c rune) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }) {
+	for len(set) > 0 {
+		var tok []byte
+		tok, set = nextRuleToken(set)
+		if len(tok) == 0 {
+			break
+		}
 		if tok[len(tok)-1] == ':' {
 			if len(tok) < 2 {
-				return false
+				return out, false
 			}
 			if len(name) > 0 || len(expr) > 0 {
 				if !report() {
-					return false
+					return out, false
 				}
 			}
 			name = tok[:len(tok)-1]
-			expr = expr[:0:0]
+			expr = expr[:0]
 			continue
 		}
 		if len(expr) > 0 {
@@ -142,7 +162,22 @@ func (r *CFIRules) apply(set []byte) bool {
 		}
 		expr = append(expr, tok...)
 	}
-	return report()
+	return out, report()
+}
+
+// nextRuleToken returns the first word of s, between spaces, tabs, CRs and
+// LFs, and what follows it.
+func nextRuleToken(s []byte) (tok, rest []byte) {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+	i := 0
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	j := i
+	for j < len(s) && !isSpace(s[j]) {
+		j++
+	}
+	return s[i:j], s[j:]
 }
 
 // Set sets the rule of a register (".cfa", ".ra" or a register name).

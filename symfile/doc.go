@@ -13,7 +13,8 @@
 // would, and records only the offsets and address ranges of FUNC, PUBLIC,
 // STACK CFI INIT, STACK WIN, FILE and INLINE_ORIGIN records. A FUNC's line
 // and INLINE records are parsed the first time a lookup touches the
-// function, and then cached; CFI rule sets are parsed on each call. So a walk
+// function, and then cached, as is a STACK CFI INIT record's block of rule
+// sets the first time a lookup lands in it (cfiblock.go). So a walk
 // pays only for the records it touches: see docs/performance.md.
 //
 // IndexDir keeps that index on disk, one file per symbol file, so that later

@@ -38,17 +38,33 @@ type evaluator struct {
 	stack    []operand
 	expr     string
 	readOnly map[string]uint64 // EvaluateValue's variables
+	// cfa, when hasCFA, is the value of ".cfa", over readOnly's: so
+	// FindCallerRegs gives the callee's registers and .cfa without copying
+	// them into a new map.
+	cfa    uint64
+	hasCFA bool
+	buf    [16]operand // stack's first backing array: no allocation for most rules
 }
 
 func newEvaluator(vars map[string]uint64, mem Memory, wordSize int, expr string) (*evaluator, error) {
+	e := &evaluator{}
+	if err := e.init(vars, mem, wordSize, expr); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *evaluator) init(vars map[string]uint64, mem Memory, wordSize int, expr string) error {
 	if wordSize != 4 && wordSize != 8 {
-		return nil, fmt.Errorf("%w: word size %d", ErrSyntax, wordSize)
+		return fmt.Errorf("%w: word size %d", ErrSyntax, wordSize)
 	}
 	mask := ^uint64(0)
 	if wordSize == 4 {
 		mask = 0xffffffff
 	}
-	return &evaluator{vars: vars, mem: mem, wordSize: wordSize, mask: mask, expr: expr}, nil
+	e.vars, e.mem, e.wordSize, e.mask, e.expr = vars, mem, wordSize, mask, expr
+	e.stack = e.buf[:0]
+	return nil
 }
 
 func (e *evaluator) errf(base error, format string, args ...any) error {
@@ -77,11 +93,15 @@ func Evaluate(program string, vars map[string]uint64, mem Memory, wordSize int) 
 // EvaluateValue evaluates a postfix expression (a CFI rule) to one value.
 // vars is not modified.
 func EvaluateValue(expr string, vars map[string]uint64, mem Memory, wordSize int) (uint64, error) {
-	e, err := newEvaluator(vars, mem, wordSize, expr)
-	if err != nil {
+	var e evaluator
+	return e.value(expr, vars, mem, wordSize)
+}
+
+// value is EvaluateValue on e, which it initialises but for cfa.
+func (e *evaluator) value(expr string, vars map[string]uint64, mem Memory, wordSize int) (uint64, error) {
+	if err := e.init(nil, mem, wordSize, expr); err != nil { // no vars: assignments are not allowed to leak; see assign
 		return 0, err
 	}
-	e.vars = nil // assignments are not allowed to leak; see assign
 	e.readOnly = vars
 	if err := e.run(expr); err != nil {
 		return 0, err
@@ -114,6 +134,9 @@ func ProgramTokens(program string) iter.Seq[string] {
 }
 
 func (e *evaluator) run(program string) error {
+	if isASCII(program) {
+		return e.runASCII(program)
+	}
 	n := 0
 	for tok := range ProgramTokens(program) {
 		if n++; n > maxEvalTokens {
@@ -124,6 +147,55 @@ func (e *evaluator) run(program string) error {
 		}
 	}
 	return nil
+}
+
+// runASCII is run for a program of ASCII characters only, where the
+// white space of strings.Fields is these six bytes: the same tokens, read
+// without an iterator's closures.
+func (e *evaluator) runASCII(program string) error {
+	n := 0
+	for i := 0; ; {
+		for i < len(program) && asciiSpace(program[i]) {
+			i++
+		}
+		if i == len(program) {
+			return nil
+		}
+		j := i
+		for j < len(program) && !asciiSpace(program[j]) {
+			j++
+		}
+		tok := program[i:j]
+		i = j
+		if len(tok) > 1 && tok[0] == '=' { // as ProgramTokens
+			if n++; n > maxEvalTokens {
+				return e.errf(ErrSyntax, "more than %d tokens", maxEvalTokens)
+			}
+			if err := e.token("="); err != nil {
+				return err
+			}
+			tok = tok[1:]
+		}
+		if n++; n > maxEvalTokens {
+			return e.errf(ErrSyntax, "more than %d tokens", maxEvalTokens)
+		}
+		if err := e.token(tok); err != nil {
+			return err
+		}
+	}
+}
+
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *evaluator) token(tok string) error {
@@ -216,6 +288,9 @@ func (e *evaluator) pop() (uint64, error) {
 	if o.name == ".undef" {
 		return 0, e.errf(ErrUndefined, "%s", o.name)
 	}
+	if e.hasCFA && o.name == ".cfa" {
+		return e.cfa & e.mask, nil
+	}
 	vars := e.vars
 	if vars == nil {
 		vars = e.readOnly
@@ -264,22 +339,20 @@ func (r *CFIRules) FindCallerRegs(callee map[string]uint64, mem Memory, wordSize
 	if r.CFA == "" || r.RA == "" {
 		return nil, fmt.Errorf("%w: CFI rules lack .cfa or .ra", ErrSyntax)
 	}
-	cfa, err := EvaluateValue(r.CFA, callee, mem, wordSize)
+	var e evaluator
+	cfa, err := e.value(r.CFA, callee, mem, wordSize)
 	if err != nil {
 		return nil, err
 	}
-	working := make(map[string]uint64, len(callee)+1)
-	for k, v := range callee {
-		working[k] = v
-	}
-	working[".cfa"] = cfa
-	ra, err := EvaluateValue(r.RA, working, mem, wordSize)
+	// The other rules see the callee's registers and .cfa.
+	e.cfa, e.hasCFA = cfa, true
+	ra, err := e.value(r.RA, callee, mem, wordSize)
 	if err != nil {
 		return nil, err
 	}
 	caller := make(map[string]uint64, len(r.Rules)+2)
 	for _, rule := range r.Rules {
-		if v, err := EvaluateValue(rule.Expr, working, mem, wordSize); err == nil {
+		if v, err := e.value(rule.Expr, callee, mem, wordSize); err == nil {
 			caller[rule.Register] = v
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/regfile"
@@ -32,9 +33,12 @@ type File struct {
 	winOnce sync.Once
 	winMaps [5]containedMap // per STACK WIN type
 
+	cfiOnce   sync.Once
+	cfiParsed []atomic.Pointer[cfiBlock] // by index into cfi (cfiblock.go)
+
 	mu          sync.RWMutex
 	parsed      map[int]*function // by index into funcs
-	parsedBytes int64             // memory of parsed, estimated (HeapBytes)
+	parsedBytes int64             // memory of parsed and cfiParsed, estimated (HeapBytes)
 }
 
 // Open reads the symbol file at path, memory-mapped. A name ending in .gz

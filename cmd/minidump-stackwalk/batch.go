@@ -386,6 +386,7 @@ func (r *batchRun) processOne(path string) triage.Result {
 	}
 	o := r.flags.o // a copy: the walks of this dump stop with ctx
 	o.walkCtx = ctx
+	o.walkWorkers = walkWorkers(r.flags.jobs)
 	go func() {
 		// The session ends with the walk, not at the time limit: a walk
 		// that goes on must keep its symbol files mapped.
@@ -439,6 +440,16 @@ func (r *batchRun) processOne(path string) triage.Result {
 	res.Milliseconds = time.Since(start).Milliseconds()
 	res.SetPath(path) // path_base64 when the path is not UTF-8
 	return res
+}
+
+// walkWorkers is how many threads of one dump are walked at once when jobs
+// dumps are processed at once: the CPUs left to each dump, at least one.
+// Walking a dump's threads in parallel when every CPU already has a dump
+// of its own only adds goroutines and waits for one another's symbol
+// loads (issue 29: the processor's per-dump symbol cache was the mutex
+// profile's first entry with -j 2).
+func walkWorkers(jobs int) int {
+	return max(1, runtime.GOMAXPROCS(0)/max(jobs, 1))
 }
 
 // processWithReport processes path, writing its JSON report under

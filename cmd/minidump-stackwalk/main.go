@@ -89,6 +89,10 @@ type options struct {
 	// walkCtx, when not nil, stops the walks once done (batch's
 	// --timeout: processor.Options.Context).
 	walkCtx context.Context
+	// walkWorkers is how many of a dump's threads are walked at once
+	// (processor.Options.Workers; 0: one per CPU). batch sets it so that
+	// its workers and their walks together use the CPUs once.
+	walkWorkers int
 }
 
 // flagGroup is a set of flags that can take over the output, such as the

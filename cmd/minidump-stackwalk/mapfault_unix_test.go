@@ -47,11 +47,26 @@ func copyTestdata(t *testing.T, elem string) string {
 	return dst
 }
 
+// growPastReadWhole appends 2 MiB of zeros to the dump at path: the
+// minidump reader maps only a file over 1 MiB (it reads a smaller one into
+// memory, where truncating the file changes nothing).
+func growPastReadWhole(t *testing.T, path string) {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err == nil {
+		err = os.Truncate(path, st.Size()+2<<20)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestTruncatedDumpSingleMode: the dump is truncated after it was mapped
 // (by the symbol server's handler, asked during processing): exit status
 // 1 and an error naming the dump, not a SIGBUS (issue 26, item 1).
 func TestTruncatedDumpSingleMode(t *testing.T) {
 	dump := filepath.Join(copyTestdata(t, "dumps"), "amd64-fp.dmp")
+	growPastReadWhole(t, dump)
 	var once sync.Once
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		once.Do(func() { os.Truncate(dump, 0) })
@@ -100,6 +115,7 @@ func TestTruncatedFilesBatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	growPastReadWhole(t, inputs[3]) // mapped, so that truncating it faults
 	summaryFile := filepath.Join(t.TempDir(), "summary.json")
 	var stderr, out bytes.Buffer
 	b := &batchFlags{}

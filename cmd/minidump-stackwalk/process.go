@@ -27,7 +27,7 @@ type input struct {
 
 // processorOptions returns the processing options the flags select.
 func (o *options) processorOptions() processor.Options {
-	opts := processor.Options{Trace: o.trace, Context: o.walkCtx}
+	opts := processor.Options{Trace: o.trace, Context: o.walkCtx, Workers: o.walkWorkers}
 	if o.breakpadCompat {
 		opts.Mode = walker.Breakpad
 	}

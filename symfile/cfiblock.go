@@ -1,0 +1,133 @@
+package symfile
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+	"sync/atomic"
+	"unsafe"
+)
+
+// cfiBlock is one STACK CFI INIT record and its delta records, parsed once
+// (File.cfiBlock) and then shared by every lookup in its range, from any
+// goroutine: nothing in it changes once built.
+type cfiBlock struct {
+	ok     bool // the INIT rule set parsed; Breakpad refuses the block otherwise
+	init   CFIRules
+	deltas []cfiDelta // by address, one per address (the last record there)
+	// rows[k] are the rules in effect from deltas[k].addr on: init with
+	// deltas[:k+1] applied. Nil for a block too large to keep them all
+	// (maxCFIRowRules); at applies the deltas then.
+	rows []CFIRules
+}
+
+// cfiDelta is a STACK CFI delta record: its address and its rules, up to
+// the first error in them.
+type cfiDelta struct {
+	addr  uint64
+	rules []CFIRule
+}
+
+// maxCFIRowRules bounds the rules kept in a block's rows: dump_syms writes
+// a few dozen deltas of a few registers per function, far below it, while
+// a hostile block of thousands of deltas naming new registers would cost
+// memory quadratic in its size.
+const maxCFIRowRules = 4096
+
+// finish orders the deltas by address, keeps the last record at each
+// address, and builds the rows.
+func (b *cfiBlock) finish() {
+	slices.SortStableFunc(b.deltas, func(x, y cfiDelta) int { return cmp.Compare(x.addr, y.addr) })
+	kept := b.deltas[:0]
+	for i, d := range b.deltas {
+		if i+1 < len(b.deltas) && b.deltas[i+1].addr == d.addr {
+			continue // the last record at an address replaces the others
+		}
+		kept = append(kept, d)
+	}
+	b.deltas = slices.Clip(kept)
+	if len(b.deltas) == 0 {
+		return
+	}
+	rows := make([]CFIRules, len(b.deltas))
+	cur, total := b.init, 0
+	for k, d := range b.deltas {
+		cur.Rules = slices.Clone(cur.Rules)
+		for _, x := range d.rules {
+			cur.Set(x.Register, x.Expr)
+		}
+		rows[k] = cur
+		if total += len(cur.Rules); total > maxCFIRowRules {
+			return // rows stays nil
+		}
+	}
+	b.rows = rows
+}
+
+// at returns the rules in effect at addr, an address in the block's range.
+func (b *cfiBlock) at(addr uint64) CFIRules {
+	k := sort.Search(len(b.deltas), func(i int) bool { return b.deltas[i].addr > addr })
+	var r CFIRules
+	switch {
+	case k == 0:
+		r = b.init
+	case b.rows != nil:
+		r = b.rows[k-1]
+	default:
+		r = b.init
+		r.Rules = slices.Clone(r.Rules)
+		for _, d := range b.deltas[:k] {
+			for _, x := range d.rules {
+				r.Set(x.Register, x.Expr)
+			}
+		}
+		return r
+	}
+	r.Rules = slices.Clone(r.Rules) // the caller's own: Set changes it in place
+	return r
+}
+
+// bytes estimates the memory of the block (HeapBytes). The strings of the
+// rows are shared with the deltas and init.
+func (b *cfiBlock) bytes() int64 {
+	ruleSize := int64(unsafe.Sizeof(CFIRule{}))
+	n := int64(unsafe.Sizeof(*b)) + int64(len(b.init.CFA)+len(b.init.RA)) + int64(cap(b.init.Rules))*ruleSize
+	for _, x := range b.init.Rules {
+		n += int64(len(x.Register) + len(x.Expr))
+	}
+	for _, d := range b.deltas {
+		n += int64(unsafe.Sizeof(d)) + int64(cap(d.rules))*ruleSize
+		for _, x := range d.rules {
+			n += int64(len(x.Register) + len(x.Expr))
+		}
+	}
+	n += int64(cap(b.rows)) * int64(unsafe.Sizeof(CFIRules{}))
+	for _, r := range b.rows {
+		n += int64(cap(r.Rules)) * ruleSize
+	}
+	return n
+}
+
+// cfiBlock returns the parsed block of f.cfi[at], parsing it on first use.
+// Lookups read the table without a lock; two goroutines that parse the same
+// block at once keep the first one stored.
+func (f *File) cfiBlock(at int) *cfiBlock {
+	f.cfiOnce.Do(func() {
+		f.cfiParsed = make([]atomic.Pointer[cfiBlock], len(f.cfi))
+		f.mu.Lock()
+		f.parsedBytes += int64(len(f.cfi)) * int64(unsafe.Sizeof(atomic.Pointer[cfiBlock]{}))
+		f.mu.Unlock()
+	})
+	slot := &f.cfiParsed[at]
+	if b := slot.Load(); b != nil {
+		return b
+	}
+	b := f.parseCFIBlock(at)
+	if !slot.CompareAndSwap(nil, b) {
+		return slot.Load()
+	}
+	f.mu.Lock()
+	f.parsedBytes += b.bytes()
+	f.mu.Unlock()
+	return b
+}
