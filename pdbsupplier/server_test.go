@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/cab"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fetch"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/cabwriter"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/hostile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symsrv"
@@ -65,7 +65,7 @@ func TestMicrosoftServer(t *testing.T) {
 		name := "crash.pdb"
 		body := pdbBytes
 		if compressed {
-			name, body = "crash.pd_", cab.Build("crash.pdb", pdbBytes, true)
+			name, body = "crash.pd_", cabwriter.Build("crash.pdb", pdbBytes, true)
 		}
 		put(t, filepath.Join(root, "crash.pdb", crashID, name), body)
 		srv, n := storeServer(t, root)
