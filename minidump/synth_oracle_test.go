@@ -17,6 +17,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 var regPair = regexp.MustCompile(`(\w+) = 0x([0-9a-f]+)`)
@@ -362,7 +363,7 @@ func TestModuleRangesAgainstBreakpad(t *testing.T) {
 			if m.Base == parsed[0].Base {
 				isMain = 1
 			}
-			gotMods = append(gotMods, fmt.Sprintf("Module|%s||||0x%08x|0x%08x|%d", minidump.BaseName(m.Name), m.Base, m.End()-1, isMain))
+			gotMods = append(gotMods, fmt.Sprintf("Module|%s||||0x%08x|0x%08x|%d", symfile.BaseName(m.Name), m.Base, m.End()-1, isMain))
 		}
 		if !slices.Equal(gotMods, wantMods) {
 			t.Errorf("%v %+v (err %v):\n got %q\nwant %q", si.Platform, mods, rerr, gotMods, wantMods)
@@ -372,7 +373,7 @@ func TestModuleRangesAgainstBreakpad(t *testing.T) {
 			got := ""
 			for _, r := range ranges {
 				if a >= r.Start && a <= r.End {
-					got = minidump.BaseName(parsed[r.Index].Name)
+					got = symfile.BaseName(parsed[r.Index].Name)
 				}
 			}
 			if got != wantFrame[i] {

@@ -263,7 +263,7 @@ func machineLine(f *walker.Frame) string {
 	if f.Module == nil {
 		return fmt.Sprintf("||||0x%x", addr)
 	}
-	mod := strip(minidump.BaseName(f.Module.CodeFile))
+	mod := strip(symfile.BaseName(f.Module.CodeFile))
 	if f.Function == "" {
 		return fmt.Sprintf("%s||||0x%x", mod, addr-f.Module.Base)
 	}
@@ -550,7 +550,7 @@ func checkKnownDifference(t *testing.T, c conformanceCase, k *knownDifference, g
 		// Each of our node frames must carry the name node.sym gives for
 		// the address relative to the image start.
 		for _, f := range got[min(k.fromFrame, len(got)):] {
-			if f.Module == nil || f.Module.CodeFile != "/usr/bin/node" && minidump.BaseName(f.Module.CodeFile) != "node" {
+			if f.Module == nil || f.Module.CodeFile != "/usr/bin/node" && symfile.BaseName(f.Module.CodeFile) != "node" {
 				continue
 			}
 			if f.Module.SymbolBase != 0x400000 {
