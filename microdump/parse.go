@@ -1,7 +1,6 @@
 package microdump
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -163,23 +162,6 @@ func Open(path string) (*Dump, error) {
 		return nil, fmt.Errorf("microdump: %s is larger than %d bytes", path, MaxSize)
 	}
 	return Parse(data)
-}
-
-// IsMicrodump reports whether data looks like a microdump log: a line
-// holding both the google-breakpad tag and the BEGIN marker.
-func IsMicrodump(data []byte) bool {
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		if bytes.Contains(line, []byte(beginMarker)) && bytes.Contains(line, []byte(breakpadTag)) {
-			return true
-		}
-	}
-	return false
 }
 
 // Parse reads the first microdump in data.
