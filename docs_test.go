@@ -99,3 +99,31 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 		}
 	}
 }
+
+// The house's floors: internal/'s product packages are helpers below the
+// packages that read and walk dumps, so they import none of those, only
+// one another (and the standard library and dependencies). The exceptions
+// are the core-to-minidump converter's parts, which stand on the readers
+// and the model they convert between, and internal/tools, programs that
+// use the library.
+var convertsBetweenFormats = map[string]bool{
+	"internal/core2mdcli": true, // the converter's command: coredump in, minidump out
+	"internal/coreconv":   true, // a core's contents as minidump streams
+	"internal/synth":      true, // writes minidump's structures (minidump.Context, minidump.Arch)
+}
+
+// TestHouseOrder: no import runs back up the house, from a helper under
+// internal/ to a package above it.
+func TestHouseOrder(t *testing.T) {
+	for dir, imps := range goPackages(t) {
+		if !strings.HasPrefix(dir, "internal/") || strings.HasPrefix(dir, "internal/testkit/") ||
+			strings.HasPrefix(dir, "internal/tools/") || convertsBetweenFormats[dir] {
+			continue
+		}
+		for _, p := range imps {
+			if (p == module || strings.HasPrefix(p, module+"/")) && !strings.HasPrefix(p, module+"/internal/") {
+				t.Errorf("helper %s imports %s, a package above it", dir, strings.TrimPrefix(p, module+"/"))
+			}
+		}
+	}
+}

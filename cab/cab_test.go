@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/cabwriter"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/fuzzbudget"
 )
 
@@ -39,11 +40,11 @@ func extract(t *testing.T, b []byte, name string, limit int64) ([]byte, error) {
 func TestExtract(t *testing.T) {
 	want := content()
 	for _, mszip := range []bool{false, true} {
-		got, err := extract(t, Build("a.pdb", want, mszip), "A.PDB", 1<<20)
+		got, err := extract(t, cabwriter.Build("a.pdb", want, mszip), "A.PDB", 1<<20)
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("mszip %v: %d bytes, %v", mszip, len(got), err)
 		}
-		if _, err := extract(t, Build("a.pdb", want, mszip), "a.pdb", 1000); !errors.Is(err, ErrTooLarge) {
+		if _, err := extract(t, cabwriter.Build("a.pdb", want, mszip), "a.pdb", 1000); !errors.Is(err, ErrTooLarge) {
 			t.Errorf("mszip %v: limit 1000 gave %v", mszip, err)
 		}
 	}
@@ -74,7 +75,7 @@ func TestGcab(t *testing.T) {
 		}
 	}
 	ours := filepath.Join(dir, "ours.cab")
-	os.WriteFile(ours, Build("x.pdb", want, true), 0o644)
+	os.WriteFile(ours, cabwriter.Build("x.pdb", want, true), 0o644)
 	out := filepath.Join(dir, "out")
 	os.Mkdir(out, 0o755)
 	if b, err := exec.Command(gcab, "-x", "-C", out, ours).CombinedOutput(); err != nil {
@@ -86,7 +87,7 @@ func TestGcab(t *testing.T) {
 }
 
 func TestHostile(t *testing.T) {
-	good := Build("a.pdb", content(), true)
+	good := cabwriter.Build("a.pdb", content(), true)
 	le := binary.LittleEndian
 	cases := []struct {
 		name string
@@ -129,8 +130,8 @@ func TestHostile(t *testing.T) {
 // FuzzExtract extracts every file of hostile cabinets within fuzzbudget's
 // bounds.
 func FuzzExtract(f *testing.F) {
-	f.Add(Build("a.pdb", content()[:70000], true))
-	f.Add(Build("a.pdb", content()[:5000], false))
+	f.Add(cabwriter.Build("a.pdb", content()[:70000], true))
+	f.Add(cabwriter.Build("a.pdb", content()[:5000], false))
 	f.Add(readTestdata(f, "cabarc-lzx21.cab"))
 	f.Add(readTestdata(f, "libmspack-mixed.cab"))
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -66,14 +66,6 @@ func (f *File) DebugID() string {
 	return fmt.Sprintf("%X0", f.UUID[:])
 }
 
-// CodeID is the UUID in hex without the age (Crashpad's code id form).
-func (f *File) CodeID() string {
-	if !f.HasUUID {
-		return ""
-	}
-	return fmt.Sprintf("%X", f.UUID[:])
-}
-
 // Slices reads every architecture of the Mach-O file r of size bytes: one
 // for a thin file, one per fat_arch for a universal file.
 func Slices(r io.ReaderAt, size int64) ([]*File, error) {

@@ -2,6 +2,7 @@ package machosupplier
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,8 @@ func moduleOf(t *testing.T, arch string) (symfile.ModuleKey, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return symfile.ModuleKey{CodeFile: "/Applications/Crash.app/Contents/MacOS/crash", CodeID: f.CodeID(),
+	// Crashpad's code id is the UUID in hex, without Breakpad's age.
+	return symfile.ModuleKey{CodeFile: "/Applications/Crash.app/Contents/MacOS/crash", CodeID: fmt.Sprintf("%X", f.UUID[:]),
 		DebugFile: "crash", DebugID: f.DebugID()}, bin
 }
 

@@ -169,23 +169,6 @@ func Open(path string) (*Dump, error) {
 	return Parse(data)
 }
 
-// IsMicrodump reports whether data looks like a microdump log: a line
-// holding both the google-breakpad tag and the BEGIN marker.
-func IsMicrodump(data []byte) bool {
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		if bytes.Contains(line, []byte(beginMarker)) && bytes.Contains(line, []byte(breakpadTag)) {
-			return true
-		}
-	}
-	return false
-}
-
 // Parse reads the first microdump in data. data is not kept: the strings
 // of the Dump are copies.
 func Parse(data []byte) (*Dump, error) {

@@ -297,22 +297,6 @@ func TestModuleMapTruncateUpper(t *testing.T) {
 	}
 }
 
-func TestIsMicrodump(t *testing.T) {
-	dir := corpus.Shared(t, "corpus", "breakpad")
-	for _, name := range corpusNames {
-		data, err := os.ReadFile(filepath.Join(dir, "microdumps", "microdump-"+name+".dmp"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !IsMicrodump(data) {
-			t.Errorf("%s: not detected", name)
-		}
-	}
-	if IsMicrodump([]byte("MDMP\x93\xa7")) {
-		t.Error("minidump header detected as microdump")
-	}
-}
-
 func readLines(t *testing.T, path string) []string {
 	t.Helper()
 	f, err := os.Open(path)

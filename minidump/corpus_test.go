@@ -13,6 +13,7 @@ import (
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/oracle"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 // corpusCase is one dump with Breakpad's outputs for it.
@@ -185,7 +186,7 @@ func machineHeader(t *testing.T, f *File, p processed) []string {
 				isMain = 1
 			}
 			lines = append(lines, fmt.Sprintf("Module|%s|%s|%s|%s|0x%08x|0x%08x|%d",
-				stripSep(BaseName(m.Name)), stripSep(m.Version), stripSep(BaseName(m.DebugFile)),
+				stripSep(symfile.BaseName(m.Name)), stripSep(m.Version), stripSep(symfile.BaseName(m.DebugFile)),
 				stripSep(m.DebugID), m.Base, m.Base+uint64(m.Size)-1, isMain))
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // FixedFileInfo is VS_FIXEDFILEINFO.
@@ -275,15 +274,6 @@ func (f *File) UnloadedModules() ([]UnloadedModule, error) {
 		mods = append(mods, m)
 	}
 	return mods, errors.Join(errs...)
-}
-
-// BaseName strips a Windows or POSIX directory from a path, as Breakpad's
-// PathnameStripper::File does.
-func BaseName(path string) string {
-	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
-		return path[i+1:]
-	}
-	return path
 }
 
 // MainModule returns the index of the main (executable) module in file order:

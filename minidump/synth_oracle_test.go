@@ -16,7 +16,9 @@ import (
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/oracle"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/synthkit"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 var regPair = regexp.MustCompile(`(\w+) = 0x([0-9a-f]+)`)
@@ -36,12 +38,13 @@ func TestContextsAgainstBreakpad(t *testing.T) {
 			const stackBase = 0x7000
 			ctx.SetSP(stackBase + 0x10)
 			ctx.SetIP(0x400123)
-			b := synth.New(arch, synth.Linux).SetCSDVersion("Linux 6.1.0 #1 SMP x86_64").SetCPUCount(4)
+			b := synth.New(arch, synth.Linux).SetCSDVersion("Linux 6.1.0 #1 SMP x86_64")
+			b.Sys.NumberOfProcessors = 4
 			switch arch {
 			case minidump.ArchX86, minidump.ArchAMD64:
-				b.SetCPU("GenuineIntel", 6, 45, 7)
+				synthkit.SetCPU(b, "GenuineIntel", 6, 45, 7)
 			case minidump.ArchARM:
-				b.SetARMCPU(7, 0x410fc090, 0x1fff)
+				b.Sys.ProcessorLevel, b.Sys.ARMCPUID, b.Sys.ARMHWCaps = 7, 0x410fc090, 0x1fff
 			}
 			b.AddThread(0x42, ctx, stackBase, make([]byte, 256))
 			b.AddModule("/usr/bin/app", 0x400000, 0x10000).SetBuildID([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20})
@@ -270,8 +273,8 @@ func TestDuplicateStreamsAgainstBreakpad(t *testing.T) {
 		t.Error("two BreakpadInfo streams accepted")
 	}
 	last := build(func(b *synth.Builder) {
-		b.SetLinuxLSBRelease("DISTRIB_ID=First\n")
-		b.SetLinuxLSBRelease("DISTRIB_ID=Second\n")
+		b.AddStream(synth.StreamLinuxLSBRelease, []byte("DISTRIB_ID=First\n"))
+		b.AddStream(synth.StreamLinuxLSBRelease, []byte("DISTRIB_ID=Second\n"))
 	})
 	out, _ := exec.Command(oracleDump, last).Output()
 	if !strings.Contains(string(out), "DISTRIB_ID=Second") || strings.Contains(string(out), "DISTRIB_ID=First") {
@@ -362,7 +365,7 @@ func TestModuleRangesAgainstBreakpad(t *testing.T) {
 			if m.Base == parsed[0].Base {
 				isMain = 1
 			}
-			gotMods = append(gotMods, fmt.Sprintf("Module|%s||||0x%08x|0x%08x|%d", minidump.BaseName(m.Name), m.Base, m.End()-1, isMain))
+			gotMods = append(gotMods, fmt.Sprintf("Module|%s||||0x%08x|0x%08x|%d", symfile.BaseName(m.Name), m.Base, m.End()-1, isMain))
 		}
 		if !slices.Equal(gotMods, wantMods) {
 			t.Errorf("%v %+v (err %v):\n got %q\nwant %q", si.Platform, mods, rerr, gotMods, wantMods)
@@ -372,7 +375,7 @@ func TestModuleRangesAgainstBreakpad(t *testing.T) {
 			got := ""
 			for _, r := range ranges {
 				if a >= r.Start && a <= r.End {
-					got = minidump.BaseName(parsed[r.Index].Name)
+					got = symfile.BaseName(parsed[r.Index].Name)
 				}
 			}
 			if got != wantFrame[i] {
@@ -410,7 +413,7 @@ func TestModuleRecordsAgainstBreakpad(t *testing.T) {
 	records := []struct{ cv, misc []byte }{
 		{synth.CodeViewPDB70(guid, 0x2a, `c:\build\app.pdb`), nil},
 		{unterminated, nil},
-		{synth.CodeViewPDB20(0x12345678, 9, "old.pdb"), nil},
+		{synthkit.CodeViewPDB20(0x12345678, 9, "old.pdb"), nil},
 		{nil, misc(false, "ascii.dbg\x00")},
 		{nil, misc(true, "wide.dbg")},
 		{nil, badLength},
@@ -428,7 +431,7 @@ func TestModuleRecordsAgainstBreakpad(t *testing.T) {
 			m.CodeView, m.Misc = r.cv, r.misc
 			m.TimeDateStamp = 0x5a000000 + uint32(i)
 			if i%2 == 0 {
-				m.SetVersion(1, 2, 3, uint16(i))
+				synthkit.SetVersion(m, 1, 2, 3, uint16(i))
 			}
 		}
 		path := filepath.Join(t.TempDir(), "d.dmp")

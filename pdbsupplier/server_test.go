@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/cab"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fetch"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/cabwriter"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/hostile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symsrv"
@@ -64,7 +65,7 @@ func TestMicrosoftServer(t *testing.T) {
 		name := "crash.pdb"
 		body := pdbBytes
 		if compressed {
-			name, body = "crash.pd_", cab.Build("crash.pdb", pdbBytes, true)
+			name, body = "crash.pd_", cabwriter.Build("crash.pdb", pdbBytes, true)
 		}
 		put(t, filepath.Join(root, "crash.pdb", crashID, name), body)
 		srv, n := storeServer(t, root)
@@ -104,8 +105,10 @@ func TestMicrosoftServerRefusals(t *testing.T) {
 	for name, url := range cases {
 		cache := t.TempDir()
 		start := time.Now()
-		s := msClient(t, url, cache, symsrv.WithTimeout(3*time.Second), symsrv.WithMaxDownload(4<<20),
-			symsrv.WithMinRate(4096, 500*time.Millisecond))
+		bounds := fetch.DefaultConfig()
+		bounds.Timeout, bounds.MaxSize, bounds.MinRate, bounds.RateWindow = 3*time.Second, 4<<20, 4096, 500*time.Millisecond
+		bounds.Retry = fetch.RetryPolicy{}
+		s := msClient(t, url, cache, symsrv.WithDownloader(fetch.New(bounds)))
 		f, err := s.Symbols(crashKey)
 		if err == nil || errors.Is(err, symfile.ErrNotFound) && name == "wrong PDB" {
 			t.Errorf("%s: %v, %v", name, f, err)

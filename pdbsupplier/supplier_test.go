@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/cab"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/cabwriter"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
@@ -49,10 +49,10 @@ func TestLayouts(t *testing.T) {
 			put(t, filepath.Join(r, "cr", "crash.pdb", crashID, "crash.pdb"), pdbBytes)
 		},
 		"mszip .pd_": func(r string) {
-			put(t, filepath.Join(r, "crash.pdb", crashID, "crash.pd_"), cab.Build("crash.pdb", pdbBytes, true))
+			put(t, filepath.Join(r, "crash.pdb", crashID, "crash.pd_"), cabwriter.Build("crash.pdb", pdbBytes, true))
 		},
 		"stored .pd_": func(r string) {
-			put(t, filepath.Join(r, "crash.pdb", crashID, "crash.pd_"), cab.Build("crash.pdb", pdbBytes, false))
+			put(t, filepath.Join(r, "crash.pdb", crashID, "crash.pd_"), cabwriter.Build("crash.pdb", pdbBytes, false))
 		},
 	}
 	m := symfile.ModuleKey{CodeFile: `C:\x\crash.exe`, CodeID: "5AB380779000", DebugFile: `C:\projects\crash.pdb`, DebugID: crashID}

@@ -214,55 +214,16 @@ func checkCallSites(t *testing.T, c callSiteCase, rows *[]string, tally map[stri
 		return 0 // no thread list: nothing walked either way
 	}
 	mem, _ := d.Memory() // read errors leave regions out: the bytes are then "not held"
-	cache := map[uint64]callEvidence{}
-	examine := func(arch minidump.Arch, ra uint64) callEvidence {
-		ev, ok := cache[ra]
-		if !ok {
-			ev = examineCallSite(t, mem, arch, ra)
-			cache[ra] = ev
-		}
-		return ev
-	}
+	w := &callSiteWalks{t: t, c: c, mem: mem, cache: map[uint64]callEvidence{}}
 	oursThreads, _ := ours.BreakpadThreads()
 	scanThreads, _ := scan.BreakpadThreads()
 	if len(oursThreads) != len(scanThreads) {
 		t.Fatalf("%s: %d threads, with NoCode %d", c.dump, len(oursThreads), len(scanThreads))
 	}
-	var gdb map[uint32][]uint64 // gdb's frames, with libgcc's where gdb stops (oracle.ReadExpected)
-	var entryMayFollow bool
 	differing := 0
 	for i := range oursThreads {
 		fo, fs := physical(oursThreads[i].Frames), physical(scanThreads[i].Frames)
-		// Every scanned frame of the default walk, changed or not, must
-		// follow a call where the dump holds the code before it. Other
-		// caller frames (CFI, frame pointer) are tallied: they exercise
-		// the disassembler where no scan runs (arm64).
-		for k, f := range fo {
-			if k == 0 {
-				continue
-			}
-			name := f.Context.Arch.String()
-			if tally[name] == nil {
-				tally[name] = &scannedTally{}
-			}
-			n := tally[name]
-			ev := examine(f.Context.Arch, frameIP(f))
-			switch {
-			case !ev.held && f.Trust.Scanned():
-				n.noCode++
-			case !ev.held:
-			case ev.call != nil && f.Trust.Scanned():
-				n.call++
-			case ev.call != nil:
-				n.otherCall++
-			case f.Trust.Scanned():
-				t.Errorf("%s %s thread %d frame %d: the default walk took the scanned word %#x, but objdump finds no call ending there:\n%s",
-					c.set, c.name, i, k, frameIP(f), ev.listing)
-			default:
-				n.otherNoCall = append(n.otherNoCall, fmt.Sprintf("%s/%s thread %d frame %d %#x %s (%s; objdump: %s)",
-					c.set, c.name, i, k, frameIP(f), frameName(f), f.Trust.ShortName(), ev.describe(0, false)))
-			}
-		}
+		w.tallyCallers(i, fo, tally)
 		j := 0
 		for j < len(fo) && j < len(fs) && fo[j].Instruction == fs[j].Instruction && fo[j].Trust == fs[j].Trust {
 			j++
@@ -279,126 +240,220 @@ func checkCallSites(t *testing.T, c callSiteCase, rows *[]string, tally map[stri
 			t.Errorf("%s: the context frames differ", label)
 			continue
 		}
-		callee := fo[j-1]
-		arch := callee.Context.Arch
-		start, startOK := functionStart(t, callee, c.roots)
-		var bpWord, ourWord uint64
-		var bp, our callEvidence
-		bpCol, whyCol, oursCol, atOursCol, gdbCol := "(walk ends)", "-", "(walk ends)", "-", "no gdb oracle"
-		if j < len(fs) {
-			bpWord = frameIP(fs[j])
-			bp = examine(arch, bpWord)
-			bpCol = fmt.Sprintf("%#x %s (%s)", bpWord, frameName(fs[j]), fs[j].Trust.ShortName())
-		}
-		if j < len(fo) {
-			ourWord = frameIP(fo[j])
-			our = examine(arch, ourWord)
-			oursCol = fmt.Sprintf("%#x %s (%s)", ourWord, frameName(fo[j]), fo[j].Trust.ShortName())
-			atOursCol = our.describe(start, startOK)
-		}
-		ourConfirmed := j < len(fo) && our.call != nil && our.call.direct && startOK && our.call.target == start
-		if j < len(fo) && fo[j].Trust.Scanned() && our.held && our.call == nil {
-			t.Errorf("%s: ours took %#x, but objdump finds no call ending there:\n%s", label, ourWord, our.listing)
-		}
-		if j < len(fs) {
-			switch {
-			case !fs[j].Trust.Scanned() && j == 1 && j < len(fo) && fo[j].Rule == walker.RuleLeafReturn && our.call != nil && ourConfirmed:
-				// A frameless frame 0 (retaddr.FramelessLeaf): the
-				// word at its stack pointer follows a direct call to
-				// its function, so the frame record the frame pointer
-				// gives is the caller's; gdb must agree (below).
-				whyCol = "the record is the caller's: " + bp.describe(start, startOK)
-			case !fs[j].Trust.Scanned() && j+1 < len(fo) && fo[j+1].Rule == walker.RuleSignal && frameIP(fo[j]) == bpWord:
-				// A sigreturn trampoline known by its code in the
-				// dump (a vDSO without symbols): looked up at its
-				// first byte, and the frame above it read from the
-				// kernel's signal frame; gdb must agree (below).
-				whyCol = "signal trampoline by its code"
-			case fs[j].Trust == walker.TrustFramePointer && ourConfirmed && bp.call != nil && bp.call.direct && bp.call.target != start:
-				// The frame record at the frame pointer returns after a
-				// direct call to another function than the callee's:
-				// the callee keeps no record (arm64-large's large_mid
-				// under large_vla's), ours follows a direct call to the
-				// callee's function; gdb must agree (below).
-				whyCol = "the record is a caller's: " + bp.describe(start, startOK)
-			case !fs[j].Trust.Scanned():
-				t.Errorf("%s: Breakpad's frame %#x was not found by a scan (%s): not a call-site change", label, bpWord, fs[j].Trust)
-			case !bp.held:
-				t.Errorf("%s: the dump does not hold the %d bytes before Breakpad's word %#x: nothing shows it is no return address", label, bp.need, bpWord)
-			case bp.call == nil:
-				whyCol = "no call: " + bp.describe(start, startOK)
-			case bp.call.direct && ourConfirmed && bp.call.target != start:
-				whyCol = "calls another function: " + bp.describe(start, startOK)
-			default:
-				t.Errorf("%s: ours dropped Breakpad's %#x, but objdump shows a call ending there (%s) and ours %#x is no direct call to the callee's start (%#x known %v):\nBreakpad's word:\n%s\nours:\n%s",
-					label, bpWord, bp.call.text, ourWord, start, startOK, bp.listing, our.listing)
-			}
-		}
-		if ourConfirmed {
-			atOursCol = "confirmed: " + atOursCol
-		}
-		// Where no gdb backtrace exists, Breakpad's own frames are the
-		// oracle for the rest of the walk: ours must be Breakpad's (the
-		// NoCode walk, which TestConformanceFrames holds to
-		// Breakpad's output) with exactly the scanned words removed that
-		// objdump shows no call before.
-		var kept []*Frame
-		var dropped []string
-		for _, f := range fs[j:] {
-			if f.Trust.Scanned() {
-				if ev := examine(arch, frameIP(f)); ev.held && ev.call == nil {
-					dropped = append(dropped, fmt.Sprintf("%#x", frameIP(f)))
-					continue
-				}
-			}
-			kept = append(kept, f)
-		}
-		restCol := "differs (" + strconv.Itoa(len(dropped)) + " no-call words)"
-		if sameFrames(kept, fo[j:]) {
-			restCol = "= Breakpad's without " + strings.Join(dropped, ", ")
-		} else if c.gdbFrames == "" {
-			t.Errorf("%s: with no gdb oracle, our frames from the difference on (%s) must be Breakpad's without the words no call precedes (%s)",
-				label, frameList(fo[j:]), frameList(kept))
-		}
-		switch {
-		case c.gdbFrames != "":
-			if gdb == nil {
-				exp := oracle.ReadExpected(t, filepath.Dir(c.gdbFrames), strings.TrimSuffix(filepath.Base(c.gdbFrames), ".frames.txt"))
-				gdb, entryMayFollow = exp.Frames, exp.EntryMayFollow
-			}
-			want, ok := gdb[oursThreads[i].ID]
-			if !ok {
-				t.Errorf("%s: thread not in %s", label, c.gdbFrames)
-				break
-			}
-			got := make([]uint64, len(fo))
-			for k, f := range fo {
-				got[k] = frameIP(f)
-				if arch == minidump.ArchARM {
-					got[k] &^= 1
-				}
-			}
-			if entryMayFollow && len(got) == len(want)+1 && fo[len(want)].Function == "_start" {
-				got = got[:len(want)] // libgcc's backtrace (the oracle there) cannot report _start
-			}
-			if from, known := callSiteKnownWrong[c.name]; known && c.set == "testdata" && len(want) >= from && len(got) >= from &&
-				j-1 < from && equalUint64s(got[j-1:from], want[j-1:from]) && !equalUint64s(got, want) {
-				gdbCol = fmt.Sprintf("= gdb (frames %d-%d), known to differ from %d", j-1, from-1, from)
-			} else if len(want) < j || !equalUint64s(got[j-1:], want[j-1:]) {
-				t.Errorf("%s: our frames from the callee on %x, gdb's %x", label, got[min(j-1, len(got)):], want[min(j-1, len(want)):])
-				gdbCol = "DIFFERS"
-			} else {
-				gdbCol = fmt.Sprintf("= gdb (frames %d-%d)", j-1, len(want)-1)
-			}
-		case c.gdbText != "":
-			// gdb's backtrace text names frames without an address where
-			// the PC starts a line; no dump of this corpus changed when
-			// this test was written, so there is no comparison to make.
-			t.Errorf("%s: the walk changes, but this test does not read gdb's backtrace text (%s): add the comparison", label, c.gdbText)
-		}
-		*rows = append(*rows, strings.Join([]string{c.set + "/" + c.name, strconv.Itoa(i), bpCol, whyCol, oursCol, atOursCol, restCol, gdbCol}, "\t"))
+		*rows = append(*rows, w.difference(label, i, oursThreads[i].ID, fo, fs, j))
 	}
 	return differing
+}
+
+// callSiteWalks is what checking one dump's two walks needs: the dump's
+// memory, objdump's evidence by return address, gdb's frames.
+type callSiteWalks struct {
+	t              *testing.T
+	c              callSiteCase
+	mem            *minidump.MemoryList
+	cache          map[uint64]callEvidence
+	gdb            map[uint32][]uint64 // gdb's frames, with libgcc's where gdb stops (oracle.ReadExpected)
+	entryMayFollow bool
+}
+
+// examine is examineCallSite, once per return address.
+func (w *callSiteWalks) examine(arch minidump.Arch, ra uint64) callEvidence {
+	ev, ok := w.cache[ra]
+	if !ok {
+		ev = examineCallSite(w.t, w.mem, arch, ra)
+		w.cache[ra] = ev
+	}
+	return ev
+}
+
+// tallyCallers checks thread i's caller frames fo of the default walk:
+// every scanned frame, changed or not, must follow a call where the dump
+// holds the code before it. Other caller frames (CFI, frame pointer) are
+// tallied: they exercise the disassembler where no scan runs (arm64).
+func (w *callSiteWalks) tallyCallers(i int, fo []*Frame, tally map[string]*scannedTally) {
+	for k, f := range fo {
+		if k == 0 {
+			continue
+		}
+		name := f.Context.Arch.String()
+		if tally[name] == nil {
+			tally[name] = &scannedTally{}
+		}
+		n := tally[name]
+		ev := w.examine(f.Context.Arch, frameIP(f))
+		switch {
+		case !ev.held && f.Trust.Scanned():
+			n.noCode++
+		case !ev.held:
+		case ev.call != nil && f.Trust.Scanned():
+			n.call++
+		case ev.call != nil:
+			n.otherCall++
+		case f.Trust.Scanned():
+			w.t.Errorf("%s %s thread %d frame %d: the default walk took the scanned word %#x, but objdump finds no call ending there:\n%s",
+				w.c.set, w.c.name, i, k, frameIP(f), ev.listing)
+		default:
+			n.otherNoCall = append(n.otherNoCall, fmt.Sprintf("%s/%s thread %d frame %d %#x %s (%s; objdump: %s)",
+				w.c.set, w.c.name, i, k, frameIP(f), frameName(f), f.Trust.ShortName(), ev.describe(0, false)))
+		}
+	}
+}
+
+// callSiteDiff is a thread whose walks differ from physical frame j on:
+// ours (fo) and the one without code (fs, Breakpad's scans), the callee
+// above the difference, and objdump's evidence at either word.
+type callSiteDiff struct {
+	label           string
+	fo, fs          []*Frame
+	j               int
+	arch            minidump.Arch
+	start           uint64 // the callee's function's start, when startOK
+	startOK         bool
+	bpWord, ourWord uint64
+	bp, our         callEvidence
+	ourConfirmed    bool // ours follows a direct call to the callee's function
+}
+
+// difference checks thread i's walks, which differ from frame j on, and
+// returns its summary row.
+func (w *callSiteWalks) difference(label string, i int, id uint32, fo, fs []*Frame, j int) string {
+	t, c := w.t, w.c
+	callee := fo[j-1]
+	d := callSiteDiff{label: label, fo: fo, fs: fs, j: j, arch: callee.Context.Arch}
+	d.start, d.startOK = functionStart(t, callee, c.roots)
+	bpCol, whyCol, oursCol, atOursCol := "(walk ends)", "-", "(walk ends)", "-"
+	if j < len(fs) {
+		d.bpWord = frameIP(fs[j])
+		d.bp = w.examine(d.arch, d.bpWord)
+		bpCol = fmt.Sprintf("%#x %s (%s)", d.bpWord, frameName(fs[j]), fs[j].Trust.ShortName())
+	}
+	if j < len(fo) {
+		d.ourWord = frameIP(fo[j])
+		d.our = w.examine(d.arch, d.ourWord)
+		oursCol = fmt.Sprintf("%#x %s (%s)", d.ourWord, frameName(fo[j]), fo[j].Trust.ShortName())
+		atOursCol = d.our.describe(d.start, d.startOK)
+	}
+	d.ourConfirmed = j < len(fo) && d.our.call != nil && d.our.call.direct && d.startOK && d.our.call.target == d.start
+	if j < len(fo) && fo[j].Trust.Scanned() && d.our.held && d.our.call == nil {
+		t.Errorf("%s: ours took %#x, but objdump finds no call ending there:\n%s", label, d.ourWord, d.our.listing)
+	}
+	if j < len(fs) {
+		whyCol = w.whyDropped(&d)
+	}
+	if d.ourConfirmed {
+		atOursCol = "confirmed: " + atOursCol
+	}
+	restCol := w.restOfWalk(&d)
+	gdbCol := w.compareGDB(&d, id)
+	return strings.Join([]string{c.set + "/" + c.name, strconv.Itoa(i), bpCol, whyCol, oursCol, atOursCol, restCol, gdbCol}, "\t")
+}
+
+// whyDropped says why ours has no frame at Breakpad's word d.bpWord, and
+// fails where no evidence shows it.
+func (w *callSiteWalks) whyDropped(d *callSiteDiff) string {
+	t, fo, fs, j, bp := w.t, d.fo, d.fs, d.j, d.bp
+	switch {
+	case !fs[j].Trust.Scanned() && j == 1 && j < len(fo) && fo[j].Rule == walker.RuleLeafReturn && d.our.call != nil && d.ourConfirmed:
+		// A frameless frame 0 (retaddr.FramelessLeaf): the
+		// word at its stack pointer follows a direct call to
+		// its function, so the frame record the frame pointer
+		// gives is the caller's; gdb must agree (compareGDB).
+		return "the record is the caller's: " + bp.describe(d.start, d.startOK)
+	case !fs[j].Trust.Scanned() && j+1 < len(fo) && fo[j+1].Rule == walker.RuleSignal && frameIP(fo[j]) == d.bpWord:
+		// A sigreturn trampoline known by its code in the
+		// dump (a vDSO without symbols): looked up at its
+		// first byte, and the frame above it read from the
+		// kernel's signal frame; gdb must agree (compareGDB).
+		return "signal trampoline by its code"
+	case fs[j].Trust == walker.TrustFramePointer && d.ourConfirmed && bp.call != nil && bp.call.direct && bp.call.target != d.start:
+		// The frame record at the frame pointer returns after a
+		// direct call to another function than the callee's:
+		// the callee keeps no record (arm64-large's large_mid
+		// under large_vla's), ours follows a direct call to the
+		// callee's function; gdb must agree (compareGDB).
+		return "the record is a caller's: " + bp.describe(d.start, d.startOK)
+	case !fs[j].Trust.Scanned():
+		t.Errorf("%s: Breakpad's frame %#x was not found by a scan (%s): not a call-site change", d.label, d.bpWord, fs[j].Trust)
+	case !bp.held:
+		t.Errorf("%s: the dump does not hold the %d bytes before Breakpad's word %#x: nothing shows it is no return address", d.label, bp.need, d.bpWord)
+	case bp.call == nil:
+		return "no call: " + bp.describe(d.start, d.startOK)
+	case bp.call.direct && d.ourConfirmed && bp.call.target != d.start:
+		return "calls another function: " + bp.describe(d.start, d.startOK)
+	default:
+		t.Errorf("%s: ours dropped Breakpad's %#x, but objdump shows a call ending there (%s) and ours %#x is no direct call to the callee's start (%#x known %v):\nBreakpad's word:\n%s\nours:\n%s",
+			d.label, d.bpWord, bp.call.text, d.ourWord, d.start, d.startOK, bp.listing, d.our.listing)
+	}
+	return "-"
+}
+
+// restOfWalk: where no gdb backtrace exists, Breakpad's own frames are the
+// oracle for the rest of the walk: ours must be Breakpad's (the NoCode
+// walk, which TestConformanceFrames holds to Breakpad's output) with
+// exactly the scanned words removed that objdump shows no call before.
+func (w *callSiteWalks) restOfWalk(d *callSiteDiff) string {
+	var kept []*Frame
+	var dropped []string
+	for _, f := range d.fs[d.j:] {
+		if f.Trust.Scanned() {
+			if ev := w.examine(d.arch, frameIP(f)); ev.held && ev.call == nil {
+				dropped = append(dropped, fmt.Sprintf("%#x", frameIP(f)))
+				continue
+			}
+		}
+		kept = append(kept, f)
+	}
+	if sameFrames(kept, d.fo[d.j:]) {
+		return "= Breakpad's without " + strings.Join(dropped, ", ")
+	}
+	if w.c.gdbFrames == "" {
+		w.t.Errorf("%s: with no gdb oracle, our frames from the difference on (%s) must be Breakpad's without the words no call precedes (%s)",
+			d.label, frameList(d.fo[d.j:]), frameList(kept))
+	}
+	return "differs (" + strconv.Itoa(len(dropped)) + " no-call words)"
+}
+
+// compareGDB compares our frames from the callee on with gdb's backtrace
+// of thread id, where the case has one.
+func (w *callSiteWalks) compareGDB(d *callSiteDiff, id uint32) string {
+	t, c, fo, j := w.t, w.c, d.fo, d.j
+	switch {
+	case c.gdbFrames != "":
+		if w.gdb == nil {
+			exp := oracle.ReadExpected(t, filepath.Dir(c.gdbFrames), strings.TrimSuffix(filepath.Base(c.gdbFrames), ".frames.txt"))
+			w.gdb, w.entryMayFollow = exp.Frames, exp.EntryMayFollow
+		}
+		want, ok := w.gdb[id]
+		if !ok {
+			t.Errorf("%s: thread not in %s", d.label, c.gdbFrames)
+			break
+		}
+		got := make([]uint64, len(fo))
+		for k, f := range fo {
+			got[k] = frameIP(f)
+			if d.arch == minidump.ArchARM {
+				got[k] &^= 1
+			}
+		}
+		if w.entryMayFollow && len(got) == len(want)+1 && fo[len(want)].Function == "_start" {
+			got = got[:len(want)] // libgcc's backtrace (the oracle there) cannot report _start
+		}
+		if from, known := callSiteKnownWrong[c.name]; known && c.set == "testdata" && len(want) >= from && len(got) >= from &&
+			j-1 < from && equalUint64s(got[j-1:from], want[j-1:from]) && !equalUint64s(got, want) {
+			return fmt.Sprintf("= gdb (frames %d-%d), known to differ from %d", j-1, from-1, from)
+		}
+		if len(want) < j || !equalUint64s(got[j-1:], want[j-1:]) {
+			t.Errorf("%s: our frames from the callee on %x, gdb's %x", d.label, got[min(j-1, len(got)):], want[min(j-1, len(want)):])
+			return "DIFFERS"
+		}
+		return fmt.Sprintf("= gdb (frames %d-%d)", j-1, len(want)-1)
+	case c.gdbText != "":
+		// gdb's backtrace text names frames without an address where
+		// the PC starts a line; no dump of this corpus changed when
+		// this test was written, so there is no comparison to make.
+		t.Errorf("%s: the walk changes, but this test does not read gdb's backtrace text (%s): add the comparison", d.label, c.gdbText)
+	}
+	return "no gdb oracle"
 }
 
 // physical returns the frames that are not inlined frames.

@@ -263,7 +263,7 @@ func machineLine(f *Frame) string {
 	if f.Module == nil {
 		return fmt.Sprintf("||||0x%x", addr)
 	}
-	mod := strip(minidump.BaseName(f.Module.CodeFile))
+	mod := strip(symfile.BaseName(f.Module.CodeFile))
 	if f.Function == "" {
 		return fmt.Sprintf("%s||||0x%x", mod, addr-f.Module.Base)
 	}
@@ -339,38 +339,9 @@ func TestConformanceFrames(t *testing.T) {
 			} else if _, err := os.Stat(c.human); err != nil {
 				t.Skipf("no expected output: %v", err)
 			}
-			d, err := minidump.Open(c.dump)
-			if err != nil {
-				t.Skipf("open: %v", err)
-			}
+			d, threads, scanThreads := walkBothWays(t, c)
 			defer d.Close()
-			// Our arm and arm64 walkers add recovery methods Breakpad lacks
-			// (walker/arm, walker/arm64), so their frames are compared in
-			// Breakpad's mode, where every frame must be Breakpad's.
-			opts := Options{Trace: true}
-			if si, err := d.SystemInfo(); err != nil || (si.Arch != minidump.ArchX86 && si.Arch != minidump.ArchAMD64) {
-				opts.Mode = walker.Breakpad
-			}
-			var sup symfile.Supplier
-			if len(c.roots) > 0 {
-				sup = symcompress.NewDirSupplier(c.roots...)
-			}
-			// Traced: the steps name the candidates the scans passed over.
-			st, err := Process(d, sup, opts)
-			if err != nil {
-				t.Fatalf("Process: %v", err)
-			}
 			want := readExpected(t, c)
-			threads, _ := st.BreakpadThreads()
-			// The same walk with Breakpad's scans (no code read): where the
-			// call-site check made ours differ, that walk must be Breakpad's.
-			scanOpts := opts
-			scanOpts.NoCode = true
-			stScan, err := Process(d, sup, scanOpts)
-			if err != nil {
-				t.Fatalf("Process: %v", err)
-			}
-			scanThreads, _ := stScan.BreakpadThreads()
 			tl := totals[c.set]
 			if tl == nil {
 				tl = &tally{}
@@ -429,38 +400,14 @@ func TestConformanceFrames(t *testing.T) {
 						}
 						continue
 					}
-					tl.frames++
 					var e expectedFrame
 					if fr < len(exp) {
 						e = exp[fr]
 					}
-					var gm, gt, gr string
-					if fr < len(got) {
-						gm, gt, gr = machineLine(got[fr]), got[fr].Trust.String(), regsLine(got[fr], fr == 0)
-					}
-					ok := true
-					if c.machine != "" {
-						tl.machineFrames++
-						if gm == e.machine {
-							tl.same++
-						} else {
-							ok = false
-						}
-					}
-					if e.trust == gt {
-						tl.trustSame++
-					} else if e.trust != "" || c.machine == "" {
-						ok = false
-					}
-					if e.regs == gr {
-						tl.regsSame++
-					} else if e.regs != "" {
-						ok = false
-					}
-					if !ok {
+					if g, ok := compareFrame(c, tl, e, got, fr); !ok {
 						badThreads[th]++
 						if shown < 8 {
-							t.Errorf("thread %d frame %d:\n got  %s | %s | %s\n want %s | %s | %s", th, fr, gm, gt, gr, e.machine, e.trust, e.regs)
+							t.Errorf("thread %d frame %d:\n got  %s\n want %s | %s | %s", th, fr, g, e.machine, e.trust, e.regs)
 						}
 						shown++
 					}
@@ -476,6 +423,79 @@ func TestConformanceFrames(t *testing.T) {
 		t.Logf("%-18s frames %5d  -m identical %5d/%d (%.1f%%)  trust %5d  registers %5d  documented differences %d  call-site checked %d  symbol-checked %d",
 			s, tl.frames, tl.same, tl.machineFrames, 100*float64(tl.same)/float64(max(tl.machineFrames, 1)), tl.trustSame, tl.regsSame, tl.known, tl.callSite, tl.symbolChecked)
 	}
+}
+
+// walkBothWays walks c's dump as the conformance test compares it, traced
+// (the steps name the candidates the scans passed over), and again with
+// Breakpad's scans (no code read): where the call-site check made ours
+// differ, that walk must be Breakpad's. The caller closes the dump.
+func walkBothWays(t *testing.T, c conformanceCase) (d *minidump.File, threads, scanThreads []*Thread) {
+	d, err := minidump.Open(c.dump)
+	if err != nil {
+		t.Skipf("open: %v", err)
+	}
+	// Our arm and arm64 walkers add recovery methods Breakpad lacks
+	// (walker/arm, walker/arm64), so their frames are compared in
+	// Breakpad's mode, where every frame must be Breakpad's.
+	opts := Options{Trace: true}
+	if si, err := d.SystemInfo(); err != nil || (si.Arch != minidump.ArchX86 && si.Arch != minidump.ArchAMD64) {
+		opts.Mode = walker.Breakpad
+	}
+	var sup symfile.Supplier
+	if len(c.roots) > 0 {
+		sup = symcompress.NewDirSupplier(c.roots...)
+	}
+	// Traced: the steps name the candidates the scans passed over.
+	st, err := Process(d, sup, opts)
+	if err != nil {
+		d.Close()
+		t.Fatalf("Process: %v", err)
+	}
+	threads, _ = st.BreakpadThreads()
+	// The same walk with Breakpad's scans (no code read): where the
+	// call-site check made ours differ, that walk must be Breakpad's.
+	scanOpts := opts
+	scanOpts.NoCode = true
+	stScan, err := Process(d, sup, scanOpts)
+	if err != nil {
+		d.Close()
+		t.Fatalf("Process: %v", err)
+	}
+	scanThreads, _ = stScan.BreakpadThreads()
+	return d, threads, scanThreads
+}
+
+// compareFrame compares our frame fr of got (none past its end) with
+// Breakpad's e and counts it in tl: the -m line where the case has
+// Breakpad's -m output, the trust, the registers. It returns our frame's
+// line, trust and registers as the failure prints them, and whether they
+// are Breakpad's.
+func compareFrame(c conformanceCase, tl *tally, e expectedFrame, got []*Frame, fr int) (string, bool) {
+	tl.frames++
+	var gm, gt, gr string
+	if fr < len(got) {
+		gm, gt, gr = machineLine(got[fr]), got[fr].Trust.String(), regsLine(got[fr], fr == 0)
+	}
+	ok := true
+	if c.machine != "" {
+		tl.machineFrames++
+		if gm == e.machine {
+			tl.same++
+		} else {
+			ok = false
+		}
+	}
+	if e.trust == gt {
+		tl.trustSame++
+	} else if e.trust != "" || c.machine == "" {
+		ok = false
+	}
+	if e.regs == gr {
+		tl.regsSame++
+	} else if e.regs != "" {
+		ok = false
+	}
+	return gm + " | " + gt + " | " + gr, ok
 }
 
 // callSiteDivergence returns the first frame of thread th where the default
@@ -550,7 +570,7 @@ func checkKnownDifference(t *testing.T, c conformanceCase, k *knownDifference, g
 		// Each of our node frames must carry the name node.sym gives for
 		// the address relative to the image start.
 		for _, f := range got[min(k.fromFrame, len(got)):] {
-			if f.Module == nil || f.Module.CodeFile != "/usr/bin/node" && minidump.BaseName(f.Module.CodeFile) != "node" {
+			if f.Module == nil || f.Module.CodeFile != "/usr/bin/node" && symfile.BaseName(f.Module.CodeFile) != "node" {
 				continue
 			}
 			if f.Module.SymbolBase != 0x400000 {

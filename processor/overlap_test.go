@@ -13,6 +13,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/oracle"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
@@ -59,12 +60,12 @@ func moduleLines(t *testing.T, data []byte, opts Options) (mods, frames []string
 		if m.Base == st.Modules[st.MainModule].Base {
 			main = 1
 		}
-		mods = append(mods, fmt.Sprintf("%s|0x%08x|0x%08x|%d", minidump.BaseName(m.CodeFile), m.Base, m.Base+m.Size-1, main))
+		mods = append(mods, fmt.Sprintf("%s|0x%08x|0x%08x|%d", symfile.BaseName(m.CodeFile), m.Base, m.Base+m.Size-1, main))
 	}
 	for _, th := range st.Threads {
 		name := ""
 		if len(th.Frames) > 0 && th.Frames[0].Module != nil {
-			name = minidump.BaseName(th.Frames[0].Module.CodeFile)
+			name = symfile.BaseName(th.Frames[0].Module.CodeFile)
 		}
 		frames = append(frames, name)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/synthkit"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
@@ -66,8 +67,8 @@ const (
 	stackLo = 0x7ffe00000000
 )
 
-func fpStack(t *testing.T, ret uint64) (*synth.Stack, []byte) {
-	s := synth.NewStack(stackLo, 8)
+func fpStack(t *testing.T, ret uint64) (*synthkit.Stack, []byte) {
+	s := synthkit.NewStack(stackLo, 8)
 	s.Append(16, 0).Mark("rbp").WordLabel("rbp2", 0).Word(ret).Append(16, 0).Mark("rbp2").Word(0).Word(0)
 	data, err := s.Finish()
 	if err != nil {
@@ -86,7 +87,7 @@ func TestThreadRoles(t *testing.T) {
 	b.AddThread(1, amd64Context(exeBase+0x100, stackLo, rbp), stackLo, stack)
 	b.AddThread(2, amd64Context(exeBase+0x200, stackLo, rbp), stackLo, stack)
 	b.AddThread(3, amd64Context(exeBase+0x300, stackLo, rbp), stackLo, stack)
-	b.SetBreakpadInfo(2, 1)
+	b.BreakpadInfo = synthkit.BreakpadInfo(2, 1)
 	ex := b.SetException(3, 11, 0)
 	crash := amd64Context(exeBase+0x333, stackLo, rbp)
 	ex.Context = &crash
@@ -149,7 +150,7 @@ func TestSymbolStatus(t *testing.T) {
 	b.AddModule("/lib/libprobe.so", libBase, 0x10000).SetBuildID([]byte{2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
 	b.AddModule("/lib/libnosyms.so", libBase+0x100000, 0x10000).SetBuildID([]byte{3, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
 	b.AddModule("/lib/libunused.so", libBase+0x200000, 0x10000).SetBuildID([]byte{4, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
-	s := synth.NewStack(stackLo, 8)
+	s := synthkit.NewStack(stackLo, 8)
 	// A word pointing into libprobe (probed, not a frame), then a return
 	// address into libnosyms.
 	s.Word(libBase+0x100).Word(libBase+0x100000+0x80).Append(64, 0)
@@ -195,7 +196,7 @@ func TestSplitImageSymbolBase(t *testing.T) {
 	b.AddModule("/bin/node", exeBase, 0x1000).SetBuildID(id)
 	b.AddModule("/bin/node", exeBase+0x2000, 0x10000).SetBuildID(id) // text
 	b.AddModule("/bin/node", libBase, 0x10000).SetBuildID(id)        // a distant copy keeps its own base
-	s := synth.NewStack(stackLo, 8)
+	s := synthkit.NewStack(stackLo, 8)
 	s.Append(64, 0)
 	stack, _ := s.Finish()
 	b.AddThread(1, amd64Context(exeBase+0x2100, stackLo, 0), stackLo, stack)
@@ -243,7 +244,7 @@ func TestNoThreadList(t *testing.T) {
 func TestCorruptSymbols(t *testing.T) {
 	b := synth.New(minidump.ArchAMD64, synth.Linux)
 	b.AddModule("/bin/exe", exeBase, 0x10000).SetBuildID([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
-	s := synth.NewStack(stackLo, 8)
+	s := synthkit.NewStack(stackLo, 8)
 	s.Append(64, 0)
 	stack, _ := s.Finish()
 	b.AddThread(1, amd64Context(exeBase+0x180, stackLo, 0), stackLo, stack)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/synthkit"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
@@ -18,7 +19,7 @@ const fpChainBase = 0x7ffe0000
 // f0 is frame 0's frame pointer.
 func fpChain(t *testing.T, word int) (stack []byte, f0 uint64) {
 	t.Helper()
-	s := synth.NewStack(fpChainBase, word)
+	s := synthkit.NewStack(fpChainBase, word)
 	s.Word(0).Word(0)
 	s.Mark("f0").WordLabel("f1", 0).Word(0x401200)
 	s.Word(0).Mark("f1").WordLabel("f2", 0).Word(0x401300)

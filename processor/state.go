@@ -368,10 +368,10 @@ type Module struct {
 // Name is the base name of the module's code file, taking '/' and '\' as
 // separators, as Breakpad's PathnameStripper does: how every report names
 // the module.
-func (m *Module) Name() string { return minidump.BaseName(m.CodeFile) }
+func (m *Module) Name() string { return symfile.BaseName(m.CodeFile) }
 
 // DebugName is the base name of the module's debug file.
-func (m *Module) DebugName() string { return minidump.BaseName(m.DebugFile) }
+func (m *Module) DebugName() string { return symfile.BaseName(m.DebugFile) }
 
 // Key is the module's key for a symbol supplier.
 func (m *Module) Key() symfile.ModuleKey {
@@ -392,14 +392,8 @@ const (
 	SymbolsCorrupt  = walker.SymbolsCorrupt
 )
 
-// newModule copies the walk's module m.
-func newModule(m *walker.Module) *Module {
-	v := moduleValue(m)
-	return &v
-}
-
-// moduleValue is newModule's copy, for lists that allocate their modules
-// together (a microdump lists up to 685,906 of them).
+// moduleValue is the state's module of the walk's module m, by value:
+// lists allocate their modules together (a microdump lists up to 685,906).
 func moduleValue(m *walker.Module) Module {
 	return Module{
 		Index: m.Index, Unloaded: m.Unloaded, Base: m.Base, Size: m.Size,

@@ -203,12 +203,16 @@ func TestClientTwinsAgainstGDB(t *testing.T) {
 		}
 		exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), name)
 		full, _ := walkTwin(t, name, data, syms, processor.Options{})
-		for _, client := range []coreconv.Client{coreconv.ClientBreakpad, coreconv.ClientCrashpad, coreconv.ClientStacks} {
+		for _, like := range []string{"breakpad", "crashpad", "stacks"} {
+			client, err := coreconv.ParseClient(like)
+			if err != nil {
+				t.Fatal(err)
+			}
 			twin, err := coreconv.Shape(data, client)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			label := name + " " + client.String()
+			label := name + " " + like
 			ours, _ := walkTwin(t, label, twin, syms, processor.Options{})
 			bp, bpState := walkTwin(t, label, twin, syms, processor.Options{Mode: walker.Breakpad})
 			if haveBP {
@@ -220,14 +224,14 @@ func TestClientTwinsAgainstGDB(t *testing.T) {
 					continue
 				}
 				o, b, f := scoreTwin(th.pcs, want), scoreTwin(bp[i].pcs, want), scoreTwin(full[i].pcs, want)
-				countByRule(byRule, client.String(), th, want)
-				for _, k := range []string{"ours " + client.String(), "breakpad " + client.String(), "full"} {
+				countByRule(byRule, like, th, want)
+				for _, k := range []string{"ours " + like, "breakpad " + like, "full"} {
 					if totals[k] == nil {
 						totals[k] = &twinScore{}
 					}
 				}
-				add(totals["ours "+client.String()], o)
-				add(totals["breakpad "+client.String()], b)
+				add(totals["ours "+like], o)
+				add(totals["breakpad "+like], b)
 				if client == coreconv.ClientBreakpad {
 					add(totals["full"], f)
 				}

@@ -2,7 +2,7 @@ package report
 
 import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
-	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
 // The text printers (human, -m, -b, -s, -d) print strings that come from
@@ -11,7 +11,7 @@ import (
 // terminal escapes or a newline that forges a line, so every such string
 // goes through textsafe.Escape: in the view (escapeStrings) or, for paths,
 // when its base name is printed (textBase), because an escape would
-// otherwise add a backslash that minidump.BaseName takes for a separator. On
+// otherwise add a backslash that symfile.BaseName takes for a separator. On
 // printable text both are the identity: the output stays Breakpad's byte
 // for byte. The JSON report needs none of it (JSON escapes control bytes).
 
@@ -42,6 +42,6 @@ func (p *textProcess) escapeStrings() {
 	}
 }
 
-// textBase is the base name of path (minidump.BaseName, Breakpad's
+// textBase is the base name of path (symfile.BaseName, Breakpad's
 // PathnameStripper) for the text printers: escaped.
-func textBase(path string) string { return textsafe.Escape(minidump.BaseName(path)) }
+func textBase(path string) string { return textsafe.Escape(symfile.BaseName(path)) }

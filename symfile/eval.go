@@ -90,14 +90,7 @@ func Evaluate(program string, vars map[string]uint64, mem Memory, wordSize int) 
 	return nil
 }
 
-// EvaluateValue evaluates a postfix expression (a CFI rule) to one value.
-// vars is not modified.
-func EvaluateValue(expr string, vars map[string]uint64, mem Memory, wordSize int) (uint64, error) {
-	var e evaluator
-	return e.value(expr, vars, mem, wordSize)
-}
-
-// value is EvaluateValue on e, which it initialises but for cfa.
+// value evaluates a postfix expression (a CFI rule) to one value on e, which it initialises but for cfa.
 func (e *evaluator) value(expr string, vars map[string]uint64, mem Memory, wordSize int) (uint64, error) {
 	if err := e.init(nil, mem, wordSize, expr); err != nil { // no vars: assignments are not allowed to leak; see assign
 		return 0, err

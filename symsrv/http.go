@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -53,8 +52,8 @@ var ErrWrongModule = errors.New("symbol file of another module")
 // request to the same server found it unusable for the rest of the run
 // (no response, too slow, an answer streamed past the download bound, or
 // failures that outlasted the retries); a server below the minimum rate
-// (WithMinRate), not asked again; the supplier's total download time
-// (WithTotalTimeout) spent.
+// (fetch.Config's MinRate), not asked again; the total download time
+// (fetch.Config's Total) spent.
 var (
 	ErrTooLarge       = fetch.ErrTooLarge
 	ErrServerDown     = fetch.ErrServerDown
@@ -81,13 +80,8 @@ type RetryPolicy = fetch.RetryPolicy
 var DefaultRetry = fetch.DefaultRetry
 
 // DownloadProgress describes a download in progress, for a progress
-// display (WithProgress).
+// display (fetch.Config's Progress).
 type DownloadProgress = fetch.Progress
-
-// NewTransport returns the RoundTripper of symbol downloads over rt (nil:
-// http.DefaultTransport): HTTP/1 connections carry one request each, so
-// that no server can make the HTTP client log on stderr.
-func NewTransport(rt http.RoundTripper) http.RoundTripper { return fetch.NewTransport(rt) }
 
 // Option configures an Supplier.
 type Option func(*Supplier)
@@ -104,37 +98,10 @@ func WithTimeout(d time.Duration) Option {
 	return func(s *Supplier) { s.cfg.Timeout = d }
 }
 
-// WithTotalTimeout bounds the time all downloads of the supplier may take
-// together, from its creation: a dump with hundreds of modules on a slow
-// server would otherwise wait up to the per-request timeout for each. Once
-// it is spent, no request is made and the rest of the modules are walked
-// without symbols (the cache is still read). 0 means no bound.
-func WithTotalTimeout(d time.Duration) Option {
-	return func(s *Supplier) { s.cfg.Total = d }
-}
-
-// WithMinRate sets the slowest download kept: less than rate bytes per
-// second over any window abandons it (ErrTooSlow) and the server is not
-// asked again. A rate of 0 turns the check off.
-func WithMinRate(rate int64, window time.Duration) Option {
-	return func(s *Supplier) { s.cfg.MinRate, s.cfg.RateWindow = rate, window }
-}
-
-// WithMaxDownload sets the largest symbol file, in bytes, that is downloaded.
-func WithMaxDownload(n int64) Option {
-	return func(s *Supplier) { s.cfg.MaxSize = n }
-}
-
 // WithIndex makes the supplier open the files of its cache through an
 // index directory (symfile.IndexDir.Open).
 func WithIndex(index *symfile.IndexDir) Option {
 	return func(s *Supplier) { s.index = index }
-}
-
-// WithTransport sets the transport of the HTTP client (the default is
-// http.DefaultTransport).
-func WithTransport(rt http.RoundTripper) Option {
-	return func(s *Supplier) { s.cfg.Transport = rt }
 }
 
 // WithRetry sets the retry policy (DefaultRetry otherwise).
@@ -159,9 +126,9 @@ func WithContext(ctx context.Context) Option {
 // WithDownloader makes the supplier download through c, whose bounds,
 // request slots and server states it then shares with c's other users
 // (the run's other suppliers, debuginfod); the supplier's own bound
-// options (WithTimeout, WithTotalTimeout, WithMinRate, WithMaxDownload,
-// WithRetry, WithDownloadJobs, WithTransport, WithProgress) are then not
-// used.
+// options (WithTimeout, WithRetry, WithDownloadJobs) are then not used:
+// c's fetch.Config bounds the total time, the rate, the size and the
+// transport, and reports the progress.
 func WithDownloader(c *fetch.Client) Option {
 	return func(s *Supplier) { s.dl = c }
 }

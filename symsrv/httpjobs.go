@@ -39,10 +39,3 @@ func (s *Supplier) Prefetch(mods []symfile.ModuleKey) {
 	close(work)
 	wg.Wait()
 }
-
-// WithProgress makes the supplier report each download's progress to fn,
-// from the goroutine reading it: at the start, as bytes arrive, and once
-// with Done set at the end. fn must be quick and safe for concurrent use.
-func WithProgress(fn func(DownloadProgress)) Option {
-	return func(s *Supplier) { s.cfg.Progress = fn }
-}

@@ -36,15 +36,6 @@ func (rs CallerRules[C]) Try(w *Walker, c C) *Frame {
 	return nil
 }
 
-// Names returns the rules' names in order.
-func (rs CallerRules[C]) Names() []string {
-	names := make([]string, len(rs))
-	for i, r := range rs {
-		names[i] = r.Name
-	}
-	return names
-}
-
 // TryCFI is what every architecture's CFI rule shares: last's CFI rules
 // (CFIRulesFrom, symbols first) handed to unwind, the attempt noted under
 // the source's rule; found is false, and the absence noted for the

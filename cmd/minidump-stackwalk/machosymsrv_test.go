@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -68,7 +69,7 @@ func TestSymbolServerMachO(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		uuid := strings.ToLower(mf.CodeID())
+		uuid := fmt.Sprintf("%x", mf.UUID[:])
 		mf.Close()
 		srv := unifiedServer(t, uuid, map[string][]byte{"debuginfo": dsym, "executable": bin})
 		cache := t.TempDir()
@@ -99,7 +100,7 @@ func TestSymbolServerMachOHostile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	uuid := strings.ToLower(mf.CodeID())
+	uuid := fmt.Sprintf("%x", mf.UUID[:])
 	mf.Close()
 	bin, err := os.ReadFile(dir + "/crash")
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/cab"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/cabwriter"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
@@ -25,7 +25,7 @@ func TestMicrosoftSymbolServer(t *testing.T) {
 		t.Skip("../shared/corpus/symbolic/windows is absent")
 	}
 	const id = "3249D99D0C4049318610F4E4FB0B69361"
-	pdCab := cab.Build("crash.pdb", pdbBytes, true)
+	pdCab := cabwriter.Build("crash.pdb", pdbBytes, true)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/symbols/crash.pdb/"+id+"/crash.pd_" {
 			w.Write(pdCab)

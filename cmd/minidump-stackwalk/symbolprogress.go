@@ -100,7 +100,7 @@ func newDownloadProgress(w io.Writer, enabled, noColor bool) *downloadProgress {
 	return &downloadProgress{w: w, enabled: enabled, noColor: noColor, active: map[string]*download{}}
 }
 
-// report takes a supplier's progress report (symsrv.WithProgress).
+// report takes the downloads' progress reports (fetch.Config's Progress).
 func (d *downloadProgress) report(p symsrv.DownloadProgress) {
 	if !d.enabled {
 		return

@@ -2,7 +2,6 @@ package atomicfile
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -65,17 +64,4 @@ func (f *File) Abort() {
 	f.done = true
 	f.File.Close()
 	os.Remove(f.Name())
-}
-
-// WriteFile writes path with write, through a temporary file.
-func WriteFile(path string, write func(w io.Writer) error) error {
-	f, err := Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Abort()
-		return err
-	}
-	return f.Commit()
 }

@@ -14,7 +14,7 @@ func TestWriteFileReplaces(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(path, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
+	if err := writeFile(path, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "new" {
@@ -22,7 +22,7 @@ func TestWriteFileReplaces(t *testing.T) {
 	}
 	// A failed write leaves the old file and no temporary file behind.
 	boom := errors.New("boom")
-	if err := WriteFile(path, func(w io.Writer) error { io.WriteString(w, "half"); return boom }); !errors.Is(err, boom) {
+	if err := writeFile(path, func(w io.Writer) error { io.WriteString(w, "half"); return boom }); !errors.Is(err, boom) {
 		t.Errorf("error %v, want %v", err, boom)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "new" {
@@ -69,4 +69,18 @@ func onlyFile(t *testing.T, dir string, names ...string) {
 	if len(got) != len(names) || (len(names) > 0 && got[0] != names[0]) {
 		t.Errorf("directory holds %q, want %q", got, names)
 	}
+}
+
+// writeFile writes path with write, through a temporary file, as the
+// commands write a report: Create, then Commit or Abort.
+func writeFile(path string, write func(w io.Writer) error) error {
+	f, err := Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
 }

@@ -19,7 +19,7 @@ func TestWriteFileModeFollowsUmask(t *testing.T) {
 	}{{0o022, 0o644}, {0o002, 0o664}, {0o077, 0o600}} {
 		old := syscall.Umask(tc.umask)
 		path := filepath.Join(t.TempDir(), "f")
-		err := WriteFile(path, func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err })
+		err := writeFile(path, func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err })
 		syscall.Umask(old)
 		if err != nil {
 			t.Fatal(err)

@@ -54,18 +54,6 @@ func ParseClient(s string) (Client, error) {
 	return ClientAll, fmt.Errorf("--like %q: want breakpad, crashpad or stacks", s)
 }
 
-func (c Client) String() string {
-	switch c {
-	case ClientBreakpad:
-		return "breakpad"
-	case ClientCrashpad:
-		return "crashpad"
-	case ClientStacks:
-		return "stacks"
-	}
-	return "core2md"
-}
-
 // crashpadRegisters are the registers whose values Crashpad's
 // PointedToByContext captures memory around, by architecture.
 func crashpadRegisters(a minidump.Arch) []string {

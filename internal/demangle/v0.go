@@ -363,17 +363,19 @@ func (d *v0Demangler) binder() {
 	d.print("> ")
 }
 
-var v0BasicTypes = [26]string{
-	'a' - 'a': "i8", 'b' - 'a': "bool", 'c' - 'a': "char", 'd' - 'a': "f64", 'e' - 'a': "str",
-	'f' - 'a': "f32", 'h' - 'a': "u8", 'i' - 'a': "isize", 'j' - 'a': "usize", 'l' - 'a': "i32",
-	'm' - 'a': "u32", 'n' - 'a': "i128", 'o' - 'a': "u128", 'p' - 'a': "_", 's' - 'a': "i16",
-	't' - 'a': "u16", 'u' - 'a': "()", 'v' - 'a': "...", 'x' - 'a': "i64", 'y' - 'a': "u64",
-	'z' - 'a': "!",
+// v0BasicTypes are the basic types' names by their lower-case letter
+// (the array runs to 'z', so any lower-case letter indexes it).
+var v0BasicTypes = [...]string{
+	'a': "i8", 'b': "bool", 'c': "char", 'd': "f64", 'e': "str",
+	'f': "f32", 'h': "u8", 'i': "isize", 'j': "usize", 'l': "i32",
+	'm': "u32", 'n': "i128", 'o': "u128", 'p': "_", 's': "i16",
+	't': "u16", 'u': "()", 'v': "...", 'x': "i64", 'y': "u64",
+	'z': "!",
 }
 
 func basicType(c byte) string {
 	if isLower(c) {
-		return v0BasicTypes[c-'a']
+		return v0BasicTypes[c]
 	}
 	return ""
 }

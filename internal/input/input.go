@@ -14,8 +14,6 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
-
-	"github.com/minidump-stackwalk/minidump-stackwalk/microdump"
 )
 
 // Kind is what an input's bytes are.
@@ -139,7 +137,7 @@ type Input struct {
 	Name        string // the path as given; "-" is standard input
 	Kind        Kind   // what the content is, after decompression
 	Compression Kind   // Gzip, Zstd or Xz when the file was compressed, else Unknown
-	// Data is a microdump's text (at most microdump.MaxSize bytes), read
+	// Data is a microdump's text (at most microdump.MaxSize bytes, the parser's bound), read
 	// into memory.
 	Data []byte
 	// File holds the content when it was decompressed or read from a
@@ -394,16 +392,16 @@ func readText(in *Input) error {
 	// again (docs/limits.md).
 	var buf bytes.Buffer
 	if f, ok := r.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() <= microdump.MaxSize {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() <= maxMicrodump {
 			buf.Grow(int(fi.Size()) + bytes.MinRead)
 		}
 	}
-	_, err := buf.ReadFrom(io.LimitReader(r, microdump.MaxSize+1))
+	_, err := buf.ReadFrom(io.LimitReader(r, maxMicrodump+1))
 	data := buf.Bytes()
 	if err != nil {
 		return &Error{Name: in.Name, Offset: int64(len(data)), Err: err}
 	}
-	if len(data) <= microdump.MaxSize && microdump.IsMicrodump(data) {
+	if len(data) <= maxMicrodump && holdsMicrodump(data) {
 		in.Kind, in.Data = Microdump, data
 		return in.Close()
 	}
@@ -442,7 +440,7 @@ func SniffFile(path string) (kind, compression Kind, err error) {
 		}
 		kind = Sniff(head)
 	}
-	if kind == Text && microdump.IsMicrodump(head) {
+	if kind == Text && holdsMicrodump(head) {
 		kind = Microdump
 	}
 	return kind, compression, nil

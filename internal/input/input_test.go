@@ -18,6 +18,7 @@ import (
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/microdump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
@@ -421,4 +422,29 @@ func TestOpenZerosPastDumpStop(t *testing.T) {
 		t.Errorf("the same dump and zeros: the dump's bytes differ")
 	}
 	in.Close()
+}
+
+// TestMicrodumpBounds: every microdump of Breakpad's corpus is recognised,
+// a minidump's magic is not, and the text read to look for one is what
+// the parser accepts.
+func TestMicrodumpBounds(t *testing.T) {
+	if maxMicrodump != microdump.MaxSize {
+		t.Errorf("input reads up to %d bytes of text, microdump.Parse takes %d", maxMicrodump, microdump.MaxSize)
+	}
+	dumps, _ := filepath.Glob(filepath.Join(corpus.Shared(t, "corpus", "breakpad", "microdumps"), "microdump-*.dmp"))
+	if len(dumps) < 7 {
+		t.Fatalf("%d microdumps in Breakpad's corpus, want 7", len(dumps))
+	}
+	for _, path := range dumps {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !holdsMicrodump(data) {
+			t.Errorf("%s: not recognised", filepath.Base(path))
+		}
+	}
+	if holdsMicrodump([]byte("MDMP\x93\xa7")) {
+		t.Error("a minidump header recognised as a microdump")
+	}
 }

@@ -139,17 +139,6 @@ type Module struct {
 	Misc          []byte // IMAGE_DEBUG_MISC record
 }
 
-// SetVersion fills the VS_FIXEDFILEINFO with file and product version a.b.c.d.
-func (m *Module) SetVersion(a, b, c, d uint16) *Module {
-	m.Version.Signature = FixedFileSignature
-	m.Version.StructVersion = 0x10000
-	m.Version.FileVersionHi = uint32(a)<<16 | uint32(b)
-	m.Version.FileVersionLo = uint32(c)<<16 | uint32(d)
-	m.Version.ProductVersionHi = m.Version.FileVersionHi
-	m.Version.ProductVersionLo = m.Version.FileVersionLo
-	return m
-}
-
 // SetPDB70 sets a RSDS CodeView record.
 func (m *Module) SetPDB70(guid [16]byte, age uint32, pdbName string) *Module {
 	m.CodeView = CodeViewPDB70(guid, age, pdbName)
@@ -169,16 +158,6 @@ func CodeViewPDB70(guid [16]byte, age uint32, pdbName string) []byte {
 	binary.LittleEndian.PutUint32(b, CVSignaturePDB70)
 	copy(b[4:20], guid[:])
 	binary.LittleEndian.PutUint32(b[20:], age)
-	b = append(b, pdbName...)
-	return append(b, 0)
-}
-
-// CodeViewPDB20 returns an NB10 record.
-func CodeViewPDB20(signature, age uint32, pdbName string) []byte {
-	b := make([]byte, 16, 16+len(pdbName)+1)
-	binary.LittleEndian.PutUint32(b, CVSignaturePDB20)
-	binary.LittleEndian.PutUint32(b[8:], signature)
-	binary.LittleEndian.PutUint32(b[12:], age)
 	b = append(b, pdbName...)
 	return append(b, 0)
 }
@@ -218,7 +197,10 @@ const (
 	BreakpadValidRequestingThread = 2
 )
 
-type breakpadInfo struct{ validity, dumpThread, requestingThread uint32 }
+// BreakpadInfo is MINIDUMP_BREAKPAD_INFO: which of its thread ids are
+// valid (BreakpadValid*), the thread that wrote the dump and the one that
+// asked for it.
+type BreakpadInfo struct{ Validity, DumpThread, RequestingThread uint32 }
 
 type memoryRegion struct {
 	addr uint64
@@ -256,15 +238,17 @@ type Builder struct {
 	// Memory64 writes the memory regions as a Memory64List (full-memory
 	// dump style) instead of a MemoryList.
 	Memory64 bool
+	// BreakpadInfo, when set, is written as the Breakpad info stream.
+	BreakpadInfo *BreakpadInfo
+	// MemoryInfo is written as the memory info list stream when not empty.
+	MemoryInfo []MemoryInfo
 
 	threads   []*Thread
 	modules   []*Module
 	memory    []memoryRegion
 	exception *Exception
 	misc      *MiscInfo
-	bpInfo    *breakpadInfo
 	names     []threadName
-	memInfo   []MemoryInfo
 	unloaded  []UnloadedModule
 	raw       []rawStream
 	layout    map[uint32][2]uint32
@@ -281,38 +265,6 @@ func New(arch minidump.Arch, os OS) *Builder {
 
 // SetCSDVersion sets the OS description string (Linux: uname -srvmo).
 func (b *Builder) SetCSDVersion(s string) *Builder { b.Sys.CSDVersion = s; return b }
-
-// SetOSVersion sets major.minor.build.
-func (b *Builder) SetOSVersion(major, minor, build uint32) *Builder {
-	b.Sys.MajorVersion, b.Sys.MinorVersion, b.Sys.BuildNumber = major, minor, build
-	return b
-}
-
-// SetCPUCount sets the number of processors.
-func (b *Builder) SetCPUCount(n uint8) *Builder { b.Sys.NumberOfProcessors = n; return b }
-
-// SetCPU sets the x86 vendor id, family, model and stepping: the processor
-// level and revision as Breakpad's Linux client writes them, and the cpuid
-// version information with extended family and model fields as the CPU
-// reports them.
-func (b *Builder) SetCPU(vendor string, family, model, stepping uint32) *Builder {
-	b.Sys.VendorID = vendor
-	b.Sys.ProcessorLevel = uint16(family)
-	b.Sys.ProcessorRevision = uint16(model<<8 | stepping&0xff)
-	baseFamily, extFamily := family, uint32(0)
-	if family >= 15 {
-		baseFamily, extFamily = 15, family-15
-	}
-	v := stepping&0xf | (model&0xf)<<4 | (baseFamily&0xf)<<8 | (model>>4&0xf)<<16 | (extFamily&0xff)<<20
-	b.Sys.VersionInformation = v
-	return b
-}
-
-// SetARMCPU sets the ARM architecture level, MIDR (cpuid) and ELF hwcaps.
-func (b *Builder) SetARMCPU(level uint16, cpuid, hwcaps uint32) *Builder {
-	b.Sys.ProcessorLevel, b.Sys.ARMCPUID, b.Sys.ARMHWCaps = level, cpuid, hwcaps
-	return b
-}
 
 // AddThread adds a thread whose stack bytes start at stackBase. The returned
 // Thread may be changed until Bytes is called.
@@ -344,18 +296,6 @@ func (b *Builder) SetException(threadID, code uint32, addr uint64, params ...uin
 // SetMiscInfo sets the misc info stream.
 func (b *Builder) SetMiscInfo(m MiscInfo) *Builder { b.misc = &m; return b }
 
-// SetBreakpadInfo sets the Breakpad info stream with both thread ids valid.
-func (b *Builder) SetBreakpadInfo(dumpThread, requestingThread uint32) *Builder {
-	b.bpInfo = &breakpadInfo{BreakpadValidDumpThread | BreakpadValidRequestingThread, dumpThread, requestingThread}
-	return b
-}
-
-// SetBreakpadInfoRaw sets the Breakpad info stream with explicit validity bits.
-func (b *Builder) SetBreakpadInfoRaw(validity, dumpThread, requestingThread uint32) *Builder {
-	b.bpInfo = &breakpadInfo{validity, dumpThread, requestingThread}
-	return b
-}
-
 // AddThreadName adds an entry to the thread name list.
 func (b *Builder) AddThreadName(id uint32, name string) *Builder {
 	b.names = append(b.names, threadName{id, name})
@@ -376,29 +316,13 @@ func (b *Builder) AddUnloadedModule(m UnloadedModule) *Builder {
 	return b
 }
 
-// AddMemoryInfo adds an entry to the memory info list stream.
-func (b *Builder) AddMemoryInfo(mi MemoryInfo) *Builder {
-	b.memInfo = append(b.memInfo, mi)
-	return b
-}
-
 // AddStream adds a stream of any type with the given contents.
 func (b *Builder) AddStream(typ uint32, data []byte) *Builder {
 	b.raw = append(b.raw, rawStream{typ, data})
 	return b
 }
 
-// Linux text streams, written as they are read from /proc.
-
-func (b *Builder) SetLinuxCPUInfo(s string) *Builder {
-	return b.AddStream(StreamLinuxCPUInfo, []byte(s))
-}
-func (b *Builder) SetLinuxProcStatus(s string) *Builder {
-	return b.AddStream(StreamLinuxProcStatus, []byte(s))
-}
-func (b *Builder) SetLinuxLSBRelease(s string) *Builder {
-	return b.AddStream(StreamLinuxLSBRelease, []byte(s))
-}
+// SetLinuxMaps writes /proc/pid/maps' text as read.
 func (b *Builder) SetLinuxMaps(s string) *Builder { return b.AddStream(StreamLinuxMaps, []byte(s)) }
 
 // SetLinuxCmdLine writes the arguments NUL-separated, as /proc/pid/cmdline.
@@ -406,33 +330,8 @@ func (b *Builder) SetLinuxCmdLine(args ...string) *Builder {
 	return b.AddStream(StreamLinuxCmdLine, nulJoin(args))
 }
 
-// SetLinuxEnviron writes the variables NUL-separated, as /proc/pid/environ.
-func (b *Builder) SetLinuxEnviron(vars ...string) *Builder {
-	return b.AddStream(StreamLinuxEnviron, nulJoin(vars))
-}
-
 // SetLinuxAuxv writes raw auxv bytes.
 func (b *Builder) SetLinuxAuxv(raw []byte) *Builder { return b.AddStream(StreamLinuxAuxv, raw) }
-
-// AuxvEntries encodes (type, value) pairs as an auxv vector of the given
-// word size, ending with AT_NULL.
-func AuxvEntries(wordSize int, pairs ...[2]uint64) []byte {
-	var out []byte
-	put := func(v uint64) {
-		if wordSize == 4 {
-			out = binary.LittleEndian.AppendUint32(out, uint32(v))
-		} else {
-			out = binary.LittleEndian.AppendUint64(out, v)
-		}
-	}
-	for _, p := range pairs {
-		put(p[0])
-		put(p[1])
-	}
-	put(0)
-	put(0)
-	return out
-}
 
 func nulJoin(s []string) []byte {
 	var out []byte
@@ -592,7 +491,7 @@ func (b *Builder) streamCount() int {
 	if len(b.memory) > 0 || (b.StacksInMemoryList && len(b.threads) > 0) {
 		nStreams++
 	}
-	for _, p := range []bool{b.exception != nil, b.misc != nil, b.bpInfo != nil, len(b.names) > 0, len(b.memInfo) > 0, len(b.unloaded) > 0} {
+	for _, p := range []bool{b.exception != nil, b.misc != nil, b.BreakpadInfo != nil, len(b.names) > 0, len(b.MemoryInfo) > 0, len(b.unloaded) > 0} {
 		if p {
 			nStreams++
 		}
@@ -806,14 +705,14 @@ func (b *Builder) writeMisc(w *writer, dir []dirEntry) []dirEntry {
 
 // writeBreakpadInfo writes the BreakpadInfo stream.
 func (b *Builder) writeBreakpadInfo(w *writer, dir []dirEntry) []dirEntry {
-	bp := b.bpInfo
+	bp := b.BreakpadInfo
 	if bp == nil {
 		return dir
 	}
 	s := w.reserve(12)
-	w.put32(s, bp.validity)
-	w.put32(s+4, bp.dumpThread)
-	w.put32(s+8, bp.requestingThread)
+	w.put32(s, bp.Validity)
+	w.put32(s+4, bp.DumpThread)
+	w.put32(s+8, bp.RequestingThread)
 	dir = append(dir, dirEntry{StreamBreakpadInfo, s, 12})
 	return dir
 }
@@ -839,15 +738,15 @@ func (b *Builder) writeThreadNames(w *writer, dir []dirEntry) []dirEntry {
 
 // writeMemoryInfo writes the memory info list.
 func (b *Builder) writeMemoryInfo(w *writer, dir []dirEntry) []dirEntry {
-	if len(b.memInfo) == 0 {
+	if len(b.MemoryInfo) == 0 {
 		return dir
 	}
 	const hdr, entry = 16, 48
-	s := w.reserve(hdr + entry*len(b.memInfo))
+	s := w.reserve(hdr + entry*len(b.MemoryInfo))
 	w.put32(s, hdr)
 	w.put32(s+4, entry)
-	w.put64(s+8, uint64(len(b.memInfo)))
-	for i, mi := range b.memInfo {
+	w.put64(s+8, uint64(len(b.MemoryInfo)))
+	for i, mi := range b.MemoryInfo {
 		e := s + hdr + uint32(entry*i)
 		w.put64(e, mi.Base)
 		w.put64(e+8, mi.AllocationBase)
@@ -857,7 +756,7 @@ func (b *Builder) writeMemoryInfo(w *writer, dir []dirEntry) []dirEntry {
 		w.put32(e+36, mi.Protection)
 		w.put32(e+40, mi.Type)
 	}
-	dir = append(dir, dirEntry{StreamMemoryInfoList, s, uint32(hdr + entry*len(b.memInfo))})
+	dir = append(dir, dirEntry{StreamMemoryInfoList, s, uint32(hdr + entry*len(b.MemoryInfo))})
 	return dir
 }
 

@@ -1,4 +1,4 @@
-package synth
+package synth_test
 
 import (
 	"bytes"
@@ -10,11 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/oracle"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/synthkit"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
-// The tests in this file write dumps with Builder and read them back with
+// The tests in this file write dumps with synth.Builder and read them back with
 // Breakpad's minidump_dump and minidump_stackwalk, the independent oracles.
 
 // runOracle writes data to a file and runs a Breakpad binary on it,
@@ -59,36 +61,38 @@ func fullContext(arch minidump.Arch) minidump.Context {
 }
 
 func TestMinidumpDumpReadsEveryStream(t *testing.T) {
-	b := New(minidump.ArchAMD64, Linux)
+	b := synth.New(minidump.ArchAMD64, synth.Linux)
 	b.TimeDateStamp = 0x5f000000
-	b.SetCSDVersion("Linux 6.1.0-18-amd64 #1 SMP x86_64").SetCPUCount(8).SetOSVersion(6, 1, 0)
-	b.SetCPU("GenuineIntel", 6, 0x55, 7)
+	b.SetCSDVersion("Linux 6.1.0-18-amd64 #1 SMP x86_64")
+	b.Sys.NumberOfProcessors = 8
+	b.Sys.MajorVersion, b.Sys.MinorVersion, b.Sys.BuildNumber = 6, 1, 0
+	synthkit.SetCPU(b, "GenuineIntel", 6, 0x55, 7)
 	ctx := fullContext(minidump.ArchAMD64)
 	ctx.SetSP(0x7ffc0000)
 	ctx.SetIP(0x401010)
 	stack := []byte{0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4}
 	th := b.AddThread(0x1234, ctx, 0x7ffc0000, stack)
-	th.Extra = ContextExtra{EFlags: 0x10246, CS: 0x33, SS: 0x2b}
+	th.Extra = synth.ContextExtra{EFlags: 0x10246, CS: 0x33, SS: 0x2b}
 	ctx2 := fullContext(minidump.ArchAMD64)
 	ctx2.SetIP(0x402020)
 	b.AddThread(0x1235, ctx2, 0x7ffd0000, make([]byte, 16))
-	b.AddModule("/usr/bin/prog", 0x400000, 0x3000).
-		SetBuildID([]byte{0xa0, 0xa1, 0xa2, 0xa3, 0xb0, 0xb1, 0xc0, 0xc1, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}).
-		SetVersion(1, 2, 3, 4)
+	prog := b.AddModule("/usr/bin/prog", 0x400000, 0x3000).
+		SetBuildID([]byte{0xa0, 0xa1, 0xa2, 0xa3, 0xb0, 0xb1, 0xc0, 0xc1, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19})
+	synthkit.SetVersion(prog, 1, 2, 3, 4)
 	guid := [16]byte{0x78, 0x56, 0x34, 0x12, 0x34, 0x12, 0x78, 0x56, 1, 2, 3, 4, 5, 6, 7, 8}
 	b.AddModule(`C:\test\lib.dll`, 0x10000000, 0x1000).SetPDB70(guid, 3, "lib.pdb")
 	b.AddMemory(0x600000, []byte("hello memory"))
 	b.SetException(0x1234, 11, 0xdead, 0x1, 0xdead).Flags = 1
-	b.SetMiscInfo(MiscInfo{Flags1: MiscProcessID | MiscProcessTimes, ProcessID: 4321, ProcessCreateTime: 0x5eff0000})
-	b.SetBreakpadInfo(0x1235, 0x1234)
+	b.SetMiscInfo(synth.MiscInfo{Flags1: synth.MiscProcessID | synth.MiscProcessTimes, ProcessID: 4321, ProcessCreateTime: 0x5eff0000})
+	b.BreakpadInfo = synthkit.BreakpadInfo(0x1235, 0x1234)
 	b.AddThreadName(0x1234, "main thread")
-	b.AddMemoryInfo(MemoryInfo{Base: 0x400000, AllocationBase: 0x400000, AllocationProtection: 0x20, Size: 0x3000, State: 0x1000, Protection: 0x20, Type: 0x1000000})
-	b.SetLinuxCPUInfo("processor\t: 0\n")
-	b.SetLinuxProcStatus("Name:\tprog\n")
-	b.SetLinuxLSBRelease("DISTRIB_ID=Debian\n")
+	b.MemoryInfo = append(b.MemoryInfo, synth.MemoryInfo{Base: 0x400000, AllocationBase: 0x400000, AllocationProtection: 0x20, Size: 0x3000, State: 0x1000, Protection: 0x20, Type: 0x1000000})
+	b.AddStream(synth.StreamLinuxCPUInfo, []byte("processor\t: 0\n"))
+	b.AddStream(synth.StreamLinuxProcStatus, []byte("Name:\tprog\n"))
+	b.AddStream(synth.StreamLinuxLSBRelease, []byte("DISTRIB_ID=Debian\n"))
 	b.SetLinuxCmdLine("/usr/bin/prog", "--crash")
-	b.SetLinuxEnviron("HOME=/root")
-	b.SetLinuxAuxv(AuxvEntries(8, [2]uint64{6, 4096}))
+	synthkit.SetLinuxEnviron(b, "HOME=/root")
+	b.SetLinuxAuxv(synthkit.AuxvEntries(8, [2]uint64{6, 4096}))
 	b.SetLinuxMaps("00400000-00403000 r-xp 00000000 08:01 1234 /usr/bin/prog\n")
 	data, err := b.Bytes()
 	if err != nil {
@@ -167,7 +171,7 @@ func TestContextsPerArch(t *testing.T) {
 			"processor_architecture = 0x8003"}},
 	} {
 		t.Run(tc.arch.String()+fmt.Sprint(uint16(tc.arch)), func(t *testing.T) {
-			b := New(tc.arch, Linux)
+			b := synth.New(tc.arch, synth.Linux)
 			th := b.AddThread(7, fullContext(tc.arch), 0x1000, make([]byte, 8))
 			th.Extra.CPSR = 0x600f0010
 			b.SetException(7, 6, 0)
@@ -186,7 +190,7 @@ func TestContextsPerArch(t *testing.T) {
 // through the frame-pointer chain.
 func TestStackwalkFollowsFramePointers(t *testing.T) {
 	const stackBase = 0x7ffe0000
-	s := NewStack(stackBase, 8)
+	s := synthkit.NewStack(stackBase, 8)
 	s.Word(0).Word(0)                                      // frame 0 locals
 	s.Mark("frame0").WordLabel("frame1", 0).Word(0x401200) // saved rbp, return address
 	s.Word(0).Mark("frame1").WordLabel("frame2", 0).Word(0x401300)
@@ -200,7 +204,7 @@ func TestStackwalkFollowsFramePointers(t *testing.T) {
 	ctx.SetSP(stackBase)
 	fp, _ := s.Label("frame0")
 	ctx.Set("rbp", fp)
-	b := New(minidump.ArchAMD64, Linux)
+	b := synth.New(minidump.ArchAMD64, synth.Linux)
 	b.AddThread(1, ctx, stackBase, stack)
 	b.AddModule("/bin/prog", 0x400000, 0x10000).SetBuildID(bytes.Repeat([]byte{0x11}, 20))
 	b.SetException(1, 11, 0)

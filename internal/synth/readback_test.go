@@ -1,10 +1,12 @@
-package synth
+package synth_test
 
 import (
 	"bytes"
 	"fmt"
 	"testing"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/synthkit"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
@@ -29,8 +31,9 @@ func TestReadBackWithOurParser(t *testing.T) {
 // ctx is its first thread's context.
 func readBackDump(t *testing.T, arch minidump.Arch) ([]byte, minidump.Context) {
 	t.Helper()
-	b := New(arch, Linux)
-	b.SetCSDVersion("Linux 6.1.0 #1 SMP").SetCPUCount(2)
+	b := synth.New(arch, synth.Linux)
+	b.SetCSDVersion("Linux 6.1.0 #1 SMP")
+	b.Sys.NumberOfProcessors = 2
 	ctx := fullContext(arch)
 	ctx.SetSP(0x10000)
 	b.AddThread(1, ctx, 0x10000, []byte{1, 2, 3, 4, 5, 6, 7, 8})
@@ -38,13 +41,13 @@ func readBackDump(t *testing.T, arch minidump.Arch) ([]byte, minidump.Context) {
 	b.AddModule("/lib/libfoo.so", 0x7f000000, 0x5000).SetBuildID([]byte{0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
 	b.AddMemory(0x30000, []byte("xyz"))
 	b.SetException(1, 11, 0x42, 7).Flags = 1
-	b.SetMiscInfo(MiscInfo{Size: 24, Flags1: MiscProcessID, ProcessID: 99})
-	b.SetBreakpadInfo(2, 1)
+	b.SetMiscInfo(synth.MiscInfo{Size: 24, Flags1: synth.MiscProcessID, ProcessID: 99})
+	b.BreakpadInfo = synthkit.BreakpadInfo(2, 1)
 	b.AddThreadName(2, "worker")
-	b.AddUnloadedModule(UnloadedModule{Base: 0x6f000000, Size: 0x2000, TimeDateStamp: 77, Name: "gone.so"})
-	b.AddMemoryInfo(MemoryInfo{Base: 0x7f000000, AllocationBase: 0x7f000000, Size: 0x5000, State: 0x1000, Protection: 0x20, Type: 0x1000000})
+	b.AddUnloadedModule(synth.UnloadedModule{Base: 0x6f000000, Size: 0x2000, TimeDateStamp: 77, Name: "gone.so"})
+	b.MemoryInfo = append(b.MemoryInfo, synth.MemoryInfo{Base: 0x7f000000, AllocationBase: 0x7f000000, Size: 0x5000, State: 0x1000, Protection: 0x20, Type: 0x1000000})
 	b.SetLinuxCmdLine("prog", "-x")
-	b.SetLinuxAuxv(AuxvEntries(ctx.WordSize(), [2]uint64{9, 0x401000}))
+	b.SetLinuxAuxv(synthkit.AuxvEntries(ctx.WordSize(), [2]uint64{9, 0x401000}))
 	data, err := b.Bytes()
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/oracle"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/synthkit"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
@@ -112,13 +113,13 @@ func TestSyntheticOracle(t *testing.T) {
 		"windows-x86-records": func() *synth.Builder {
 			b := synth.New(minidump.ArchX86, synth.Windows)
 			b.Sys.CSDVersion = "Service Pack 3"
-			b.SetCPU("AuthenticAMD", 15, 4, 1)
+			synthkit.SetCPU(b, "AuthenticAMD", 15, 4, 1)
 			ctx := minidump.NewContext(minidump.ArchX86)
 			ctx.Set("eip", 0x401000)
 			ctx.Set("esp", 0x12ff00)
 			b.AddThread(7, ctx, 0x12ff00, make([]byte, 64))
 			m := b.AddModule(`C:\app\app.exe`, 0x400000, 0x10000)
-			m.CodeView = synth.CodeViewPDB20(0x4a000000, 3, `C:\app\app.pdb`)
+			m.CodeView = synthkit.CodeViewPDB20(0x4a000000, 3, `C:\app\app.pdb`)
 			m.Version = synth.FixedFileInfo{Signature: 0xfeef04bd, StructVersion: 0x10000, FileVersionHi: 0x50001, FileVersionLo: 0xa280884}
 			m2 := b.AddModule(`C:\Windows\ntdll.dll`, 0x7c900000, 0x80000)
 			m2.CodeView = synth.CodeViewPDB70([16]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, 2, "ntdll.pdb")
@@ -130,9 +131,9 @@ func TestSyntheticOracle(t *testing.T) {
 			m5.CodeView = []byte("CV50\x01\x02\x03")
 			b.AddStream(15, miscInfo5(1364))
 			b.AddStream(0x47670002, cat(utf16z("x != 0", 128), utf16z("main", 128), utf16z(`c:\app\main.cc`, 128), u32le(42, 1)))
-			b.AddMemoryInfo(synth.MemoryInfo{Base: 0x400000, AllocationBase: 0x400000, AllocationProtection: 0x80, Size: 0x1000, State: 0x1000, Protection: 0x20, Type: 0x1000000})
-			b.AddMemoryInfo(synth.MemoryInfo{Base: 0x401000, Size: 0x2000, State: 0x10000, Protection: 0x1})
-			b.SetBreakpadInfoRaw(2, 0, 7)
+			b.MemoryInfo = append(b.MemoryInfo, synth.MemoryInfo{Base: 0x400000, AllocationBase: 0x400000, AllocationProtection: 0x80, Size: 0x1000, State: 0x1000, Protection: 0x20, Type: 0x1000000})
+			b.MemoryInfo = append(b.MemoryInfo, synth.MemoryInfo{Base: 0x401000, Size: 0x2000, State: 0x10000, Protection: 0x1})
+			b.BreakpadInfo = &synth.BreakpadInfo{Validity: 2, DumpThread: 0, RequestingThread: 7}
 			b.AddThreadName(7, "main \u00e9\U0001F600")
 			b.SetException(7, 0xc0000005, 0x401000, 1, 0xdead)
 			return b
@@ -163,10 +164,10 @@ func TestSyntheticOracle(t *testing.T) {
 			m.CodeView = synth.CodeViewELF([]byte{0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
 			b.AddModule("/lib/libc.so", 0x408000, 0x10000) // overlaps: truncates app
 			b.AddModule("/bin/app", 0x400000, 0x10000)     // a duplicate of the first
-			b.SetLinuxLSBRelease("DISTRIB_ID=Debian\nDISTRIB_RELEASE=12\n")
-			b.SetLinuxEnviron("A=1", "B=2")
+			b.AddStream(synth.StreamLinuxLSBRelease, []byte("DISTRIB_ID=Debian\nDISTRIB_RELEASE=12\n"))
+			synthkit.SetLinuxEnviron(b, "A=1", "B=2")
 			b.AddStream(0x47670009, []byte("no trailing NUL"))
-			b.SetLinuxCPUInfo("")
+			b.AddStream(synth.StreamLinuxCPUInfo, []byte(""))
 			b.AddStream(0x43500001, crashpadInfo(0)) // RVAs patched below
 			b.AddStream(15, miscInfo5(232))
 			return b

@@ -191,8 +191,22 @@ func TestReportInChromium(t *testing.T) {
 	}
 }
 
+// checkReport loads the page of summary s and checks, as a user would use
+// it: the table as loaded, the search box, a breakdown's button and "Show
+// more", an expanded group; and that the page logged no error.
 func checkReport(t *testing.T, b *browser, s *summary.Summary, page, shotPath string) {
-	ctx := b.ctx
+	checkLoaded(t, b.ctx, s, page, shotPath)
+	checkSearch(t, b.ctx, s)
+	checkOSFilter(t, b.ctx, s)
+	checkExpanded(t, b.ctx)
+	if errs := b.takeErrors(); len(errs) > 0 {
+		t.Errorf("script or console errors: %q", errs)
+	}
+}
+
+// checkLoaded: the page as loaded shows the first 100 groups, the largest
+// first, and counts every group and dump.
+func checkLoaded(t *testing.T, ctx context.Context, s *summary.Summary, page, shotPath string) {
 	grouped := 0
 	for _, g := range s.Groups {
 		grouped += g.Count
@@ -211,9 +225,12 @@ func checkReport(t *testing.T, b *browser, s *summary.Summary, page, shotPath st
 		t.Errorf("first row %q, want the largest group %q", st.Sigs[0], s.Groups[0].Signature)
 	}
 	saveShot(t, shot, shotPath)
+}
 
-	// The search box: the groups of one plugin's signature (its name is
-	// nowhere else but in their frames).
+// checkSearch: the search box shows the groups of one plugin's signature
+// (its name is nowhere else but in their frames).
+func checkSearch(t *testing.T, ctx context.Context, s *summary.Summary) {
+	var st tableState
 	term := "plugin_v1::"
 	if len(s.Groups) <= 10 {
 		term = strings.ToLower(s.Groups[1].Signature[:min(12, len(s.Groups[1].Signature))])
@@ -237,8 +254,13 @@ func checkReport(t *testing.T, b *browser, s *summary.Summary, page, shotPath st
 		}
 	}
 
-	// Clear, then a breakdown's button: Windows NT only, counted from the
-	// summary's configs; its time in the page.
+}
+
+// checkOSFilter: Clear, then a breakdown's button: Windows NT only,
+// counted from the summary's configs; its time in the page. With more
+// than a page, "Show more" adds the next one.
+func checkOSFilter(t *testing.T, ctx context.Context, s *summary.Summary) {
+	var st tableState
 	wantGroups, wantDumps := 0, 0
 	for _, g := range s.Groups {
 		n := 0
@@ -267,7 +289,6 @@ func checkReport(t *testing.T, b *browser, s *summary.Summary, page, shotPath st
 		t.Errorf("OS Windows NT: %+v (pressed %s), want %d groups, %d dumps", st, pressed, wantGroups, wantDumps)
 	}
 
-	// With more than a page, "Show more" adds the next one.
 	if st.Matched > 100 {
 		if err := chromedp.Run(ctx, chromedp.Click(`#more`, chromedp.ByID), chromedp.Evaluate(readTable, &st)); err != nil {
 			t.Fatal(err)
@@ -277,7 +298,11 @@ func checkReport(t *testing.T, b *browser, s *summary.Summary, page, shotPath st
 		}
 	}
 
-	// Expand the first group: its stack, reasons and links to reports.
+}
+
+// checkExpanded: the first group expanded shows its stack, reasons and
+// links to the dumps' reports, which exist.
+func checkExpanded(t *testing.T, ctx context.Context) {
 	var detail string
 	var hrefs []string
 	if err := chromedp.Run(ctx, chromedp.Click(`#groups tbody.g tr.group`, chromedp.ByQuery),
@@ -302,9 +327,6 @@ func checkReport(t *testing.T, b *browser, s *summary.Summary, page, shotPath st
 		if _, err := os.Stat(u.Path); err != nil {
 			t.Errorf("link %q: %v", h, err)
 		}
-	}
-	if errs := b.takeErrors(); len(errs) > 0 {
-		t.Errorf("script or console errors: %q", errs)
 	}
 }
 

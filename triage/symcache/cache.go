@@ -9,12 +9,10 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
-// Loader finds and loads the symbol file of a module, without caching it.
-// It follows symfile.Supplier's contract for its results.
-type Loader func(m symfile.ModuleKey) (*symfile.File, error)
-
-// ContextLoader is a Loader whose work (downloads) ctx cancels: the
-// context of the session that asked first.
+// ContextLoader finds and loads the symbol file of a module, without
+// caching it; ctx, the context of the session that asked first, cancels
+// its work (downloads). It follows symfile.Supplier's contract for its
+// results.
 type ContextLoader func(ctx context.Context, m symfile.ModuleKey) (*symfile.File, error)
 
 // Cache is a byte-bounded LRU cache of symbol files. It is safe for
@@ -53,15 +51,10 @@ type entry struct {
 	cancelled bool
 }
 
-// New returns a cache over load holding at most maxBytes of symbol files
-// that no dump in progress uses (see the package doc); maxBytes <= 0
-// keeps no unpinned file.
-func New(load Loader, maxBytes int64) *Cache {
-	return NewContext(func(_ context.Context, m symfile.ModuleKey) (*symfile.File, error) { return load(m) }, maxBytes)
-}
-
-// NewContext is New with a loader that a session's context cancels (a
-// batch dump past its --timeout stops its downloads). A load so cancelled
+// NewContext returns a cache over load holding at most maxBytes of symbol
+// files that no dump in progress uses (see the package doc); maxBytes <= 0
+// keeps no unpinned file. A session's context cancels the loads it asked
+// for first (a batch dump past its --timeout stops its downloads). A load so cancelled
 // that found no file is not kept: the next session to ask loads again,
 // and one that was waiting for it loads itself.
 func NewContext(load ContextLoader, maxBytes int64) *Cache {

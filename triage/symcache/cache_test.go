@@ -12,6 +12,11 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 )
 
+// newCache is NewContext over a loader that takes no context.
+func newCache(load func(symfile.ModuleKey) (*symfile.File, error), maxBytes int64) *Cache {
+	return NewContext(func(_ context.Context, m symfile.ModuleKey) (*symfile.File, error) { return load(m) }, maxBytes)
+}
+
 // fakeLoader makes a symbol file of about size bytes per module named
 // "<name>:<size>", and ErrNotFound for names starting "none".
 type fakeLoader struct {
@@ -47,7 +52,7 @@ func TestLRUEvictionAndBound(t *testing.T) {
 	l := &fakeLoader{}
 	probe, _ := (&fakeLoader{}).load(key("p:1000"))
 	unit := fileBytes(probe)
-	c := New(l.load, unit*5/2)
+	c := newCache(l.load, unit*5/2)
 	use := func(names ...string) {
 		s := c.Session()
 		for _, n := range names {
@@ -74,7 +79,7 @@ func TestLRUEvictionAndBound(t *testing.T) {
 
 func TestPinnedFilesStay(t *testing.T) {
 	l := &fakeLoader{}
-	c := New(l.load, 0) // keeps no unpinned file
+	c := newCache(l.load, 0) // keeps no unpinned file
 	s := c.Session()
 	f1, _ := s.Symbols(key("a:500"))
 	other := c.Session()
@@ -98,7 +103,7 @@ func TestPinnedFilesStay(t *testing.T) {
 
 func TestNegativeCacheAndSingleLoad(t *testing.T) {
 	l := &fakeLoader{}
-	c := New(l.load, 1<<20)
+	c := newCache(l.load, 1<<20)
 	var wg sync.WaitGroup
 	for range 16 {
 		wg.Add(1)
@@ -121,7 +126,7 @@ func TestNegativeCacheAndSingleLoad(t *testing.T) {
 }
 
 func TestLoaderPanicIsAnError(t *testing.T) {
-	c := New(func(symfile.ModuleKey) (*symfile.File, error) { panic("boom") }, 100)
+	c := newCache(func(symfile.ModuleKey) (*symfile.File, error) { panic("boom") }, 100)
 	s := c.Session()
 	defer s.Close()
 	if _, err := s.Symbols(key("p")); err == nil {
@@ -138,7 +143,7 @@ func TestParsedFunctionsCount(t *testing.T) {
 	text += "FILE 0 a.c\n"
 	load := func(symfile.ModuleKey) (*symfile.File, error) { return symfile.NewFile([]byte(text), "grow") }
 	f0, _ := load(symfile.ModuleKey{})
-	c := New(load, fileBytes(f0)+100) // room for the file as loaded, not for its parsed functions
+	c := newCache(load, fileBytes(f0)+100) // room for the file as loaded, not for its parsed functions
 	s := c.Session()
 	f, _ := s.Symbols(key("grow"))
 	for i := range 200 {

@@ -3,7 +3,7 @@
 // files, with a run-wide negative cache (a module without symbols is looked
 // up once per run, locally and on servers).
 //
-// A Cache loads through a Loader that does no caching of its own. Each dump
+// A Cache loads through a ContextLoader that does no caching of its own. Each dump
 // processed takes a Session, the symfile.Supplier handed to the processor:
 // the files a session obtained stay pinned (never closed) until the
 // session is closed, so a file is never unmapped under a walk. A file's

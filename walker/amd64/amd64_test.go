@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/synthkit"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker/amd64"
@@ -30,14 +30,14 @@ type fixture struct {
 	mods  []*walker.Module
 	syms  map[string]string
 	ctx   minidump.Context
-	stack *synth.Stack
+	stack *synthkit.Stack
 	max   int
 	maxSc int
 	entry uint64
 }
 
 func newFixture(base uint64) *fixture {
-	f := &fixture{os: "linux", mods: modules(), ctx: minidump.NewContext(minidump.ArchAMD64), stack: synth.NewStack(base, 8)}
+	f := &fixture{os: "linux", mods: modules(), ctx: minidump.NewContext(minidump.ArchAMD64), stack: synthkit.NewStack(base, 8)}
 	// Distinct values in every register, as Breakpad's BrandContext does.
 	for i := 0; i < f.ctx.NumRegs(); i++ {
 		f.ctx.SetIndex(i, 0x0101010101010101*uint64(i+1))

@@ -21,8 +21,8 @@ func TestCallerTablesDocumented(t *testing.T) {
 		{"extended, windows", walker.Env{OS: "windows"}, &extendedWindowsRules},
 	} {
 		if got := modeOf(&c.env); got != c.want {
-			t.Errorf("%s: modeOf chose %v", c.table, got.rules.Names())
+			t.Errorf("%s: modeOf chose %v", c.table, walkertest.RuleNames(got.rules))
 		}
-		walkertest.CheckDocumentedRules(t, "amd64", c.table, c.want.rules.Names())
+		walkertest.CheckDocumentedRules(t, "amd64", c.table, walkertest.RuleNames(c.want.rules))
 	}
 }

@@ -3,5 +3,5 @@
 // invariants every walk keeps (CheckWalkInvariants, for the fuzz targets),
 // and the check that docs/design.md lists each architecture's caller
 // rules as its tables have them (CheckDocumentedRules).
-// Use it with internal/synth.Stack to build the stack contents.
+// Use it with internal/testkit/synthkit.Stack to build the stack contents.
 package walkertest

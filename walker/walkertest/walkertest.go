@@ -232,3 +232,12 @@ func repoRoot(t testing.TB) string {
 		dir = parent
 	}
 }
+
+// RuleNames returns the names of an architecture's caller rules, in order.
+func RuleNames[C any](rs walker.CallerRules[C]) []string {
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = r.Name
+	}
+	return names
+}

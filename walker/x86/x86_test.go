@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/synthkit"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker/walkertest"
@@ -21,14 +21,14 @@ type fixture struct {
 	os       string
 	syms     map[string]string
 	ctx      minidump.Context
-	stack    *synth.Stack
+	stack    *synthkit.Stack
 	maxSc    int
 	extra    []*walker.Module
 	breakpad bool
 }
 
 func newFixture() *fixture {
-	f := &fixture{os: "linux", ctx: minidump.NewContext(minidump.ArchX86), stack: synth.NewStack(0x80000000, 4)}
+	f := &fixture{os: "linux", ctx: minidump.NewContext(minidump.ArchX86), stack: synthkit.NewStack(0x80000000, 4)}
 	for i := 0; i < f.ctx.NumRegs(); i++ {
 		f.ctx.SetIndex(i, 0x11111111*uint64(i+1))
 	}
@@ -299,7 +299,7 @@ func TestCFI(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%x", c.at), func(t *testing.T) {
 			f := newFixture()
-			f.stack = synth.NewStack(callerESP-uint64(4*len(c.words)), 4)
+			f.stack = synthkit.NewStack(callerESP-uint64(4*len(c.words)), 4)
 			f.syms = map[string]string{"module1": syms}
 			f.stack.Words(c.words...)
 			for n, v := range map[string]uint64{"ebp": ebp, "ebx": ebx, "esi": esi, "edi": edi} {
@@ -329,7 +329,7 @@ func TestStopRules(t *testing.T) {
 
 	// EBP chain pointing below ESP: the caller's ESP would not grow.
 	g := newFixture()
-	g.stack = synth.NewStack(0x80000000, 4)
+	g.stack = synthkit.NewStack(0x80000000, 4)
 	g.stack.Mark("low").WordLabel("low", 0).Word(0x40001000).Append(32, 0).Mark("esp").Append(32, 0)
 	g.stack.Finish()
 	g.ctx.Set("eip", 0x4000c7a5)
@@ -360,7 +360,7 @@ func TestWindowsFPOSystemCall(t *testing.T) {
 			"FUNC 217fda 17 4 function_217fda\n217fda 4 102 839776\nFUNC 217ff1 a 4 function_217ff1\n217ff1 0 594 7038\n217ff1 a 596 7038\n" +
 			"STACK WIN 0 217ff1 a 0 0 4 0 0 0 0 0\n",
 	}
-	f.stack = synth.NewStack(0x002ff290, 4)
+	f.stack = synthkit.NewStack(0x002ff290, 4)
 	f.stack.Words(0x771ef8c1, 0x75fa0a91).Mark("frame1_esp").
 		Words(0x000017b0, 0, 0x002ff2d8, 0x88014a2e, 0x002ff364, 0x000017b0, 0, 0x24, 1, 0, 0, 0, 0, 0, 0, 0,
 			0x9e3b9800, 0xfffffff7, 0, 0x002ff2a4, 0x64a07ff1, 0x002ff8dc, 0x75fc6590, 0xfdd2c6ea, 0).

@@ -124,11 +124,11 @@ func frameLine(f *processor.Frame) string {
 	case f.Module == nil:
 		return fmt.Sprintf("||||0x%x", addr)
 	case f.Function == "":
-		return fmt.Sprintf("%s||||0x%x", strip(minidump.BaseName(f.Module.CodeFile)), addr-f.Module.Base)
+		return fmt.Sprintf("%s||||0x%x", strip(symfile.BaseName(f.Module.CodeFile)), addr-f.Module.Base)
 	case f.SourceFile == "":
-		return fmt.Sprintf("%s|%s|||0x%x", strip(minidump.BaseName(f.Module.CodeFile)), strip(f.Function), addr-f.FunctionBase)
+		return fmt.Sprintf("%s|%s|||0x%x", strip(symfile.BaseName(f.Module.CodeFile)), strip(f.Function), addr-f.FunctionBase)
 	}
-	return fmt.Sprintf("%s|%s|%s|%d|0x%x", strip(minidump.BaseName(f.Module.CodeFile)), strip(f.Function), strip(f.SourceFile),
+	return fmt.Sprintf("%s|%s|%s|%d|0x%x", strip(symfile.BaseName(f.Module.CodeFile)), strip(f.Function), strip(f.SourceFile),
 		f.SourceLine, addr-f.SourceLineBase)
 }
 

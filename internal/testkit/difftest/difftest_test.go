@@ -350,8 +350,7 @@ func TestDifferentialLong(t *testing.T) {
 		}
 		t.Run(fl.Name, func(t *testing.T) {
 			var cases, identical, truth, ours, bp, worse, invented, failures int
-			var codeOurs, codeWorsePlain, codeWorseBP, codeInvented, codeIdentical, codeFailures int
-			causes := map[string]int{}
+			code := codeTally{causes: map[string]int{}}
 			for seed := start; seed < start+int64(n); seed++ {
 				c, err := Generate(fl, seed)
 				if err != nil {
@@ -359,38 +358,7 @@ func TestDifferentialLong(t *testing.T) {
 				}
 				o := runCase(t, c)
 				if withCode {
-					cc, err := GenerateCode(fl, seed)
-					if err != nil {
-						t.Fatal(err)
-					}
-					oc := runCase(t, cc)
-					codeOurs += oc.oursRec
-					if oc.identical || oracleOlder(c.Flavor) {
-						codeIdentical++
-					}
-					if oc.oursRec < o.oursRec {
-						codeWorsePlain++
-					}
-					if oc.oursRec < oc.bpRec {
-						codeWorseBP++
-					}
-					if len(oc.invented) > 0 && !breakpadBlind(c.Flavor) {
-						codeInvented++
-					}
-					if oc.oursRec < o.oursRec || oc.oursRec < oc.bpRec || (len(oc.invented) > 0 && !breakpadBlind(c.Flavor)) {
-						cause := codeCause(cc, oc.oursRec)
-						causes[cause]++
-						t.Logf("with code: %s seed %d: ours %d, without code %d, Breakpad %d of %d; invented %q; cause: %s; first missed: %s",
-							fl.Name, seed, oc.oursRec, o.oursRec, oc.bpRec, oc.truth, oc.invented, cause, firstMissed(cc, oc.oursRec))
-					}
-					_, known := knownCodeShortfalls[fmt.Sprintf("%s/%d", c.Flavor.Name, c.Seed)]
-					if !known && ((!oc.identical && !oracleOlder(c.Flavor)) || oc.oursRec < o.oursRec || oc.oursRec < oc.bpRec ||
-						(len(oc.invented) > 0 && !breakpadBlind(c.Flavor))) {
-						codeFailures++
-						if codeFailures <= maxReported {
-							checkCode(t, cc, oc, o)
-						}
-					}
+					code.add(t, fl, seed, c, o, maxReported)
 				}
 				cases++
 				truth += o.truth
@@ -416,15 +384,59 @@ func TestDifferentialLong(t *testing.T) {
 				fl.Name, cases, identical, truth, ours, bp, worse, invented)
 			if withCode {
 				t.Logf("%s with code: compat identical %d, recovered: ours %d (without code %d, Breakpad %d); worse than without code in %d, than Breakpad in %d; invented frames in %d",
-					fl.Name, codeIdentical, codeOurs, ours, bp, codeWorsePlain, codeWorseBP, codeInvented)
-				if len(causes) > 0 {
-					t.Logf("%s with code, causes of the cases worse or with invented frames: %v", fl.Name, causes)
+					fl.Name, code.identical, code.ours, ours, bp, code.worsePlain, code.worseBP, code.invented)
+				if len(code.causes) > 0 {
+					t.Logf("%s with code, causes of the cases worse or with invented frames: %v", fl.Name, code.causes)
 				}
 			}
-			if failures > 0 || codeFailures > 0 {
-				t.Errorf("%d failing cases, %d with code", failures, codeFailures)
+			if failures > 0 || code.failures > 0 {
+				t.Errorf("%d failing cases, %d with code", failures, code.failures)
 			}
 		})
+	}
+}
+
+// codeTally counts TestDifferentialLong's cases run again with code in
+// the dump.
+type codeTally struct {
+	ours, worsePlain, worseBP, invented, identical, failures int
+	causes                                                   map[string]int // of the cases worse or with invented frames
+}
+
+// add runs seed's case of fl with code in the dump, compares it with o,
+// the same case without code, and reports the first maxReported failures.
+func (ct *codeTally) add(t *testing.T, fl Flavor, seed int64, c *Case, o outcome, maxReported int) {
+	cc, err := GenerateCode(fl, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oc := runCase(t, cc)
+	ct.ours += oc.oursRec
+	if oc.identical || oracleOlder(c.Flavor) {
+		ct.identical++
+	}
+	if oc.oursRec < o.oursRec {
+		ct.worsePlain++
+	}
+	if oc.oursRec < oc.bpRec {
+		ct.worseBP++
+	}
+	if len(oc.invented) > 0 && !breakpadBlind(c.Flavor) {
+		ct.invented++
+	}
+	if oc.oursRec < o.oursRec || oc.oursRec < oc.bpRec || (len(oc.invented) > 0 && !breakpadBlind(c.Flavor)) {
+		cause := codeCause(cc, oc.oursRec)
+		ct.causes[cause]++
+		t.Logf("with code: %s seed %d: ours %d, without code %d, Breakpad %d of %d; invented %q; cause: %s; first missed: %s",
+			fl.Name, seed, oc.oursRec, o.oursRec, oc.bpRec, oc.truth, oc.invented, cause, firstMissed(cc, oc.oursRec))
+	}
+	_, known := knownCodeShortfalls[fmt.Sprintf("%s/%d", c.Flavor.Name, c.Seed)]
+	if !known && ((!oc.identical && !oracleOlder(c.Flavor)) || oc.oursRec < o.oursRec || oc.oursRec < oc.bpRec ||
+		(len(oc.invented) > 0 && !breakpadBlind(c.Flavor))) {
+		ct.failures++
+		if ct.failures <= maxReported {
+			checkCode(t, cc, oc, o)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/synth"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/synthkit"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
@@ -597,14 +598,14 @@ func (g *gen) build(seed int64) (*Case, error) {
 	}
 	switch arch {
 	case minidump.ArchAMD64, minidump.ArchX86:
-		b.SetCPU("GenuineIntel", 6, 0x55, 4)
+		synthkit.SetCPU(b, "GenuineIntel", 6, 0x55, 4)
 	case minidump.ArchARM:
-		b.SetARMCPU(7, 0x410fc075, 0)
+		b.Sys.ProcessorLevel, b.Sys.ARMCPUID, b.Sys.ARMHWCaps = 7, 0x410fc075, 0
 	}
 	if g.isWindows() {
-		b.SetOSVersion(10, 0, 19045)
+		b.Sys.MajorVersion, b.Sys.MinorVersion, b.Sys.BuildNumber = 10, 0, 19045
 	} else if g.isApple() {
-		b.SetOSVersion(14, 2, 0)
+		b.Sys.MajorVersion, b.Sys.MinorVersion, b.Sys.BuildNumber = 14, 2, 0
 	} else {
 		b.SetCSDVersion("Linux 6.1.0 #1 SMP")
 	}

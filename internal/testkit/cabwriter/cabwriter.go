@@ -1,4 +1,4 @@
-package cab
+package cabwriter
 
 import (
 	"bytes"
@@ -6,10 +6,19 @@ import (
 	"encoding/binary"
 )
 
+// MS-CAB's sizes and CFFOLDER.typeCompress values the writer uses.
+const (
+	headerSize    = 36    // CFHEADER without reserve fields
+	maxBlock      = 32768 // uncompressed bytes of a CFDATA block
+	mszipHistory  = 32768 // MSZIP blocks share the previous 32 KiB
+	compressNone  = 0
+	compressMSZIP = 1
+)
+
 // Build writes a one-folder cabinet of one file, stored or (mszip) MSZIP
 // compressed, with MS-CAB checksums: what symstore /compress-style tools
 // put in a store, for tests and for serving stores. gcab extracts it
-// (TestGcab).
+// (cab's TestGcab).
 func Build(name string, data []byte, mszip bool) []byte {
 	le := binary.LittleEndian
 	var blocks [][]byte
@@ -60,9 +69,25 @@ func Build(name string, data []byte, mszip bool) []byte {
 		var sz []byte
 		sz = le.AppendUint16(sz, uint16(len(body)))
 		sz = le.AppendUint16(sz, uint16(sizes[i]))
-		b = le.AppendUint32(b, blockChecksum(sz, nil, body))
+		b = le.AppendUint32(b, checksum(sz, checksum(body, 0)))
 		b = append(b, sz...)
 		b = append(b, body...)
 	}
 	return b
+}
+
+// checksum is MS-CAB's CFDATA checksum over b, seeded: the XOR of b's
+// little-endian 32-bit words, the last partial word's bytes taken most
+// significant first. A block's checksum is that of its size fields seeded
+// with that of its data.
+func checksum(b []byte, seed uint32) uint32 {
+	for len(b) >= 4 {
+		seed ^= binary.LittleEndian.Uint32(b)
+		b = b[4:]
+	}
+	var last uint32
+	for _, c := range b {
+		last = last<<8 | uint32(c)
+	}
+	return seed ^ last
 }

@@ -1,4 +1,4 @@
-package synth
+package synthkit
 
 import (
 	"encoding/binary"
@@ -10,7 +10,7 @@ import (
 // a word may hold a label's address (plus a delta) before the label is
 // marked, as frame-pointer chains need.
 //
-//	s := synth.NewStack(0x7fff0000, 8)
+//	s := synthkit.NewStack(0x7fff0000, 8)
 //	s.Word(0).Mark("frame1").WordLabel("frame2", 0).Word(0x401234)
 //	s.Append(16, 0).Mark("frame2").Word(0).Word(0)
 //	data, err := s.Finish()
