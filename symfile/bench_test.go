@@ -169,7 +169,7 @@ func BenchmarkIndexChunk(b *testing.B) {
 	}
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		indexChunk(data, 0, len(data))
+		indexChunkInto(data, 0, len(data), nil)
 	}
 }
 
@@ -193,7 +193,7 @@ func BenchmarkMerge(b *testing.B) {
 		} else {
 			end = len(data)
 		}
-		c := indexChunk(data, pos, end)
+		c := indexChunkInto(data, pos, end, nil)
 		c.sortRuns()
 		chunks = append(chunks, c)
 		pos = end

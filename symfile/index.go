@@ -126,13 +126,9 @@ var (
 	pINLINE_ORIGIN = []byte("INLINE_ORIGIN ")
 )
 
-// indexChunk indexes data[start:end], which begins at a line start.
-func indexChunk(data []byte, start, end int) *chunkIndex {
-	return indexChunkInto(data, start, end, nil)
-}
-
-// indexChunkInto is indexChunk appending the chunk's PUBLIC records to pubs
-// (a slot of publicSlots, large enough for them all).
+// indexChunkInto indexes data[start:end], which begins at a line start,
+// appending the chunk's PUBLIC records to pubs (a slot of publicSlots, large
+// enough for them all, or nil).
 func indexChunkInto(data []byte, start, end int, pubs []pubEntry) *chunkIndex {
 	c := &chunkIndex{tail: ownerInherit, pubs: pubs}
 	owner := ownerInherit
