@@ -169,7 +169,7 @@ func BenchmarkIndexChunk(b *testing.B) {
 	}
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		indexChunkInto(data, 0, len(data), nil, 0)
+		indexChunkInto(data, 0, len(data), new(chunkScratch).start(nil), 0)
 	}
 }
 
@@ -193,7 +193,7 @@ func BenchmarkMerge(b *testing.B) {
 		} else {
 			end = len(data)
 		}
-		c := indexChunkInto(data, pos, end, nil, 0)
+		c := indexChunkInto(data, pos, end, new(chunkScratch).start(nil), 0)
 		c.sortRuns()
 		chunks = append(chunks, c)
 		pos = end

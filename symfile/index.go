@@ -128,11 +128,9 @@ var (
 )
 
 // indexChunkInto indexes data[start:end], which begins at a line start,
-// appending the chunk's PUBLIC records to pubs (a slot of publicSlots, large
-// enough for them all, or nil). data holds the file's bytes from offset base
-// on: the offsets recorded are base+position in data.
-func indexChunkInto(data []byte, start, end int, pubs []pubEntry, base uint64) *chunkIndex {
-	c := &chunkIndex{tail: ownerInherit, pubs: pubs}
+// into c, new from chunkScratch.start. data holds the file's bytes from
+// offset base on: the offsets recorded are base+position in data.
+func indexChunkInto(data []byte, start, end int, c *chunkIndex, base uint64) *chunkIndex {
 	owner := ownerInherit
 	lineNo := 0
 	pos := start
@@ -571,6 +569,7 @@ func sumOf(v []int) int {
 func (f *File) indexChunks(bounds []int, chunks []*chunkIndex, slots [][]pubEntry, next *atomic.Int64, disk *diskSource, chunkSize int) {
 	data := f.data
 	var buf []byte
+	var scratch chunkScratch
 	n := len(chunks)
 	for {
 		i := int(next.Add(1) - 1)
@@ -578,18 +577,43 @@ func (f *File) indexChunks(bounds []int, chunks []*chunkIndex, slots [][]pubEntr
 			return
 		}
 		lo, hi := bounds[i], bounds[i+1]
+		c := scratch.start(slots[i])
 		if disk == nil {
-			chunks[i] = indexChunkInto(data, lo, hi, slots[i], 0)
+			indexChunkInto(data, lo, hi, c, 0)
 		} else if b, ok := readChunk(disk.r, &buf, lo, hi, chunkSize); ok {
-			chunks[i] = indexChunkInto(b, 0, len(b), slots[i], uint64(lo))
+			indexChunkInto(b, 0, len(b), c, uint64(lo))
 		} else {
 			prefaultPages(data, lo, hi)
-			chunks[i] = indexChunkInto(data, lo, hi, slots[i], 0)
+			indexChunkInto(data, lo, hi, c, 0)
 			disk.release(lo, hi)
 		}
 		// Sorting here, in parallel, leaves merge only sorted runs to merge.
-		chunks[i].sortRuns()
+		c.sortRuns()
+		scratch.keep(c)
+		chunks[i] = c
 	}
+}
+
+// chunkScratch is a worker's arrays for the FUNC and STACK CFI INIT records
+// of the chunk it indexes, reused from chunk to chunk: appending to new
+// arrays for every chunk grew each several times, copying and faulting in
+// fresh memory (a tenth of a first run on the stress file). Each chunk keeps
+// an exact copy.
+type chunkScratch struct {
+	funcs []funcEntry
+	cfi   []rangeEntry
+}
+
+// start returns a new chunk's index, appending its PUBLIC records to pubs
+// (a slot of publicSlots, large enough for them all, or nil).
+func (s *chunkScratch) start(pubs []pubEntry) *chunkIndex {
+	return &chunkIndex{tail: ownerInherit, pubs: pubs, funcs: s.funcs[:0], cfi: s.cfi[:0]}
+}
+
+// keep gives c copies of its arrays and takes the arrays back.
+func (s *chunkScratch) keep(c *chunkIndex) {
+	s.funcs, s.cfi = c.funcs[:0], c.cfi[:0]
+	c.funcs, c.cfi = slices.Clone(c.funcs), slices.Clone(c.cfi)
 }
 
 // readChunk reads the file's bytes [lo, hi) into *buf, growing it up to
