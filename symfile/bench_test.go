@@ -121,6 +121,35 @@ func BenchmarkOpen(b *testing.B) {
 	}
 }
 
+// BenchmarkIndexDirFirst measures a first run with an index directory
+// (issue 29): the index pass over the file, read from the page cache, and
+// writing its index into an empty directory. MB/s is per byte of the
+// symbol file; SYMFILE_BENCH_FILE names another file, as for BenchmarkOpen.
+func BenchmarkIndexDirFirst(b *testing.B) {
+	path := benchPath(b)
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	dir := filepath.Join(b.TempDir(), "index")
+	for b.Loop() {
+		b.StopTimer()
+		if err := os.RemoveAll(dir); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		f, err := testIndexDir(dir, func(err error) { b.Error(err) }).Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if f.origin != fromBuild {
+			b.Fatalf("index not built and written (origin %d)", f.origin)
+		}
+		f.Close()
+	}
+}
+
 // BenchmarkLookup measures a symbolization after Open (first touch of a
 // function parses it; later ones hit the cache).
 func BenchmarkLookup(b *testing.B) {
@@ -169,7 +198,7 @@ func BenchmarkIndexChunk(b *testing.B) {
 	}
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		indexChunk(data, 0, len(data))
+		indexChunkInto(data, 0, len(data), new(chunkScratch).start(nil), 0)
 	}
 }
 
@@ -193,7 +222,7 @@ func BenchmarkMerge(b *testing.B) {
 		} else {
 			end = len(data)
 		}
-		c := indexChunk(data, pos, end)
+		c := indexChunkInto(data, pos, end, new(chunkScratch).start(nil), 0)
 		c.sortRuns()
 		chunks = append(chunks, c)
 		pos = end

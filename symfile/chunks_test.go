@@ -1,6 +1,7 @@
 package symfile
 
 import (
+	"bytes"
 	"os"
 	"reflect"
 	"strings"
@@ -33,15 +34,30 @@ func TestChunkBoundaries(t *testing.T) {
 			sizes = append(sizes, 2, 3, 5, 11, 13, 17, 23, 31)
 		}
 		for _, cs := range sizes {
-			f := &File{name: name, data: data}
-			f.buildIndex(cs, nil)
-			if !reflect.DeepEqual(f.funcs, ref.funcs) || !reflect.DeepEqual(f.pubs, ref.pubs) ||
-				!reflect.DeepEqual(f.cfi, ref.cfi) || !reflect.DeepEqual(f.win, ref.win) ||
-				!reflect.DeepEqual(f.files, ref.files) || !reflect.DeepEqual(f.origins, ref.origins) ||
-				!reflect.DeepEqual(f.errs, ref.errs) || f.module != ref.module || f.codeID != ref.codeID {
-				t.Errorf("%s: chunk size %d gives a different index than one chunk\nerrs %v\nref  %v", name, cs, f.errs, ref.errs)
-				break
+			// In memory; read from "disk" (pread into a buffer, the
+			// mapping for chunks over twice cs); and from a file that
+			// reads short, as when truncated meanwhile (the mapping).
+			for src, disk := range map[string]*diskSource{
+				"memory": nil,
+				"disk":   {bytes.NewReader(data), func(lo, hi int) {}},
+				"short":  {bytes.NewReader(data[:len(data)/2]), func(lo, hi int) {}},
+			} {
+				f := &File{name: name, data: data}
+				f.buildIndex(cs, disk)
+				if !sameIndex(f, ref) {
+					t.Errorf("%s: chunk size %d (%s) gives a different index than one chunk\nerrs %v\nref  %v", name, cs, src, f.errs, ref.errs)
+				}
 			}
 		}
 	}
+}
+
+// sameIndex reports whether f and ref hold the same index.
+func sameIndex(f, ref *File) bool {
+	return reflect.DeepEqual(f.funcs, ref.funcs) && reflect.DeepEqual(f.pubs, ref.pubs) &&
+		reflect.DeepEqual(f.cfi, ref.cfi) && reflect.DeepEqual(f.win, ref.win) &&
+		reflect.DeepEqual(f.winType, ref.winType) && reflect.DeepEqual(f.info, ref.info) &&
+		reflect.DeepEqual(f.files, ref.files) && reflect.DeepEqual(f.origins, ref.origins) &&
+		reflect.DeepEqual(f.errs, ref.errs) && f.module == ref.module && f.codeID == ref.codeID &&
+		f.limit == ref.limit
 }

@@ -8,10 +8,12 @@
 // mapped, within a DecompressBudget's bounds per file and per run, with
 // the budget's Decompressor: this package has none, so that the walkers
 // link no decompressor; package symcompress gives one) and
-// builds a compact index in one pass, run in parallel over
-// chunks of the file. The pass validates every line as Breakpad's parser
-// would, and records only the offsets and address ranges of FUNC, PUBLIC,
-// STACK CFI INIT, STACK WIN, FILE and INLINE_ORIGIN records. A FUNC's line
+// builds a compact index in one pass, run in parallel over chunks of the
+// file, which it reads with pread into a buffer per worker (large
+// sequential reads: no page faults nor madvise). The pass validates every
+// line as Breakpad's parser would, and records only the offsets and
+// address ranges of FUNC, PUBLIC, STACK CFI INIT, STACK WIN, FILE and
+// INLINE_ORIGIN records. A FUNC's line
 // and INLINE records are parsed the first time a lookup touches the
 // function, and then cached, as is a STACK CFI INIT record's block of rule
 // sets the first time a lookup lands in it (cfiblock.go). So a walk

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"io"
 	"runtime"
 	"slices"
 	"sync"
@@ -126,15 +127,10 @@ var (
 	pINLINE_ORIGIN = []byte("INLINE_ORIGIN ")
 )
 
-// indexChunk indexes data[start:end], which begins at a line start.
-func indexChunk(data []byte, start, end int) *chunkIndex {
-	return indexChunkInto(data, start, end, nil)
-}
-
-// indexChunkInto is indexChunk appending the chunk's PUBLIC records to pubs
-// (a slot of publicSlots, large enough for them all).
-func indexChunkInto(data []byte, start, end int, pubs []pubEntry) *chunkIndex {
-	c := &chunkIndex{tail: ownerInherit, pubs: pubs}
+// indexChunkInto indexes data[start:end], which begins at a line start,
+// into c, new from chunkScratch.start. data holds the file's bytes from
+// offset base on: the offsets recorded are base+position in data.
+func indexChunkInto(data []byte, start, end int, c *chunkIndex, base uint64) *chunkIndex {
 	owner := ownerInherit
 	lineNo := 0
 	pos := start
@@ -144,7 +140,7 @@ func indexChunkInto(data []byte, start, end int, pubs []pubEntry) *chunkIndex {
 		if owner != ownerNone {
 			if contentEnd, next, ok := scanLineRecord(data, pos, end); ok {
 				lineNo++
-				c.attach(owner, lineNo, uint64(pos), uint64(contentEnd), false)
+				c.attach(owner, lineNo, base+uint64(pos), base+uint64(contentEnd), false)
 				pos = next
 				continue
 			}
@@ -161,7 +157,7 @@ func indexChunkInto(data []byte, start, end int, pubs []pubEntry) *chunkIndex {
 		for len(line) > 0 && line[len(line)-1] == '\r' {
 			line = line[:len(line)-1]
 		}
-		off := uint64(pos)
+		off := base + uint64(pos)
 		pos = next
 		if len(line) == 0 {
 			continue
@@ -288,7 +284,7 @@ func (c *chunkIndex) indexI(line []byte, lineNo int, off uint64, owner int) bool
 			var buf [2][]byte
 			t := splitAll(line[len(pINFOCODEID):], buf[:0], 2)
 			if len(t) > 0 {
-				c.codeID = t[0]
+				c.codeID = bytes.Clone(t[0]) // data may be a buffer read again
 			}
 		}
 	default:
@@ -403,10 +399,20 @@ func (c *chunkIndex) stackOther(rest []byte, off uint64) bool {
 	return true
 }
 
+// diskSource is the file that f.data maps, for the index pass to read with
+// pread instead of through the mapping.
+type diskSource struct {
+	r io.ReaderAt
+	// release drops the pages of data[lo:hi] from the process (releasePages).
+	release func(lo, hi int)
+}
+
 // buildIndex runs the index pass over data, in parallel chunks, and merges
-// the results. release, when not nil, is called for each indexed range so a
-// memory-mapped file can drop the pages from the process.
-func (f *File) buildIndex(chunkSize int, release func(lo, hi int)) {
+// the results. disk, when not nil, is the file data maps: each chunk is then
+// read into a worker's buffer (see indexChunks), and the pages of the
+// mapping that the pass touches are released, so the process's RSS stays
+// far below the file's size.
+func (f *File) buildIndex(chunkSize int, disk *diskSource) {
 	data := f.data
 	var bounds []int
 	for pos := 0; pos < len(data); {
@@ -425,11 +431,14 @@ func (f *File) buildIndex(chunkSize int, release func(lo, hi int)) {
 	n := len(bounds) - 1
 	chunks := make([]*chunkIndex, n)
 	workers := min(runtime.GOMAXPROCS(0), n)
-	room := publicSlots(data, bounds, workers, release)
+	if disk != nil {
+		disk.release(0, len(data)) // the pages that finding the bounds touched
+	}
+	room := publicSlots(data, bounds, workers, disk)
 	var next atomic.Int64
 	var g mapfault.Group // a fault on the mapping, or a bug, goes to the caller (fault.go)
 	for range workers {
-		g.Go(func() { f.indexChunks(data, bounds, chunks, room.slots, &next, release) })
+		g.Go(func() { f.indexChunks(bounds, chunks, room.slots, &next, disk, chunkSize) })
 	}
 	g.Wait()
 	f.merge(chunks, room)
@@ -442,23 +451,30 @@ func (f *File) buildIndex(chunkSize int, release func(lo, hi int)) {
 // holds 16 bytes per record once: appending to slices of their own, then
 // copying them into one, held up to three times that (a 500 MiB .sym.gz of
 // PUBLIC records peaked at 705 MB; docs/limits.md). Counting reads the file
-// once more, at memchr's speed, pages released as by the index pass.
-func publicSlots(data []byte, bounds []int, workers int, release func(lo, hi int)) publicRoom {
+// once more: a file on disk with pread, in blocks that stay in the CPU's
+// cache (countPublicAt); through its mapping, it faulted every page in and
+// released it after, and took a quarter of a first run on the stress file.
+func publicSlots(data []byte, bounds []int, workers int, disk *diskSource) publicRoom {
 	n := len(bounds) - 1
 	counts := make([]int, n)
 	var next atomic.Int64
 	var g mapfault.Group
 	for range workers {
 		g.Go(func() {
+			var buf []byte
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				chunk := data[bounds[i]:bounds[i+1]]
-				counts[i] = bytes.Count(chunk, []byte("\nPUBLIC "))
-				if bytes.HasPrefix(chunk, pPUBLIC) {
-					counts[i]++
+				lo, hi := bounds[i], bounds[i+1]
+				k, ok := 0, false
+				if disk != nil {
+					k, ok = countPublicAt(disk.r, &buf, lo, hi)
 				}
-				if release != nil {
-					release(bounds[i], bounds[i+1])
+				if !ok {
+					k = countPublicLines(data[lo:hi], '\n')
+					if disk != nil {
+						disk.release(lo, hi)
+					}
 				}
+				counts[i] = k
 			}
 		})
 	}
@@ -471,6 +487,58 @@ func publicSlots(data []byte, bounds []int, workers int, release func(lo, hi int
 		at += k
 	}
 	return publicRoom{all, slots}
+}
+
+// countPublicLines counts the lines of chunk (which starts at a line start)
+// that start "PUBLIC ". It looks for the record's name and then at the
+// byte before: bytes.Count of "\nPUBLIC " stopped at every newline, as
+// bytes.Index does with a separator's frequent first byte, and took a
+// fifth of a first run on the stress file.
+// before is the byte before chunk ('\n' at a line start).
+func countPublicLines(chunk []byte, before byte) int {
+	n := 0
+	for i := 0; ; {
+		j := bytes.Index(chunk[i:], pPUBLIC)
+		if j < 0 {
+			return n
+		}
+		j += i
+		if (j == 0 && before == '\n') || (j > 0 && chunk[j-1] == '\n') {
+			n++
+		}
+		i = j + len(pPUBLIC)
+	}
+}
+
+// countBlock is the size of countPublicAt's reads: small enough that the
+// block is still in the CPU's cache when it is scanned.
+const countBlock = 256 << 10
+
+// countPublicAt counts the lines starting "PUBLIC " in the file's bytes
+// [lo, hi) (lo a line start), reading them in blocks into *buf. It reports
+// false when a read fails or comes back short.
+func countPublicAt(r io.ReaderAt, buf *[]byte, lo, hi int) (int, bool) {
+	over := len(pPUBLIC) - 1 // a record starting in one block ends in the next
+	if cap(*buf) < countBlock+over {
+		*buf = make([]byte, countBlock+over)
+	}
+	n := 0
+	before := byte('\n')
+	for p := lo; p < hi; p += countBlock {
+		b := (*buf)[:min(countBlock+over, hi-p)]
+		if k, err := r.ReadAt(b, int64(p)); k != len(b) || (err != nil && err != io.EOF) {
+			return 0, false
+		}
+		// Count the records starting in this block; the overlap only
+		// completes the last ones.
+		if len(b) > countBlock {
+			n += countPublicLines(b, before) - countPublicLines(b[countBlock:], b[countBlock-1])
+			before = b[countBlock-1]
+		} else {
+			n += countPublicLines(b, before)
+		}
+	}
+	return n, true
 }
 
 // publicRoom is publicSlots' array and each chunk's part of it.
@@ -489,24 +557,77 @@ func sumOf(v []int) int {
 
 // indexChunks indexes chunks, taking the next one from next until none is
 // left.
-func (f *File) indexChunks(data []byte, bounds []int, chunks []*chunkIndex, slots [][]pubEntry, next *atomic.Int64, release func(lo, hi int)) {
+//
+// A chunk of a file on disk is read with pread into the worker's buffer,
+// reused from chunk to chunk: a large sequential read costs the kernel one
+// copy from its page cache, where scanning the mapping cost a page fault
+// per 64 KiB, and advice to map the pages in and to drop them after. A
+// chunk longer than twice chunkSize (one very long line) is scanned through
+// the mapping instead, so the buffer stays bounded; so is a chunk whose read
+// fails or comes back short (a file truncated meanwhile): reading the
+// mapping then faults, and the fault is reported as before (fault.go).
+func (f *File) indexChunks(bounds []int, chunks []*chunkIndex, slots [][]pubEntry, next *atomic.Int64, disk *diskSource, chunkSize int) {
+	data := f.data
+	var buf []byte
+	var scratch chunkScratch
 	n := len(chunks)
 	for {
 		i := int(next.Add(1) - 1)
 		if i >= n {
 			return
 		}
-		if release != nil {
-			prefaultPages(data, bounds[i], bounds[i+1])
+		lo, hi := bounds[i], bounds[i+1]
+		c := scratch.start(slots[i])
+		if disk == nil {
+			indexChunkInto(data, lo, hi, c, 0)
+		} else if b, ok := readChunk(disk.r, &buf, lo, hi, chunkSize); ok {
+			indexChunkInto(b, 0, len(b), c, uint64(lo))
+		} else {
+			prefaultPages(data, lo, hi)
+			indexChunkInto(data, lo, hi, c, 0)
+			disk.release(lo, hi)
 		}
-		c := indexChunkInto(data, bounds[i], bounds[i+1], slots[i])
 		// Sorting here, in parallel, leaves merge only sorted runs to merge.
 		c.sortRuns()
+		scratch.keep(c)
 		chunks[i] = c
-		if release != nil {
-			release(bounds[i], bounds[i+1])
-		}
 	}
+}
+
+// chunkScratch is a worker's arrays for the FUNC and STACK CFI INIT records
+// of the chunk it indexes, reused from chunk to chunk: appending to new
+// arrays for every chunk grew each several times, copying and faulting in
+// fresh memory (a tenth of a first run on the stress file). Each chunk keeps
+// an exact copy.
+type chunkScratch struct {
+	funcs []funcEntry
+	cfi   []rangeEntry
+}
+
+// start returns a new chunk's index, appending its PUBLIC records to pubs
+// (a slot of publicSlots, large enough for them all, or nil).
+func (s *chunkScratch) start(pubs []pubEntry) *chunkIndex {
+	return &chunkIndex{tail: ownerInherit, pubs: pubs, funcs: s.funcs[:0], cfi: s.cfi[:0]}
+}
+
+// keep gives c copies of its arrays and takes the arrays back.
+func (s *chunkScratch) keep(c *chunkIndex) {
+	s.funcs, s.cfi = c.funcs[:0], c.cfi[:0]
+	c.funcs, c.cfi = slices.Clone(c.funcs), slices.Clone(c.cfi)
+}
+
+// readChunk reads the file's bytes [lo, hi) into *buf, growing it up to
+// twice chunkSize, and reports whether it read them all.
+func readChunk(r io.ReaderAt, buf *[]byte, lo, hi, chunkSize int) ([]byte, bool) {
+	if hi-lo > 2*chunkSize {
+		return nil, false
+	}
+	if cap(*buf) < hi-lo {
+		*buf = make([]byte, max(hi-lo, chunkSize+chunkSize/8))
+	}
+	b := (*buf)[:hi-lo]
+	k, err := r.ReadAt(b, int64(lo))
+	return b, k == len(b) && (err == nil || err == io.EOF)
 }
 
 // sortRuns sorts the chunk's ranges and PUBLIC records by address, keeping

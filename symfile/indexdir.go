@@ -459,7 +459,7 @@ func openMapped(fh *os.File, size int64, name string) (*File, error) {
 	}
 	f := &File{name: name, data: data, unmap: unmap}
 	err = guardMapped(name, unmap, func() {
-		f.buildIndex(defaultChunkSize, func(lo, hi int) { releasePages(data, lo, hi) })
+		f.buildIndex(defaultChunkSize, &diskSource{fh, func(lo, hi int) { releasePages(data, lo, hi) }})
 	})
 	if err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
 package symfile
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -254,15 +253,22 @@ func writeIndex(w io.Writer, f *File, source string, srcID, dataID identity) err
 	}
 	binary.LittleEndian.PutUint32(hdr[24:], crc.Sum32())
 
-	bw := bufio.NewWriterSize(w, 1<<20)
-	bw.Write(hdr)
+	// Each part goes to w whole: the arrays are most of the index (95 MB
+	// for the stress file), and a buffered writer copied them once more.
+	if _, err := w.Write(hdr); err != nil {
+		return err
+	}
 	pos = uint64(indexHeaderSize)
 	for _, s := range sections {
-		bw.Write(pad[:align8(pos)-pos])
+		if _, err := w.Write(pad[:align8(pos)-pos]); err != nil {
+			return err
+		}
 		pos = align8(pos) + uint64(len(s))
-		bw.Write(s)
+		if _, err := w.Write(s); err != nil {
+			return err
+		}
 	}
-	return bw.Flush()
+	return nil
 }
 
 func align8(n uint64) uint64 { return (n + 7) &^ 7 }
