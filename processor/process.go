@@ -89,7 +89,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	st.ProcessCreateTime, st.HasCreateTime = r.createTime, r.hasCreateTime
 	st.ProcessUptime, st.HasUptime = r.uptime, r.hasUptime
 	st.fillCrash(r)
-	loaded, unloaded := st.fillModules(r, opts)
+	loaded := st.fillModules(r, opts)
 	st.Facts = r.facts
 	st.ReadErrors = append(st.ReadErrors, r.factErrs...)
 	if r.crash != nil {
@@ -99,7 +99,9 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	plan := st.newWalkPlan(syms, opts)
 	plan.modules = loaded
 	plan.env.Modules = moduleMap(st, r.mods, loaded, opts)
-	plan.env.Unloaded = walker.NewModuleMap(unloaded)
+	if len(st.UnloadedModules) > 0 {
+		plan.env.Unloaded = newUnloadedFinder(st.UnloadedModules)
+	}
 	if !opts.breakpad() && st.System != nil && (st.System.OSShort == "linux" || st.System.OSShort == "android") {
 		plan.env.EntryPoint = r.entryPoint
 		// Without the auxiliary vector, the main module's _start is the
@@ -157,8 +159,8 @@ func (st *ProcessState) fillCrash(r *dumpStreams) {
 }
 
 // fillModules fills the module and unloaded module lists from what was
-// read and returns the walker's modules of both, in dump order.
-func (st *ProcessState) fillModules(r *dumpStreams, opts Options) (loaded, unloaded []*walker.Module) {
+// read and returns the walker's loaded modules, in dump order.
+func (st *ProcessState) fillModules(r *dumpStreams, opts Options) (loaded []*walker.Module) {
 	mods := r.mods
 	if r.modsErr != nil {
 		st.note(StreamModuleList, r.modsErr)
@@ -183,13 +185,17 @@ func (st *ProcessState) fillModules(r *dumpStreams, opts Options) (loaded, unloa
 	if r.unloadedErr != nil {
 		st.note(StreamUnloadedModules, r.unloadedErr)
 	}
-	for i, u := range r.unloaded {
-		unloaded = append(unloaded, &walker.Module{
-			Index: i, Unloaded: true, Base: u.Base, Size: uint64(u.Size), CodeFile: u.Name, SymbolBase: u.Base,
-		})
+	// The state's unloaded modules only, in one allocation: the walker
+	// asks for them through newUnloadedFinder (a dump may list a million).
+	if n := len(r.unloaded); n > 0 {
+		vals := make([]Module, n)
+		st.UnloadedModules = make([]*Module, n)
+		for i, u := range r.unloaded {
+			vals[i] = Module{Index: i, Unloaded: true, Base: u.Base, Size: uint64(u.Size), CodeFile: u.Name, SymbolBase: u.Base}
+			st.UnloadedModules[i] = &vals[i]
+		}
 	}
-	st.UnloadedModules = newModules(unloaded)
-	return loaded, unloaded
+	return loaded
 }
 
 // newModules copies the walk's modules; nil for none.

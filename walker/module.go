@@ -34,6 +34,13 @@ func (m *Module) Contains(addr uint64) bool {
 	return addr >= m.Base && addr-m.Base < m.Size
 }
 
+// ModuleFinder finds the module containing an address (nil when none).
+// A *ModuleMap is one; the processor serves unloaded modules through its
+// own, which makes a Module only for an address a frame asks about.
+type ModuleFinder interface {
+	At(addr uint64) *Module
+}
+
 // ModuleMap finds the module containing an address. Like Breakpad's range
 // map, ranges are stored in list order and a range overlapping one already
 // stored is not stored (lookups never find it); empty and wrapping ranges are

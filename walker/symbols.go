@@ -15,7 +15,7 @@ func (w *Walker) Symbolize(f *Frame, inlines bool) ([]*Frame, SymbolStatus) {
 
 func (w *Walker) symbolize(f *Frame, wantInlines bool) ([]*Frame, SymbolStatus) {
 	m := w.Env.Modules.At(f.Instruction)
-	if m == nil {
+	if m == nil && w.Env.Unloaded != nil {
 		m = w.Env.Unloaded.At(f.Instruction)
 	}
 	f.Module = m

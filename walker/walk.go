@@ -36,7 +36,7 @@ type Env struct {
 	// in Breakpad mode (Walker.HasCode).
 	Code     Memory
 	Modules  *ModuleMap   // loaded modules
-	Unloaded *ModuleMap   // unloaded modules, for naming frames only
+	Unloaded ModuleFinder // unloaded modules, for naming frames only; nil: none
 	Symbols  SymbolSource // nil: walk without symbols
 	// Native gives the modules' own executable files (unwind tables,
 	// prologues, code) where the symbol files fall short; nil: none.
