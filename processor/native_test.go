@@ -5,6 +5,7 @@ import (
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/walkertest"
 )
 
 // fakeNative serves code bytes 0xc0+offset for module-relative [0x100, 0x200).
@@ -44,7 +45,7 @@ func TestCodeMemory(t *testing.T) {
 	sup := &fakeNative{asked: map[string]int{}}
 	code := &codeMemory{
 		dump:    &region{base: 0x10100, data: []byte{1, 2, 3, 4}},
-		modules: walker.NewModuleMap([]*walker.Module{prog, other}),
+		modules: walkertest.NewModuleMap([]*walker.Module{prog, other}),
 		native:  newNativeCache(sup),
 	}
 	tests := []struct {

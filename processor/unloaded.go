@@ -4,14 +4,12 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/rangeset"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // unloadedFinder is the walker's view of the unloaded module list: it
-// stores ranges as walker.NewModuleMap does (in list order, a range that
-// overlaps one stored, an empty or a wrapping one left out) but keeps
-// only indexes into the state's list, and makes a walker.Module only for
+// keeps the ranges a module map keeps (walker.StoredRanges), as indexes
+// into the state's list, and makes a walker.Module only for
 // a module a frame lands in. A dump may list a million unloaded modules
 // (docs/limits.md); a walker copy of each beside the state's doubled the
 // peak memory.
@@ -24,22 +22,8 @@ type unloadedFinder struct {
 }
 
 func newUnloadedFinder(list []*Module) *unloadedFinder {
-	set := rangeset.New[int]()
-	for i, m := range list {
-		if m.Size == 0 || m.Base+m.Size-1 < m.Base {
-			continue
-		}
-		end := m.Base + m.Size - 1
-		if e := set.Ceil(m.Base); e != nil && e.Base <= end {
-			continue // overlaps a stored module
-		}
-		set.Insert(&rangeset.Entry[int]{Base: m.Base, High: end, Value: i})
-	}
-	u := &unloadedFinder{list: list, sorted: make([]int, 0, set.Len()), made: map[int]*walker.Module{}}
-	for _, e := range set.Entries() {
-		u.sorted = append(u.sorted, e.Value)
-	}
-	return u
+	sorted := walker.StoredRanges(len(list), func(i int) (uint64, uint64) { return list[i].Base, list[i].Size })
+	return &unloadedFinder{list: list, sorted: sorted, made: map[int]*walker.Module{}}
 }
 
 // At returns the walker's module of the unloaded module containing addr,

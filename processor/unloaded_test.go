@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/walkertest"
 )
 
 // The unloaded modules' finder stores and finds ranges as the walker's
@@ -25,7 +26,7 @@ func TestUnloadedFinderMatchesModuleMap(t *testing.T) {
 			list[i] = &Module{Index: i, Unloaded: true, Base: base, Size: size, SymbolBase: base}
 			walk[i] = &walker.Module{Index: i, Unloaded: true, Base: base, Size: size, SymbolBase: base}
 		}
-		want, got := walker.NewModuleMap(walk), newUnloadedFinder(list)
+		want, got := walkertest.NewModuleMap(walk), newUnloadedFinder(list)
 		probes := []uint64{0, ^uint64(0), ^uint64(0) - 50}
 		for range 500 {
 			probes = append(probes, uint64(rng.IntN(4500)))

@@ -60,25 +60,29 @@ func NewModuleMapRanges(mods []*Module, ranges [][2]uint64) *ModuleMap {
 	return &ModuleMap{sorted: mods, lookup: ranges}
 }
 
-// NewModuleMap builds a map over mods, taken in order. It is O(n log n):
-// the stored ranges are kept in a B-tree while the list is read.
-func NewModuleMap(mods []*Module) *ModuleMap {
-	set := rangeset.New[*Module]()
-	for _, m := range mods {
-		if m == nil || m.Size == 0 || m.Base+m.Size-1 < m.Base {
+// StoredRanges returns the indexes of the ranges a module map keeps of
+// a list taken in order, by address: like Breakpad's range map, a range
+// overlapping one already kept is left out, and so are empty and
+// wrapping ranges. rangeOf gives list entry i's base and size. It is
+// O(n log n): the kept ranges are held in a B-tree while the list is read.
+func StoredRanges(n int, rangeOf func(i int) (base, size uint64)) []int {
+	set := rangeset.New[int]()
+	for i := range n {
+		base, size := rangeOf(i)
+		if size == 0 || base+size-1 < base {
 			continue
 		}
-		end := m.Base + m.Size - 1
-		if e := set.Ceil(m.Base); e != nil && e.Base <= end {
-			continue // overlaps a stored module
+		end := base + size - 1
+		if e := set.Ceil(base); e != nil && e.Base <= end {
+			continue // overlaps a kept range
 		}
-		set.Insert(&rangeset.Entry[*Module]{Base: m.Base, High: end, Value: m})
+		set.Insert(&rangeset.Entry[int]{Base: base, High: end, Value: i})
 	}
-	mm := &ModuleMap{sorted: make([]*Module, 0, set.Len())}
+	kept := make([]int, 0, set.Len())
 	for _, e := range set.Entries() {
-		mm.sorted = append(mm.sorted, e.Value)
+		kept = append(kept, e.Value)
 	}
-	return mm
+	return kept
 }
 
 // At returns the module containing addr, or nil.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker/walkertest"
 )
 
 // sliceModuleMap is the earlier, quadratic NewModuleMap (insertion into a
@@ -43,7 +44,7 @@ func TestModuleMapMatchesSliceVersion(t *testing.T) {
 			}
 			mods = append(mods, m)
 		}
-		mm := walker.NewModuleMap(mods)
+		mm := walkertest.NewModuleMap(mods)
 		got, want := mm.Sorted(), sliceModuleMap(mods)
 		if len(got) != len(want) {
 			t.Fatalf("round %d: %d modules stored, want %d", round, len(got), len(want))
@@ -80,7 +81,7 @@ func descendingModules(n int) []*walker.Module {
 // all stored, ascending.
 func TestManyUnloadedModulesDescending(t *testing.T) {
 	const n = 100_000
-	mm := walker.NewModuleMap(descendingModules(n))
+	mm := walkertest.NewModuleMap(descendingModules(n))
 	s := mm.Sorted()
 	if len(s) != n || s[0].Index != n-1 || s[n-1].Index != 0 {
 		t.Fatalf("%d modules stored", len(s))
@@ -97,7 +98,7 @@ func BenchmarkNewModuleMapDescending(b *testing.B) {
 		mods := descendingModules(n)
 		b.Run(fmt.Sprintf("btree/n=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				walker.NewModuleMap(mods)
+				walkertest.NewModuleMap(mods)
 			}
 		})
 		b.Run(fmt.Sprintf("slice/n=%d", n), func(b *testing.B) {

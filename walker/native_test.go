@@ -84,7 +84,7 @@ func TestNativeRulesNamedBySource(t *testing.T) {
 					OS:      "linux",
 					Mode:    mode,
 					Memory:  &walkertest.Memory{Base: stack, Data: data},
-					Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "prog", mod, 0x10000)}),
+					Modules: walkertest.NewModuleMap([]*walker.Module{walkertest.Module(0, "prog", mod, 0x10000)}),
 					Native:  nativeFile{rules: c.rules, source: src},
 				}
 				st := walker.Walk(env, c.arch, ctx)

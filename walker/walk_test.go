@@ -48,7 +48,7 @@ func TestInlineFrames(t *testing.T) {
 		"1000 10 5 0\n1010 10 11 0\n1020 10 30 1\n1030 d0 12 0\n"})
 	ctx := minidump.NewContext(minidump.ArchAMD64)
 	ctx.Set("rip", base+0x1025)
-	env := &walker.Env{Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "m", base, 0x10000)}), Symbols: syms}
+	env := &walker.Env{Modules: walkertest.NewModuleMap([]*walker.Module{walkertest.Module(0, "m", base, 0x10000)}), Symbols: syms}
 	st := walker.Walk(env, noCaller{}, ctx)
 	want := []struct {
 		trust    walker.Trust
@@ -82,7 +82,7 @@ func TestModuleMap(t *testing.T) {
 	b := walkertest.Module(1, "b", 0x1800, 0x1000) // overlaps a: not stored
 	c := walkertest.Module(2, "c", 0x3000, 0x10)
 	z := walkertest.Module(3, "z", 0x5000, 0) // empty
-	mm := walker.NewModuleMap([]*walker.Module{a, b, c, z})
+	mm := walkertest.NewModuleMap([]*walker.Module{a, b, c, z})
 	for _, tc := range []struct {
 		addr uint64
 		want *walker.Module

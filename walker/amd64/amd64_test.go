@@ -52,7 +52,7 @@ func (f *fixture) walk(t *testing.T) *walker.Stack {
 		t.Fatal(err)
 	}
 	env := &walker.Env{OS: f.os, Memory: &walkertest.Memory{Base: f.stack.Base(), Data: data},
-		Modules: walker.NewModuleMap(f.mods), MaxFrames: f.max, MaxScanned: f.maxSc, EntryPoint: f.entry}
+		Modules: walkertest.NewModuleMap(f.mods), MaxFrames: f.max, MaxScanned: f.maxSc, EntryPoint: f.entry}
 	if f.syms != nil {
 		env.Symbols = walkertest.NewSymbols(t, f.syms)
 	}
@@ -116,7 +116,7 @@ func TestContextFrameWithoutMemory(t *testing.T) {
 	ctx := minidump.NewContext(minidump.ArchAMD64)
 	ctx.SetIndex(minidump.AMD64RIP, mod1Base+0x200)
 	ctx.SetIndex(minidump.AMD64RSP, 0x8000000080000000)
-	st := walker.Walk(&walker.Env{Modules: walker.NewModuleMap(modules())}, amd64.New(), ctx)
+	st := walker.Walk(&walker.Env{Modules: walkertest.NewModuleMap(modules())}, amd64.New(), ctx)
 	wantTrusts(t, st, walker.TrustContext)
 	if st.Frames[0].Module == nil || st.Frames[0].Module.CodeFile != "module1" {
 		t.Errorf("module %v", st.Frames[0].Module)

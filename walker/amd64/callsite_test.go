@@ -77,7 +77,7 @@ func walkWithCode(t *testing.T, os string, code walker.Memory, syms string, data
 	ctx.SetIndex(minidump.AMD64RBP, rbp)
 	env := &walker.Env{
 		OS: os, Memory: &walkertest.Memory{Base: codeStack, Data: data}, Code: code,
-		Modules: walker.NewModuleMap(modules()),
+		Modules: walkertest.NewModuleMap(modules()),
 		Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
 	}
 	return walker.Walk(env, amd64.New(), ctx).Frames

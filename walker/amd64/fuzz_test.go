@@ -50,7 +50,7 @@ func FuzzWalk(f *testing.F) {
 			ctx.SetSP(stack + uint64(mode>>2)*8)
 			env := &walker.Env{
 				Memory:    &walkertest.Memory{Base: stack, Data: data},
-				Modules:   walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", fuzzMod1, 0x10000), walkertest.Module(1, "module2", fuzzMod2, 0x10000)}),
+				Modules:   walkertest.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", fuzzMod1, 0x10000), walkertest.Module(1, "module2", fuzzMod2, 0x10000)}),
 				Symbols:   walkertest.NewSymbols(t, fuzzSyms),
 				MaxFrames: 1000,
 				OS:        "linux",

@@ -50,7 +50,7 @@ func TestRealignedFrame(t *testing.T) {
 		ctx.SetIndex(minidump.AMD64RBP, rbp)
 		env := &walker.Env{
 			OS: "linux", Memory: &walkertest.Memory{Base: codeStack, Data: data}, Mode: mode,
-			Modules: walker.NewModuleMap(modules()),
+			Modules: walkertest.NewModuleMap(modules()),
 			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
 		}
 		return walker.Walk(env, amd64.New(), ctx).Frames

@@ -48,7 +48,7 @@ func TestSignalFrame(t *testing.T) {
 		ctx.SetIndex(minidump.AMD64RBP, 0)
 		env := &walker.Env{
 			OS: "linux", Memory: &walkertest.Memory{Base: codeStack, Data: data}, Mode: mode,
-			Modules: walker.NewModuleMap(modules()),
+			Modules: walkertest.NewModuleMap(modules()),
 			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
 		}
 		return walker.Walk(env, amd64.New(), ctx).Frames

@@ -51,7 +51,7 @@ func FuzzWalk(f *testing.F) {
 		}
 		env := &walker.Env{
 			Memory:    &walkertest.Memory{Base: stack, Data: data},
-			Modules:   walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod1, 0x10000), walkertest.Module(1, "module2", mod2, 0x40000)}),
+			Modules:   walkertest.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod1, 0x10000), walkertest.Module(1, "module2", mod2, 0x40000)}),
 			Symbols:   walkertest.NewSymbols(t, syms),
 			MaxFrames: 1000,
 		}

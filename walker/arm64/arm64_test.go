@@ -51,7 +51,7 @@ func (f *fixture) walk(t *testing.T, breakpad bool) *walker.Stack {
 	env := &walker.Env{
 		OS:         "linux",
 		Memory:     &walkertest.Memory{Base: f.stackBase, Data: data},
-		Modules:    walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod1, 0x10000), walkertest.Module(1, "module2", mod2, 0x10000)}),
+		Modules:    walkertest.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod1, 0x10000), walkertest.Module(1, "module2", mod2, 0x10000)}),
 		MaxScanned: f.maxScanned,
 	}
 	if f.syms != nil {

@@ -70,7 +70,7 @@ func (c sigCase) walk(t *testing.T) []*walker.Frame {
 		"STACK CFI INIT 3000 100 .cfa: sp 16 + .ra: .cfa -8 + ^\n"
 	env := &walker.Env{
 		OS: "linux", Memory: &walkertest.Memory{Base: stack, Data: data}, Mode: walkertest.Mode(c.breakpad),
-		Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod1, 0x10000)}),
+		Modules: walkertest.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod1, 0x10000)}),
 		Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
 	}
 	if c.code {

@@ -241,3 +241,19 @@ func RuleNames[C any](rs walker.CallerRules[C]) []string {
 	}
 	return names
 }
+
+// NewModuleMap builds a module map over mods, taken in order, as
+// Breakpad's range map stores them (walker.StoredRanges).
+func NewModuleMap(mods []*walker.Module) *walker.ModuleMap {
+	kept := walker.StoredRanges(len(mods), func(i int) (uint64, uint64) {
+		if mods[i] == nil {
+			return 0, 0
+		}
+		return mods[i].Base, mods[i].Size
+	})
+	sorted, ranges := make([]*walker.Module, len(kept)), make([][2]uint64, len(kept))
+	for k, i := range kept {
+		sorted[k], ranges[k] = mods[i], [2]uint64{mods[i].Base, mods[i].Base + mods[i].Size - 1}
+	}
+	return walker.NewModuleMapRanges(sorted, ranges)
+}

@@ -80,7 +80,7 @@ func walkWithCode(t *testing.T, breakpad bool, code walker.Memory, syms string, 
 	ctx.SetIndex(minidump.X86EBP, ebp)
 	env := &walker.Env{
 		OS: "linux", Memory: &walkertest.Memory{Base: csStack, Data: data}, Code: code,
-		Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", csMod, 0x10000)}),
+		Modules: walkertest.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", csMod, 0x10000)}),
 		Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
 	}
 	env.Mode = walkertest.Mode(breakpad)

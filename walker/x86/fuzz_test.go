@@ -46,7 +46,7 @@ func FuzzWalk(f *testing.F) {
 			ctx.SetSP(stack + uint64(mode>>2)*4)
 			env := &walker.Env{
 				Memory:    &walkertest.Memory{Base: stack, Data: data},
-				Modules:   walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod1, 0x10000), walkertest.Module(1, "module2", mod2, 0x10000)}),
+				Modules:   walkertest.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod1, 0x10000), walkertest.Module(1, "module2", mod2, 0x10000)}),
 				Symbols:   walkertest.NewSymbols(t, fuzzSyms),
 				MaxFrames: 1000,
 			}

@@ -42,7 +42,7 @@ func TestRealignedFrameWithoutCFI(t *testing.T) {
 		ctx.SetIndex(minidump.X86EBP, ebp)
 		env := &walker.Env{
 			OS: "linux", Memory: &walkertest.Memory{Base: stack, Data: data}, Mode: mode,
-			Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod1, 0x10000)}),
+			Modules: walkertest.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod1, 0x10000)}),
 			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
 		}
 		return walker.Walk(env, x86.New(), ctx).Frames

@@ -37,7 +37,7 @@ func TestTraceShowsRejections(t *testing.T) {
 		ctx.SetIndex(minidump.X86EBP, 0)
 		env := &walker.Env{
 			OS: "linux", Memory: &walkertest.Memory{Base: csStack, Data: walkertest.Words32(0x100, stale, viaB, viaC)}, Code: code,
-			Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", csMod, 0x10000)}),
+			Modules: walkertest.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", csMod, 0x10000)}),
 			Symbols: walkertest.NewSymbols(t, map[string]string{"module1": syms}),
 			Trace:   trace,
 		}

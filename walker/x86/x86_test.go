@@ -56,7 +56,7 @@ func (f *fixture) walk(t *testing.T) *walker.Stack {
 	}
 	mods = append(mods, f.extra...)
 	env := &walker.Env{OS: f.os, Memory: &walkertest.Memory{Base: f.stack.Base(), Data: data},
-		Modules: walker.NewModuleMap(mods), MaxScanned: f.maxSc}
+		Modules: walkertest.NewModuleMap(mods), MaxScanned: f.maxSc}
 	if f.syms != nil {
 		env.Symbols = walkertest.NewSymbols(t, f.syms)
 	}

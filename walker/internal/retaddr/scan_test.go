@@ -167,7 +167,7 @@ func (ac archCase) walk(t *testing.T, code walker.Memory, words ...uint64) []uin
 		OS:      "linux",
 		Memory:  &walkertest.Memory{Base: stack, Data: data},
 		Code:    code,
-		Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod, 0x10000)}),
+		Modules: walkertest.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod, 0x10000)}),
 		Symbols: walkertest.NewSymbols(t, map[string]string{"module1": ac.syms}),
 	}
 	st := walker.Walk(env, ac.arch, ctx)
@@ -241,7 +241,7 @@ func TestCallSiteContradicts(t *testing.T) {
 			a, b, c, d := ac.cands()
 			env := &walker.Env{
 				Code:    codeMemory(a, b, c, d),
-				Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod, 0x10000)}),
+				Modules: walkertest.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod, 0x10000)}),
 				Symbols: walkertest.NewSymbols(t, map[string]string{"module1": ac.syms}),
 			}
 			w := walker.NewWalker(env)

@@ -30,7 +30,7 @@ func TestScanSkipsSignalFrame(t *testing.T) {
 			w := walker.NewWalker(&walker.Env{
 				OS: "linux", Mode: mode, Symbols: syms,
 				Memory:  &walkertest.Memory{Base: stack, Data: data},
-				Modules: walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "prog", base, 0x10000)}),
+				Modules: walkertest.NewModuleMap([]*walker.Module{walkertest.Module(0, "prog", base, 0x10000)}),
 			})
 			ctx := minidump.NewContext(minidump.ArchAMD64)
 			ctx.SetIndex(minidump.AMD64RIP, base+0x1010)

@@ -69,7 +69,7 @@ func TestSymbolObjection(t *testing.T) {
 	} {
 		set := c.set.desc()
 		env := &walker.Env{
-			Modules:    walker.NewModuleMap([]*walker.Module{walkertest.Module(0, "prog", base, 0x20000)}),
+			Modules:    walkertest.NewModuleMap([]*walker.Module{walkertest.Module(0, "prog", base, 0x20000)}),
 			Symbols:    walkertest.NewSymbols(t, map[string]string{"prog": c.syms}),
 			EntryPoint: base + 0x2100,
 		}
