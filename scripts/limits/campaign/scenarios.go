@@ -168,8 +168,9 @@ func batchResults(stdout []byte) map[string]string {
 // batchTimeoutJob: batch -j 1 --timeout 1s over 2 dumps of 100 threads
 // sharing a 100k-frame chain and 4 normal dumps (issue 26, item 2: the
 // timed-out walks ran on, and normal dumps timed out behind them). Every
-// normal dump must be ok, every hostile one ok or timeout, the summary
-// written. No symbols: the normal dumps' walks are short, so that only a
+// normal dump must be ok, every hostile one ok, timeout or partial (its
+// stacks cut by the frame budget when the walk ends within the second:
+// docs/batch.md), the summary written. No symbols: the normal dumps' walks are short, so that only a
 // walk left running makes them time out.
 func batchTimeoutJob(dump, sym, chain []byte) job {
 	files := copies(dump, sym, 4)
@@ -185,7 +186,7 @@ func batchTimeoutJob(dump, sym, chain []byte) job {
 			}
 			for p, status := range got {
 				hostileDump := strings.HasPrefix(p, "chain")
-				if status != "ok" && (!hostileDump || status != "timeout") {
+				if status != "ok" && (!hostileDump || (status != "timeout" && status != "partial")) {
 					return fmt.Sprintf("%s: %s", p, status)
 				}
 			}
