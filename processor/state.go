@@ -260,18 +260,7 @@ type Frame struct {
 // (for a caller, the return address itself), otherwise and for an inlined
 // frame Instruction.
 func (f *Frame) ReturnAddress() uint64 {
-	if f.Trust == TrustInline {
-		return f.Instruction
-	}
-	// Only Breakpad's x86 and amd64 frames print the IP register; its arm,
-	// arm64 and other frames print the lookup address.
-	if f.Context.Arch != minidump.ArchX86 && f.Context.Arch != minidump.ArchAMD64 {
-		return f.Instruction
-	}
-	if ip, ok := f.Context.IP(); ok {
-		return ip
-	}
-	return f.Instruction
+	return walker.PrintedAddress(f.Trust, &f.Context, f.Instruction)
 }
 
 // LoadedModule is Module when it is a loaded module, else nil: the frame's

@@ -48,18 +48,25 @@ type Frame struct {
 // (for a caller, the return address itself), otherwise and for an inlined
 // frame Instruction.
 func (f *Frame) ReturnAddress() uint64 {
-	if f.Trust == TrustInline {
-		return f.Instruction
+	return PrintedAddress(f.Trust, &f.Context, f.Instruction)
+}
+
+// PrintedAddress is Frame.ReturnAddress for a frame of trust whose
+// context is ctx and lookup address instruction; the processor's own
+// frames print the same.
+func PrintedAddress(trust Trust, ctx *minidump.Context, instruction uint64) uint64 {
+	if trust == TrustInline {
+		return instruction
 	}
 	// Only Breakpad's x86 and amd64 frames print the IP register; its arm,
 	// arm64 and other frames print the lookup address.
-	if f.Context.Arch != minidump.ArchX86 && f.Context.Arch != minidump.ArchAMD64 {
-		return f.Instruction
+	if ctx.Arch != minidump.ArchX86 && ctx.Arch != minidump.ArchAMD64 {
+		return instruction
 	}
-	if ip, ok := f.Context.IP(); ok {
+	if ip, ok := ctx.IP(); ok {
 		return ip
 	}
-	return f.Instruction
+	return instruction
 }
 
 // HasSymbol reports whether a function name was found.
