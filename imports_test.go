@@ -1,12 +1,9 @@
 package stackwalk_test
 
 import (
-	"go/parser"
-	"go/token"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/imports"
 )
 
 // The commands read dumps only through the model (docs/architecture.md):
@@ -18,28 +15,24 @@ func TestCommandsImportNoDumpReader(t *testing.T) {
 		"cmd/minidump-stackwalk/dumpflag.go " + module + "/minidump":          true,
 		"cmd/minidump-stackwalk/dumpflag.go " + module + "/minidump/dumptext": true,
 	}
-	files, err := filepath.Glob("cmd/*/*.go")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no command sources: %v", err)
+	for _, im := range imports.Of(t, "cmd/*/*.go") {
+		reader := false
+		for _, r := range []string{"/minidump", "/microdump", "/coredump"} {
+			reader = reader || imports.Under(im.Path, module+r)
+		}
+		if reader && !allowed[im.File+" "+im.Path] {
+			t.Errorf("%s imports %s: a command reads dumps through stackwalk.Open and the model", im.File, im.Path)
+		}
 	}
-	fset := token.NewFileSet()
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, im := range f.Imports {
-			p, _ := strconv.Unquote(im.Path.Value)
-			reader := false
-			for _, r := range []string{"/minidump", "/microdump", "/coredump"} {
-				reader = reader || p == module+r || strings.HasPrefix(p, module+r+"/")
-			}
-			if reader && !allowed[filepath.ToSlash(path)+" "+p] {
-				t.Errorf("%s imports %s: a command reads dumps through stackwalk.Open and the model", path, p)
-			}
+}
+
+// The command parses flags and picks a printer (docs/architecture.md): the
+// walk's options reach it through processor (Mode, NativeModule, Rule), so
+// no product file under cmd/ imports the walker or one of its packages.
+func TestCommandsImportNoWalker(t *testing.T) {
+	for _, im := range imports.Of(t, "cmd/*/*.go") {
+		if imports.Under(im.Path, module+"/walker") {
+			t.Errorf("%s imports %s: a command sets the walk through processor's options", im.File, im.Path)
 		}
 	}
 }

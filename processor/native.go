@@ -14,7 +14,7 @@ import (
 // returns nil when the module's file is not at hand. It must be safe for
 // concurrent use.
 type NativeSupplier interface {
-	Native(m symfile.ModuleKey) walker.NativeModule
+	Native(m symfile.ModuleKey) NativeModule
 }
 
 // nativeCache is the walker.NativeSource over a NativeSupplier: one answer

@@ -15,7 +15,7 @@ import (
 )
 
 // Options tune processing. The zero value gives our walk; Mode
-// walker.Breakpad gives Breakpad's.
+// ModeBreakpad gives Breakpad's.
 type Options struct {
 	MaxFrames  int // frames per thread; 0 means walker.DefaultMaxFrames
 	MaxScanned int // scanned frames per thread before scanning stops; 0 means walker.DefaultMaxScanned
@@ -23,7 +23,7 @@ type Options struct {
 	// or one (no goroutines) for up to maxInlineWalks threads without
 	// symbols.
 	Workers int
-	// Mode is the one switch to Breakpad's behaviour (walker.Breakpad):
+	// Mode is the one switch to Breakpad's behaviour (ModeBreakpad):
 	// the walkers' rules (walker.Mode, read by every architecture alike)
 	// and the processor's (see the package doc): symbol lookups relative
 	// to the module entry holding an address even when an image spans
@@ -32,13 +32,13 @@ type Options struct {
 	// region found by the stack pointer); no code for the walkers; a
 	// module list with overlapping modules rejected outside Linux and
 	// Android.
-	Mode walker.Mode
+	Mode Mode
 	// NoCode withholds the dump's memory from the walkers as code
 	// (walker.Env.Code), as for a dump that holds none: stack scans then
 	// take the first plausible word, as Breakpad's do, instead of
 	// skipping words no call instruction precedes and preferring a call
 	// to the callee's own function. For measuring what the call sites
-	// add; Mode walker.Breakpad implies it.
+	// add; ModeBreakpad implies it.
 	NoCode bool
 	// Native gives the modules' own executable files (elfsupplier, for
 	// --use-local-debuginfo): where a symbol file has no CFI the walkers

@@ -298,8 +298,27 @@ const (
 // Rule is the method that recovered a frame (walker.Rule lists them).
 type Rule = walker.Rule
 
+// RuleInline is the rule of an inlined frame (from the symbol file's
+// INLINE records).
+const RuleInline = walker.RuleInline
+
 // Step is one method tried for a frame, traced (Options.Trace).
 type Step = walker.Step
+
+// Mode selects the walk (Options.Mode): ModeExtended, the zero value, is
+// ours; ModeBreakpad is Breakpad's, all of its documented differences at
+// once (the package documentation lists them).
+type Mode = walker.Mode
+
+// The walk's modes.
+const (
+	ModeExtended = walker.Extended
+	ModeBreakpad = walker.Breakpad
+)
+
+// NativeModule is one module's own executable file as a NativeSupplier
+// gives it: its unwind tables, prologues and code (walker.NativeModule).
+type NativeModule = walker.NativeModule
 
 // newFrames copies a walk's frames, pointing them at the state's modules.
 func (s *ProcessState) newFrames(frames []*walker.Frame) []*Frame {

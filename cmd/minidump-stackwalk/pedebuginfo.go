@@ -10,7 +10,6 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/pesupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
-	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // localFiles is the walkers' evidence from modules' own files: ELF, then
@@ -22,7 +21,7 @@ type localFiles struct {
 
 // Native implements processor.NativeSupplier: the ELF file, else the PE
 // image.
-func (l localFiles) Native(m symfile.ModuleKey) walker.NativeModule {
+func (l localFiles) Native(m symfile.ModuleKey) processor.NativeModule {
 	if nm := l.elf.Native(m); nm != nil {
 		return nm
 	}

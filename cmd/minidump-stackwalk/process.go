@@ -11,7 +11,6 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 	"github.com/minidump-stackwalk/minidump-stackwalk/report"
-	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // input is a processed dump, handed to the printers.
@@ -29,7 +28,7 @@ type input struct {
 func (o *options) processorOptions() processor.Options {
 	opts := processor.Options{Trace: o.trace, Context: o.walkCtx, Workers: o.walkWorkers}
 	if o.breakpadCompat {
-		opts.Mode = walker.Breakpad
+		opts.Mode = processor.ModeBreakpad
 	}
 	opts.Native = o.debuginfo.native(o) // the modules' ELF files (debuginfo.go)
 	return opts

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
-	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // logWalks logs, at --verbose=trace, every step of every thread's walk: for
@@ -25,7 +24,7 @@ func logWalks(log *slog.Logger, st *processor.ProcessState) {
 			for _, s := range f.Steps {
 				logStep(ctx, log, th.Index, i, s)
 			}
-			if f.Rule == walker.RuleInline {
+			if f.Rule == processor.RuleInline {
 				log.Log(ctx, levelTrace, "walk", "thread", th.Index, "frame", i, "rule", f.Rule.String(),
 					"outcome", "found", "note", "inlined call in "+f.Function)
 			}
@@ -37,7 +36,7 @@ func logWalks(log *slog.Logger, st *processor.ProcessState) {
 	}
 }
 
-func logStep(ctx context.Context, log *slog.Logger, thread, frame int, s walker.Step) {
+func logStep(ctx context.Context, log *slog.Logger, thread, frame int, s processor.Step) {
 	outcome := "rejected"
 	if s.Taken {
 		outcome = "found"
