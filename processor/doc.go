@@ -18,9 +18,19 @@
 // list or raw stream record (SystemInfo.Minidump copies the numbers the
 // JSON report needs) and no lookup structure or type of the walk: Frame and
 // Module are the state's own copies of the walker's frames and modules
-// (Trust, Rule, Step and SymbolStatus name the walker's vocabulary). It
-// shares plain values with the packages below it (minidump's Context and
-// decoded records, crashinfo's Result). What every printer derives from a
+// (Trust, Rule, Step, SymbolStatus, Mode and NativeModule name the
+// walker's vocabulary, so that the command imports no walker package), and
+// Exception is its own copy of the exception record. It shares plain
+// values with the packages below it, each owning its memory: crashinfo's
+// Result and, of package minidump, only decoded values (TestModelSharesOnlyDumpValues
+// lists them): the register context, and the records of Facts (lsb-release,
+// handles, limits, Crashpad's annotations), which minidump copies out of
+// the file. The register context stays minidump's Context by decision: it
+// is a fixed-size value (the architecture, the registers, their validity
+// bits) with the register tables the walkers and printers share (names,
+// print order, word size); a copy into a processor type would duplicate
+// those tables and copy every frame's registers for nothing, since the
+// walker already hands over a value. What every printer derives from a
 // frame or module is a method here, written once (Module.Name, DebugName,
 // Frame.ReturnAddress, LoadedModule and the offsets): report's printers
 // and batch triage's results read the one model.

@@ -151,7 +151,7 @@ func (st *ProcessState) fillCrash(r *dumpStreams) {
 	}
 	if ex := r.ex; ex != nil {
 		st.Crashed = true
-		st.Exception = ex
+		st.Exception = newException(ex)
 		st.CrashReason = minidump.CrashReason(r.sys, ex)
 		st.CrashAddress = minidump.CrashAddress(r.sys, ex)
 	}

@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/crashinfo"
@@ -28,8 +29,10 @@ type ProcessState struct {
 	Crashed      bool
 	CrashReason  string // Breakpad's string, "" when not crashed
 	CrashAddress uint64 // truncated to the word size as Breakpad does
-	Exception    *minidump.Exception
-	Assertion    string
+	// Exception is the dump's exception record; nil when the dump has
+	// none (a microdump, a dump written without a crash).
+	Exception *Exception
+	Assertion string
 
 	// GPU is the microdump's GPU line; empty for minidumps.
 	GPU GPUInfo
@@ -105,6 +108,25 @@ const (
 	// incomplete (ProcessState.Failures; ours, not Breakpad's).
 	StatusPartial = Status("ERROR_PARTIAL")
 )
+
+// Exception is the exception record of the dump, the state's own copy of
+// what the printers read. The context it held is the requesting thread's
+// (Threads[RequestingThread].Context).
+type Exception struct {
+	ThreadID uint32 // the thread that raised it
+	Code     uint32 // the exception code (on POSIX the signal number)
+	Flags    uint32 // the exception flags (on POSIX the signal's code)
+	Address  uint64 // the address as recorded; CrashAddress is Breakpad's reading of it
+	// Parameters are the exception information words, at most 15 as the
+	// record holds them.
+	Parameters []uint64
+}
+
+// newException copies what the model keeps of the dump's exception record.
+func newException(ex *minidump.Exception) *Exception {
+	return &Exception{ThreadID: ex.ThreadID, Code: ex.Code, Flags: ex.Flags, Address: ex.Address,
+		Parameters: slices.Clone(ex.Parameters)}
+}
 
 // GPUInfo is a microdump's GPU line (Breakpad's "GPU:" block).
 type GPUInfo struct {
