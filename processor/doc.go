@@ -64,7 +64,7 @@
 //
 // Deliberate differences from Breakpad, each with its evidence in the tests
 // (conformance_test.go, gdb_test.go, perf_test.go); Options.Mode
-// walker.Breakpad brings back Breakpad's behaviour, all of it at once:
+// ModeBreakpad brings back Breakpad's behaviour, all of it at once:
 //
 //   - Entry function. On Linux and Android the walk ends at the program's
 //     entry function: the frame whose function starts at AT_ENTRY (auxv), or

@@ -9,20 +9,19 @@ import (
 // WriteBrief prints minidump_stackwalk's -b output: the requesting thread's
 // frame lines only.
 func WriteBrief(w io.Writer, st *processor.ProcessState) error {
-	return writeBrief(w, newTextProcess(st))
+	return writeBrief(w, newTextView(st))
 }
 
-func writeBrief(w io.Writer, p *textProcess) error {
+func writeBrief(w io.Writer, v *textView) error {
 	pr := &printer{w: w}
-	req := p.RequestingThread
-	if req < 0 || req >= len(p.Threads) {
+	req := v.requesting
+	if req < 0 {
 		pr.puts(" <no crashing or requesting dump thread identified>\n")
 		return pr.err
 	}
-	pr.printf("Thread %d (%s)\n", req, crashedWord(p))
-	t := &p.Threads[req]
-	for i := range t.Frames {
-		writeFrameHeader(pr, &t.Frames[i], i)
+	pr.printf("Thread %d (%s)\n", req, crashedWord(v.st))
+	for i, f := range v.threads[req].Frames {
+		writeFrameHeader(pr, v, f, i)
 		pr.puts("\n")
 	}
 	return pr.err

@@ -12,12 +12,14 @@
 // Every printer reads only the ProcessState: it makes no decision about the
 // walk and reads nothing from the dump (frames, trust, symbols, module
 // order and the JSON-only facts arrive computed; module names and frame
-// addresses are the model's methods). The text printers see the state
-// through an unexported view that only numbers threads as Breakpad does
-// (the dump-writing thread left out), points frames at modules in
-// Breakpad's print order and escapes untrusted text. Byte-for-byte agreement with
-// Breakpad is the goal, checked against outputs of Breakpad's own
-// minidump_stackwalk.
+// addresses are the model's methods). The text printers read the model's
+// own threads, frames and modules; the little they derive from it is
+// computed once per report and copies no fact: the threads Breakpad
+// prints, numbered as it numbers them (the dump-writing thread left out),
+// and which modules its module list holds (only those name frames).
+// Untrusted text, from the dump or the symbol files, is escaped for a
+// terminal as it is printed. Byte-for-byte agreement with Breakpad is the
+// goal, checked against outputs of Breakpad's own minidump_stackwalk.
 //
 // One addition to Breakpad's text: ProcessState.CrashAnalysis (the
 // faulting instruction and its accesses, from package crashinfo) adds

@@ -25,8 +25,8 @@ func WriteJSON(w io.Writer, r *JSONReport, pretty bool) error {
 
 // headerLines returns the report's header block, "Operating system:" through
 // "Process uptime:", one string per line.
-func headerLines(p *textProcess) []string {
+func headerLines(st *processor.ProcessState) []string {
 	var b strings.Builder
-	writeHeader(&printer{w: &b}, p)
+	writeHeader(&printer{w: &b}, newTextView(st))
 	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 }

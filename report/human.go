@@ -40,12 +40,12 @@ var DefaultHumanOptions = HumanOptions{ExtraThread: -1}
 // WriteHuman prints st as minidump_stackwalk's default report, with the
 // parts opts selects.
 func WriteHuman(w io.Writer, st *processor.ProcessState, opts HumanOptions) error {
-	return writeHuman(w, newTextProcess(st), opts)
+	return writeHuman(w, newTextView(st), opts)
 }
 
-func writeHuman(w io.Writer, p *textProcess, opts HumanOptions) error {
+func writeHuman(w io.Writer, v *textView, opts HumanOptions) error {
 	pr := &printer{w: w}
-	writeHeader(pr, p)
+	writeHeader(pr, v)
 	dumpLeft := opts.MaxStackDumpBytes
 	if dumpLeft <= 0 {
 		dumpLeft = DefaultMaxStackDumpBytes
@@ -53,89 +53,88 @@ func writeHuman(w io.Writer, p *textProcess, opts HumanOptions) error {
 
 	printThread := func(i int, title string) {
 		pr.printf("\n%s\n", title)
-		t := &p.Threads[i]
+		t := v.threads[i]
 		if opts.StackDump {
-			writeStackDump(pr, p, t, &dumpLeft)
+			writeStackDump(pr, v, t, &dumpLeft)
 			return
 		}
-		writeStack(pr, p, t, opts.StackContents)
+		writeStack(pr, v, t, opts.StackContents)
 	}
 
-	req := p.RequestingThread
-	if req >= len(p.Threads) {
-		req = -1
-	}
+	req := v.requesting
 	if req >= 0 {
-		printThread(req, "Thread "+itoa(req)+" ("+crashedWord(p)+")")
+		printThread(req, "Thread "+itoa(req)+" ("+crashedWord(v.st)+")")
 	}
 	switch {
 	case opts.ExtraThread >= 0:
-		if n := opts.ExtraThread; n < len(p.Threads) && n != req {
+		if n := opts.ExtraThread; n < len(v.threads) && n != req {
 			printThread(n, "Thread "+itoa(n))
 		}
 	case !opts.RequestingThreadOnly:
-		for i := range p.Threads {
+		for i := range v.threads {
 			if i != req {
 				printThread(i, "Thread "+itoa(i))
 			}
 		}
 	}
 	if opts.ExtraThread < 0 {
-		writeModules(pr, p)
+		writeModules(pr, v)
 	}
 	return pr.err
 }
 
-func crashedWord(p *textProcess) string {
-	if p.Crashed {
+func crashedWord(st *processor.ProcessState) string {
+	if st.Crashed {
 		return "crashed"
 	}
 	return "requested dump, did not crash"
 }
 
-func writeHeader(pr *printer, p *textProcess) {
-	pr.printf("Operating system: %s\n", p.OS)
-	pr.printf("                  %s\n", p.OSVersion)
-	pr.printf("CPU: %s\n", p.CPU)
-	if p.CPUInfo != "" {
-		pr.printf("     %s\n", p.CPUInfo)
+func writeHeader(pr *printer, v *textView) {
+	st, sys := v.st, v.system()
+	pr.printf("Operating system: %s\n", esc(sys.OS))
+	pr.printf("                  %s\n", esc(sys.OSVersion))
+	pr.printf("CPU: %s\n", esc(sys.CPU))
+	if sys.CPUInfo != "" {
+		pr.printf("     %s\n", esc(sys.CPUInfo))
 	}
 	plural := "s"
-	if p.CPUCount == 1 {
+	if sys.CPUCount == 1 {
 		plural = ""
 	}
-	pr.printf("     %d CPU%s\n", p.CPUCount, plural)
+	pr.printf("     %d CPU%s\n", sys.CPUCount, plural)
 	pr.puts("\n")
 
 	pr.puts("GPU:")
-	if p.GLVersion != "" || p.GLVendor != "" || p.GLRenderer != "" {
-		pr.printf(" %s\n", p.GLVersion)
-		pr.printf("     %s\n", p.GLVendor)
-		pr.printf("     %s\n", p.GLRenderer)
+	if gpu := st.GPU; gpu.Version != "" || gpu.Vendor != "" || gpu.Renderer != "" {
+		pr.printf(" %s\n", esc(gpu.Version))
+		pr.printf("     %s\n", esc(gpu.Vendor))
+		pr.printf("     %s\n", esc(gpu.Renderer))
 	} else {
 		pr.puts(" UNKNOWN\n")
 	}
 	pr.puts("\n")
 
-	if p.Crashed {
-		pr.printf("Crash reason:  %s\n", p.CrashReason)
-		pr.printf("Crash address: 0x%x\n", p.CrashAddress)
-		if len(p.CrashParameters) > 0 {
+	if st.Crashed {
+		pr.printf("Crash reason:  %s\n", esc(st.CrashReason))
+		pr.printf("Crash address: 0x%x\n", st.CrashAddress)
+		if params := v.crashParameters(); len(params) > 0 {
 			pr.puts("Crash parameters:\n")
-			for _, c := range p.CrashParameters {
-				pr.printf("    value: 0x%016x  description: %s\n", c.Value, c.Description)
+			for _, value := range params {
+				// Breakpad describes none of them.
+				pr.printf("    value: 0x%016x  description: \n", value)
 			}
 		}
-		writeCrashAnalysis(pr, p.CrashAnalysis, wordSize(p.CPU))
+		writeCrashAnalysis(pr, st.CrashAnalysis, wordSize(sys.CPU))
 	} else {
 		pr.puts("No crash\n")
 	}
-	if p.Assertion != "" {
-		pr.printf("Assertion: %s\n", p.Assertion)
+	if st.Assertion != "" {
+		pr.printf("Assertion: %s\n", esc(st.Assertion))
 	}
-	if p.TimeDateStamp != 0 && p.ProcessCreateTime != 0 && p.TimeDateStamp >= p.ProcessCreateTime {
+	if uptime, ok := v.processUptime(); ok {
 		// Breakpad prints the unsigned difference with %d.
-		pr.printf("Process uptime: %d seconds\n", int32(p.TimeDateStamp-p.ProcessCreateTime))
+		pr.printf("Process uptime: %d seconds\n", int32(uptime))
 	} else {
 		pr.puts("Process uptime: not available\n")
 	}
@@ -143,26 +142,27 @@ func writeHeader(pr *printer, p *textProcess) {
 
 // writeFrameHeader prints " 0  module!function [file : line + 0xoff]"
 // without the newline.
-func writeFrameHeader(pr *printer, f *textFrame, index int) {
+func writeFrameHeader(pr *printer, v *textView, f *processor.Frame, index int) {
 	b := pr.buf[:0]
 	if index >= 0 && index < 10 {
 		b = append(b, ' ') // %2d
 	}
 	b = strconv.AppendInt(b, int64(index), 10)
 	b = append(b, "  "...)
-	addr := f.ReturnAddress
+	addr := f.ReturnAddress()
+	m := v.frameModule(f)
 	switch {
-	case f.Module == nil:
+	case m == nil:
 		b = append(b, "0x"...)
 		b = appendHex(b, addr, 0)
 	case f.Function == "":
-		b = append(b, textBase(f.Module.CodeFile)...)
+		b = append(b, textBase(m.CodeFile)...)
 		b = append(b, " + 0x"...)
-		b = appendHex(b, addr-f.Module.Base, 0)
+		b = appendHex(b, addr-m.Base, 0)
 	case f.SourceFile != "":
-		b = append(b, textBase(f.Module.CodeFile)...)
+		b = append(b, textBase(m.CodeFile)...)
 		b = append(b, '!')
-		b = append(b, f.Function...)
+		b = append(b, esc(f.Function)...)
 		b = append(b, " ["...)
 		b = append(b, textBase(f.SourceFile)...)
 		b = append(b, " : "...)
@@ -171,31 +171,31 @@ func writeFrameHeader(pr *printer, f *textFrame, index int) {
 		b = appendHex(b, addr-f.SourceLineBase, 0)
 		b = append(b, ']')
 	default:
-		b = append(b, textBase(f.Module.CodeFile)...)
+		b = append(b, textBase(m.CodeFile)...)
 		b = append(b, '!')
-		b = append(b, f.Function...)
+		b = append(b, esc(f.Function)...)
 		b = append(b, " + 0x"...)
 		b = appendHex(b, addr-f.FunctionBase, 0)
 	}
 	pr.write(b)
 }
 
-func writeStack(pr *printer, p *textProcess, t *textThread, stackContents bool) {
+func writeStack(pr *printer, v *textView, t *processor.Thread, stackContents bool) {
 	if len(t.Frames) == 0 {
 		pr.puts(" <no frames>\n")
 	}
-	for i := range t.Frames {
-		f := &t.Frames[i]
-		writeFrameHeader(pr, f, i)
+	cpu := v.system().CPU
+	for i, f := range t.Frames {
+		writeFrameHeader(pr, v, f, i)
 		pr.puts("\n ")
-		if !f.Inline {
-			writeRegisters(pr, p.CPU, f)
+		if f.Trust != processor.TrustInline {
+			writeRegisters(pr, cpu, f)
 		}
 		pr.puts("\n    Found by: ")
-		pr.puts(f.Trust)
+		pr.puts(f.Trust.String())
 		pr.puts("\n")
 		if stackContents && i+1 < len(t.Frames) {
-			writeStackContents(pr, p, t, f, &t.Frames[i+1])
+			writeStackContents(pr, v, t, f, t.Frames[i+1])
 		}
 	}
 }
@@ -210,8 +210,12 @@ var (
 // maxLineWidth is Breakpad's register-line budget (an 80-column terminal).
 const maxLineWidth = 80
 
-func writeRegisters(pr *printer, cpu string, f *textFrame) {
-	ctx := f.Context
+// writeRegisters prints the frame's valid registers, or for the thread's
+// own context frame every register: Breakpad treats each of them as valid
+// (CONTEXT_VALID_ALL) and only then prints x86's eax, ecx, edx and efl.
+func writeRegisters(pr *printer, cpu string, f *processor.Frame) {
+	ctx := &f.Context
+	all := f.Trust == processor.TrustContext
 	var arch minidump.Arch
 	var order []int
 	width := 0
@@ -219,7 +223,7 @@ func writeRegisters(pr *printer, cpu string, f *textFrame) {
 	case "x86":
 		arch, width = minidump.ArchX86, 8
 		order = orderX86Always
-		if f.AllRegisters {
+		if all {
 			order = orderX86Full
 		}
 	case "amd64":
@@ -248,7 +252,7 @@ func writeRegisters(pr *printer, cpu string, f *textFrame) {
 		if ctx.Arch != arch {
 			ok = false
 		}
-		if !ok && !f.AllRegisters {
+		if !ok && !all {
 			continue
 		}
 		// " %5s = 0x%08x" or " %5s = 0x%016x"
@@ -275,13 +279,14 @@ func isPrint(b byte) bool { return b >= 0x20 && b < 0x7f }
 // writeStackContents prints the stack words between frame f's stack pointer
 // and its caller's, in hex and as text, then the words that point into code
 // with symbols.
-func writeStackContents(pr *printer, p *textProcess, t *textThread, f, caller *textFrame) {
-	switch p.CPU {
+func writeStackContents(pr *printer, v *textView, t *processor.Thread, f, caller *processor.Frame) {
+	cpu := v.system().CPU
+	switch cpu {
 	case "x86", "amd64", "arm", "arm64", "riscv", "riscv64":
 	default:
 		return
 	}
-	word := wordSize(p.CPU)
+	word := wordSize(cpu)
 	begin, ok1 := f.Context.SP()
 	end, ok2 := caller.Context.SP()
 	if !ok1 || !ok2 || begin == 0 || end == 0 {
@@ -305,11 +310,11 @@ func writeStackContents(pr *printer, p *textProcess, t *textThread, f, caller *t
 		for i := 0; i < 16; i, addr = i+1, addr+1 {
 			// The last row runs on past the caller's stack pointer while
 			// memory lasts, as Breakpad's output shows.
-			v, ok := readWord(t.StackBase, t.Stack, addr, 1)
+			b, ok := readWord(t.StackBase, t.Stack, addr, 1)
 			if ok {
-				pr.printf(" %02x", v)
-				if isPrint(byte(v)) {
-					text[i] = byte(v)
+				pr.printf(" %02x", b)
+				if isPrint(byte(b)) {
+					text[i] = byte(b)
 				} else {
 					text[i] = '.'
 				}
@@ -322,41 +327,42 @@ func writeStackContents(pr *printer, p *textProcess, t *textThread, f, caller *t
 	}
 	pr.printf("\n%sPossible instruction pointers:\n", indent)
 	for addr := begin; addr < end; addr += uint64(word) {
-		v, _ := readWord(t.StackBase, t.Stack, addr, word)
-		for _, s := range symbolize(p, v) {
+		val, _ := readWord(t.StackBase, t.Stack, addr, word)
+		for _, s := range symbolize(v, val) {
 			if word == 4 {
-				pr.printf("%s *(0x%08x) = 0x%08x", indent, uint32(addr), uint32(v))
+				pr.printf("%s *(0x%08x) = 0x%08x", indent, uint32(addr), uint32(val))
 			} else {
-				pr.printf("%s *(0x%016x) = 0x%016x", indent, addr, v)
+				pr.printf("%s *(0x%016x) = 0x%016x", indent, addr, val)
 			}
-			pr.printf(" <%s> [%s : %d + 0x%x]\n", s.Function, textBase(s.File), s.Line, v-s.LineBase)
+			pr.printf(" <%s> [%s : %d + 0x%x]\n", s.Function, textBase(s.File), s.Line, val-s.LineBase)
 		}
 	}
 	pr.puts("\n")
 }
 
-// symbolize returns the named code at addr, skipping entries without a name.
-func symbolize(p *textProcess, addr uint64) []sourceInfo {
-	if p.Symbolize == nil {
+// symbolize returns the named code at addr, skipping entries without a
+// name, the function names escaped.
+func symbolize(v *textView, addr uint64) []processor.SourceInfo {
+	if v.symbolize == nil {
 		return nil
 	}
-	var out []sourceInfo
-	for _, s := range p.Symbolize(addr) {
+	var out []processor.SourceInfo
+	for _, s := range v.symbolize(addr) {
 		if s.Function != "" {
+			s.Function = esc(s.Function)
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
-func writeModules(pr *printer, p *textProcess) {
-	if !p.HaveModules {
+func writeModules(pr *printer, v *textView) {
+	if !v.st.HaveModules {
 		return
 	}
 	pr.puts("\nLoaded modules:\n")
-	mainBase, haveMain := p.mainBase()
-	for i := range p.Modules {
-		m := &p.Modules[i]
+	mainBase, haveMain := v.mainBase()
+	v.modules(func(m *processor.Module) {
 		// "0x%08x - 0x%08x  %s  %s%s%s\n"
 		b := append(pr.buf[:0], "0x"...)
 		b = appendHex(b, m.Base, 8)
@@ -368,28 +374,28 @@ func writeModules(pr *printer, p *textProcess) {
 		if m.Version == "" {
 			b = append(b, "???"...)
 		} else {
-			b = append(b, m.Version...)
+			b = append(b, esc(m.Version)...)
 		}
 		if haveMain && mainBase != 0 && m.Base == mainBase {
 			b = append(b, "  (main)"...)
 		}
 		switch {
-		case m.MissingSymbols:
+		case m.NoSymbolsWarning:
 			b = appendSymbolsWarning(b, "No", m)
-		case m.CorruptSymbols:
+		case m.CorruptSymbolsWarning:
 			b = appendSymbolsWarning(b, "Corrupt", m)
 		}
 		pr.write(append(b, '\n'))
-	}
+	})
 }
 
 // appendSymbolsWarning appends "  (WARNING: <kind> symbols, file, id)".
-func appendSymbolsWarning(b []byte, kind string, m *textModule) []byte {
+func appendSymbolsWarning(b []byte, kind string, m *processor.Module) []byte {
 	b = append(b, "  (WARNING: "...)
 	b = append(b, kind...)
 	b = append(b, " symbols, "...)
 	b = append(b, textBase(m.DebugFile)...)
 	b = append(b, ", "...)
-	b = append(b, m.DebugID...)
+	b = append(b, esc(m.DebugID)...)
 	return append(b, ')')
 }

@@ -1,5 +1,7 @@
 package report
 
+import "github.com/minidump-stackwalk/minidump-stackwalk/processor"
+
 // writeStackDump prints a thread for -d: its stack region, then every word
 // from the stack pointer to the end of the region, marking words that point
 // into the dumped range ("-- stack_address", with the nearest earlier word
@@ -9,13 +11,13 @@ package report
 //
 // *left is the stack memory still to print over all threads
 // (HumanOptions.MaxStackDumpBytes); past it, a line says the dump was cut.
-func writeStackDump(pr *printer, p *textProcess, t *textThread, left *int64) {
-	if t.Stack == nil || !t.SPValid {
+func writeStackDump(pr *printer, v *textView, t *processor.Thread, left *int64) {
+	sp, ok := threadSP(t)
+	if t.Stack == nil || !ok {
 		return
 	}
 	begin := t.StackBase
 	end := begin + uint64(len(t.Stack))
-	sp := t.SP
 	pr.printf("stack begin:    0x%016x\n", begin)
 	pr.printf("stack end:      0x%016x\n", end)
 	pr.printf("stack pointer:  0x%016x\n", sp)
@@ -28,7 +30,7 @@ func writeStackDump(pr *printer, p *textProcess, t *textThread, left *int64) {
 	pr.puts("\n")
 	pr.puts("Possible instruction pointers:\n")
 
-	word := uint64(wordSize(p.CPU))
+	word := uint64(wordSize(v.system().CPU))
 	// pointedFrom maps a stack address to the latest earlier word holding it.
 	pointedFrom := map[uint64]uint64{}
 	for addr := from; addr+word <= end; addr += word {
@@ -37,21 +39,21 @@ func writeStackDump(pr *printer, p *textProcess, t *textThread, left *int64) {
 			break
 		}
 		*left -= int64(word)
-		v, _ := readWord(begin, t.Stack, addr, int(word))
+		val, _ := readWord(begin, t.Stack, addr, int(word))
 		if word == 4 {
-			pr.printf(" *(0x%08x) = 0x%08x", uint32(addr), uint32(v))
+			pr.printf(" *(0x%08x) = 0x%08x", uint32(addr), uint32(val))
 		} else {
-			pr.printf(" *(0x%016x) = 0x%016x", addr, v)
+			pr.printf(" *(0x%016x) = 0x%016x", addr, val)
 		}
-		if v >= from && v < end {
+		if val >= from && val < end {
 			pr.puts(" -- stack_address")
 			if src, ok := pointedFrom[addr]; ok {
 				pr.printf("  (part of a chain: 0x%016x --> 0x%016x)", src, addr)
 			}
-			pointedFrom[v] = addr
-		} else if syms := symbolize(p, v); len(syms) > 0 {
+			pointedFrom[val] = addr
+		} else if syms := symbolize(v, val); len(syms) > 0 {
 			s := syms[0]
-			pr.printf(" %s [%s : %d + 0x%x]", s.Function, textBase(s.File), s.Line, v-s.LineBase)
+			pr.printf(" %s [%s : %d + 0x%x]", s.Function, textBase(s.File), s.Line, val-s.LineBase)
 		}
 		pr.puts("\n")
 	}

@@ -6,26 +6,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // The expected texts below are excerpts of Breakpad minidump_stackwalk output
 // from ../shared/corpus (files named in each case); the inputs are the values
 // those outputs show.
 
-func ctxOf(arch minidump.Arch, regs map[string]uint64) *minidump.Context {
-	c := minidump.NewContext(arch)
-	for name, v := range regs {
-		if !c.Set(name, v) {
-			panic("unknown register " + name)
-		}
-	}
-	return &c
-}
-
-func human(t *testing.T, p *textProcess, opts HumanOptions) string {
+func human(t *testing.T, st *processor.ProcessState, opts HumanOptions) string {
 	t.Helper()
 	var b strings.Builder
-	if err := writeHuman(&b, p, opts); err != nil {
+	if err := WriteHuman(&b, st, opts); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -34,22 +26,23 @@ func human(t *testing.T, p *textProcess, opts HumanOptions) string {
 // breakpad-generated/expected/flags/linux-amd64-threads.t2.txt, thread 4 frames 0-1.
 func TestAMD64Registers(t *testing.T) {
 	// The module path as the dump names it (the oracle prints it); no file is opened.
-	mod := textModule{CodeFile: "/tmp/threads", Base: 0x55856fd1e000, Size: 0x14000}
+	mod := &processor.Module{CodeFile: "/tmp/threads", Base: 0x55856fd1e000, Size: 0x14000}
 	all := map[string]uint64{"rax": 0, "rdx": 0, "rcx": 0, "rbx": 0x55856fd392a0, "rsi": 0, "rdi": 4,
 		"rbp": 0, "rsp": 0x7fd873739ea8, "r8": 0, "r9": 0, "r10": 0, "r11": 0x293, "r12": 3, "r13": 0,
 		"r14": 0x7ffc5ce0f260, "r15": 0x7fd872f3a000, "rip": 0x55856fd20bf5}
 	cfi := map[string]uint64{"rbx": 0x55856fd392a0, "rbp": 0, "rsp": 0x7fd873739eb0, "r12": 3, "r13": 0,
 		"r14": 0x7ffc5ce0f260, "r15": 0x7fd872f3a000, "rip": 0x55856fd20c60}
-	p := &textProcess{CPU: "amd64", RequestingThread: 0, Crashed: true, MainModule: -1, Threads: []textThread{{Frames: []textFrame{
-		{Context: ctxOf(minidump.ArchAMD64, all), AllRegisters: true, ReturnAddress: 0x55856fd20bf5, Module: &mod,
-			Function: "do_crash", FunctionBase: 0x55856fd20be0, Trust: "given as instruction pointer in context"},
-		{Context: ctxOf(minidump.ArchAMD64, cfi), ReturnAddress: 0x55856fd20c60, Module: &mod,
-			Function: "crash_after_others_parked", SourceFile: "/src/threads.c", SourceLine: 73,
-			SourceLineBase: 0x55856fd20c56, Trust: "call frame info"},
-	}}}}
+	st := newState("amd64", false, mod)
+	st.Crashed, st.RequestingThread = true, 0
+	th := withFrames(st,
+		&processor.Frame{Context: ctxOf(minidump.ArchAMD64, all), Trust: processor.TrustContext,
+			Instruction: 0x55856fd20bf5, Module: mod, Function: "do_crash", FunctionBase: 0x55856fd20be0},
+		&processor.Frame{Context: ctxOf(minidump.ArchAMD64, cfi), Trust: walker.TrustCFI,
+			Instruction: 0x55856fd20c5f, Module: mod, Function: "crash_after_others_parked",
+			SourceFile: "/src/threads.c", SourceLine: 73, SourceLineBase: 0x55856fd20c56})
 	var b strings.Builder
 	pr := &printer{w: &b}
-	writeStack(pr, p, &p.Threads[0], false)
+	writeStack(pr, newTextView(st), th, false)
 	want := ` 0  threads!do_crash + 0x15
     rax = 0x0000000000000000   rdx = 0x0000000000000000
     rcx = 0x0000000000000000   rbx = 0x000055856fd392a0
@@ -76,20 +69,20 @@ func TestAMD64Registers(t *testing.T) {
 // breakpad/expected/minidump2.stackwalk.txt, frames 0-1: x86 prints eax, ecx,
 // edx and efl only for the context frame.
 func TestX86Registers(t *testing.T) {
-	mod := textModule{CodeFile: `c:\test_app.exe`, Base: 0x400000, Size: 0x2d000}
+	mod := &processor.Module{CodeFile: `c:\test_app.exe`, Base: 0x400000, Size: 0x2d000}
 	all := map[string]uint64{"eip": 0x0040429e, "esp": 0x0012fe84, "ebp": 0x0012fe88, "ebx": 0x7c80abc1,
 		"esi": 2, "edi": 0xa28, "eax": 0x45, "ecx": 0x0012fe94, "edx": 0x0042bc58, "efl": 0x00010246}
 	caller := ctxOf(minidump.ArchX86, map[string]uint64{"eip": 0x00404200, "esp": 0x0012fe90, "ebp": 0x0012ff70})
 	caller.Set("eax", 1) // recovered but not printed: Breakpad needs the full context
-	p := &textProcess{CPU: "x86", Threads: []textThread{{Frames: []textFrame{
-		{Context: ctxOf(minidump.ArchX86, all), AllRegisters: true, ReturnAddress: 0x0040429e, Module: &mod,
-			Function: "`anonymous namespace'::CrashFunction", SourceFile: `c:\test_app.cc`, SourceLine: 58,
-			SourceLineBase: 0x0040429b, Trust: "given as instruction pointer in context"},
-		{Context: caller, ReturnAddress: 0x00404200, Module: &mod, Function: "main",
-			SourceFile: "c:/test_app.cc", SourceLine: 65, SourceLineBase: 0x004041fb, Trust: "call frame info"},
-	}}}}
+	st := newState("x86", false, mod)
+	th := withFrames(st,
+		&processor.Frame{Context: ctxOf(minidump.ArchX86, all), Trust: processor.TrustContext, Instruction: 0x0040429e,
+			Module: mod, Function: "`anonymous namespace'::CrashFunction", SourceFile: `c:\test_app.cc`, SourceLine: 58,
+			SourceLineBase: 0x0040429b},
+		&processor.Frame{Context: caller, Trust: walker.TrustCFI, Instruction: 0x004041ff, Module: mod, Function: "main",
+			SourceFile: "c:/test_app.cc", SourceLine: 65, SourceLineBase: 0x004041fb})
 	var b strings.Builder
-	writeStack(&printer{w: &b}, p, &p.Threads[0], false)
+	writeStack(&printer{w: &b}, newTextView(st), th, false)
 	want := ` 0  test_app.exe!` + "`anonymous namespace'::CrashFunction" + ` [test_app.cc : 58 + 0x3]
     eip = 0x0040429e   esp = 0x0012fe84   ebp = 0x0012fe88   ebx = 0x7c80abc1
     esi = 0x00000002   edi = 0x00000a28   eax = 0x00000045   ecx = 0x0012fe94
@@ -117,14 +110,14 @@ func TestARMRegisters(t *testing.T) {
 	armAll := ctxOf(minidump.ArchARM, map[string]uint64{"r12": 0x12, "fp": 0xea2})
 	for _, tc := range []struct {
 		cpu  string
-		f    textFrame
+		f    processor.Frame
 		want string
 	}{
-		{"arm", textFrame{Context: arm}, `
+		{"arm", processor.Frame{Context: arm, Trust: walker.TrustCFI}, `
      r4 = 0xaab431dc    r5 = 0xab20d7d0    r6 = 0xab203478    r7 = 0x00000149
      r8 = 0xab203588    r9 = 0xab20d7d0   r10 = 0xffea6f60    fp = 0xab2034d8
      sp = 0xffea6f28    pc = 0xaab0a741`},
-		{"arm64", textFrame{Context: arm64}, `
+		{"arm64", processor.Frame{Context: arm64, Trust: walker.TrustCFI}, `
     x19 = 0x00000055955022d0   x20 = 0x00000055954ee170
     x21 = 0x00000055954ee170   x22 = 0x00000055954ee390
     x23 = 0x00000149f6d1624a   x24 = 0x000000555f6df000
@@ -133,7 +126,7 @@ func TestARMRegisters(t *testing.T) {
      fp = 0x0000007fe2ba7a50    sp = 0x0000007fe2ba7a50
      pc = 0x000000555f66323c`},
 		// The context frame prints every register, valid bit or not.
-		{"arm", textFrame{Context: armAll, AllRegisters: true}, `
+		{"arm", processor.Frame{Context: armAll, Trust: processor.TrustContext}, `
      r0 = 0x00000000    r1 = 0x00000000    r2 = 0x00000000    r3 = 0x00000000
      r4 = 0x00000000    r5 = 0x00000000    r6 = 0x00000000    r7 = 0x00000000
      r8 = 0x00000000    r9 = 0x00000000   r10 = 0x00000000   r12 = 0x00000012
@@ -152,12 +145,13 @@ func TestARMRegisters(t *testing.T) {
 // breakpad/expected/linux_inline.stackwalk.txt: an inline frame prints a
 // line holding one space where registers would be.
 func TestInlineFrame(t *testing.T) {
-	mod := textModule{CodeFile: "linux_inline", Base: 0x200000, Size: 0x442d0}
-	p := &textProcess{CPU: "amd64", Threads: []textThread{{Frames: []textFrame{{
-		Inline: true, ReturnAddress: 0x2161b6, Module: &mod, Function: "func()", SourceFile: "linux_inline.cpp",
-		SourceLine: 27, SourceLineBase: 0x2161b6, Trust: "inline record"}}}}}
+	mod := &processor.Module{CodeFile: "linux_inline", Base: 0x200000, Size: 0x442d0}
+	st := newState("amd64", false, mod)
+	th := withFrames(st, &processor.Frame{Context: minidump.NewContext(minidump.ArchAMD64), Trust: processor.TrustInline,
+		Instruction: 0x2161b6, Module: mod, Function: "func()", SourceFile: "linux_inline.cpp",
+		SourceLine: 27, SourceLineBase: 0x2161b6})
 	var b strings.Builder
-	writeStack(&printer{w: &b}, p, &p.Threads[0], false)
+	writeStack(&printer{w: &b}, newTextView(st), th, false)
 	want := " 0  linux_inline!func() [linux_inline.cpp : 27 + 0x0]\n \n    Found by: inline record\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -167,14 +161,14 @@ func TestInlineFrame(t *testing.T) {
 func TestHeader(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		p    textProcess
+		st   *processor.ProcessState
 		want string
 	}{
-		{"minidump_32bit_crash_addr", textProcess{OS: "Windows NT", OSVersion: "5.1.2600 Service Pack 2", CPU: "x86",
-			CPUInfo: "GenuineIntel family 6 model 13 stepping 8", CPUCount: 1, Crashed: true,
-			CrashReason: "EXCEPTION_ACCESS_VIOLATION_WRITE", CrashAddress: 0x45,
-			CrashParameters: []crashParameter{{Value: 1}, {Value: 0xffffffff00000045}},
-			TimeDateStamp:   0x45d35f73, ProcessCreateTime: 0x45d35f73}, `Operating system: Windows NT
+		{"minidump_32bit_crash_addr", &processor.ProcessState{System: &processor.SystemInfo{OS: "Windows NT",
+			OSVersion: "5.1.2600 Service Pack 2", CPU: "x86", CPUInfo: "GenuineIntel family 6 model 13 stepping 8", CPUCount: 1},
+			Crashed: true, CrashReason: "EXCEPTION_ACCESS_VIOLATION_WRITE", CrashAddress: 0x45,
+			Exception:     &processor.Exception{Code: 0xc0000005, Parameters: []uint64{1, 0xffffffff00000045}},
+			TimeDateStamp: 0x45d35f73, ProcessCreateTime: 0x45d35f73, HasCreateTime: true}, `Operating system: Windows NT
                   5.1.2600 Service Pack 2
 CPU: x86
      GenuineIntel family 6 model 13 stepping 8
@@ -189,8 +183,9 @@ Crash parameters:
     value: 0xffffffff00000045  description: 
 Process uptime: 0 seconds`},
 		// tiny-exe-with-cet-xsave.stackwalk.txt
-		{"no crash", textProcess{OS: "Windows NT", OSVersion: "10.0.22000 ", CPU: "amd64",
-			CPUInfo: "family 6 model 154 stepping 3", CPUCount: 20, TimeDateStamp: 105, ProcessCreateTime: 100}, `Operating system: Windows NT
+		{"no crash", &processor.ProcessState{System: &processor.SystemInfo{OS: "Windows NT", OSVersion: "10.0.22000 ",
+			CPU: "amd64", CPUInfo: "family 6 model 154 stepping 3", CPUCount: 20},
+			TimeDateStamp: 105, ProcessCreateTime: 100, HasCreateTime: true}, `Operating system: Windows NT
                   10.0.22000 
 CPU: amd64
      family 6 model 154 stepping 3
@@ -201,9 +196,9 @@ GPU: UNKNOWN
 No crash
 Process uptime: 5 seconds`},
 		// microdump-arm.stackwalk.txt: GPU info, no CPU info, empty crash reason.
-		{"gpu", textProcess{OS: "Android", OSVersion: "OS VERSION INFO", CPU: "arm", CPUCount: 2,
-			GLVersion: "OpenGL ES 3.0 V@104.0 AU@  (GIT@Id3510ff6dc)", GLVendor: "Qualcomm", GLRenderer: "Adreno (TM) 330",
-			Crashed: true, TimeDateStamp: 5}, `Operating system: Android
+		{"gpu", &processor.ProcessState{System: &processor.SystemInfo{OS: "Android", OSVersion: "OS VERSION INFO",
+			CPU: "arm", CPUCount: 2}, GPU: processor.GPUInfo{Version: "OpenGL ES 3.0 V@104.0 AU@  (GIT@Id3510ff6dc)",
+			Vendor: "Qualcomm", Renderer: "Adreno (TM) 330"}, Crashed: true, TimeDateStamp: 5}, `Operating system: Android
                   OS VERSION INFO
 CPU: arm
      2 CPUs
@@ -216,7 +211,7 @@ Crash reason:
 Crash address: 0x0
 Process uptime: not available`},
 	} {
-		got := strings.Join(headerLines(&tc.p), "\n")
+		got := strings.Join(headerLines(tc.st), "\n")
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
@@ -226,13 +221,14 @@ Process uptime: not available`},
 // breakpad/expected/thread_name_list.stackwalk.txt and
 // minidump2.stackwalk.txt module lines.
 func TestModules(t *testing.T) {
-	p := &textProcess{HaveModules: true, MainModule: 0, Modules: []textModule{
-		{CodeFile: `C:\allocer32.exe`, DebugFile: "", Base: 0x400000, Size: 0x17000, MissingSymbols: true},
-		{CodeFile: `C:\heob32.exe`, DebugFile: "heob32.pdb", Version: "3.2.0.99", Base: 0x1170000, Size: 0xce000},
-		{CodeFile: "/lib/libc.so", DebugFile: "/lib/libc.so", DebugID: "ABC0", Base: 0x7f0000000000, Size: 0x1000, CorruptSymbols: true},
-	}}
+	st := newState("x86", true,
+		&processor.Module{CodeFile: `C:\allocer32.exe`, DebugFile: "", Base: 0x400000, Size: 0x17000, NoSymbolsWarning: true},
+		&processor.Module{CodeFile: `C:\heob32.exe`, DebugFile: "heob32.pdb", Version: "3.2.0.99", Base: 0x1170000, Size: 0xce000},
+		&processor.Module{CodeFile: "/lib/libc.so", DebugFile: "/lib/libc.so", DebugID: "ABC0", Base: 0x7f0000000000,
+			Size: 0x1000, CorruptSymbolsWarning: true},
+	)
 	var b strings.Builder
-	writeModules(&printer{w: &b}, p)
+	writeModules(&printer{w: &b}, newTextView(st))
 	want := `
 Loaded modules:
 0x00400000 - 0x00416fff  allocer32.exe  ???  (main)  (WARNING: No symbols, , )
@@ -242,9 +238,9 @@ Loaded modules:
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	p.HaveModules = false
+	st.HaveModules = false
 	b.Reset()
-	writeModules(&printer{w: &b}, p)
+	writeModules(&printer{w: &b}, newTextView(st))
 	if b.Len() != 0 {
 		t.Errorf("no module list printed %q", b.String())
 	}
@@ -262,16 +258,19 @@ func TestStackDump(t *testing.T) {
 			stack[4+4*i+j] = byte(w >> (8 * j))
 		}
 	}
-	p := &textProcess{CPU: "x86", Symbolize: func(addr uint64) []sourceInfo {
+	st := newState("x86", false)
+	ctx := ctxOf(minidump.ArchX86, map[string]uint64{"esp": 0x0012fe84})
+	st.Threads = []*processor.Thread{{StackBase: 0x0012fe80, Stack: stack, Context: &ctx}}
+	v := newTextView(st)
+	v.symbolize = func(addr uint64) []processor.SourceInfo { // what symbol files would say
 		if addr == 0x00404200 {
-			return []sourceInfo{{Function: "main", File: `c:\test_app.cc`, Line: 66, LineBase: 0x00404200}}
+			return []processor.SourceInfo{{Function: "main", File: `c:\test_app.cc`, Line: 66, LineBase: 0x00404200}}
 		}
 		return nil
-	}}
-	th := &textThread{StackBase: 0x0012fe80, Stack: stack, SP: 0x0012fe84, SPValid: true}
+	}
 	var b strings.Builder
 	left := int64(DefaultMaxStackDumpBytes)
-	writeStackDump(&printer{w: &b}, p, th, &left)
+	writeStackDump(&printer{w: &b}, v, st.Threads[0], &left)
 	want := `stack begin:    0x000000000012fe80
 stack end:      0x000000000012fe9c
 stack pointer:  0x000000000012fe84
@@ -293,8 +292,12 @@ Possible instruction pointers:
 }
 
 func TestThreadSelection(t *testing.T) {
-	p := &textProcess{CPU: "amd64", Crashed: true, RequestingThread: 1, MainModule: -1, HaveModules: true,
-		Threads: make([]textThread, 3)}
+	st := newState("amd64", false)
+	st.Crashed, st.HaveModules = true, true
+	for range 3 {
+		withFrames(st)
+	}
+	st.RequestingThread = 1
 	count := func(s string) string {
 		var titles []string
 		for _, l := range strings.Split(s, "\n") {
@@ -313,11 +316,11 @@ func TestThreadSelection(t *testing.T) {
 		{HumanOptions{ExtraThread: 2}, "Thread 1 (crashed),Thread 2"},
 		{HumanOptions{ExtraThread: 1}, "Thread 1 (crashed)"},
 	} {
-		if got := count(human(t, p, tc.opts)); got != tc.want {
+		if got := count(human(t, st, tc.opts)); got != tc.want {
 			t.Errorf("%+v: got %s, want %s", tc.opts, got, tc.want)
 		}
 	}
-	if got := human(t, p, DefaultHumanOptions); !strings.Contains(got, "Thread 0\n <no frames>\n") {
+	if got := human(t, st, DefaultHumanOptions); !strings.Contains(got, "Thread 0\n <no frames>\n") {
 		t.Errorf("empty thread not marked:\n%s", got)
 	}
 }
@@ -327,9 +330,11 @@ func TestThreadSelection(t *testing.T) {
 func TestStackContentsBounded(t *testing.T) {
 	callee := ctxOf(minidump.ArchAMD64, map[string]uint64{"rsp": 0x1000, "rip": 0x10})
 	caller := ctxOf(minidump.ArchAMD64, map[string]uint64{"rsp": 1 << 62, "rip": 0x20})
-	p := &textProcess{CPU: "amd64", Threads: []textThread{{StackBase: 0x1000, Stack: make([]byte, 64),
-		Frames: []textFrame{{Context: callee, Trust: "context"}, {Context: caller, Trust: "scan"}}}}}
-	out := human(t, p, HumanOptions{StackContents: true, ExtraThread: -1})
+	st := newState("amd64", false)
+	th := withFrames(st, &processor.Frame{Context: callee, Trust: processor.TrustContext},
+		&processor.Frame{Context: caller, Trust: walker.TrustScan})
+	th.StackBase, th.Stack = 0x1000, make([]byte, 64)
+	out := human(t, st, HumanOptions{StackContents: true, ExtraThread: -1})
 	if rows := strings.Count(out, "\n     0000"); rows > (64+4096)/16+1 {
 		t.Errorf("%d stack rows printed", rows)
 	}

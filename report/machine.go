@@ -4,7 +4,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/textsafe"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
 )
 
@@ -26,26 +25,23 @@ func stripSeparator(s string) string {
 //	(blank line)
 //	thread|frame|module|function|source file|line|offset
 func WriteMachine(w io.Writer, st *processor.ProcessState) error {
-	return writeMachine(w, newTextProcess(st))
+	return writeMachine(w, newTextView(st))
 }
 
-func writeMachine(w io.Writer, p *textProcess) error {
+func writeMachine(w io.Writer, v *textView) error {
 	pr := &printer{w: w}
-	for _, line := range machineHeaderLines(p) {
+	for _, line := range machineHeaderLines(v) {
 		pr.puts(line)
 		pr.puts("\n")
 	}
 	pr.puts("\n")
-	req := p.RequestingThread
-	if req >= len(p.Threads) {
-		req = -1
-	}
+	req := v.requesting
 	if req >= 0 {
-		writeStackMachine(pr, req, &p.Threads[req])
+		writeStackMachine(pr, v, req, v.threads[req])
 	}
-	for i := range p.Threads {
+	for i, t := range v.threads {
 		if i != req {
-			writeStackMachine(pr, i, &p.Threads[i])
+			writeStackMachine(pr, v, i, t)
 		}
 	}
 	return pr.err
@@ -53,59 +49,59 @@ func writeMachine(w io.Writer, p *textProcess) error {
 
 // machineHeaderLines returns the -m lines before the blank line: OS, CPU,
 // GPU, Crash and one Module line per module.
-func machineHeaderLines(p *textProcess) []string {
-	s := stripSeparator
+func machineHeaderLines(v *textView) []string {
+	st, sys := v.st, v.system()
+	s := func(field string) string { return stripSeparator(esc(field)) }
 	lines := []string{
-		"OS|" + s(p.OS) + "|" + s(p.OSVersion),
-		"CPU|" + s(p.CPU) + "|" + s(p.CPUInfo) + "|" + itoa(p.CPUCount),
-		"GPU|" + s(p.GLVersion) + "|" + s(p.GLVendor) + "|" + s(p.GLRenderer),
+		"OS|" + s(sys.OS) + "|" + s(sys.OSVersion),
+		"CPU|" + s(sys.CPU) + "|" + s(sys.CPUInfo) + "|" + itoa(sys.CPUCount),
+		"GPU|" + s(st.GPU.Version) + "|" + s(st.GPU.Vendor) + "|" + s(st.GPU.Renderer),
 	}
 	crash := "Crash|"
 	switch {
-	case p.Crashed:
-		crash += s(p.CrashReason) + sprintf("|0x%x|", p.CrashAddress)
-	case p.Assertion != "":
+	case st.Crashed:
+		crash += s(st.CrashReason) + sprintf("|0x%x|", st.CrashAddress)
+	case st.Assertion != "":
 		// Breakpad prints the assertion instead of the unhelpful "No crash".
-		crash += s(p.Assertion) + "||"
+		crash += s(st.Assertion) + "||"
 	default:
 		crash += "No crash||"
 	}
-	if p.RequestingThread >= 0 && p.RequestingThread < len(p.Threads) {
-		crash += itoa(p.RequestingThread)
+	if v.requesting >= 0 {
+		crash += itoa(v.requesting)
 	}
 	lines = append(lines, crash)
-	if p.HaveModules {
-		mainBase, haveMain := p.mainBase()
-		for i := range p.Modules {
-			m := &p.Modules[i]
+	if st.HaveModules {
+		mainBase, haveMain := v.mainBase()
+		v.modules(func(m *processor.Module) {
 			main := "0"
 			if haveMain && m.Base == mainBase {
 				main = "1"
 			}
 			lines = append(lines, sprintf("Module|%s|%s|%s|%s|0x%08x|0x%08x|%s",
-				s(textBase(m.CodeFile)), s(m.Version), s(textBase(m.DebugFile)), s(m.DebugID),
+				stripSeparator(textBase(m.CodeFile)), s(m.Version), stripSeparator(textBase(m.DebugFile)), s(m.DebugID),
 				m.Base, m.Base+m.Size-1, main))
-		}
+		})
 	}
 	return lines
 }
 
-func writeStackMachine(pr *printer, thread int, t *textThread) {
-	for i := range t.Frames {
-		f := &t.Frames[i]
+func writeStackMachine(pr *printer, v *textView, thread int, t *processor.Thread) {
+	for i, f := range t.Frames {
 		pr.printf("%d|%d|", thread, i)
-		addr := f.ReturnAddress
+		addr := f.ReturnAddress()
+		m := v.frameModule(f)
 		switch {
-		case f.Module == nil:
+		case m == nil:
 			pr.printf("||||0x%x", addr)
 		case f.Function == "":
-			pr.printf("%s||||0x%x", stripSeparator(textBase(f.Module.CodeFile)), addr-f.Module.Base)
+			pr.printf("%s||||0x%x", stripSeparator(textBase(m.CodeFile)), addr-m.Base)
 		case f.SourceFile != "":
-			pr.printf("%s|%s|%s|%d|0x%x", stripSeparator(textBase(f.Module.CodeFile)),
-				stripSeparator(f.Function), stripSeparator(textsafe.Escape(f.SourceFile)), f.SourceLine, addr-f.SourceLineBase)
+			pr.printf("%s|%s|%s|%d|0x%x", stripSeparator(textBase(m.CodeFile)),
+				stripSeparator(esc(f.Function)), stripSeparator(esc(f.SourceFile)), f.SourceLine, addr-f.SourceLineBase)
 		default:
-			pr.printf("%s|%s|||0x%x", stripSeparator(textBase(f.Module.CodeFile)),
-				stripSeparator(f.Function), addr-f.FunctionBase)
+			pr.printf("%s|%s|||0x%x", stripSeparator(textBase(m.CodeFile)),
+				stripSeparator(esc(f.Function)), addr-f.FunctionBase)
 		}
 		pr.puts("\n")
 	}

@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 )
 
 // countingWriter counts the bytes written through it.
@@ -16,15 +18,17 @@ func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); re
 // bound's stack memory and says where it was cut (issue 26, item 6).
 func TestStackDumpBounded(t *testing.T) {
 	stack := make([]byte, 1<<20)
-	p := &textProcess{CPU: "amd64", Symbolize: func(uint64) []sourceInfo { return nil }}
+	st := newState("amd64", false)
+	ctx := ctxOf(minidump.ArchAMD64, map[string]uint64{"rsp": 0x7000_0000})
 	for range 1000 {
-		p.Threads = append(p.Threads, textThread{StackBase: 0x7000_0000, Stack: stack, SP: 0x7000_0000, SPValid: true})
+		th := withFrames(st)
+		th.StackBase, th.Stack, th.Context = 0x7000_0000, stack, &ctx
 	}
 	var c countingWriter
 	var tail strings.Builder
 	opts := DefaultHumanOptions
 	opts.StackDump = true
-	if err := writeHuman(io.MultiWriter(&c, &lastLines{b: &tail}), p, opts); err != nil {
+	if err := WriteHuman(io.MultiWriter(&c, &lastLines{b: &tail}), st, opts); err != nil {
 		t.Fatal(err)
 	}
 	// About 40 bytes per 8-byte word: 8 MiB of memory is about 42 MB.
