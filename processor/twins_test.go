@@ -3,6 +3,7 @@ package processor_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -737,5 +738,74 @@ func TestARMSignalFrameWithoutCode(t *testing.T) {
 		if _, f := physical(bad, processor.Options{}); len(f) > 3 && f[3].Rule == walker.RuleSignal {
 			t.Errorf("%s: a signal frame taken with oldmask unlike uc_sigmask", c.dump)
 		}
+	}
+}
+
+// TestStartFrameWithoutCode: on the stacks twin of arm-O0 (static glibc,
+// no CFI in __libc_start_call_main, whose frame keeps main's address and
+// stale return addresses) the walk reaches gdb's __libc_start_main_impl
+// and _start by walker/arm's start-function rule (scan_entry), says so in
+// the trace, and not in Breakpad's mode; with the auxiliary vector's
+// AT_BASE made non-zero (an interpreter ran first and may have left stale
+// words in the start function's frame) only the return into _start is
+// taken, skipping __libc_start_main_impl.
+func TestStartFrameWithoutCode(t *testing.T) {
+	root := corpus.Testdata(t)
+	data, err := os.ReadFile(filepath.Join(root, "dumps", "arm-O0.dmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin, err := coreconv.Shape(data, coreconv.ClientStacks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
+	exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), "arm-O0")
+	physical := func(data []byte, opts processor.Options) (uint32, []*processor.Frame) {
+		_, st := walkTwin(t, "arm-O0", data, syms, opts)
+		return st.Threads[0].ID, physicalFrames(st.Threads[0].Frames)
+	}
+	id, frames := physical(twin, processor.Options{Trace: true})
+	gdb := exp.Frames[id]
+	if len(gdb) != 6 || len(frames) != 6 {
+		t.Fatalf("frames %v, want gdb's %x", frames, gdb)
+	}
+	for i, f := range frames {
+		if framePC(f) != gdb[i] {
+			t.Errorf("frame %d %#x, gdb's %#x", i, framePC(f), gdb[i])
+		}
+	}
+	if frames[4].Rule != walker.RuleScanEntry || frames[5].Rule != walker.RuleScanEntry {
+		t.Errorf("frames 4, 5 by %v, %v, want %v", frames[4].Rule, frames[5].Rule, walker.RuleScanEntry)
+	}
+	if note := frames[4].Steps[len(frames[4].Steps)-1].Note; !strings.Contains(note, "without an interpreter (AT_BASE 0)") {
+		t.Errorf("trace of frame 4: %q", note)
+	}
+	if _, bp := physical(twin, processor.Options{Mode: walker.Breakpad}); len(bp) > 4 && bp[4].Rule == walker.RuleScanEntry {
+		t.Error("Breakpad's mode used the start-function rule")
+	}
+	// The auxv stream (MD_LINUX_AUXV) from the stream directory: 32-bit
+	// (type, value) pairs, AT_BASE's type 7.
+	le := binary.LittleEndian
+	at := -1
+	for i, dir := 0, int(le.Uint32(twin[12:])); i < int(le.Uint32(twin[8:])); i++ {
+		e := twin[dir+12*i:]
+		if le.Uint32(e) != 0x47670008 {
+			continue
+		}
+		for p := int(le.Uint32(e[8:])); p+8 <= int(le.Uint32(e[8:])+le.Uint32(e[4:])); p += 8 {
+			if le.Uint32(twin[p:]) == 7 && le.Uint32(twin[p+4:]) == 0 {
+				at = p + 4
+			}
+		}
+	}
+	if at < 0 {
+		t.Fatal("no AT_BASE 0 in the twin's auxiliary vector")
+	}
+	interp := append([]byte(nil), twin...)
+	le.PutUint32(interp[at:], 0x40000000)
+	_, frames = physical(interp, processor.Options{})
+	if len(frames) != 5 || framePC(frames[4]) != gdb[5] || frames[4].Rule != walker.RuleScanEntry {
+		t.Errorf("with an interpreter: frames %v, want gdb's first 4 and _start %#x", frames, gdb[5])
 	}
 }
