@@ -145,13 +145,13 @@ var twinShortfalls = map[string]string{
 // into locked_vfxprintf and __free in arm-assert's, lie above a data
 // word the same way (docs/client-dumps.md, "Not done"). The main
 // threads' tails through __libc_start_call_main's stale words (arm-O0 and
-// nine more) were listed until the start-function rule (scan_entry).
+// nine more) were listed until the start-function rule (scan_entry), and
+// arm-threads 2 until the return into __clone counted as proven.
 var twinPastInvented = map[string]string{
-	"arm-libc 0":    "Breakpad's frame 2 is data past _fini below msort_with_tmp's return (no CFI); ours takes the next proven frame, sort_them, skipping 5 of gdb's",
-	"arm-abort 0":   "Breakpad's frame 3 is data past _fini below abort's return (no CFI); ours takes the next proven frame, check_invariant, skipping abort",
-	"arm-assert 0":  "Breakpad's frame 3 is data past _fini below abort's return (no CFI); above it lie stale returns into locked_vfxprintf and __free",
-	"arm-throw 0":   "Breakpad's frame 2 is data past _fini below raise's return (no CFI); ours takes the start function's frame below the return into _start (scan_entry), skipping gdb's frames 2-11",
-	"arm-threads 2": "Breakpad's frame 3 is data past _fini below ___pthread_cond_wait's return (no CFI); ours takes the proven waiter, skipping it",
+	"arm-libc 0":   "Breakpad's frame 2 is data past _fini below msort_with_tmp's return (no CFI); ours takes the next proven frame, sort_them, skipping 5 of gdb's",
+	"arm-abort 0":  "Breakpad's frame 3 is data past _fini below abort's return (no CFI); ours takes the next proven frame, check_invariant, skipping abort",
+	"arm-assert 0": "Breakpad's frame 3 is data past _fini below abort's return (no CFI); above it lie stale returns into locked_vfxprintf and __free",
+	"arm-throw 0":  "Breakpad's frame 2 is data past _fini below raise's return (no CFI); ours takes the start function's frame below the return into _start (scan_entry), skipping gdb's frames 2-11",
 }
 
 // twinPastOracle lists the threads ("dump thread-index") whose oracle

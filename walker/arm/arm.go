@@ -661,13 +661,18 @@ func byScan(w *walker.Walker, last *walker.Frame, validated, ios bool) *walker.F
 
 // byStartFrame revises the checked scan's choice (loc, pc, ok, rule) by
 // the program's entry (retaddr.StartFrame) when the scan found nothing or
-// the return into the entry function: it takes, with rule
+// the return into the entry function (a return into a thread's start
+// function, clone, is only named by the rule): it takes, with rule
 // walker.RuleScanEntry, the word the start function's frame leaves below
 // that return where the program ran without an interpreter, else the
 // return itself, also past the scan window. Not from a frame it found
 // itself: that frame is the start function's, whose caller is the entry.
 func byStartFrame(w *walker.Walker, last *walker.Frame, loc, pc uint64, ok bool, rule walker.Rule) (uint64, uint64, bool, walker.Rule) {
-	if ok && !retaddr.NewCandidate(w, last, scanArch, ^uint64(0), loc, pc).EntryReturn() {
+	if c := retaddr.NewCandidate(w, last, scanArch, ^uint64(0), loc, pc); ok && !c.EntryReturn() {
+		if c.ThreadStartReturn() {
+			w.Found("word at %#x = %#x returns into the thread's start function (clone)", loc, pc)
+			return loc, pc, ok, walker.RuleScanEntry
+		}
 		return loc, pc, ok, rule
 	}
 	if last.Rule == walker.RuleScanEntry {

@@ -23,8 +23,9 @@
 //     once it has skipped one, it takes only a candidate its call site or
 //     its own CFI proves (retaddr.CheckProof), and else stops: static
 //     glibc's frames without CFI hold stale return addresses. A word
-//     returning into the program's entry function is proven (nothing else
-//     returns there). When the scan finds nothing, or that word, the
+//     returning into the program's entry function or a thread's start
+//     function (clone) is proven (nothing else returns there). When the
+//     scan finds nothing, or the entry's return, the
 //     word below it that libc's start function's frame leaves is taken
 //     where the program ran without an interpreter (auxv AT_BASE 0), else
 //     the entry's return itself, up to 16 KiB above (byStartFrame,

@@ -61,3 +61,28 @@ func TestStartFrame(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadStartReturn: a thread's start_thread (no CFI) keeps a data
+// word past _fini, which the symbols refuse, below its return into
+// __clone: that word is proven (clone's child path makes the thread's
+// one call, which does not return) and named scan_entry; the same word
+// into a function of another name is unproven after the refusal.
+func TestThreadStartReturn(t *testing.T) {
+	for _, name := range []string{"__clone", "not_clone"} {
+		f := newFixture().set(minidump.ARMPC, mod2+0x1220).set(minidump.ARMSP, stack)
+		f.syms = map[string]string{"module2": "MODULE Linux arm ID2 module2\nPUBLIC 1001 0 " + name +
+			"\nPUBLIC 1201 0 start_thread\nPUBLIC 3000 0 _fini\n"}
+		f.words[stack+8] = mod2 + 0x23001 // 0x20000 past _fini: data
+		f.words[stack+0x20] = mod2 + 0x1041
+		st := f.walk(t, false)
+		ctx := want{mod2 + 0x1220, stack, walker.TrustContext}
+		if name != "__clone" {
+			check(t, name, st, ctx)
+			continue
+		}
+		check(t, name, st, ctx, want{mod2 + 0x1041, stack + 0x24, walker.TrustScan})
+		if len(st.Frames) > 1 && st.Frames[1].Rule != walker.RuleScanEntry {
+			t.Errorf("frame 1 by %v, want %v", st.Frames[1].Rule, walker.RuleScanEntry)
+		}
+	}
+}

@@ -96,7 +96,7 @@ func (c *Candidate) cfiStep() (minidump.Context, bool) {
 // module's file) holds a call instruction ending there, the
 // candidate's own CFI unwinds it one step to a plausible caller
 // (CallerConsistent), or it returns into the program's entry function
-// (EntryReturn). A stale return address left in the callee's frame
+// or a thread's start function (EntryReturn, ThreadStartReturn). A stale return address left in the callee's frame
 // by an earlier call passes Breakpad's test and the symbols' as well as
 // the real one; without its call site or its CFI nothing tells them apart.
 func (c *Candidate) Proven() bool {
@@ -107,11 +107,30 @@ func (c *Candidate) Proven() bool {
 }
 
 func (c *Candidate) proven0() bool {
-	if c.set.callSite(c.w, c.RA).Kind.isCall() || c.EntryReturn() {
+	if c.set.callSite(c.w, c.RA).Kind.isCall() || c.EntryReturn() || c.ThreadStartReturn() {
 		return true
 	}
 	caller, ok := c.cfiStep()
 	return ok && c.CallerConsistent(caller)
+}
+
+// ThreadStartReturn reports whether RA returns into a function in which
+// the kernel starts a new thread (glibc's and musl's clone, glibc's
+// clone3, by their symbols), past its first byte: its child path calls
+// the thread's function, which does not return, and its parent path
+// makes no call, so the one word returning into it is the one the
+// thread's first function (start_thread) pushed, the outermost frame's.
+func (c *Candidate) ThreadStartReturn() bool {
+	addr := c.RA &^ c.set.thumbBit & c.mask
+	f, ok := c.w.FunctionAt((addr - c.set.callOffset) & c.mask)
+	if !ok || addr < c.set.callOffset || addr == f.Base&^c.set.thumbBit {
+		return false
+	}
+	switch f.Name {
+	case "__clone", "clone", "__clone3": // glibc's and musl's clone.S, glibc's clone3.S
+		return true
+	}
+	return false
 }
 
 // EntryReturn reports whether RA returns into the program's entry
