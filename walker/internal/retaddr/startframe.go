@@ -11,7 +11,7 @@ import (
 // the function the entry calls (libc's start function, S) leaves: the
 // highest word under E that passes Breakpad's test, the symbols' and its
 // own CFI's checks (X, below). It returns that word (below true) or else
-// E itself; ok is false without an E.
+// E itself; ok is false without an E or without the entry point.
 //
 // The evidence for X: nothing ran on the main thread's stack below its
 // initial stack pointer before the entry function (no interpreter), so
@@ -24,13 +24,22 @@ import (
 // the bottom of a frame (arm64's `stp x29, x30, [sp, #-N]!`), nor with an
 // interpreter, whose frames used that stack first.
 func StartFrame(w *walker.Walker, callee *walker.Frame, start uint64, a Arch) (loc, ra uint64, below, ok bool) {
-	size := uint64(a.WordSize)
-	mask := isaOf(callee.Context.Arch).desc().mask()
+	set := isaOf(callee.Context.Arch).desc()
+	size, mask := uint64(a.WordSize), set.mask()
+	e := w.Env.EntryPoint &^ set.thumbBit & mask
+	if e == 0 {
+		return 0, 0, false, false
+	}
 	entry := uint64(0)
 	for l := start; l < start+beyondBytes && l >= start; l += size {
 		v, ok := w.ReadWord(l, a.WordSize)
 		if !ok {
 			break
+		}
+		// Only a value just past the entry point can return into its
+		// function: the lookups run for those alone.
+		if off := v&^set.thumbBit&mask - e; off == 0 || off > MaxPublicOffset {
+			continue
 		}
 		c := NewCandidate(w, callee, a, mask, l, v)
 		if c.InFunction() && c.EntryReturn() {
