@@ -421,21 +421,7 @@ func checkBreakpadOnTwin(t *testing.T, label, bin string, twin []byte, st *proce
 // layout, gdb's frame 3, and says so in the trace; Breakpad's mode does
 // not; a sigframe whose saved cs is no user code selector is refused.
 func TestSignalFrameWithoutCode(t *testing.T) {
-	root := corpus.Testdata(t)
-	data, err := os.ReadFile(filepath.Join(root, "dumps", "x86-signal.dmp"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	twin, err := coreconv.Shape(data, coreconv.ClientBreakpad)
-	if err != nil {
-		t.Fatal(err)
-	}
-	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
-	exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), "x86-signal")
-	physical := func(data []byte, opts processor.Options) (uint32, []*processor.Frame) {
-		_, st := walkTwin(t, "x86-signal", data, syms, opts)
-		return st.Threads[0].ID, physicalFrames(st.Threads[0].Frames)
-	}
+	twin, exp, physical := firstThreadTwin(t, "x86-signal", coreconv.ClientBreakpad)
 	id, frames := physical(twin, processor.Options{Trace: true})
 	gdb := exp.Frames[id]
 	if len(gdb) < 4 || len(frames) < 4 || frames[3].Rule != walker.RuleSignal || framePC(frames[3]) != gdb[3] {
@@ -750,21 +736,7 @@ func TestARMSignalFrameWithoutCode(t *testing.T) {
 // words in the start function's frame) only the return into _start is
 // taken, skipping __libc_start_main_impl.
 func TestStartFrameWithoutCode(t *testing.T) {
-	root := corpus.Testdata(t)
-	data, err := os.ReadFile(filepath.Join(root, "dumps", "arm-O0.dmp"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	twin, err := coreconv.Shape(data, coreconv.ClientStacks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
-	exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), "arm-O0")
-	physical := func(data []byte, opts processor.Options) (uint32, []*processor.Frame) {
-		_, st := walkTwin(t, "arm-O0", data, syms, opts)
-		return st.Threads[0].ID, physicalFrames(st.Threads[0].Frames)
-	}
+	twin, exp, physical := firstThreadTwin(t, "arm-O0", coreconv.ClientStacks)
 	id, frames := physical(twin, processor.Options{Trace: true})
 	gdb := exp.Frames[id]
 	if len(gdb) != 6 || len(frames) != 6 {
@@ -808,4 +780,26 @@ func TestStartFrameWithoutCode(t *testing.T) {
 	if len(frames) != 5 || framePC(frames[4]) != gdb[5] || frames[4].Rule != walker.RuleScanEntry {
 		t.Errorf("with an interpreter: frames %v, want gdb's first 4 and _start %#x", frames, gdb[5])
 	}
+}
+
+// firstThreadTwin reads testdata's dump name and shapes it as client
+// keeps it; it returns the twin, the oracle's frames and a walk of a
+// dump's first thread with testdata's symbols (its id, physical frames).
+func firstThreadTwin(t *testing.T, name string, client coreconv.Client) ([]byte, oracle.Expected, func([]byte, processor.Options) (uint32, []*processor.Frame)) {
+	t.Helper()
+	root := corpus.Testdata(t)
+	data, err := os.ReadFile(filepath.Join(root, "dumps", name+".dmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin, err := coreconv.Shape(data, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
+	physical := func(data []byte, opts processor.Options) (uint32, []*processor.Frame) {
+		_, st := walkTwin(t, name, data, syms, opts)
+		return st.Threads[0].ID, physicalFrames(st.Threads[0].Frames)
+	}
+	return twin, oracle.ReadExpected(t, filepath.Join(root, "oracle"), name), physical
 }
