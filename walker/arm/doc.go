@@ -25,10 +25,10 @@
 //     glibc's frames without CFI hold stale return addresses. A word
 //     returning into the program's entry function or a thread's start
 //     function (clone) is proven (nothing else returns there). When the
-//     scan finds nothing, or the entry's return, the
-//     word below it that libc's start function's frame leaves is taken
-//     where the program ran without an interpreter (auxv AT_BASE 0), else
-//     the entry's return itself, up to 16 KiB above (byStartFrame,
+//     scan finds nothing, or the entry's return, the word below that
+//     return which libc's start function's frame leaves is taken where
+//     the program ran without an interpreter (auxv AT_BASE 0), else the
+//     entry's return itself, up to 16 KiB above (byStartFrame,
 //     retaddr.StartFrame; rule walker.RuleScanEntry): nothing ran on the
 //     main stack before the entry, so the start function's frame holds
 //     no stale word, and ARM code pushes lr at the top of a frame.

@@ -96,9 +96,10 @@ func (c *Candidate) cfiStep() (minidump.Context, bool) {
 // module's file) holds a call instruction ending there, the
 // candidate's own CFI unwinds it one step to a plausible caller
 // (CallerConsistent), or it returns into the program's entry function
-// or a thread's start function (EntryReturn, ThreadStartReturn). A stale return address left in the callee's frame
-// by an earlier call passes Breakpad's test and the symbols' as well as
-// the real one; without its call site or its CFI nothing tells them apart.
+// or a thread's start function (EntryReturn, ThreadStartReturn). A stale
+// return address left in the callee's frame by an earlier call passes
+// Breakpad's test and the symbols' as well as the real one; without its
+// call site or its CFI nothing tells them apart.
 func (c *Candidate) Proven() bool {
 	if !c.provDone {
 		c.proven, c.provDone = c.proven0(), true
