@@ -116,8 +116,8 @@ func (c *Candidate) proven0() bool {
 }
 
 // ThreadStartReturn reports whether RA returns into a function in which
-// the kernel starts a new thread (glibc's and musl's clone, glibc's
-// clone3, by their symbols), past its first byte: its child path calls
+// the kernel starts a new thread (glibc's and musl's __clone, glibc's
+// __clone3, by their symbols), past its first byte: its child path calls
 // the thread's function, which does not return, and its parent path
 // makes no call, so the one word returning into it is the one the
 // thread's first function (start_thread) pushed, the outermost frame's.
@@ -127,11 +127,9 @@ func (c *Candidate) ThreadStartReturn() bool {
 	if !ok || addr < c.set.callOffset || addr == f.Base&^c.set.thumbBit {
 		return false
 	}
-	switch f.Name {
-	case "__clone", "clone", "__clone3": // glibc's and musl's clone.S, glibc's clone3.S
-		return true
-	}
-	return false
+	// Not "clone": glibc's is an alias that symbol files may name instead,
+	// but musl's is a C wrapper whose parent path calls __clone.
+	return f.Name == "__clone" || f.Name == "__clone3" // glibc's and musl's clone.S, glibc's clone3.S
 }
 
 // EntryReturn reports whether RA returns into the program's entry
