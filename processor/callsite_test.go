@@ -55,7 +55,10 @@ import (
 // record is a caller's), where ours is a direct call to the callee's. Another: a sigreturn trampoline known only by
 // its code (i386's vDSO __kernel_sigreturn) is looked up at its first byte
 // and the frame above it is read from the kernel's signal frame; also held
-// to gdb.
+// to gdb. Where the walk without code took the start function's frame
+// below the return into the program's entry (walker/arm byStartFrame), it
+// skipped frames that ours with the code finds: objdump must show a call
+// before that word.
 //
 // Beyond the changed frames, every scanned caller frame of every default
 // walk must follow a call per objdump where the dump holds the code, and
@@ -372,6 +375,12 @@ func (w *callSiteWalks) whyDropped(d *callSiteDiff) string {
 		// under large_vla's), ours follows a direct call to the
 		// callee's function; gdb must agree (compareGDB).
 		return "the record is a caller's: " + bp.describe(d.start, d.startOK)
+	case fs[j].Rule == walker.RuleScanEntry && bp.call != nil:
+		// Without code the scan took the start function's frame below
+		// the return into the entry function (walker/arm byStartFrame):
+		// a return address per objdump, the frames between skipped; ours
+		// with the code finds them (compareGDB).
+		return "the start function's frame, frames skipped: " + bp.describe(d.start, d.startOK)
 	case !fs[j].Trust.Scanned():
 		t.Errorf("%s: Breakpad's frame %#x was not found by a scan (%s): not a call-site change", d.label, d.bpWord, fs[j].Trust)
 	case !bp.held:

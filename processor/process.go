@@ -104,6 +104,7 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	}
 	if !opts.breakpad() && st.System != nil && (st.System.OSShort == "linux" || st.System.OSShort == "android") {
 		plan.env.EntryPoint = r.entryPoint
+		plan.env.NoInterpreter = r.noInterpreter
 		// Without the auxiliary vector, the main module's _start is the
 		// entry function (the ELF entry point of glibc, musl and bionic programs).
 		if plan.env.EntryPoint == 0 && st.MainModule >= 0 {

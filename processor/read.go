@@ -17,6 +17,10 @@ import (
 // atEntry is the auxiliary vector tag of the program entry point.
 const atEntry = 9
 
+// atBase is the auxiliary vector tag of the interpreter's base address
+// (0 when the kernel started the program without one).
+const atBase = 7
+
 // dumpStreams is what the read phase took from a minidump: each stream's
 // value and the error reading it, and the JSON-only facts. Nothing is
 // noted yet: Process notes the errors in its fixed order (the order of
@@ -47,6 +51,8 @@ type dumpStreams struct {
 	stacks      []stackBytes // parallel to threads
 	stackCopies stackCopies  // one copy of each range of bytes a stack names
 	entryPoint  uint64       // the auxiliary vector's AT_ENTRY; 0: none
+	// noInterpreter: the auxiliary vector's AT_BASE is 0 (no interpreter ran).
+	noInterpreter bool
 
 	// facts are the JSON report's facts, factErrs the streams read for them
 	// that are present but unreadable, in reading order.
@@ -83,8 +89,11 @@ func readDump(dump *minidump.File, opts Options) *dumpStreams {
 	if r.sys != nil && (r.sys.Platform.ShortName() == "linux" || r.sys.Platform.ShortName() == "android") {
 		if auxv, err := dump.Auxv(); err == nil {
 			for _, a := range auxv {
-				if a.Type == atEntry {
+				switch a.Type {
+				case atEntry:
 					r.entryPoint = a.Value
+				case atBase:
+					r.noInterpreter = a.Value == 0
 				}
 			}
 		}

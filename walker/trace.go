@@ -27,6 +27,7 @@ const (
 	RuleRealigned           // a realigned frame (GCC's DRAP): its frame record and the saved pre-alignment stack pointer
 	RuleSignal              // the interrupted frame of a signal handler: the registers the kernel's signal frame saved
 	RuleModulePrologue      // unwind rules read from the function's prologue in the module's own file (Env.Native; Trust: CFI)
+	RuleScanEntry           // a stack scan: the return into the program's entry function or a thread's start function (clone), or the word below the entry's that the start function's frame leaves (arm)
 	RuleStop                // not a frame: the stop rule ended the walk
 )
 
@@ -48,6 +49,7 @@ var ruleNames = [...]string{
 	RuleRealigned:      "realigned_frame",
 	RuleSignal:         "signal_frame",
 	RuleModulePrologue: "module_prologue",
+	RuleScanEntry:      "scan_entry",
 	RuleStop:           "stop",
 }
 

@@ -55,6 +55,12 @@ type Env struct {
 	// EntryModule whose function is EntrySymbol ("_start") is the outermost.
 	EntryModule *Module
 	EntrySymbol string
+	// NoInterpreter: the auxiliary vector says the kernel started the
+	// program without an interpreter (AT_BASE 0): nothing ran on the main
+	// thread's stack before the entry function, so the frame of the
+	// function it calls holds only what that function wrote (walker/arm's
+	// start-function frame). False when unknown.
+	NoInterpreter bool
 
 	MaxFrames  int // 0 means DefaultMaxFrames
 	MaxScanned int // 0 means DefaultMaxScanned

@@ -625,13 +625,17 @@ var scanArch = retaddr.Arch{WordSize: 4, CallOffset: 2, PC: regPC, SP: regSP, CF
 // pointer is the one the record saved: the caller's CFI may need it.
 func byScan(w *walker.Walker, last *walker.Frame, validated, ios bool) *walker.Frame {
 	loc, pc, ok := retaddr.Scan(w, last, raw(last)[regSP], retaddr.ScanWords(w, last), ^uint64(0), scanArch, retaddr.ScanChecks(validated))
+	rule := retaddr.ScanRule(w, last, pc, validated)
+	if validated {
+		loc, pc, ok, rule = byStartFrame(w, last, loc, pc, ok, rule)
+	}
 	if !ok {
 		if w.Tracing() { // boxing the arguments allocates
 			w.Reject(walker.RuleScan, "no candidate from %#x", raw(last)[regSP])
 		}
 		return nil
 	}
-	if w.Tracing() { // boxing the arguments allocates
+	if w.Tracing() && rule != walker.RuleScanEntry { // boxing the arguments allocates
 		w.Found("word at %#x = %#x", loc, pc)
 	}
 	ctx := minidump.NewContext(last.Context.Arch)
@@ -651,8 +655,42 @@ func byScan(w *walker.Walker, last *walker.Frame, validated, ios bool) *walker.F
 		}
 	}
 	f := newFrame(ctx, walker.TrustScan, r)
-	f.Rule = retaddr.ScanRule(w, last, pc, validated)
+	f.Rule = rule
 	return f
+}
+
+// byStartFrame revises the checked scan's choice (loc, pc, ok, rule) by
+// the program's entry (retaddr.StartFrame) when the scan found nothing or
+// the return into the entry function (a return into a thread's start
+// function, clone, is only named by the rule): it takes, with rule
+// walker.RuleScanEntry, the word the start function's frame leaves below
+// that return where the program ran without an interpreter, else the
+// return itself, also past the scan window. Not from a frame it found
+// itself: that frame is the start function's, whose caller is the entry.
+func byStartFrame(w *walker.Walker, last *walker.Frame, loc, pc uint64, ok bool, rule walker.Rule) (uint64, uint64, bool, walker.Rule) {
+	if c := retaddr.NewCandidate(w, last, scanArch, ^uint64(0), loc, pc); ok && !c.EntryReturn() {
+		if c.ThreadStartReturn() {
+			w.Found("word at %#x = %#x returns into the thread's start function (clone)", loc, pc)
+			return loc, pc, ok, walker.RuleScanEntry
+		}
+		return loc, pc, ok, rule
+	}
+	if last.Rule == walker.RuleScanEntry {
+		if ok {
+			w.Found("word at %#x = %#x returns into the program's entry function", loc, pc)
+		}
+		return loc, pc, ok, walker.RuleScanEntry
+	}
+	l, ra, below, found := retaddr.StartFrame(w, last, raw(last)[regSP], scanArch)
+	switch {
+	case !found:
+		return loc, pc, ok, rule
+	case below:
+		w.Found("word at %#x = %#x: the highest candidate below the return into the program's entry function; the program ran without an interpreter (AT_BASE 0), so the start function's frame holds no other", l, ra)
+	default:
+		w.Found("word at %#x = %#x returns into the program's entry function", l, ra)
+	}
+	return l, ra, true, walker.RuleScanEntry
 }
 
 // recordWithSlot returns the frame record at r7 or r11 (byFramePointer's

@@ -28,6 +28,8 @@ type fixture struct {
 	maxScanned int
 	code       *walkertest.Memory // the dump's code (walker.Env.Code), if any
 	trace      bool               // walker.Env.Trace
+	entry      uint64             // walker.Env.EntryPoint
+	noInterp   bool               // walker.Env.NoInterpreter
 }
 
 // newFixture brands every register with junk that points nowhere, as
@@ -54,6 +56,9 @@ func (f *fixture) walk(t *testing.T, breakpad bool) *walker.Stack {
 		Modules:    walkertest.NewModuleMap([]*walker.Module{walkertest.Module(0, "module1", mod1, 0x10000), walkertest.Module(1, "module2", mod2, 0x40000)}),
 		MaxScanned: f.maxScanned,
 		Trace:      f.trace,
+	}
+	if !breakpad { // as the processor: Linux only, not in Breakpad's mode
+		env.EntryPoint, env.NoInterpreter = f.entry, f.noInterp
 	}
 	if f.syms != nil {
 		env.Symbols = walkertest.NewSymbols(t, f.syms)

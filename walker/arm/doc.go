@@ -22,7 +22,16 @@
 //     starts, far PUBLIC matches) and candidates whose CFI unwinds to junk;
 //     once it has skipped one, it takes only a candidate its call site or
 //     its own CFI proves (retaddr.CheckProof), and else stops: static
-//     glibc's frames without CFI hold stale return addresses.
+//     glibc's frames without CFI hold stale return addresses. A word
+//     returning into the program's entry function or a thread's start
+//     function (clone) is proven (nothing else returns there). When the
+//     scan finds nothing, or the entry's return, the word below that
+//     return which libc's start function's frame leaves is taken where
+//     the program ran without an interpreter (auxv AT_BASE 0), else the
+//     entry's return itself, up to 16 KiB above (byStartFrame,
+//     retaddr.StartFrame; rule walker.RuleScanEntry): nothing ran on the
+//     main stack before the entry, so the start function's frame holds
+//     no stale word, and ARM code pushes lr at the top of a frame.
 //   - the frame-pointer chain is followed on every OS, with r7 for Thumb
 //     code (a return address with bit 0 set) and r11 for ARM code, accepting
 //     both record layouts in use ([fp]=caller fp, [fp+4]=lr from clang and

@@ -10,8 +10,10 @@
 // ClassifyCallSite decodes it for arm, Thumb, arm64, x86 and amd64, Judge
 // compares it with the callee).
 // decide weighs the checks a walker asks for (CheckProof: without its
-// call site or its own CFI, Proven, a candidate is taken only as the
-// first of its window), and Scan, the one stack
+// call site, its own CFI or a return into the program's entry function,
+// Proven, a candidate is taken only as the first of its window;
+// StartFrame finds the word below that return which libc's start
+// function's frame leaves), and Scan, the one stack
 // scan of all four walkers and both modes (Breakpad's scan without code or
 // checks), chooses among a window's candidates by their call sites (pick),
 // over ScanWords, the one scan window. A walker that reads a return

@@ -93,11 +93,13 @@ func (c *Candidate) cfiStep() (minidump.Context, bool) {
 
 // Proven reports whether evidence beyond the word's value shows the
 // candidate is a return address: the code before it (in the dump or the
-// module's file) holds a call instruction ending there, or the
+// module's file) holds a call instruction ending there, the
 // candidate's own CFI unwinds it one step to a plausible caller
-// (CallerConsistent). A stale return address left in the callee's frame
-// by an earlier call passes Breakpad's test and the symbols' as well as
-// the real one; without its call site or its CFI nothing tells them apart.
+// (CallerConsistent), or it returns into the program's entry function
+// or a thread's start function (EntryReturn, ThreadStartReturn). A stale
+// return address left in the callee's frame by an earlier call passes
+// Breakpad's test and the symbols' as well as the real one; without its
+// call site or its CFI nothing tells them apart.
 func (c *Candidate) Proven() bool {
 	if !c.provDone {
 		c.proven, c.provDone = c.proven0(), true
@@ -106,11 +108,48 @@ func (c *Candidate) Proven() bool {
 }
 
 func (c *Candidate) proven0() bool {
-	if c.set.callSite(c.w, c.RA).Kind.isCall() {
+	if c.set.callSite(c.w, c.RA).Kind.isCall() || c.EntryReturn() || c.ThreadStartReturn() {
 		return true
 	}
 	caller, ok := c.cfiStep()
 	return ok && c.CallerConsistent(caller)
+}
+
+// ThreadStartReturn reports whether RA returns into a function in which
+// the kernel starts a new thread (glibc's and musl's __clone, glibc's
+// __clone3, by their symbols), past its first byte: its child path calls
+// the thread's function, which does not return, and its parent path
+// makes no call, so the one word returning into it is the one the
+// thread's first function (start_thread) pushed, the outermost frame's.
+func (c *Candidate) ThreadStartReturn() bool {
+	addr := c.RA &^ c.set.thumbBit & c.mask
+	f, ok := c.w.FunctionAt((addr - c.set.callOffset) & c.mask)
+	if !ok || addr < c.set.callOffset || addr == f.Base&^c.set.thumbBit {
+		return false
+	}
+	// Not "clone": glibc's is an alias that symbol files may name instead,
+	// but musl's is a C wrapper whose parent path calls __clone.
+	return f.Name == "__clone" || f.Name == "__clone3" // glibc's and musl's clone.S, glibc's clone3.S
+}
+
+// EntryReturn reports whether RA returns into the program's entry
+// function (walker.Env.EntryPoint, else Env.EntrySymbol in
+// Env.EntryModule), past its first byte. No stale copy of such a word
+// exists: the kernel enters that function, nothing calls it, and the
+// calls it makes (libc's start function; abort after it) do not return,
+// so the one word returning into it is the one its callee pushed, the
+// outermost frame's.
+func (c *Candidate) EntryReturn() bool {
+	env := c.w.Env
+	addr := c.RA &^ c.set.thumbBit & c.mask
+	f, ok := c.w.FunctionAt((addr - c.set.callOffset) & c.mask)
+	switch {
+	case !ok || addr < c.set.callOffset || addr == f.Base&^c.set.thumbBit:
+		return false
+	case env.EntryPoint != 0:
+		return f.Base&^c.set.thumbBit == env.EntryPoint&^c.set.thumbBit&c.mask
+	}
+	return env.EntrySymbol != "" && f.Name == env.EntrySymbol && c.w.ModuleAt(addr) == env.EntryModule
 }
 
 // CallerConsistent is CFIConsistent's test of caller, the registers the
