@@ -101,11 +101,11 @@ type Config struct {
 	// gzip-encoded body; <= 0: DefaultMaxExpansion.
 	MaxExpansion int64
 	Retry        RetryPolicy
-	Jobs         int               // requests in flight; < 1: 1
+	Jobs         int // requests in flight; < 1: 1
 	// Transport makes the requests; nil: the helper program
 	// (HelperTransport), started at the first request.
 	Transport Transport
-	Progress     func(Progress)    // nil: no reports
+	Progress  func(Progress) // nil: no reports
 }
 
 // DefaultConfig is the Config of the documented defaults.
