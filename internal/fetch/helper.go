@@ -22,7 +22,7 @@ const HelperName = "minidump-stackwalk-fetch"
 
 // ErrNoHelper reports that the helper program is not installed.
 var ErrNoHelper = errors.New(HelperName + " not found beside minidump-stackwalk or on PATH: symbol servers and debuginfod need it " +
-	"(go install github.com/minidump-stackwalk/minidump-stackwalk/cmd/...@latest installs both)")
+	"(in the source: CGO_ENABLED=0 go install ./cmd/minidump-stackwalk-fetch; README.md, \"Install\")")
 
 // FindHelper returns the helper program's path: beside the running
 // executable first, then on PATH; ErrNoHelper when it is in neither.
