@@ -217,8 +217,7 @@ func (c *Client) budgetSpent(deadline time.Time) bool {
 	return !c.deadline.IsZero() && deadline.Equal(c.deadline) && !time.Now().Before(c.deadline)
 }
 
-// redirectError is a redirect that was not followed; loop: because there
-// were more than MaxRedirects.
+// isRedirect reports whether an HTTP status is a redirect.
 func isRedirect(code int) bool {
 	switch code {
 	case 301, 302, 303, 307, 308: // moved, found, see other, temporary and permanent redirects

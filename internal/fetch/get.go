@@ -171,6 +171,10 @@ func (c *Client) attempt(parent context.Context, server *serverState, r *Request
 	ctx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
 	defer context.AfterFunc(server.ctx, func() { abort(context.Cause(server.ctx)) })()
+	if _, err := url.Parse(r.URL); err != nil { // about this file, not the server
+		a.err = fail(0, err)
+		return a
+	}
 	var received atomic.Int64
 	defer c.watchRate(&received, abort)()
 	// failed classifies a network error: too slow, cut short because the
