@@ -99,10 +99,8 @@ func (t *HelperTransport) proc() (*helperProc, error) {
 		var r io.ReadCloser
 		if r, err = cmd.StdoutPipe(); err == nil {
 			if err = cmd.Start(); err == nil {
-				p := &helperProc{w: w, pending: map[uint32]*helperCall{}}
-				t.cur = p
-				go p.demux(bufio.NewReaderSize(r, helperChunk+16), cmd)
-				return p, nil
+				t.cur = newHelperProc(w, r, cmd.Wait)
+				return t.cur, nil
 			}
 		}
 	}
@@ -151,6 +149,14 @@ func (t *HelperTransport) RoundTrip(ctx context.Context, r *HTTPRequest) (*HTTPR
 
 func ctxError(ctx context.Context) error {
 	return &NetError{Msg: context.Cause(ctx).Error(), Err: ctx.Err(), Transient: errors.Is(ctx.Err(), context.DeadlineExceeded)}
+}
+
+// newHelperProc speaks to a helper through w and r; wait waits for its
+// end once r has ended.
+func newHelperProc(w io.WriteCloser, r io.Reader, wait func() error) *helperProc {
+	p := &helperProc{w: w, pending: map[uint32]*helperCall{}}
+	go p.demux(bufio.NewReaderSize(r, helperChunk+16), wait)
+	return p
 }
 
 // add registers a new request.
@@ -219,7 +225,7 @@ func (p *helperProc) cancel(id uint32, call *helperCall) {
 
 // demux hands the helper's frames to their requests until it ends; then
 // every request in flight fails.
-func (p *helperProc) demux(r *bufio.Reader, cmd *exec.Cmd) {
+func (p *helperProc) demux(r *bufio.Reader, wait func() error) {
 	var err error
 	for err == nil {
 		var kind byte
@@ -229,7 +235,7 @@ func (p *helperProc) demux(r *bufio.Reader, cmd *exec.Cmd) {
 			err = p.deliver(kind, id, payload)
 		}
 	}
-	if werr := cmd.Wait(); werr != nil && errors.Is(err, io.EOF) {
+	if werr := wait(); werr != nil && errors.Is(err, io.EOF) {
 		err = werr
 	}
 	p.mu.Lock()
