@@ -16,6 +16,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/signal"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fetch"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fetch/nethttp"
@@ -26,6 +27,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "%s: makes minidump-stackwalk's symbol downloads; it takes no arguments and is run by minidump-stackwalk\n", fetch.HelperName)
 		os.Exit(2)
 	}
+	// A terminal's Ctrl-C reaches the whole process group: the command
+	// decides what an interrupt stops (batch finishes its dumps in
+	// flight), and this program ends when its input does.
+	signal.Ignore(os.Interrupt)
 	if err := fetch.ServeHelper(os.Stdin, os.Stdout, nethttp.New(nil)); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", fetch.HelperName, err)
 		os.Exit(1)
