@@ -38,18 +38,14 @@ func Run(m *testing.M, run func(*testing.M) int) int {
 	return run(m)
 }
 
-// Build writes the helper program into dir, with the test's own go
-// command (its build cache serves it).
+// Build writes the helper program into dir with the go command on PATH,
+// as the command's other tests build binaries (its build cache serves it).
 func Build(dir string) error {
 	bin := filepath.Join(dir, fetch.HelperName)
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goCmd); err != nil {
-		goCmd = "go"
-	}
-	out, err := exec.Command(goCmd, "build", "-o", bin,
+	out, err := exec.Command("go", "build", "-o", bin,
 		"github.com/minidump-stackwalk/minidump-stackwalk/cmd/"+fetch.HelperName).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("go build %s: %v\n%s", fetch.HelperName, err, out)
