@@ -9,10 +9,12 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/minidump-stackwalk ./cmd/minidump-stackwalk
+# minidump-stackwalk-fetch makes the symbol servers' and debuginfod's
+# HTTPS requests; minidump-stackwalk runs it from its own directory.
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/ ./cmd/minidump-stackwalk ./cmd/minidump-stackwalk-fetch
 
 # CA certificates (symbol servers over https), /tmp, and a non-root user
 # whose home holds the symbol cache; nothing else.
 FROM gcr.io/distroless/static-debian12:nonroot
-COPY --from=build /out/minidump-stackwalk /usr/local/bin/minidump-stackwalk
+COPY --from=build /out/minidump-stackwalk /out/minidump-stackwalk-fetch /usr/local/bin/
 ENTRYPOINT ["/usr/local/bin/minidump-stackwalk"]

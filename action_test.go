@@ -114,14 +114,25 @@ func buildAsDockerfile(t *testing.T) string {
 	return staticBinary.path
 }
 
-// The Dockerfile's build makes a static ELF binary: no program interpreter
-// (the dynamic loader) and no shared library, so distroless static (no
-// libc) runs it.
+// The Dockerfile's build makes static ELF binaries, the command and the
+// download helper beside it: no program interpreter (the dynamic loader)
+// and no shared library, so distroless static (no libc) runs them.
 func TestDockerfileBuildsStaticBinary(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the image is Linux")
 	}
 	bin := buildAsDockerfile(t)
+	for _, b := range []string{bin, filepath.Join(filepath.Dir(bin), "minidump-stackwalk-fetch")} {
+		checkStatic(t, b)
+	}
+	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil || !strings.HasPrefix(string(out), "minidump-stackwalk") {
+		t.Errorf("--version: %v\n%s", err, out)
+	}
+}
+
+// checkStatic fails unless bin is a static ELF executable.
+func checkStatic(t *testing.T, bin string) {
+	t.Helper()
 	f, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -134,9 +145,6 @@ func TestDockerfileBuildsStaticBinary(t *testing.T) {
 	}
 	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
 		t.Errorf("%s needs %v", bin, libs)
-	}
-	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil || !strings.HasPrefix(string(out), "minidump-stackwalk") {
-		t.Errorf("--version: %v\n%s", err, out)
 	}
 }
 
@@ -230,12 +238,12 @@ while [ $# -gt 1 ]; do [ "$1" = -o ] && cp "$REAL_BIN" "$2"; shift; done
 	}
 	got := strings.Split(strings.TrimSpace(string(readOrFail(t, log))), "\n")
 	want := strings.Fields(strings.ReplaceAll(dockerBuildCommand(t), `"`, ""))
-	// want: CGO_ENABLED=0 go build FLAGS... -o /out/minidump-stackwalk ./cmd/minidump-stackwalk
+	// want: CGO_ENABLED=0 go build FLAGS... -o /out/ ./cmd/minidump-stackwalk ./cmd/minidump-stackwalk-fetch
 	if len(got) < 3 || got[0] != want[0] || got[1] != actionPath {
 		t.Fatalf("go ran with %q, want %s in %s", got, want[0], actionPath)
 	}
 	gotArgs, wantArgs := strings.Join(got[2:], " "), strings.Join(want[2:], " ")
-	gotArgs = strings.Replace(gotArgs, r.outputs["binary"], "/out/minidump-stackwalk", 1)
+	gotArgs = strings.Replace(gotArgs, filepath.Dir(r.outputs["binary"])+"/", "/out/", 1)
 	if gotArgs != wantArgs {
 		t.Errorf("the action builds with\n%s\nthe Dockerfile with\n%s", gotArgs, wantArgs)
 	}

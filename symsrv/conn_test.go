@@ -79,7 +79,7 @@ func TestSupplierNoUnsolicitedResponse(t *testing.T) {
 	var logged syncBuffer
 	log.SetOutput(&logged) // net/http logs through the standard logger
 	defer log.SetOutput(os.Stderr)
-	s, err := NewSupplier([]string{url}, t.TempDir(), WithDownloadJobs(1))
+	s, err := NewSupplier([]string{url}, t.TempDir(), WithDownloadJobs(1), WithTransport(nil)) // in this process, where log is captured
 	if err != nil {
 		t.Fatal(err)
 	}

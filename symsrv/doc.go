@@ -4,8 +4,9 @@
 // reads them from there first.
 //
 // It is apart from package symfile so that the walkers, the processor and
-// the printers, which read only symfile's types, do not link net/http and
-// TLS (a test keeps it so).
+// the printers, which read only symfile's types, do not link the download
+// path (a test keeps it so). Neither links net/http or TLS: the requests
+// are made by the helper program minidump-stackwalk-fetch (package fetch).
 //
 // Downloads go through package fetch, the one bounded download path it
 // shares with debuginfod: bounded in time, rate and size (docs/limits.md),

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fetch"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fetch/nethttp"
 )
 
 // The bounds of a supplier without a shared downloader (WithDownloader),
@@ -31,16 +31,11 @@ func WithMaxDownload(n int64) Option {
 	return func(s *Supplier) { s.cfg.MaxSize = n }
 }
 
-// WithTransport sets the transport of the HTTP client (the default is
-// http.DefaultTransport).
+// WithTransport makes the supplier's requests with rt in the test's own
+// process (the default is the helper program, fetch.HelperTransport).
 func WithTransport(rt http.RoundTripper) Option {
-	return func(s *Supplier) { s.cfg.Transport = rt }
+	return func(s *Supplier) { s.cfg.Transport = nethttp.New(rt) }
 }
-
-// NewTransport returns the RoundTripper of symbol downloads over rt (nil:
-// http.DefaultTransport): HTTP/1 connections carry one request each, so
-// that no server can make the HTTP client log on stderr.
-func NewTransport(rt http.RoundTripper) http.RoundTripper { return fetch.NewTransport(rt) }
 
 // WithProgress makes the supplier report each download's progress to fn,
 // from the goroutine reading it: at the start, as bytes arrive, and once

@@ -3,7 +3,6 @@ package symsrv
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -100,7 +99,7 @@ func (s *Supplier) lookupCodeInfo(rel string, want symfile.ModuleKey) (*symfile.
 func (s *Supplier) followCodeInfo(base *url.URL, rel, local string, r *fetch.Redirect, want symfile.ModuleKey) (*symfile.File, error) {
 	loc, err := r.Request.Parse(r.Location)
 	if err != nil || r.Location == "" {
-		return nil, &DownloadError{URL: joinURL(base, rel), Status: http.StatusFound, Err: fmt.Errorf("unusable redirect %q", r.Location)}
+		return nil, &DownloadError{URL: joinURL(base, rel), Status: 302, Err: fmt.Errorf("unusable redirect %q", r.Location)}
 	}
 	parts := strings.Split(strings.TrimRight(loc.Path, "/"), "/")
 	if len(parts) >= 3 {

@@ -17,6 +17,7 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/debuginfod"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/fetch"
 	"github.com/minidump-stackwalk/minidump-stackwalk/pdbsupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/pesupplier"
 	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
@@ -68,6 +69,11 @@ func (f *debuginfoFlags) check() error {
 	for _, r := range f.roots {
 		if st, err := os.Stat(r); err != nil || !st.IsDir() {
 			return fmt.Errorf("--debuginfo-path %s: not a directory", r)
+		}
+	}
+	if len(f.urls) > 0 { // $DEBUGINFOD_URLS alone: its requests fail, naming the helper
+		if _, err := fetch.FindHelper(); err != nil {
+			return fmt.Errorf("--debuginfod-url %s: %w", f.urls[0], err)
 		}
 	}
 	return nil

@@ -7,12 +7,14 @@ import (
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/fetchhelper"
 )
 
 // TestMain keeps the command's default --index-dir and --symbols-cache out
-// of the user's own caches (corpus.RunWithPrivateUserCache).
+// of the user's own caches (corpus.RunWithPrivateUserCache), and builds
+// the helper program of symbol downloads (fetchhelper) onto PATH.
 func TestMain(m *testing.M) {
-	os.Exit(corpus.RunWithPrivateUserCache(m))
+	os.Exit(fetchhelper.Run(m, corpus.RunWithPrivateUserCache))
 }
 
 // TestIndexDir walks a dump through a fresh index directory (the index is

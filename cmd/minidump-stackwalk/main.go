@@ -130,7 +130,9 @@ func newCommand(o *options, groups []flagGroup, stdout, stderr io.Writer, status
 Breakpad, Crashpad or Windows) and prints them with the symbols found under the
 symbol paths, which are laid out as Breakpad's symbol store:
 <debug file>/<debug id>/<debug file without .pdb>.sym (or .sym.gz, .sym.zst).
-A symbol path may be an http(s) symbol server URL (see --symbols-url). The
+A symbol path may be an http(s) symbol server URL (see --symbols-url); the
+downloads of symbol servers and debuginfod are made by the helper program
+minidump-stackwalk-fetch, found beside minidump-stackwalk or on PATH. The
 input may also be an Android microdump or a Linux ELF core file (converted as
 core2md does), each also gzip-, zstd- or xz-compressed, told by content; "-"
 reads it from standard input.

@@ -157,6 +157,9 @@ func (f *symbolServerFlags) check(o *options) error {
 	if _, err := symsrv.NewSupplier(urls, f.cache); err != nil {
 		return err
 	}
+	if _, err := fetch.FindHelper(); err != nil { // the downloads' program (internal/fetch)
+		return fmt.Errorf("symbol server %s: %w", urls[0], err)
+	}
 	return nil
 }
 

@@ -20,7 +20,14 @@
 // partial file named after its process and host (partial.go), checked by
 // the caller, and renamed into place, so that nothing half-written or
 // unverified enters the cache and a cache can be shared by machines;
-// definite misses (404, 410) are remembered for a TTL (miss.go). HTTP/1
-// connections carry one request each (conn.go), so that a server writing
-// past its Content-Length cannot make Go's HTTP client log on stderr.
+// definite misses (404, 410) are remembered for a TTL (miss.go).
+//
+// The requests themselves go through a Transport: by default the helper
+// program minidump-stackwalk-fetch, run at the first request and spoken
+// to over a pipe (HelperTransport, helperwire.go; ServeHelper is its
+// side), so that the command links neither net/http nor TLS; package
+// nethttp is the exchange over net/http the helper makes (its HTTP/1
+// connections carry one request each, so that a server writing past its
+// Content-Length cannot make Go's HTTP client log on stderr). Every bound
+// above is the Client's, on this side of the pipe.
 package fetch

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"sync"
 	"time"
@@ -102,9 +101,11 @@ type Config struct {
 	// gzip-encoded body; <= 0: DefaultMaxExpansion.
 	MaxExpansion int64
 	Retry        RetryPolicy
-	Jobs         int               // requests in flight; < 1: 1
-	Transport    http.RoundTripper // nil: http.DefaultTransport
-	Progress     func(Progress)    // nil: no reports
+	Jobs         int // requests in flight; < 1: 1
+	// Transport makes the requests; nil: the helper program
+	// (HelperTransport), started at the first request.
+	Transport Transport
+	Progress  func(Progress) // nil: no reports
 }
 
 // DefaultConfig is the Config of the documented defaults.
@@ -120,9 +121,7 @@ type Client struct {
 	cfg      Config
 	deadline time.Time // New + Total, zero when unbounded
 	jobs     chan struct{}
-	client   *http.Client
-	// lookup does not follow redirects (Request.NoRedirect).
-	lookup *http.Client
+	net      Transport
 
 	mu      sync.Mutex
 	servers map[string]*serverState
@@ -140,22 +139,9 @@ func New(cfg Config) *Client {
 	if cfg.Total > 0 {
 		c.deadline = time.Now().Add(cfg.Total)
 	}
-	transport := NewTransport(cfg.Transport)
-	c.client = &http.Client{
-		Transport: transport, // the request's context bounds it (attempt)
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= MaxRedirects {
-				return &redirectError{msg: fmt.Sprintf("more than %d redirects", MaxRedirects), loop: true}
-			}
-			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-				return &redirectError{msg: fmt.Sprintf("redirect to %q: only http and https are followed", req.URL.Scheme)}
-			}
-			return nil
-		},
-	}
-	c.lookup = &http.Client{
-		Transport:     transport,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	c.net = cfg.Transport
+	if c.net == nil {
+		c.net = &HelperTransport{}
 	}
 	return c
 }
@@ -231,19 +217,10 @@ func (c *Client) budgetSpent(deadline time.Time) bool {
 	return !c.deadline.IsZero() && deadline.Equal(c.deadline) && !time.Now().Before(c.deadline)
 }
 
-// redirectError is a redirect that was not followed; loop: because there
-// were more than MaxRedirects.
-type redirectError struct {
-	msg  string
-	loop bool
-}
-
-func (e *redirectError) Error() string { return e.msg }
-
+// isRedirect reports whether an HTTP status is a redirect.
 func isRedirect(code int) bool {
 	switch code {
-	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
-		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+	case 301, 302, 303, 307, 308: // moved, found, see other, temporary and permanent redirects
 		return true
 	}
 	return false

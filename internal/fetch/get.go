@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -132,6 +131,9 @@ func (c *Client) attempt(parent context.Context, server *serverState, r *Request
 		a.err = fail(0, context.Cause(parent))
 		return a
 	}
+	if s, ok := c.net.(interface{ Start() error }); ok {
+		s.Start() // the helper's start is not the server's time; RoundTrip reports its failure
+	}
 	deadline := time.Time{}
 	if c.cfg.Timeout > 0 {
 		deadline = time.Now().Add(c.cfg.Timeout)
@@ -169,14 +171,10 @@ func (c *Client) attempt(parent context.Context, server *serverState, r *Request
 	ctx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
 	defer context.AfterFunc(server.ctx, func() { abort(context.Cause(server.ctx)) })()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.URL, nil)
-	if err != nil {
+	if _, err := url.Parse(r.URL); err != nil { // about this file, not the server
 		a.err = fail(0, err)
 		return a
 	}
-	// Asked for explicitly, gzip is not decoded by the HTTP client but by
-	// body, under the expansion bound.
-	req.Header.Set("Accept-Encoding", "gzip")
 	var received atomic.Int64
 	defer c.watchRate(&received, abort)()
 	// failed classifies a network error: too slow, cut short because the
@@ -197,17 +195,14 @@ func (c *Client) attempt(parent context.Context, server *serverState, r *Request
 		}
 		return attemptResult{err: fail(status, err), retry: transient(err), hostile: noResponse && !transient(err)}
 	}
-	client := c.client
-	if r.NoRedirect {
-		client = c.lookup
-	}
-	resp, err := client.Do(req)
+	// Asked for explicitly, gzip is not decoded by the Transport but by
+	// body, under the expansion bound.
+	resp, err := c.net.RoundTrip(ctx, &HTTPRequest{URL: r.URL, NoRedirect: r.NoRedirect, AcceptGzip: true})
 	if err != nil {
-		var re *redirectError
-		if errors.As(err, &re) {
+		if ne := (*NetError)(nil); errors.As(err, &ne) && ne.Redirect {
 			// A redirect out of http(s) is about one file; a server that
 			// redirects past the bound would do it for every file.
-			a.err, a.hostile = fail(0, err), re.loop
+			a.err, a.hostile = fail(0, err), ne.Loop
 			return a
 		}
 		return failed(0, err, true)
@@ -220,6 +215,9 @@ func (c *Client) attempt(parent context.Context, server *serverState, r *Request
 	defer done()
 	body, err := c.body(ctx, resp, &received)
 	if err != nil {
+		if context.Cause(ctx) != nil { // cut short while reading a gzip header
+			return failed(resp.StatusCode, err, false)
+		}
 		a.err = fail(resp.StatusCode, err)
 		return a
 	}
@@ -238,17 +236,17 @@ func (c *Client) attempt(parent context.Context, server *serverState, r *Request
 // refuse returns the outcome of an answer whose body is not read: a miss,
 // a redirect not followed, a failure worth a retry, a status other than
 // 200, a file announced over the size bound; ok false for a body to read.
-func (c *Client) refuse(resp *http.Response, r *Request, fail func(int, error) error) (a attemptResult, ok bool) {
+func (c *Client) refuse(resp *HTTPResponse, r *Request, fail func(int, error) error) (a attemptResult, ok bool) {
 	switch code := resp.StatusCode; {
-	case code == http.StatusNotFound || code == http.StatusGone:
+	case code == 404 || code == 410: // not found, gone
 		a.err, a.miss = fail(code, ErrNotFound), true
 	case r.NoRedirect && isRedirect(code):
-		a.err = &Redirect{Location: resp.Header.Get("Location"), Request: resp.Request.URL}
-	case code == http.StatusTooManyRequests || code >= 500:
-		a.err, a.retry = fail(code, errors.New(http.StatusText(code))), true
-		a.after = retryAfter(resp.Header.Get("Retry-After"), time.Now())
-	case code != http.StatusOK:
-		a.err = fail(code, errors.New(http.StatusText(code)))
+		a.err = &Redirect{Location: resp.Location, Request: answerURL(resp.URL)}
+	case code == 429 || code >= 500: // too many requests, server errors
+		a.err, a.retry = fail(code, errors.New(resp.StatusText)), true
+		a.after = retryAfter(resp.RetryAfter, time.Now())
+	case code != 200:
+		a.err = fail(code, errors.New(resp.StatusText))
 	case resp.ContentLength > c.cfg.MaxSize:
 		a.err = fail(code, fmt.Errorf("%w: Content-Length %d, limit %d", ErrTooLarge, resp.ContentLength, c.cfg.MaxSize))
 	default:
@@ -262,9 +260,9 @@ func (c *Client) refuse(resp *http.Response, r *Request, fail func(int, error) e
 // buffered; a gzip-encoded body is decoded within the expansion bound.
 // received counts the bytes received (the rate floor's and progress's
 // count).
-func (c *Client) body(ctx context.Context, resp *http.Response, received *atomic.Int64) (*bufio.Reader, error) {
+func (c *Client) body(ctx context.Context, resp *HTTPResponse, received *atomic.Int64) (*bufio.Reader, error) {
 	wire := &countingReader{r: resp.Body, n: received, ctx: ctx}
-	switch enc := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); enc {
+	switch enc := strings.ToLower(strings.TrimSpace(resp.ContentEncoding)); enc {
 	case "", "identity":
 		return bufio.NewReaderSize(wire, 64<<10), nil
 	case "gzip", "x-gzip":

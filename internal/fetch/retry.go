@@ -5,10 +5,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
-	"net"
-	"net/http"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -66,26 +63,32 @@ func retryAfter(h string, now time.Time) time.Duration {
 		}
 		return time.Duration(secs) * time.Second
 	}
-	if t, err := http.ParseTime(h); err == nil && t.After(now) {
-		return t.Sub(now)
+	for _, layout := range httpTimeLayouts {
+		if t, err := time.Parse(layout, h); err == nil {
+			if t.After(now) {
+				return t.Sub(now)
+			}
+			return 0
+		}
 	}
 	return 0
 }
 
-// transient reports whether a network error is worth a retry: a timeout,
-// a reset or closed connection, a body cut short. A refused connection is
-// not: nothing listens there.
+// httpTimeLayouts are the date formats HTTP/1.1 accepts (RFC 9110 5.6.7),
+// as net/http's ParseTime reads them: IMF-fixdate, RFC 850, asctime.
+var httpTimeLayouts = [...]string{
+	"Mon, 02 Jan 2006 15:04:05 GMT",
+	"Monday, 02-Jan-06 15:04:05 GMT",
+	"Mon Jan _2 15:04:05 2006",
+}
+
+// transient reports whether a failure is worth a retry: one the
+// Transport classed so (a timeout, a reset or closed connection: see
+// nethttp), a deadline, a body cut short. A refused connection is not:
+// nothing listens there.
 func transient(err error) bool {
-	if errors.Is(err, syscall.ECONNREFUSED) {
-		return false
+	if ne := (*NetError)(nil); errors.As(err, &ne) {
+		return ne.Transient
 	}
-	var ne net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return true
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
-		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return true
-	}
-	return false
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }
