@@ -85,6 +85,25 @@ func inlineContext(f *Frame) (c minidump.Context) {
 	return c
 }
 
+// NamedAt reports whether the function that names addr, as Symbolize
+// would name it, is name and starts at addr; cheaper than Symbolize (no
+// lines, inlines or copied name).
+func (w *Walker) NamedAt(addr uint64, name string) bool {
+	m := w.Env.Modules.At(addr)
+	if m == nil && w.Env.Unloaded != nil {
+		m = w.Env.Unloaded.At(addr)
+	}
+	if m == nil || w.Env.Symbols == nil {
+		return false
+	}
+	file, _ := w.Env.Symbols.Symbols(m)
+	if file == nil {
+		return false
+	}
+	base, ok := file.NamedAt(addr-m.SymbolBase, name)
+	return ok && m.SymbolBase+base == addr
+}
+
 // moduleSymbols returns the symbol file of the module containing f.Instruction.
 func (w *Walker) moduleSymbols(f *Frame) (*symfile.File, *Module) {
 	m := f.Module
