@@ -130,7 +130,8 @@ func (w *Walker) CFIRules(f *Frame) (symfile.CFIRules, bool) {
 func (w *Walker) CFIRulesFrom(f *Frame) (symfile.CFIRules, CFISource, bool) {
 	file, m := w.moduleSymbols(f)
 	if file != nil {
-		if rules, ok := file.CFIRules(f.Instruction - m.SymbolBase); ok {
+		// Shared with the file: the walkers only read rules.
+		if rules, ok := file.SharedCFIRules(f.Instruction - m.SymbolBase); ok {
 			return rules, CFISymbols, true
 		}
 	}
