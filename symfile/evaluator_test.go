@@ -12,7 +12,7 @@ import (
 type testRegisters struct{ in, out map[string]uint64 }
 
 func (r *testRegisters) Register(name string) (uint64, bool) { v, ok := r.in[name]; return v, ok }
-func (r *testRegisters) SetCaller(name string, v uint64)      { r.out[name] = v }
+func (r *testRegisters) SetCaller(name string, v uint64)     { r.out[name] = v }
 
 // TestEvaluatorMatchesFindCallerRegs: the walk's evaluator gives the
 // caller registers FindCallerRegs gives, and fails where it fails (with

@@ -225,24 +225,23 @@ func (f *File) HasFunctionAt(addr uint64) bool {
 	}
 }
 
-// NamedAt reports whether the symbol Lookup finds at addr is name, and
-// gives its base, without parsing the function's lines and inlines or
-// copying its name: a walker asks it of every caller's pc (is this the
-// sigreturn trampoline?).
-func (f *File) NamedAt(addr uint64, name string) (base uint64, ok bool) {
+// StartsAt reports whether the symbol Lookup finds at addr starts at
+// addr and is named name, without parsing the function's lines and
+// inlines or copying its name: a walker asks it of every caller's pc (is
+// this the sigreturn trampoline?), where a function rarely starts.
+func (f *File) StartsAt(addr uint64, name string) bool {
 	defer mapfault.Name(f.name) // fault.go
 	at, near := findRange(f.funcs, addr)
 	if at >= 0 {
-		return f.funcs[at].base, f.function(at).name == name
+		return f.funcs[at].base == addr && f.function(at).name == name
 	}
 	pi := sort.Search(len(f.pubs), func(k int) bool { return f.pubs[k].addr > addr }) - 1
-	if pi < 0 {
-		return 0, false
+	if pi < 0 || f.pubs[pi].addr != addr {
+		return false
 	}
-	p := f.pubs[pi]
-	if near >= 0 && p.addr <= f.funcs[near].base {
-		return 0, false
+	if near >= 0 && addr <= f.funcs[near].base {
+		return false
 	}
-	r, ok := parsePublic(f.recordAt(p.off, pPUBLIC))
-	return p.addr, ok && string(r.name) == name
+	r, ok := parsePublic(f.recordAt(f.pubs[pi].off, pPUBLIC))
+	return ok && string(r.name) == name
 }

@@ -100,8 +100,7 @@ func (w *Walker) NamedAt(addr uint64, name string) bool {
 	if file == nil {
 		return false
 	}
-	base, ok := file.NamedAt(addr-m.SymbolBase, name)
-	return ok && m.SymbolBase+base == addr
+	return file.StartsAt(addr-m.SymbolBase, name)
 }
 
 // moduleSymbols returns the symbol file of the module containing f.Instruction.
