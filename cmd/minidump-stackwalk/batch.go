@@ -223,8 +223,6 @@ type batchRun struct {
 	// process is processBatchInput; tests replace it.
 	process func(o *options, path string, sup symfile.Supplier, jsonOut io.Writer) triage.Result
 
-	gc *gcTuner // the collector's headroom (batch_gc.go)
-
 	outMu sync.Mutex
 	out   io.Writer
 	err   error // first error writing out
@@ -273,8 +271,6 @@ func runBatchWith(b *batchFlags, args []string, stdin io.Reader, stdout, stderr 
 		}
 	}
 	r.args = args
-	r.gc = newGCTuner()
-	defer r.gc.restore()
 	status := r.run(shard)
 	switch {
 	case len(scan.paths) == 0:
@@ -297,7 +293,6 @@ func (r *batchRun) run(paths []string) int {
 			defer wg.Done()
 			for p := range work {
 				res := r.processOne(p)
-				r.gc.done()
 				r.builder.Add(&res)
 				r.flags.ci.add(&res)
 				r.emit(&res)
