@@ -220,18 +220,33 @@ func (p *walkPlan) setCode(memList *minidump.MemoryList, opts Options) {
 		return
 	}
 	if !opts.NoCode && memList != nil {
-		p.env.Code = memList
+		p.env.Code = dumpCode{memList}
 	}
 	if opts.Native != nil {
 		p.env.Native = newNativeCache(opts.Native)
 		if !opts.NoCode {
 			code := &codeMemory{modules: p.env.Modules, native: p.env.Native}
 			if memList != nil {
-				code.dump = memList
+				code.dump = dumpCode{memList}
 			}
 			p.env.Code = code
 		}
 	}
+}
+
+// dumpCode is the dump's memory as the walkers' code. Most reads miss (a
+// dump keeps code only around the crash or the registers), and the walkers
+// drop the error: a miss returns errNoCode rather than the memory list's
+// error naming the address, which costs an allocation for every
+// candidate return address of a scan.
+type dumpCode struct{ m *minidump.MemoryList }
+
+func (c dumpCode) ReadMemory(addr uint64, p []byte) error {
+	r, ok := c.m.Region(addr)
+	if !ok || uint64(len(p)) > r.Size-(addr-r.Base) {
+		return errNoCode
+	}
+	return c.m.ReadMemory(addr, p)
 }
 
 // threadJobs adds every thread of the thread list to the state and

@@ -2,6 +2,7 @@ package symfile
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 )
@@ -21,6 +22,15 @@ import (
 // again and again parses each rule set once. The returned Rules slice is
 // the caller's own.
 func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
+	r, ok := f.SharedCFIRules(addr)
+	r.Rules = slices.Clone(r.Rules) // the caller's own: Set changes it in place
+	return r, ok
+}
+
+// SharedCFIRules is CFIRules whose Rules slice is the File's own, shared
+// with every other lookup: the caller must not change it (nor call Set).
+// A walk reads the rules of every frame and only reads them.
+func (f *File) SharedCFIRules(addr uint64) (CFIRules, bool) {
 	defer mapfault.Name(f.name) // fault.go
 	at, _ := findRange(f.cfi, addr)
 	if at < 0 {
@@ -31,6 +41,14 @@ func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
 		return CFIRules{}, false // Breakpad refuses an INIT rule set that does not parse
 	}
 	return b.at(addr), true
+}
+
+// HasCFI reports whether CFIRules finds rules at addr, without copying
+// them.
+func (f *File) HasCFI(addr uint64) bool {
+	defer mapfault.Name(f.name) // fault.go
+	at, _ := findRange(f.cfi, addr)
+	return at >= 0 && f.cfiBlock(at).ok
 }
 
 // parseCFIBlock parses the STACK CFI INIT record f.cfi[at] and the delta

@@ -64,7 +64,9 @@ func (b *cfiBlock) finish() {
 	b.rows = rows
 }
 
-// at returns the rules in effect at addr, an address in the block's range.
+// at returns the rules in effect at addr, an address in the block's range;
+// their Rules slice may be the block's own (read only), its capacity
+// clipped.
 func (b *cfiBlock) at(addr uint64) CFIRules {
 	k := sort.Search(len(b.deltas), func(i int) bool { return b.deltas[i].addr > addr })
 	var r CFIRules
@@ -83,7 +85,7 @@ func (b *cfiBlock) at(addr uint64) CFIRules {
 		}
 		return r
 	}
-	r.Rules = slices.Clone(r.Rules) // the caller's own: Set changes it in place
+	r.Rules = slices.Clip(r.Rules)
 	return r
 }
 

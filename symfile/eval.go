@@ -38,12 +38,20 @@ type evaluator struct {
 	stack    []operand
 	expr     string
 	readOnly map[string]uint64 // EvaluateValue's variables
+	// regs, when not nil, gives the variables in place of readOnly
+	// (Evaluator.CallerRegs: the callee's registers without a map).
+	regs Registers
 	// cfa, when hasCFA, is the value of ".cfa", over readOnly's: so
 	// FindCallerRegs gives the callee's registers and .cfa without copying
 	// them into a new map.
 	cfa    uint64
 	hasCFA bool
-	buf    [16]operand // stack's first backing array: no allocation for most rules
+	// quiet errors are the bare sentinels (ErrMemory, ...), formatted
+	// with no text: a walk tries rules whose failure it does not show,
+	// and each formatted error costs allocations.
+	quiet bool
+	word  [8]byte     // the bytes of a ^ read
+	buf   [16]operand // stack's first backing array: no allocation for most rules
 }
 
 func newEvaluator(vars map[string]uint64, mem Memory, wordSize int, expr string) (*evaluator, error) {
@@ -68,6 +76,9 @@ func (e *evaluator) init(vars map[string]uint64, mem Memory, wordSize int, expr 
 }
 
 func (e *evaluator) errf(base error, format string, args ...any) error {
+	if e.quiet {
+		return base
+	}
 	return fmt.Errorf("%w: %s in %q", base, fmt.Sprintf(format, args...), e.expr)
 }
 
@@ -100,6 +111,9 @@ func (e *evaluator) value(expr string, vars map[string]uint64, mem Memory, wordS
 		return 0, err
 	}
 	if len(e.stack) != 1 {
+		if e.quiet { // boxing the count allocates
+			return 0, ErrSyntax
+		}
 		return 0, e.errf(ErrSyntax, "%d results", len(e.stack))
 	}
 	return e.pop()
@@ -212,6 +226,9 @@ func (e *evaluator) token(tok string) error {
 			r = a * b
 		case "/", "%":
 			if b == 0 {
+				if e.quiet {
+					return ErrDivideByZero
+				}
 				return e.errf(ErrDivideByZero, "%d %s 0", a, tok)
 			}
 			if tok == "/" {
@@ -228,18 +245,7 @@ func (e *evaluator) token(tok string) error {
 		if err != nil {
 			return err
 		}
-		if e.mem == nil {
-			return e.errf(ErrMemory, "no memory to read 0x%x", addr)
-		}
-		var buf [8]byte
-		if err := e.mem.ReadMemory(addr, buf[:e.wordSize]); err != nil {
-			return fmt.Errorf("%w: 0x%x in %q: %w", ErrMemory, addr, e.expr, err)
-		}
-		if e.wordSize == 4 {
-			e.push(uint64(binary.LittleEndian.Uint32(buf[:4])))
-		} else {
-			e.push(binary.LittleEndian.Uint64(buf[:]))
-		}
+		return e.read(addr)
 	case "=":
 		v, err := e.pop()
 		if err != nil {
@@ -263,6 +269,30 @@ func (e *evaluator) token(tok string) error {
 	return nil
 }
 
+// read pushes the word at addr.
+func (e *evaluator) read(addr uint64) error {
+	switch {
+	case e.mem == nil && e.quiet:
+		return ErrMemory
+	case e.mem == nil:
+		return e.errf(ErrMemory, "no memory to read 0x%x", addr)
+	}
+	// e.word, not an array of this function: a buffer handed to an
+	// interface's method escapes, so it would be allocated on every read.
+	err := e.mem.ReadMemory(addr, e.word[:e.wordSize])
+	switch {
+	case err != nil && e.quiet:
+		return ErrMemory
+	case err != nil:
+		return fmt.Errorf("%w: 0x%x in %q: %w", ErrMemory, addr, e.expr, err)
+	case e.wordSize == 4:
+		e.push(uint64(binary.LittleEndian.Uint32(e.word[:4])))
+	default:
+		e.push(binary.LittleEndian.Uint64(e.word[:]))
+	}
+	return nil
+}
+
 func (e *evaluator) push(v uint64) { e.stack = append(e.stack, operand{val: v & e.mask, isVal: true}) }
 
 // pop returns the top of the stack as a value, resolving literals and names.
@@ -279,20 +309,35 @@ func (e *evaluator) pop() (uint64, error) {
 		return v & e.mask, nil
 	}
 	if o.name == ".undef" {
+		if e.quiet {
+			return 0, ErrUndefined
+		}
 		return 0, e.errf(ErrUndefined, "%s", o.name)
 	}
 	if e.hasCFA && o.name == ".cfa" {
 		return e.cfa & e.mask, nil
 	}
-	vars := e.vars
-	if vars == nil {
-		vars = e.readOnly
-	}
-	v, ok := vars[o.name]
+	v, ok := e.variable(o.name)
 	if !ok {
+		if e.quiet { // boxing the name allocates
+			return 0, ErrUnknownName
+		}
 		return 0, e.errf(ErrUnknownName, "%q", o.name)
 	}
 	return v & e.mask, nil
+}
+
+// variable returns a register's or variable's value.
+func (e *evaluator) variable(name string) (uint64, bool) {
+	switch {
+	case e.vars != nil:
+		v, ok := e.vars[name]
+		return v, ok
+	case e.regs != nil:
+		return e.regs.Register(name)
+	}
+	v, ok := e.readOnly[name]
+	return v, ok
 }
 
 func literal(s string) bool { _, ok := parseLiteral(s); return ok }
@@ -332,24 +377,73 @@ func (r *CFIRules) FindCallerRegs(callee map[string]uint64, mem Memory, wordSize
 	if r.CFA == "" || r.RA == "" {
 		return nil, fmt.Errorf("%w: CFI rules lack .cfa or .ra", ErrSyntax)
 	}
-	var e evaluator
-	cfa, err := e.value(r.CFA, callee, mem, wordSize)
-	if err != nil {
+	regs := &mapRegisters{in: callee, out: make(map[string]uint64, len(r.Rules)+2)}
+	e := evaluator{regs: regs}
+	if err := e.callerRegs(r, mem, wordSize); err != nil {
 		return nil, err
+	}
+	return regs.out, nil
+}
+
+// callerRegs is FindCallerRegs over e.regs: the caller's registers go to
+// e.regs.SetCaller (those of the rules that evaluate, in order, then ".ra"
+// and ".cfa"), and only once .cfa and .ra evaluated.
+func (e *evaluator) callerRegs(r *CFIRules, mem Memory, wordSize int) error {
+	if r.CFA == "" || r.RA == "" {
+		return ErrSyntax
+	}
+	e.hasCFA = false
+	cfa, err := e.value(r.CFA, nil, mem, wordSize)
+	if err != nil {
+		return err
 	}
 	// The other rules see the callee's registers and .cfa.
 	e.cfa, e.hasCFA = cfa, true
-	ra, err := e.value(r.RA, callee, mem, wordSize)
+	ra, err := e.value(r.RA, nil, mem, wordSize)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	caller := make(map[string]uint64, len(r.Rules)+2)
 	for _, rule := range r.Rules {
-		if v, err := e.value(rule.Expr, callee, mem, wordSize); err == nil {
-			caller[rule.Register] = v
+		if v, err := e.value(rule.Expr, nil, mem, wordSize); err == nil {
+			e.regs.SetCaller(rule.Register, v)
 		}
 	}
-	caller[".ra"] = ra
-	caller[".cfa"] = cfa
-	return caller, nil
+	e.regs.SetCaller(".ra", ra)
+	e.regs.SetCaller(".cfa", cfa)
+	return nil
+}
+
+// Registers are a frame's registers by the names CFI rules give them
+// ("$rsp", "r4"), for Evaluator.CallerRegs: Register reads the callee's
+// (false: not known), SetCaller receives each caller register the rules
+// give, then ".ra" and ".cfa".
+type Registers interface {
+	Register(name string) (uint64, bool)
+	SetCaller(name string, v uint64)
+}
+
+// mapRegisters are FindCallerRegs' maps as Registers.
+type mapRegisters struct{ in, out map[string]uint64 }
+
+func (m *mapRegisters) Register(name string) (uint64, bool) { v, ok := m.in[name]; return v, ok }
+func (m *mapRegisters) SetCaller(name string, v uint64)     { m.out[name] = v }
+
+// Evaluator applies CFI rule sets as FindCallerRegs does, again and again
+// without allocating: no map in or out, no error text (its errors are the
+// bare sentinels ErrSyntax, ErrMemory, ErrUnknownName, ...). A walk keeps
+// one (in memory that lives as long as the walk, so that what the
+// evaluator holds is never allocated per frame); it is not safe for
+// concurrent use.
+type Evaluator struct {
+	e evaluator
+}
+
+// CallerRegs applies r to the callee's registers in regs and gives the
+// caller's to regs.SetCaller, as FindCallerRegs. It fails when .cfa or .ra
+// is missing or does not evaluate; SetCaller is then not called.
+func (x *Evaluator) CallerRegs(r *CFIRules, regs Registers, mem Memory, wordSize int) error {
+	x.e = evaluator{regs: regs, quiet: true}
+	err := x.e.callerRegs(r, mem, wordSize)
+	x.e = evaluator{} // holds nothing of the frame between calls
+	return err
 }

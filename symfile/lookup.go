@@ -224,3 +224,24 @@ func (f *File) HasFunctionAt(addr uint64) bool {
 		return pi >= 0 && (near < 0 || f.pubs[pi].addr > f.funcs[near].base)
 	}
 }
+
+// StartsAt reports whether the symbol Lookup finds at addr starts at
+// addr and is named name, without parsing the function's lines and
+// inlines or copying its name: a walker asks it of every caller's pc (is
+// this the sigreturn trampoline?), where a function rarely starts.
+func (f *File) StartsAt(addr uint64, name string) bool {
+	defer mapfault.Name(f.name) // fault.go
+	at, near := findRange(f.funcs, addr)
+	if at >= 0 {
+		return f.funcs[at].base == addr && f.function(at).name == name
+	}
+	pi := sort.Search(len(f.pubs), func(k int) bool { return f.pubs[k].addr > addr }) - 1
+	if pi < 0 || f.pubs[pi].addr != addr {
+		return false
+	}
+	if near >= 0 && addr <= f.funcs[near].base {
+		return false
+	}
+	r, ok := parsePublic(f.recordAt(f.pubs[pi].off, pPUBLIC))
+	return ok && string(r.name) == name
+}

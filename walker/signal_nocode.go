@@ -50,6 +50,9 @@ func (w *Walker) MaybeSigreturnWithoutCode(f *Frame) (why string, ok bool) {
 		return "", false
 	}
 	at := &Frame{Instruction: f.Instruction}
+	if file, _ := w.moduleSymbols(at); file != nil && file.HasCFI(f.Instruction-m.SymbolBase) {
+		return "", false // the symbols' CFI, found first below: no need to name the function
+	}
 	w.Symbolize(at, false)
 	if at.Function == "" {
 		return "", false

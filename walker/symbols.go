@@ -85,6 +85,24 @@ func inlineContext(f *Frame) (c minidump.Context) {
 	return c
 }
 
+// NamedAt reports whether the function that names addr, as Symbolize
+// would name it, is name and starts at addr; cheaper than Symbolize (no
+// lines, inlines or copied name).
+func (w *Walker) NamedAt(addr uint64, name string) bool {
+	m := w.Env.Modules.At(addr)
+	if m == nil && w.Env.Unloaded != nil {
+		m = w.Env.Unloaded.At(addr)
+	}
+	if m == nil || w.Env.Symbols == nil {
+		return false
+	}
+	file, _ := w.Env.Symbols.Symbols(m)
+	if file == nil {
+		return false
+	}
+	return file.StartsAt(addr-m.SymbolBase, name)
+}
+
 // moduleSymbols returns the symbol file of the module containing f.Instruction.
 func (w *Walker) moduleSymbols(f *Frame) (*symfile.File, *Module) {
 	m := f.Module
@@ -111,7 +129,8 @@ func (w *Walker) CFIRules(f *Frame) (symfile.CFIRules, bool) {
 func (w *Walker) CFIRulesFrom(f *Frame) (symfile.CFIRules, CFISource, bool) {
 	file, m := w.moduleSymbols(f)
 	if file != nil {
-		if rules, ok := file.CFIRules(f.Instruction - m.SymbolBase); ok {
+		// Shared with the file: the walkers only read rules.
+		if rules, ok := file.SharedCFIRules(f.Instruction - m.SymbolBase); ok {
 			return rules, CFISymbols, true
 		}
 	}

@@ -107,6 +107,10 @@ type Walker struct {
 	// the Memory interface escapes, so the callers' small arrays would
 	// each be a heap allocation; this one is part of the Walker.
 	scratch [32]byte
+	// eval and cfi are CallerByCFI's evaluator and register file, kept
+	// for the whole walk so that a frame's CFI allocates nothing.
+	eval symfile.Evaluator
+	cfi  cfiRegisters
 }
 
 // NewWalker returns a Walker over env with no frames; tests use it to drive
@@ -311,15 +315,16 @@ func (w *Walker) readCode(addr uint64, n int) []byte {
 	return b
 }
 
-// memoryAdapter gives symfile's evaluator the walker's memory.
-type memoryAdapter struct{ m Memory }
+// symbolMemory gives symfile's evaluator the walker's stack memory. A
+// pointer to the Walker, it is an interface value without an allocation.
+type symbolMemory Walker
 
-func (a memoryAdapter) ReadMemory(addr uint64, p []byte) error {
-	if a.m == nil {
+func (m *symbolMemory) ReadMemory(addr uint64, p []byte) error {
+	if m.Env.Memory == nil {
 		return errNoMemory
 	}
-	return a.m.ReadMemory(addr, p)
+	return m.Env.Memory.ReadMemory(addr, p)
 }
 
 // SymbolMemory returns the stack memory in the form symfile's evaluator takes.
-func (w *Walker) SymbolMemory() symfile.Memory { return memoryAdapter{w.Env.Memory} }
+func (w *Walker) SymbolMemory() symfile.Memory { return (*symbolMemory)(w) }

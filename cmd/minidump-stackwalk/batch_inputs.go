@@ -122,14 +122,15 @@ func (scan *inputScan) walkDir(dir string, stderr io.Writer) error {
 		case d.IsDir():
 		case !mode.IsRegular():
 			skip(p, skipNotRegular, false)
-		case isSymbolFile(p):
-			symbolFiles++
-			skip(p, skipSymbolFile, false)
 		default:
-			if isInput(p) {
-				scan.paths = append(scan.paths, p)
-			} else {
+			switch scan.classify(p) {
+			case skipSymbolFile:
+				symbolFiles++
+				skip(p, skipSymbolFile, false)
+			case skipNotDump:
 				skip(p, skipNotDump, false)
+			default:
+				scan.paths = append(scan.paths, p)
 			}
 		}
 		return nil
@@ -149,6 +150,44 @@ func (scan *inputScan) walkDir(dir string, stderr io.Writer) error {
 	return nil
 }
 
+// classify tells a regular file found in a directory: "" for an input,
+// else skipSymbolFile or skipNotDump. A file named as a symbol file is
+// sniffed as such first (isSymbolFile); any other is opened once when it
+// is a minidump, an ELF core or compressed (none of which starts with
+// "MODULE "), and a second time only to tell a symbol file without the
+// name from text that is no dump.
+func (scan *inputScan) classify(p string) string {
+	if hasSymbolFileName(p) {
+		if isSymbolFile(p) {
+			return skipSymbolFile
+		}
+		if isInput(p) {
+			return ""
+		}
+		return skipNotDump
+	}
+	kind, compression, err := dumpinput.SniffFile(p)
+	switch {
+	case err == nil && kind.Processable() && (kind != dumpinput.Microdump || compression != dumpinput.Unknown):
+		return ""
+	case isSymbolFile(p):
+		return skipSymbolFile
+	case err == nil && kind.Processable(), errors.As(err, new(*fs.PathError)):
+		return "" // isInput's answer, from the same sniff
+	}
+	return skipNotDump
+}
+
+// hasSymbolFileName reports whether path is named as a symbol file.
+func hasSymbolFileName(path string) bool {
+	for _, ext := range []string{".sym", ".sym.gz", ".sym.zst", ".sym.xz"} {
+		if strings.HasSuffix(strings.ToLower(path), ext) {
+			return true
+		}
+	}
+	return false
+}
+
 // isInput reports whether a file found in a directory is an input: a
 // minidump, an ELF core or a microdump, plain or compressed, told by its
 // first bytes (internal/input.SniffFile), or a file that cannot be read
@@ -166,11 +205,9 @@ func isInput(path string) bool {
 // (.sym, also compressed) or its first line (MODULE); a dump named .sym is
 // a dump.
 func isSymbolFile(path string) bool {
-	for _, ext := range []string{".sym", ".sym.gz", ".sym.zst", ".sym.xz"} {
-		if strings.HasSuffix(strings.ToLower(path), ext) {
-			kind, _, err := dumpinput.SniffFile(path)
-			return err != nil || !kind.Processable()
-		}
+	if hasSymbolFileName(path) {
+		kind, _, err := dumpinput.SniffFile(path)
+		return err != nil || !kind.Processable()
 	}
 	f, err := os.Open(path)
 	if err != nil {

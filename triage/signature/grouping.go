@@ -413,9 +413,15 @@ func (s *frameState) set(a flagAction) {
 func (r *Rules) frameStates(frames []triage.Frame) []frameState {
 	st := make([]frameState, len(frames))
 	for i := range frames {
-		n := r.frameName(&frames[i])
-		st[i] = frameState{name: n, module: frames[i].Module, path: frames[i].File,
-			group: !matches(r.irrelevant, n), prefix: matches(r.prefix, n), sentinel: matches(r.sentinel, n)}
+		f := &frames[i]
+		if n, ok := r.memo.get(f); ok {
+			st[i] = n
+		} else {
+			n := r.frameName(f)
+			st[i] = frameState{name: n, group: !matches(r.irrelevant, n), prefix: matches(r.prefix, n), sentinel: matches(r.sentinel, n)}
+			r.memo.put(f, st[i])
+		}
+		st[i].module, st[i].path = f.Module, f.File
 	}
 	return st
 }

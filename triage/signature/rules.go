@@ -23,6 +23,7 @@ type Rules struct {
 	prefix     *regexp.Regexp
 	trimModule *regexp.Regexp
 	grouping   *Grouping // --grouping-rules (grouping.go); nil: none
+	memo       *nameMemo // frame names already normalised; nil: none kept
 }
 
 // RuleError names the line of a rules file that does not parse.
@@ -62,7 +63,7 @@ const maxRuleLines = 100000
 
 // Parse reads rules in the format of rules.txt; name is used in errors.
 func Parse(data []byte, name string) (*Rules, error) {
-	r := &Rules{MaxFrames: 40, MaxLength: 255}
+	r := &Rules{MaxFrames: 40, MaxLength: 255, memo: &nameMemo{}}
 	lists := map[string]*[]string{"sentinel": nil, "irrelevant": nil, "prefix": nil, "trim_module": nil}
 	for k := range lists {
 		lists[k] = new([]string)

@@ -32,12 +32,7 @@ var restoreRT = []byte{0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05}
 // code in the dump. Only the extended rules ask (Breakpad knows no
 // signal frames).
 func isSigreturn(w *walker.Walker, ip uint64) bool {
-	at := &walker.Frame{Instruction: ip}
-	w.Symbolize(at, false)
-	if at.Function == "__restore_rt" && at.FunctionBase == ip {
-		return true
-	}
-	return codeIs(w, ip, restoreRT)
+	return w.NamedAt(ip, "__restore_rt") || codeIs(w, ip, restoreRT)
 }
 
 // bySignalFrame recovers the frame a signal interrupted from the signal

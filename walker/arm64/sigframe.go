@@ -39,12 +39,7 @@ var sigreturnCode = []byte{0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4}
 // at exactly pc, or the trampoline's code in the dump. Only the extended
 // rules ask (Breakpad knows no signal frames).
 func trampolineAt(w *walker.Walker, pc uint64) bool {
-	at := &walker.Frame{Instruction: pc}
-	w.Symbolize(at, false)
-	if at.Function == "__kernel_rt_sigreturn" && at.FunctionBase == pc {
-		return true
-	}
-	return w.CodeIs(pc, sigreturnCode)
+	return w.NamedAt(pc, "__kernel_rt_sigreturn") || w.CodeIs(pc, sigreturnCode)
 }
 
 // sigcontext is what bySignalFrame reads of a signal frame.

@@ -41,6 +41,14 @@ func NewCandidate(w *walker.Walker, callee *walker.Frame, a Arch, mask, loc, ra 
 // its symbols are loaded, in a FUNC or PUBLIC symbol.
 func (c *Candidate) InFunction() bool { return c.w.InstructionSeemsValid((c.RA - 1) & c.mask) }
 
+// inFunction is the InFunction of NewCandidate(w, callee, _, mask, _, ra),
+// asked before the Candidate is made: most words of a scan window are no
+// candidate, and a Candidate is an allocation.
+func inFunction(w *walker.Walker, callee *walker.Frame, mask, ra uint64) bool {
+	mask &= isaOf(callee.Context.Arch).desc().mask()
+	return w.InstructionSeemsValid((ra&mask - 1) & mask)
+}
+
 // Call is what the dump's code says of the call before RA for callee
 // (Judge; Undecided without code).
 func (c *Candidate) Call() Verdict {

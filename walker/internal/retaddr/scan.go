@@ -43,11 +43,10 @@ func Scan(w *walker.Walker, callee *walker.Frame, start uint64, words int, mask 
 		if !ok {
 			break
 		}
-		c := NewCandidate(w, callee, a, mask, l, v)
-		if !c.InFunction() { // also: inside a loaded module
+		if !inFunction(w, callee, mask, v) { // also: inside a loaded module
 			continue
 		}
-		if p.offer(c, checks) {
+		if p.offer(NewCandidate(w, callee, a, mask, l, v), checks) {
 			break
 		}
 	}
@@ -87,8 +86,11 @@ func sameFunctionAbove(w *walker.Walker, callee *walker.Frame, c *Candidate, end
 		if !ok {
 			break
 		}
+		if !inFunction(w, callee, c.mask, v) {
+			continue
+		}
 		d := NewCandidate(w, callee, c.a, c.mask, l, v)
-		if !d.InFunction() || !SameFunction(w, at, (d.RA&^c.set.thumbBit-c.set.callOffset)&c.mask) {
+		if !SameFunction(w, at, (d.RA&^c.set.thumbBit-c.set.callOffset)&c.mask) {
 			continue
 		}
 		if ok, _ := decide(d, checks); !ok {
@@ -207,8 +209,11 @@ func confirmedBeyond(w *walker.Walker, callee *walker.Frame, start uint64, words
 		if !ok {
 			break
 		}
+		if !inFunction(w, callee, mask, v) {
+			continue
+		}
 		c := NewCandidate(w, callee, a, mask, l, v)
-		if !c.InFunction() || c.Call() != Confirmed {
+		if c.Call() != Confirmed {
 			continue
 		}
 		if ok, _ := decide(c, checks); !ok {
@@ -237,8 +242,11 @@ func wordBelow(w *walker.Walker, callee *walker.Frame, start, end, mask uint64, 
 		if !ok {
 			break
 		}
+		if !inFunction(w, callee, mask, v) {
+			continue
+		}
 		c := NewCandidate(w, callee, a, mask, l, v)
-		if !c.InFunction() || !match(c) {
+		if !match(c) {
 			continue
 		}
 		if ok, _ := decide(c, CheckSymbols|CheckCFI); ok {
