@@ -3,12 +3,15 @@ package symfile
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 )
@@ -434,7 +437,10 @@ func (f *File) buildIndex(chunkSize int, disk *diskSource) {
 	if disk != nil {
 		disk.release(0, len(data)) // the pages that finding the bounds touched
 	}
-	room := publicSlots(data, bounds, workers, disk)
+	room, reserved := reservePublics(f, bounds, disk)
+	if !reserved {
+		room = publicSlots(data, bounds, workers, disk)
+	}
 	var next atomic.Int64
 	var g mapfault.Group // a fault on the mapping, or a bug, goes to the caller (fault.go)
 	for range workers {
@@ -442,6 +448,101 @@ func (f *File) buildIndex(chunkSize int, disk *diskSource) {
 	}
 	g.Wait()
 	f.merge(chunks, room)
+	if f.pubMem != nil {
+		f.pubMem.keep(f.pubs)
+	}
+}
+
+// publicBytesPerRecord bounds the PUBLIC records of a chunk: a record that
+// is kept has "PUBLIC ", an address and a size, so it takes at least 8
+// bytes of the file, line end included.
+const publicBytesPerRecord = 8
+
+// reservePublics gives each chunk of a file on disk a slot of one array
+// of anonymous memory with room for as many PUBLIC records as its bytes
+// could hold, committed only where records are written (reserve). So the
+// index pass reads the file once: counting the PUBLIC lines first, to size
+// one array of the heap (publicSlots), read the whole file a second time,
+// a tenth of a first run on the stress file. The records are held once, as
+// with publicSlots: merge closes the gaps in place, and keep gives back the
+// pages after the last record. The reservation is released with the
+// mapping of the file (f.unmap); it reports false, and reserves nothing,
+// for data in memory or where memory cannot be reserved (not unix, or a
+// 32-bit address space too small for it).
+func reservePublics(f *File, bounds []int, disk *diskSource) (publicRoom, bool) {
+	n := len(bounds) - 1
+	if disk == nil || f.unmap == nil || n <= 0 {
+		return publicRoom{}, false
+	}
+	const entry = int64(unsafe.Sizeof(pubEntry{}))
+	room := make([]int, n)
+	total := int64(0)
+	for i := range n {
+		room[i] = (bounds[i+1]-bounds[i])/publicBytesPerRecord + 1
+		total += int64(room[i])
+	}
+	if total > math.MaxInt/entry {
+		return publicRoom{}, false
+	}
+	mem, free := reserve(total * entry)
+	if mem == nil {
+		return publicRoom{}, false
+	}
+	held := &reservation{mem: mem, used: len(mem), free: free}
+	f.pubMem = held
+	unmap := f.unmap
+	f.unmap = func() error { return errors.Join(unmap(), held.release()) }
+	all := fromBytes[pubEntry](mem)[:total]
+	return publicRoom{all: all, slots: carve(all, room)}, true
+}
+
+// reservation is reservePublics' memory.
+type reservation struct {
+	mu   sync.Mutex
+	mem  []byte // the whole reservation, nil once released
+	used int    // bytes of it in use
+	free func([]byte) error
+}
+
+// keep gives back the pages after the records pubs (written by chunks
+// whose records merge moved down), or all of them when pubs is not in the
+// reservation (gatherPublics copied the records) or is empty. The pages
+// are dropped (releasePages); the address range is unmapped by release.
+func (r *reservation) keep(pubs []pubEntry) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(pubs) == 0 || len(r.mem) == 0 || uintptrOf(asBytes(pubs)) != uintptrOf(r.mem) {
+		r.releaseLocked()
+		return
+	}
+	r.used = len(pubs) * int(unsafe.Sizeof(pubEntry{}))
+	releasePages(r.mem, r.used, len(r.mem))
+}
+
+// size is the memory in use, in bytes.
+func (r *reservation) size() int {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.used
+}
+
+// release unmaps the reservation; later calls do nothing.
+func (r *reservation) release() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.releaseLocked()
+}
+
+func (r *reservation) releaseLocked() error {
+	if r.mem == nil {
+		return nil
+	}
+	m := r.mem
+	r.mem, r.used = nil, 0
+	return r.free(m)
 }
 
 // publicSlots returns one array with room for every line of data that may
@@ -480,13 +581,18 @@ func publicSlots(data []byte, bounds []int, workers int, disk *diskSource) publi
 	}
 	g.Wait()
 	all := make([]pubEntry, sumOf(counts))
-	slots := make([][]pubEntry, n)
+	return publicRoom{all: all, slots: carve(all, counts)}
+}
+
+// carve cuts all into empty slots with room for sizes[i] records each.
+func carve(all []pubEntry, sizes []int) [][]pubEntry {
+	slots := make([][]pubEntry, len(sizes))
 	at := 0
-	for i, k := range counts {
+	for i, k := range sizes {
 		slots[i] = all[at : at : at+k]
 		at += k
 	}
-	return publicRoom{all, slots}
+	return slots
 }
 
 // countPublicLines counts the lines of chunk (which starts at a line start)
@@ -541,7 +647,8 @@ func countPublicAt(r io.ReaderAt, buf *[]byte, lo, hi int) (int, bool) {
 	return n, true
 }
 
-// publicRoom is publicSlots' array and each chunk's part of it.
+// publicRoom is the array of publicSlots or reservePublics and each
+// chunk's part of it.
 type publicRoom struct {
 	all   []pubEntry
 	slots [][]pubEntry
