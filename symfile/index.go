@@ -753,8 +753,8 @@ func (c *chunkIndex) sortRuns() {
 
 // merge combines the chunks' results: serially the little that depends
 // on the chunks before (function blocks that continue into the next chunk,
-// error line numbers), then each array on its own goroutine, copied into
-// its presized final slice and sorted.
+// error line numbers), then each array on its own goroutine, merged from
+// the chunks' sorted runs into its presized final slice.
 func (f *File) merge(chunks []*chunkIndex, room publicRoom) {
 	errs := f.joinChunks(chunks)
 
@@ -764,12 +764,10 @@ func (f *File) merge(chunks []*chunkIndex, room publicRoom) {
 	var dups []uint64
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		funcs = concat(chunks, func(c *chunkIndex) []funcEntry { return c.funcs })
-		sortByAddr(funcs, byAddr[funcEntry])
+		funcs = mergeChunkRuns(chunks, func(c *chunkIndex) []funcEntry { return c.funcs }, byAddr[funcEntry])
 	})
 	wg.Go(func() {
-		cfi = concat(chunks, func(c *chunkIndex) []rangeEntry { return c.cfi })
-		sortByAddr(cfi, byAddr[rangeEntry])
+		cfi = mergeChunkRuns(chunks, func(c *chunkIndex) []rangeEntry { return c.cfi }, byAddr[rangeEntry])
 	})
 	wg.Go(func() {
 		pubs = gatherPublics(chunks, room)
