@@ -3,15 +3,12 @@ package symfile
 import (
 	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 )
@@ -437,66 +434,26 @@ func (f *File) buildIndex(chunkSize int, disk *diskSource) {
 	if disk != nil {
 		disk.release(0, len(data)) // the pages that finding the bounds touched
 	}
-	room, reserved := reservePublics(f, bounds, disk)
-	if !reserved {
+	seq := newSequencer(f, bounds, disk)
+	var room publicRoom
+	if seq == nil {
 		room = publicSlots(data, bounds, workers, disk)
 	}
 	var next atomic.Int64
 	var g mapfault.Group // a fault on the mapping, or a bug, goes to the caller (fault.go)
 	for range workers {
-		g.Go(func() { f.indexChunks(bounds, chunks, room.slots, &next, disk, chunkSize) })
+		g.Go(func() { f.indexChunks(bounds, chunks, room.slots, &next, disk, chunkSize, seq) })
 	}
 	g.Wait()
-	f.merge(chunks, room)
-	if f.pubMem != nil {
-		f.pubMem.keep(f.pubs)
+	f.merge(chunks, room, seq)
+	if seq != nil {
+		seq.funcs.keep(f.funcs)
+		seq.cfi.keep(f.cfi)
+		seq.pubs.keep(f.pubs)
 	}
 }
 
-// publicBytesPerRecord bounds the PUBLIC records of a chunk: a record that
-// is kept has "PUBLIC ", an address and a size, so it takes at least 8
-// bytes of the file, line end included.
-const publicBytesPerRecord = 8
-
-// reservePublics gives each chunk of a file on disk a slot of one array
-// of anonymous memory with room for as many PUBLIC records as its bytes
-// could hold, committed only where records are written (reserve). So the
-// index pass reads the file once: counting the PUBLIC lines first, to size
-// one array of the heap (publicSlots), read the whole file a second time,
-// a tenth of a first run on the stress file. The records are held once, as
-// with publicSlots: merge closes the gaps in place, and keep gives back the
-// pages after the last record. The reservation is released with the
-// mapping of the file (f.unmap); it reports false, and reserves nothing,
-// for data in memory or where memory cannot be reserved (not unix, or a
-// 32-bit address space too small for it).
-func reservePublics(f *File, bounds []int, disk *diskSource) (publicRoom, bool) {
-	n := len(bounds) - 1
-	if disk == nil || f.unmap == nil || n <= 0 {
-		return publicRoom{}, false
-	}
-	const entry = int64(unsafe.Sizeof(pubEntry{}))
-	room := make([]int, n)
-	total := int64(0)
-	for i := range n {
-		room[i] = (bounds[i+1]-bounds[i])/publicBytesPerRecord + 1
-		total += int64(room[i])
-	}
-	if total > math.MaxInt/entry {
-		return publicRoom{}, false
-	}
-	mem, free := reserve(total * entry)
-	if mem == nil {
-		return publicRoom{}, false
-	}
-	held := &reservation{mem: mem, used: len(mem), free: free}
-	f.pubMem = held
-	unmap := f.unmap
-	f.unmap = func() error { return errors.Join(unmap(), held.release()) }
-	all := fromBytes[pubEntry](mem)[:total]
-	return publicRoom{all: all, slots: carve(all, room)}, true
-}
-
-// reservation is reservePublics' memory.
+// reservation is an arena's memory (reserve).
 type reservation struct {
 	mu   sync.Mutex
 	mem  []byte // the whole reservation, nil once released
@@ -504,18 +461,19 @@ type reservation struct {
 	free func([]byte) error
 }
 
-// keep gives back the pages after the records pubs (written by chunks
-// whose records merge moved down), or all of them when pubs is not in the
-// reservation (gatherPublics copied the records) or is empty. The pages
-// are dropped (releasePages); the address range is unmapped by release.
-func (r *reservation) keep(pubs []pubEntry) {
+// keep gives back the pages after used, the records kept (written by
+// chunks whose records merge moved down, or left by merge's filters), or
+// all of them when used does not start the reservation (merge copied the
+// records) or is empty. The pages are dropped (releasePages); the address
+// range is unmapped by release.
+func (r *reservation) keep(used []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(pubs) == 0 || len(r.mem) == 0 || uintptrOf(asBytes(pubs)) != uintptrOf(r.mem) {
+	if len(used) == 0 || len(r.mem) == 0 || uintptrOf(used) != uintptrOf(r.mem) {
 		r.releaseLocked()
 		return
 	}
-	r.used = len(pubs) * int(unsafe.Sizeof(pubEntry{}))
+	r.used = len(used)
 	releasePages(r.mem, r.used, len(r.mem))
 }
 
@@ -531,6 +489,9 @@ func (r *reservation) size() int {
 
 // release unmaps the reservation; later calls do nothing.
 func (r *reservation) release() error {
+	if r == nil {
+		return nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.releaseLocked()
@@ -673,18 +634,30 @@ func sumOf(v []int) int {
 // the mapping instead, so the buffer stays bounded; so is a chunk whose read
 // fails or comes back short (a file truncated meanwhile): reading the
 // mapping then faults, and the fault is reported as before (fault.go).
-func (f *File) indexChunks(bounds []int, chunks []*chunkIndex, slots [][]pubEntry, next *atomic.Int64, disk *diskSource, chunkSize int) {
+func (f *File) indexChunks(bounds []int, chunks []*chunkIndex, slots [][]pubEntry, next *atomic.Int64, disk *diskSource, chunkSize int, seq *sequencer) {
 	data := f.data
 	var buf []byte
 	var scratch chunkScratch
 	n := len(chunks)
+	finished := false
+	defer func() {
+		if seq != nil && !finished {
+			seq.stop() // a fault: the others must not wait for this chunk
+		}
+	}()
 	for {
 		i := int(next.Add(1) - 1)
 		if i >= n {
+			finished = true
 			return
 		}
 		lo, hi := bounds[i], bounds[i+1]
-		c := scratch.start(slots[i])
+		var c *chunkIndex
+		if seq != nil {
+			c = scratch.start(scratch.pubs[:0])
+		} else {
+			c = scratch.start(slots[i])
+		}
 		if disk == nil {
 			indexChunkInto(data, lo, hi, c, 0)
 		} else if b, ok := readChunk(disk.r, &buf, lo, hi, chunkSize); ok {
@@ -696,8 +669,12 @@ func (f *File) indexChunks(bounds []int, chunks []*chunkIndex, slots [][]pubEntr
 		}
 		// Sorting here, in parallel, leaves merge only sorted runs to merge.
 		c.sortRuns()
-		scratch.keep(c)
 		chunks[i] = c
+		if seq != nil {
+			seq.done(i, c, &scratch)
+		} else {
+			scratch.keep(c)
+		}
 	}
 }
 
@@ -705,10 +682,11 @@ func (f *File) indexChunks(bounds []int, chunks []*chunkIndex, slots [][]pubEntr
 // of the chunk it indexes, reused from chunk to chunk: appending to new
 // arrays for every chunk grew each several times, copying and faulting in
 // fresh memory (a tenth of a first run on the stress file). Each chunk keeps
-// an exact copy.
+// an exact copy (keep), or a sequencer copies its records to its arenas.
 type chunkScratch struct {
 	funcs []funcEntry
 	cfi   []rangeEntry
+	pubs  []pubEntry // for a sequencer only: else a slot of publicSlots
 }
 
 // start returns a new chunk's index, appending its PUBLIC records to pubs
@@ -721,6 +699,11 @@ func (s *chunkScratch) start(pubs []pubEntry) *chunkIndex {
 func (s *chunkScratch) keep(c *chunkIndex) {
 	s.funcs, s.cfi = c.funcs[:0], c.cfi[:0]
 	c.funcs, c.cfi = slices.Clone(c.funcs), slices.Clone(c.cfi)
+}
+
+// take takes c's arrays back, for a sequencer that copies c's records.
+func (s *chunkScratch) take(c *chunkIndex) {
+	s.funcs, s.cfi, s.pubs = c.funcs[:0], c.cfi[:0], c.pubs[:0]
 }
 
 // readChunk reads the file's bytes [lo, hi) into *buf, growing it up to
@@ -755,7 +738,7 @@ func (c *chunkIndex) sortRuns() {
 // on the chunks before (function blocks that continue into the next chunk,
 // error line numbers), then each array on its own goroutine, merged from
 // the chunks' sorted runs into its presized final slice.
-func (f *File) merge(chunks []*chunkIndex, room publicRoom) {
+func (f *File) merge(chunks []*chunkIndex, room publicRoom, seq *sequencer) {
 	errs := f.joinChunks(chunks)
 
 	var funcs []funcEntry
@@ -764,13 +747,20 @@ func (f *File) merge(chunks []*chunkIndex, room publicRoom) {
 	var dups []uint64
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		funcs = mergeChunkRuns(chunks, func(c *chunkIndex) []funcEntry { return c.funcs }, byAddr[funcEntry])
+		funcs = mergeArena(chunks, seqArena(seq, func(s *sequencer) *arena[funcEntry] { return &s.funcs }),
+			func(c *chunkIndex) []funcEntry { return c.funcs }, byAddr[funcEntry])
 	})
 	wg.Go(func() {
-		cfi = mergeChunkRuns(chunks, func(c *chunkIndex) []rangeEntry { return c.cfi }, byAddr[rangeEntry])
+		cfi = mergeArena(chunks, seqArena(seq, func(s *sequencer) *arena[rangeEntry] { return &s.cfi }),
+			func(c *chunkIndex) []rangeEntry { return c.cfi }, byAddr[rangeEntry])
 	})
 	wg.Go(func() {
-		pubs = gatherPublics(chunks, room)
+		if seq != nil {
+			pubs = mergeArena(chunks, &seq.pubs, func(c *chunkIndex) []pubEntry { return c.pubs }, cmpPub)
+		} else {
+			pubs = gatherPublics(chunks, room)
+			sortByAddr(pubs, cmpPub)
+		}
 		pubs, dups = firstPublics(pubs)
 	})
 	wg.Go(func() {
@@ -902,11 +892,10 @@ func gatherPublics(chunks []*chunkIndex, room publicRoom) []pubEntry {
 	return room.all[:w]
 }
 
-// firstPublics sorts PUBLIC records by address and keeps the first of
-// each address (Breakpad keeps the first and counts an error for each
+// firstPublics keeps the first PUBLIC record of each address of pubs,
+// sorted by cmpPub (Breakpad keeps the first and counts an error for each
 // other); it returns the offsets of the others.
 func firstPublics(pubs []pubEntry) ([]pubEntry, []uint64) {
-	sortByAddr(pubs, cmpPub)
 	w := 0
 	var dups []uint64
 	for i, p := range pubs {

@@ -14,14 +14,41 @@ import "container/heap"
 // sections of a module), so while one run's entries come before every
 // other run's head they are copied whole, found by galloping.
 func mergeChunkRuns[T any](chunks []*chunkIndex, of func(*chunkIndex) []T, cmp func(a, b T) int) []T {
-	h := runHeap[T]{cmp: cmp}
+	var runs [][]T
 	n := 0
 	for _, c := range chunks {
 		if r := of(c); len(r) > 0 {
-			h.runs = append(h.runs, r)
+			runs = append(runs, r)
 			n += len(r)
 		}
 	}
+	return mergeSortedRuns(runs, n, cmp)
+}
+
+// mergeArena returns the records that of gives of each chunk, sorted by
+// cmp: those of the arena a when the chunks' records are there (sorted in
+// place), else merged from the chunks' arrays.
+func mergeArena[T any](chunks []*chunkIndex, a *arena[T], of func(*chunkIndex) []T, cmp func(a, b T) int) []T {
+	if a != nil {
+		if out, ok := a.sorted(cmp); ok {
+			return out
+		}
+	}
+	return mergeChunkRuns(chunks, of, cmp)
+}
+
+// seqArena returns one of s's arenas, or nil when s is.
+func seqArena[T any](s *sequencer, which func(*sequencer) *arena[T]) *arena[T] {
+	if s == nil {
+		return nil
+	}
+	return which(s)
+}
+
+// mergeSortedRuns merges the non-empty sorted runs, n entries in all, into
+// a new array.
+func mergeSortedRuns[T any](runs [][]T, n int, cmp func(a, b T) int) []T {
+	h := runHeap[T]{runs: runs, cmp: cmp}
 	out := make([]T, 0, n)
 	heap.Init(&h)
 	for len(h.runs) > 1 {

@@ -53,3 +53,63 @@ func TestGallop(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeRunsInPlace sorts one array of sorted runs in place, as the
+// sequencer's arenas are: runs already in order, runs that overlap the
+// end of what came before, and runs that each span everything before
+// (which stop the merge in place, after twice the array's entries moved,
+// and are merged into a new array instead). Each result must equal a sort.
+func TestMergeRunsInPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 2))
+	for trial := range 300 {
+		var a arena[rangeEntry]
+		a.all = make([]rangeEntry, 0, 4096)[:4096]
+		var want []rangeEntry
+		off := uint64(0)
+		base := uint64(0)
+		for range 1 + rng.IntN(20) {
+			var run []rangeEntry
+			switch trial % 3 {
+			case 0: // in order
+				base += uint64(rng.IntN(50))
+			case 1: // overlapping the end of the runs before
+				base = max(base, 30) - uint64(rng.IntN(30))
+			case 2: // spanning all
+				base = 0
+			}
+			for k := range rng.IntN(150) {
+				off++
+				addr := base + uint64(k)*uint64(1+rng.IntN(3))
+				run = append(run, rangeEntry{addr, addr, off})
+			}
+			if len(run) > 0 {
+				base = run[len(run)-1].base
+			}
+			slices.SortFunc(run, byAddr[rangeEntry])
+			got := a.add(run)
+			if !slices.Equal(got, run) {
+				t.Fatalf("trial %d: arena copy differs", trial)
+			}
+			want = append(want, run...)
+		}
+		slices.SortFunc(want, byAddr[rangeEntry])
+		got, ok := a.sorted(byAddr[rangeEntry])
+		if !ok || !slices.Equal(got, want) && len(want) > 0 {
+			t.Fatalf("trial %d: %d runs: sorted in place (ok %v) differs from a sort", trial, len(a.runs), ok)
+		}
+	}
+}
+
+// TestArenaSpill: records beyond the arena's room go to the heap, and the
+// arena reports that merge must use the chunks' arrays.
+func TestArenaSpill(t *testing.T) {
+	var a arena[pubEntry]
+	a.all = make([]pubEntry, 2)
+	a.add([]pubEntry{{1, 1}})
+	if got := a.add([]pubEntry{{2, 2}, {3, 3}}); len(got) != 2 || got[1] != (pubEntry{3, 3}) {
+		t.Fatalf("spilt records %v", got)
+	}
+	if _, ok := a.sorted(cmpPub); ok {
+		t.Error("an arena that spilt reported its records sorted")
+	}
+}

@@ -53,7 +53,8 @@ func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
 // TestPublicIndexReadsOnce indexes a file on disk made only of PUBLIC
 // records (issue 29): the pass reads the file once (counting the PUBLIC
 // lines first read it twice), holds the records in reserved memory rather
-// than the heap, and gives back the reserved pages past the last record.
+// than the heap (sequencer), and gives back the reserved pages past the
+// last record.
 func TestPublicIndexReadsOnce(t *testing.T) {
 	var sym bytes.Buffer
 	if err := hostile.PublicSymbols(&sym, 24<<20); err != nil {
@@ -67,7 +68,8 @@ func TestPublicIndexReadsOnce(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	f.buildIndex(defaultChunkSize, &diskSource{r, func(lo, hi int) {}})
+	const chunk = 256 << 10 // so that a worker's arrays are small beside the records
+	f.buildIndex(chunk, &diskSource{r, func(lo, hi int) {}})
 	runtime.ReadMemStats(&after)
 	if len(f.pubs) != records {
 		t.Fatalf("%d PUBLIC records indexed, %d in the file", len(f.pubs), records)
@@ -75,9 +77,9 @@ func TestPublicIndexReadsOnce(t *testing.T) {
 	if got := r.n.Load(); got != int64(len(data)) {
 		t.Errorf("the index pass read %d bytes of a %d-byte file", got, len(data))
 	}
-	// The heap holds the workers' read buffers (readChunk), not the records.
-	chunks := len(data)/defaultChunkSize + 1
-	buffers := uint64(min(runtime.GOMAXPROCS(0), chunks)) * (defaultChunkSize + defaultChunkSize/8)
+	// The heap holds the workers' read buffers (readChunk) and the arrays
+	// they index a chunk into, not the file's records.
+	buffers := uint64(runtime.GOMAXPROCS(0)) * (chunk + chunk/8)
 	array := uint64(records) * 16
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > buffers+array/4 {
 		t.Errorf("indexing %d PUBLIC records allocated %d bytes of heap, read buffers %d, their array %d bytes", records, alloc, buffers, array)
