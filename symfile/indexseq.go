@@ -179,7 +179,7 @@ func (a *arena[T]) sorted(cmp func(a, b T) int) (out []T, ok bool) {
 	if a.spilt {
 		return nil, false
 	}
-	all := a.all[:a.n]
+	all := a.all[:a.n:a.n] // the capacity is the records' (HeapBytes), not the reservation's
 	bounds := append(a.runs, a.n)
 	if k, e := mergeRunsInPlace(all, bounds, cmp); k < len(bounds)-1 {
 		runs := [][]T{all[:e]}

@@ -95,3 +95,27 @@ func TestPublicIndexReadsOnce(t *testing.T) {
 		t.Error("reserved memory kept after Close")
 	}
 }
+
+// TestHeapBytesOfReservedIndex: a File whose records are in reserved
+// memory reports their size, not the reservation's (a memory-bounded
+// cache adds HeapBytes to Size).
+func TestHeapBytesOfReservedIndex(t *testing.T) {
+	var sym bytes.Buffer
+	if err := hostile.PublicSymbols(&sym, 4<<20); err != nil {
+		t.Fatal(err)
+	}
+	data := sym.Bytes()
+	inMemory, err := NewFile(data, "public.sym")
+	if err != nil {
+		t.Fatal(err)
+	}
+	onDisk := &File{name: "public.sym", data: data, unmap: func() error { return nil }}
+	onDisk.buildIndex(defaultChunkSize, &diskSource{bytes.NewReader(data), func(lo, hi int) {}})
+	defer onDisk.Close()
+	if onDisk.pubMem == nil {
+		t.Fatal("the records of a file on disk are not in reserved memory")
+	}
+	if got, want := onDisk.HeapBytes(), inMemory.HeapBytes(); got > want {
+		t.Errorf("HeapBytes %d with the records in reserved memory, %d on the heap", got, want)
+	}
+}
