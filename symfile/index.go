@@ -453,59 +453,6 @@ func (f *File) buildIndex(chunkSize int, disk *diskSource) {
 	}
 }
 
-// reservation is an arena's memory (reserve).
-type reservation struct {
-	mu   sync.Mutex
-	mem  []byte // the whole reservation, nil once released
-	used int    // bytes of it in use
-	free func([]byte) error
-}
-
-// keep gives back the pages after used, the records kept (written by
-// chunks whose records merge moved down, or left by merge's filters), or
-// all of them when used does not start the reservation (merge copied the
-// records) or is empty. The pages are dropped (releasePages); the address
-// range is unmapped by release.
-func (r *reservation) keep(used []byte) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(used) == 0 || len(r.mem) == 0 || uintptrOf(used) != uintptrOf(r.mem) {
-		r.releaseLocked()
-		return
-	}
-	r.used = len(used)
-	releasePages(r.mem, r.used, len(r.mem))
-}
-
-// size is the memory in use, in bytes.
-func (r *reservation) size() int {
-	if r == nil {
-		return 0
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.used
-}
-
-// release unmaps the reservation; later calls do nothing.
-func (r *reservation) release() error {
-	if r == nil {
-		return nil
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.releaseLocked()
-}
-
-func (r *reservation) releaseLocked() error {
-	if r.mem == nil {
-		return nil
-	}
-	m := r.mem
-	r.mem, r.used = nil, 0
-	return r.free(m)
-}
-
 // publicSlots returns one array with room for every line of data that may
 // be a PUBLIC record (it starts with "PUBLIC "), and each chunk's part of
 // it, empty with its room as capacity. The chunks append their records
@@ -608,8 +555,7 @@ func countPublicAt(r io.ReaderAt, buf *[]byte, lo, hi int) (int, bool) {
 	return n, true
 }
 
-// publicRoom is the array of publicSlots or reservePublics and each
-// chunk's part of it.
+// publicRoom is publicSlots' array and each chunk's part of it.
 type publicRoom struct {
 	all   []pubEntry
 	slots [][]pubEntry
@@ -736,8 +682,9 @@ func (c *chunkIndex) sortRuns() {
 
 // merge combines the chunks' results: serially the little that depends
 // on the chunks before (function blocks that continue into the next chunk,
-// error line numbers), then each array on its own goroutine, merged from
-// the chunks' sorted runs into its presized final slice.
+// error line numbers), then each array on its own goroutine: sorted in
+// place in its arena (sequencer), or merged from the chunks' sorted runs
+// into its presized final slice.
 func (f *File) merge(chunks []*chunkIndex, room publicRoom, seq *sequencer) {
 	errs := f.joinChunks(chunks)
 

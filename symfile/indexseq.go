@@ -245,3 +245,56 @@ func mergeInto[T any](dst, x []T, cmp func(a, b T) int) {
 	}
 	copy(dst[w:], x[i:]) // the run's rest is in place
 }
+
+// reservation is an arena's memory (reserve).
+type reservation struct {
+	mu   sync.Mutex
+	mem  []byte // the whole reservation, nil once released
+	used int    // bytes of it in use
+	free func([]byte) error
+}
+
+// keep gives back the pages after used, the records that merge kept
+// (its filters drop duplicates, overlapping ranges and records past the
+// error limit), or all of them when used does not start the reservation
+// (merge copied the records) or is empty. The pages are dropped (releasePages); the address
+// range is unmapped by release.
+func (r *reservation) keep(used []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(used) == 0 || len(r.mem) == 0 || uintptrOf(used) != uintptrOf(r.mem) {
+		r.releaseLocked()
+		return
+	}
+	r.used = len(used)
+	releasePages(r.mem, r.used, len(r.mem))
+}
+
+// size is the memory in use, in bytes.
+func (r *reservation) size() int {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.used
+}
+
+// release unmaps the reservation; later calls do nothing.
+func (r *reservation) release() error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.releaseLocked()
+}
+
+func (r *reservation) releaseLocked() error {
+	if r.mem == nil {
+		return nil
+	}
+	m := r.mem
+	r.mem, r.used = nil, 0
+	return r.free(m)
+}
