@@ -230,7 +230,7 @@ func BenchmarkMerge(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		f := &File{data: data}
-		f.merge(chunks, publicRoom{})
+		f.merge(chunks, publicRoom{}, nil)
 	}
 }
 

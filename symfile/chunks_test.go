@@ -37,15 +37,25 @@ func TestChunkBoundaries(t *testing.T) {
 			// In memory; read from "disk" (pread into a buffer, the
 			// mapping for chunks over twice cs); and from a file that
 			// reads short, as when truncated meanwhile (the mapping).
+			// A File that is closed (as Open's are) holds its PUBLIC
+			// records in reserved memory, not in an array sized by a
+			// count of them (reservePublics).
 			for src, disk := range map[string]*diskSource{
-				"memory": nil,
-				"disk":   {bytes.NewReader(data), func(lo, hi int) {}},
-				"short":  {bytes.NewReader(data[:len(data)/2]), func(lo, hi int) {}},
+				"memory":   nil,
+				"disk":     {bytes.NewReader(data), func(lo, hi int) {}},
+				"short":    {bytes.NewReader(data[:len(data)/2]), func(lo, hi int) {}},
+				"reserved": {bytes.NewReader(data), func(lo, hi int) {}},
 			} {
 				f := &File{name: name, data: data}
+				if src == "reserved" {
+					f.unmap = func() error { return nil }
+				}
 				f.buildIndex(cs, disk)
 				if !sameIndex(f, ref) {
 					t.Errorf("%s: chunk size %d (%s) gives a different index than one chunk\nerrs %v\nref  %v", name, cs, src, f.errs, ref.errs)
+				}
+				if err := f.Close(); err != nil {
+					t.Errorf("%s: chunk size %d (%s): Close: %v", name, cs, src, err)
 				}
 			}
 		}

@@ -10,7 +10,10 @@
 // link no decompressor; package symcompress gives one) and
 // builds a compact index in one pass, run in parallel over chunks of the
 // file, which it reads with pread into a buffer per worker (large
-// sequential reads: no page faults nor madvise). The pass validates every
+// sequential reads: no page faults nor madvise), once. The records kept
+// of a file on disk are copied, chunk after chunk in file order, into
+// arrays of reserved memory, sorted there in place (indexseq.go), each
+// record written once. The pass validates every
 // line as Breakpad's parser would, and records only the offsets and
 // address ranges of FUNC, PUBLIC, STACK CFI INIT, STACK WIN, FILE and
 // INLINE_ORIGIN records. A FUNC's line

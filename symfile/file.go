@@ -17,7 +17,8 @@ type File struct {
 	module ModuleLine
 	codeID string
 	unmap  func() error
-	origin int // fromMemory, fromBuild or fromIndex (indexdir.go)
+	pubMem *reservation // memory reserved for pubs (reservePublics), or nil
+	origin int          // fromMemory, fromBuild or fromIndex (indexdir.go)
 	errs   []lineError
 	limit  uint64 // records at or after this offset are not used (Breakpad bails after 100 errors)
 

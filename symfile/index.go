@@ -434,14 +434,23 @@ func (f *File) buildIndex(chunkSize int, disk *diskSource) {
 	if disk != nil {
 		disk.release(0, len(data)) // the pages that finding the bounds touched
 	}
-	room := publicSlots(data, bounds, workers, disk)
+	seq := newSequencer(f, bounds, disk)
+	var room publicRoom
+	if seq == nil {
+		room = publicSlots(data, bounds, workers, disk)
+	}
 	var next atomic.Int64
 	var g mapfault.Group // a fault on the mapping, or a bug, goes to the caller (fault.go)
 	for range workers {
-		g.Go(func() { f.indexChunks(bounds, chunks, room.slots, &next, disk, chunkSize) })
+		g.Go(func() { f.indexChunks(bounds, chunks, room.slots, &next, disk, chunkSize, seq) })
 	}
 	g.Wait()
-	f.merge(chunks, room)
+	f.merge(chunks, room, seq)
+	if seq != nil {
+		seq.funcs.keep(f.funcs)
+		seq.cfi.keep(f.cfi)
+		seq.pubs.keep(f.pubs)
+	}
 }
 
 // publicSlots returns one array with room for every line of data that may
@@ -480,13 +489,18 @@ func publicSlots(data []byte, bounds []int, workers int, disk *diskSource) publi
 	}
 	g.Wait()
 	all := make([]pubEntry, sumOf(counts))
-	slots := make([][]pubEntry, n)
+	return publicRoom{all: all, slots: carve(all, counts)}
+}
+
+// carve cuts all into empty slots with room for sizes[i] records each.
+func carve(all []pubEntry, sizes []int) [][]pubEntry {
+	slots := make([][]pubEntry, len(sizes))
 	at := 0
-	for i, k := range counts {
+	for i, k := range sizes {
 		slots[i] = all[at : at : at+k]
 		at += k
 	}
-	return publicRoom{all, slots}
+	return slots
 }
 
 // countPublicLines counts the lines of chunk (which starts at a line start)
@@ -566,18 +580,30 @@ func sumOf(v []int) int {
 // the mapping instead, so the buffer stays bounded; so is a chunk whose read
 // fails or comes back short (a file truncated meanwhile): reading the
 // mapping then faults, and the fault is reported as before (fault.go).
-func (f *File) indexChunks(bounds []int, chunks []*chunkIndex, slots [][]pubEntry, next *atomic.Int64, disk *diskSource, chunkSize int) {
+func (f *File) indexChunks(bounds []int, chunks []*chunkIndex, slots [][]pubEntry, next *atomic.Int64, disk *diskSource, chunkSize int, seq *sequencer) {
 	data := f.data
 	var buf []byte
 	var scratch chunkScratch
 	n := len(chunks)
+	finished := false
+	defer func() {
+		if seq != nil && !finished {
+			seq.stop() // a fault: the others must not wait for this chunk
+		}
+	}()
 	for {
 		i := int(next.Add(1) - 1)
 		if i >= n {
+			finished = true
 			return
 		}
 		lo, hi := bounds[i], bounds[i+1]
-		c := scratch.start(slots[i])
+		var c *chunkIndex
+		if seq != nil {
+			c = scratch.start(scratch.pubs[:0])
+		} else {
+			c = scratch.start(slots[i])
+		}
 		if disk == nil {
 			indexChunkInto(data, lo, hi, c, 0)
 		} else if b, ok := readChunk(disk.r, &buf, lo, hi, chunkSize); ok {
@@ -589,8 +615,12 @@ func (f *File) indexChunks(bounds []int, chunks []*chunkIndex, slots [][]pubEntr
 		}
 		// Sorting here, in parallel, leaves merge only sorted runs to merge.
 		c.sortRuns()
-		scratch.keep(c)
 		chunks[i] = c
+		if seq != nil {
+			seq.done(i, c, &scratch)
+		} else {
+			scratch.keep(c)
+		}
 	}
 }
 
@@ -598,10 +628,11 @@ func (f *File) indexChunks(bounds []int, chunks []*chunkIndex, slots [][]pubEntr
 // of the chunk it indexes, reused from chunk to chunk: appending to new
 // arrays for every chunk grew each several times, copying and faulting in
 // fresh memory (a tenth of a first run on the stress file). Each chunk keeps
-// an exact copy.
+// an exact copy (keep), or a sequencer copies its records to its arenas.
 type chunkScratch struct {
 	funcs []funcEntry
 	cfi   []rangeEntry
+	pubs  []pubEntry // for a sequencer only: else a slot of publicSlots
 }
 
 // start returns a new chunk's index, appending its PUBLIC records to pubs
@@ -614,6 +645,11 @@ func (s *chunkScratch) start(pubs []pubEntry) *chunkIndex {
 func (s *chunkScratch) keep(c *chunkIndex) {
 	s.funcs, s.cfi = c.funcs[:0], c.cfi[:0]
 	c.funcs, c.cfi = slices.Clone(c.funcs), slices.Clone(c.cfi)
+}
+
+// take takes c's arrays back, for a sequencer that copies c's records.
+func (s *chunkScratch) take(c *chunkIndex) {
+	s.funcs, s.cfi, s.pubs = c.funcs[:0], c.cfi[:0], c.pubs[:0]
 }
 
 // readChunk reads the file's bytes [lo, hi) into *buf, growing it up to
@@ -646,9 +682,10 @@ func (c *chunkIndex) sortRuns() {
 
 // merge combines the chunks' results: serially the little that depends
 // on the chunks before (function blocks that continue into the next chunk,
-// error line numbers), then each array on its own goroutine, copied into
-// its presized final slice and sorted.
-func (f *File) merge(chunks []*chunkIndex, room publicRoom) {
+// error line numbers), then each array on its own goroutine: sorted in
+// place in its arena (sequencer), or merged from the chunks' sorted runs
+// into its presized final slice.
+func (f *File) merge(chunks []*chunkIndex, room publicRoom, seq *sequencer) {
 	errs := f.joinChunks(chunks)
 
 	var funcs []funcEntry
@@ -657,15 +694,20 @@ func (f *File) merge(chunks []*chunkIndex, room publicRoom) {
 	var dups []uint64
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		funcs = concat(chunks, func(c *chunkIndex) []funcEntry { return c.funcs })
-		sortByAddr(funcs, byAddr[funcEntry])
+		funcs = mergeArena(chunks, seqArena(seq, func(s *sequencer) *arena[funcEntry] { return &s.funcs }),
+			func(c *chunkIndex) []funcEntry { return c.funcs }, byAddr[funcEntry])
 	})
 	wg.Go(func() {
-		cfi = concat(chunks, func(c *chunkIndex) []rangeEntry { return c.cfi })
-		sortByAddr(cfi, byAddr[rangeEntry])
+		cfi = mergeArena(chunks, seqArena(seq, func(s *sequencer) *arena[rangeEntry] { return &s.cfi }),
+			func(c *chunkIndex) []rangeEntry { return c.cfi }, byAddr[rangeEntry])
 	})
 	wg.Go(func() {
-		pubs = gatherPublics(chunks, room)
+		if seq != nil {
+			pubs = mergeArena(chunks, &seq.pubs, func(c *chunkIndex) []pubEntry { return c.pubs }, cmpPub)
+		} else {
+			pubs = gatherPublics(chunks, room)
+			sortByAddr(pubs, cmpPub)
+		}
 		pubs, dups = firstPublics(pubs)
 	})
 	wg.Go(func() {
@@ -797,11 +839,10 @@ func gatherPublics(chunks []*chunkIndex, room publicRoom) []pubEntry {
 	return room.all[:w]
 }
 
-// firstPublics sorts PUBLIC records by address and keeps the first of
-// each address (Breakpad keeps the first and counts an error for each
+// firstPublics keeps the first PUBLIC record of each address of pubs,
+// sorted by cmpPub (Breakpad keeps the first and counts an error for each
 // other); it returns the offsets of the others.
 func firstPublics(pubs []pubEntry) ([]pubEntry, []uint64) {
-	sortByAddr(pubs, cmpPub)
 	w := 0
 	var dups []uint64
 	for i, p := range pubs {

@@ -458,7 +458,8 @@ func openMapped(fh *os.File, size int64, name string) (*File, error) {
 		return nil, err
 	}
 	f := &File{name: name, data: data, unmap: unmap}
-	err = guardMapped(name, unmap, func() {
+	// f.Close: the index pass adds its reservation to f.unmap (reservePublics).
+	err = guardMapped(name, f.Close, func() {
 		f.buildIndex(defaultChunkSize, &diskSource{fh, func(lo, hi int) { releasePages(data, lo, hi) }})
 	})
 	if err != nil {
