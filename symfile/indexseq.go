@@ -270,16 +270,6 @@ func (r *reservation) keep(used []byte) {
 	releasePages(r.mem, r.used, len(r.mem))
 }
 
-// size is the memory in use, in bytes.
-func (r *reservation) size() int {
-	if r == nil {
-		return 0
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.used
-}
-
 // release unmaps the reservation; later calls do nothing.
 func (r *reservation) release() error {
 	if r == nil {

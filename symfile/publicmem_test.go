@@ -119,3 +119,13 @@ func TestHeapBytesOfReservedIndex(t *testing.T) {
 		t.Errorf("HeapBytes %d with the records in reserved memory, %d on the heap", got, want)
 	}
 }
+
+// size is the reserved memory in use, in bytes (tests only).
+func (r *reservation) size() int {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.used
+}
