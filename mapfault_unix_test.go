@@ -42,53 +42,15 @@ func (s *truncatingSupplier) Symbols(m symfile.ModuleKey) (*symfile.File, error)
 	return f, err
 }
 
-// copyTree copies the files under src into a new directory.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
-// growPastReadWhole appends 2 MiB of zeros to the dump at path: the
-// minidump reader maps only a file over 1 MiB (it reads a smaller one into
-// memory, where truncating the file changes nothing).
-func growPastReadWhole(t *testing.T, path string) {
-	t.Helper()
-	st, err := os.Stat(path)
-	if err == nil {
-		err = os.Truncate(path, st.Size()+2<<20)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestTruncatedWhileProcessing: a dump or a .sym truncated after it was
 // mapped gives an error naming the file, not a SIGBUS (issue 26, item 1).
 func TestTruncatedWhileProcessing(t *testing.T) {
 	for _, victim := range []string{"dump", "sym"} {
 		t.Run(victim, func(t *testing.T) {
-			dumps := copyTree(t, corpus.Testdata(t, "dumps"))
-			syms := copyTree(t, corpus.Testdata(t, "symbols"))
+			dumps := corpus.CopyTestdata(t, "dumps")
+			syms := corpus.CopyTestdata(t, "symbols")
 			dump := filepath.Join(dumps, "amd64-fp.dmp")
-			growPastReadWhole(t, dump)
+			corpus.GrowPastReadWhole(t, dump)
 			d, err := stackwalk.Open(dump)
 			if err != nil {
 				t.Fatal(err)

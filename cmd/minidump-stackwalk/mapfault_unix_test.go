@@ -23,50 +23,12 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage/symcache"
 )
 
-// copyTestdata copies testdata/elem (a directory) into a new directory.
-func copyTestdata(t *testing.T, elem string) string {
-	t.Helper()
-	src, dst := corpus.Testdata(t, elem), t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		data, err := os.ReadFile(p)
-		if err == nil {
-			err = os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755)
-		}
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
-// growPastReadWhole appends 2 MiB of zeros to the dump at path: the
-// minidump reader maps only a file over 1 MiB (it reads a smaller one into
-// memory, where truncating the file changes nothing).
-func growPastReadWhole(t *testing.T, path string) {
-	t.Helper()
-	st, err := os.Stat(path)
-	if err == nil {
-		err = os.Truncate(path, st.Size()+2<<20)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestTruncatedDumpSingleMode: the dump is truncated after it was mapped
 // (by the symbol server's handler, asked during processing): exit status
 // 1 and an error naming the dump, not a SIGBUS (issue 26, item 1).
 func TestTruncatedDumpSingleMode(t *testing.T) {
-	dump := filepath.Join(copyTestdata(t, "dumps"), "amd64-fp.dmp")
-	growPastReadWhole(t, dump)
+	dump := filepath.Join(corpus.CopyTestdata(t, "dumps"), "amd64-fp.dmp")
+	corpus.GrowPastReadWhole(t, dump)
 	var once sync.Once
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		once.Do(func() { os.Truncate(dump, 0) })
@@ -102,7 +64,7 @@ func (s *truncateFirst) Symbols(m symfile.ModuleKey) (*symfile.File, error) {
 // later dump loads the .sym again, and the summary is written (issue 26,
 // item 1).
 func TestTruncatedFilesBatch(t *testing.T) {
-	dumps, syms := copyTestdata(t, "dumps"), copyTestdata(t, "symbols")
+	dumps, syms := corpus.CopyTestdata(t, "dumps"), corpus.CopyTestdata(t, "symbols")
 	fp := filepath.Join(dumps, "amd64-fp.dmp")
 	sym := filepath.Join(syms, "crashdemo", "D83F6001E70265BE29AD592DD70C2F4F0", "crashdemo.sym") // amd64-fp's
 	inputs := []string{fp, fp + ".copy", fp + ".copy2", filepath.Join(dumps, "amd64-leaf.dmp"), filepath.Join(dumps, "amd64-nofp.dmp")}
@@ -115,7 +77,7 @@ func TestTruncatedFilesBatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	growPastReadWhole(t, inputs[3]) // mapped, so that truncating it faults
+	corpus.GrowPastReadWhole(t, inputs[3]) // mapped, so that truncating it faults
 	summaryFile := filepath.Join(t.TempDir(), "summary.json")
 	var stderr, out bytes.Buffer
 	b := &batchFlags{}

@@ -148,3 +148,42 @@ func TestdataCore(t testing.TB, name string) []byte {
 	t.Helper()
 	return ReadZstd(t, Testdata(t, "cores", name+".core.zst"))
 }
+
+// CopyTestdata copies testdata/elem (a directory) into a new temporary
+// directory, for a test that changes the files it reads.
+func CopyTestdata(t *testing.T, elem string) string {
+	t.Helper()
+	src, dst := Testdata(t, elem), t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err == nil {
+			err = os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// GrowPastReadWhole appends 2 MiB of zeros to the dump at path: the
+// minidump reader maps only a file over 1 MiB (it reads a smaller one into
+// memory, where truncating the file changes nothing).
+func GrowPastReadWhole(t *testing.T, path string) {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err == nil {
+		err = os.Truncate(path, st.Size()+2<<20)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
