@@ -5,4 +5,6 @@
 // absent is skipped with a message saying how to get it.
 // RunWithPrivateUserCache keeps a package's tests out of the user's own
 // caches.
+// CopyTestdata gives a test its own copy of a testdata tree to change, and
+// GrowPastReadWhole makes a dump large enough that the reader maps it.
 package corpus
