@@ -7,7 +7,8 @@ import (
 	"io"
 )
 
-// The helper's protocol (docs/symbol-servers.md, "The helper program"):
+// The helper's protocol (this comment is its reference; its bounds are in
+// docs/limits.md, "The download helper"):
 // frames over the helper's standard input and output, each a kind byte,
 // the request's number (uint32, big-endian), the payload's length
 // (uint32) and the payload. The command sends
