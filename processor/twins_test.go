@@ -455,24 +455,29 @@ func TestSignalFrameWithoutCode(t *testing.T) {
 }
 
 // TestTwinsWithLocalDebugInfo: where the program's ELF file is at hand
-// (--use-local-debuginfo), its code counts as the dump's for every rule
-// that reads code: on the Breakpad-shaped twin of every testdata dump
-// whose stripped program is kept (testdata/cores/ARCH-PROGRAM.zst), the
-// walk with the .sym and the program as native source finds at least as
-// many of the oracle's frames, leading and in order, as the walk of the
-// full dump with the .sym alone, thread by thread.
+// (--use-local-debuginfo, debuginfod), its code and unwind tables count as
+// the dump's for every rule: on the three client-shaped twins of every
+// testdata dump whose stripped program is kept
+// (testdata/cores/ARCH-PROGRAM.zst), the walk with the .sym and the program
+// as native source finds at least as many of the oracle's frames, leading
+// and in order, as the walk of the full dump with the .sym alone and as
+// the twin's walk with the .sym alone, thread by thread, and no frame the
+// oracle lacks but where exidxELFForeign says why. It logs the totals and
+// the frames per rule.
 func TestTwinsWithLocalDebugInfo(t *testing.T) {
 	root := corpus.Testdata(t)
 	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
 	dumps, _ := filepath.Glob(filepath.Join(root, "dumps", "*.dmp"))
-	checked := 0
+	checked, threads := 0, 0
+	totals := map[string]*twinScore{}
+	byRule := map[string]*[2]int{}
 	for _, path := range dumps {
 		name := strings.TrimSuffix(filepath.Base(path), ".dmp")
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, st := walkTwin(t, name, data, syms, processor.Options{})
+		full, st := walkTwin(t, name, data, syms, processor.Options{})
 		if st.MainModule < 0 {
 			continue
 		}
@@ -487,21 +492,36 @@ func TestTwinsWithLocalDebugInfo(t *testing.T) {
 			t.Fatal(err)
 		}
 		elf := elfsupplier.New(context.Background(), &elfsym.Locator{Roots: []string{dir}})
-		twin, err := coreconv.Shape(data, coreconv.ClientBreakpad)
-		if err != nil {
-			t.Fatal(err)
-		}
 		exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), name)
-		full, _ := walkTwin(t, name, data, syms, processor.Options{})
-		withELF, _ := walkTwin(t, name, twin, syms, processor.Options{Native: elf})
-		for i, th := range withELF {
-			want, ok := exp.Frames[th.id]
-			if !ok {
-				continue
+		for _, like := range []string{"breakpad", "crashpad", "stacks"} {
+			client, _ := coreconv.ParseClient(like)
+			twin, err := coreconv.Shape(data, client)
+			if err != nil {
+				t.Fatal(err)
 			}
-			e, f := scoreTwin(th.pcs, want), scoreTwin(full[i].pcs, want)
-			if e.prefix < f.prefix || e.inOrder < f.inOrder {
-				t.Errorf("%s thread %d: twin with the program: prefix %d, in order %d; full dump %d, %d", name, i, e.prefix, e.inOrder, f.prefix, f.inOrder)
+			ours, _ := walkTwin(t, name, twin, syms, processor.Options{})
+			withELF, _ := walkTwin(t, name, twin, syms, processor.Options{Native: elf})
+			for i, th := range withELF {
+				want, ok := exp.Frames[th.id]
+				if !ok {
+					continue
+				}
+				key := fmt.Sprintf("%s %d", name, i)
+				want = pastOracle(key, exp, want, th, full[i])
+				e, f, o := scoreTwin(th.pcs, want), scoreTwin(full[i].pcs, want), scoreTwin(ours[i].pcs, want)
+				if e.prefix < max(f.prefix, o.prefix) || e.inOrder < max(f.inOrder, o.inOrder) {
+					t.Errorf("%s %s thread %d: twin with the program: prefix %d, in order %d; full dump %d, %d; twin with the .sym alone %d, %d",
+						name, like, i, e.prefix, e.inOrder, f.prefix, f.inOrder, o.prefix, o.inOrder)
+				}
+				checkKnownForeign(t, fmt.Sprintf("%s %s thread %d (+ELF)", name, like, i), th, want, exidxELFForeign[key])
+				for k, s := range map[string]twinScore{"with the program " + like: e, ".sym alone " + like: o} {
+					if totals[k] == nil {
+						totals[k] = &twinScore{}
+					}
+					add(totals[k], s)
+				}
+				countByRule(byRule, like, th, want)
+				threads++
 			}
 		}
 		checked++
@@ -509,7 +529,15 @@ func TestTwinsWithLocalDebugInfo(t *testing.T) {
 	if checked < 20 {
 		t.Fatalf("only %d dumps with their program kept", checked)
 	}
-	t.Logf("%d dumps' twins walked with their program", checked)
+	var sum []string
+	for k, s := range totals {
+		sum = append(sum, fmt.Sprintf("%-28s prefix %4d in-order %4d foreign %2d total %4d", k, s.prefix, s.inOrder, s.foreign, s.total))
+	}
+	for k, n := range byRule {
+		sum = append(sum, fmt.Sprintf("%-28s %5d frames, %5d of them the oracle's", k, n[0], n[1]))
+	}
+	sort.Strings(sum)
+	t.Logf("%d dumps' twins (%d thread-twins) walked with their program:\n%s", checked, threads, strings.Join(sum, "\n"))
 }
 
 // TestFramelessLeafWithoutCode: on the stacks-only twins of amd64-leaf and

@@ -1,0 +1,251 @@
+package processor_test
+
+import (
+	"bytes"
+	"context"
+	"debug/elf"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/dumpsyms"
+	"github.com/minidump-stackwalk/minidump-stackwalk/elfsupplier"
+	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/coreconv"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/oracle"
+	"github.com/minidump-stackwalk/minidump-stackwalk/processor"
+	"github.com/minidump-stackwalk/minidump-stackwalk/symfile"
+)
+
+// exidxSymForeign lists the thread-twins of twinPastInvented whose walk
+// with the exidx-completed .sym (TestPastInventedTwinsWithUnwindTables)
+// holds frames the oracle lacks, and why. The exidx CFI takes each walk
+// exactly to abort, whose code glibc built without an unwind entry (the
+// linker's EXIDX_CANTUNWIND: no record, and only abort's code says where
+// it saved lr); abort's frame (a sigaction and a sigset) holds stale
+// return addresses of the calls its caller made before, and the scan from
+// abort's sp meets one of them first, proven by nothing but unrefuted.
+var exidxSymForeign = map[string]string{
+	"arm-abort 0": "frame 4: the scan from abort's sp takes a stale return into fprintf (0x16648, check_invariant's earlier call); its CFI gives " +
+		"check_invariant at that call's return 0x10606, not gdb's 0x1060a; case_abort and above are the oracle's",
+	"arm-throw 0": "frame 4: the scan from abort's sp takes a stale return into _IO_file_write (0x26fa2), whose CFI walks an earlier write's chain " +
+		"(__write, _IO_file_write, new_do_write, _IO_new_do_write, _IO_file_overflow) back onto gdb's frames 4-11; past ___Unwind_RaiseException " +
+		"(EXIDX_CANTUNWIND) the scan takes throw_deep's return and CFI reaches __libc_start_call_main: frames past the oracle's end, before twinPastOracle's two",
+}
+
+// exidxELFForeign lists the thread-twins whose walk with the program's
+// ELF file at hand holds frames the oracle lacks, and why.
+var exidxELFForeign = map[string]string{
+	"arm-throw 0": "past gdb's last frame (___Unwind_RaiseException, 11, EXIDX_CANTUNWIND) the wrapper's prologue (module_prologue), as gdb's " +
+		"own frame 12, reads the lr slot of the phase2_vrs that unwind_phase2 rewrote (docs/testdata.md, 'shapesdemo on arm'): throw_guard's " +
+		"pc 0x10e08, then 0x9cac0 in no module by its CFI, a scan to throw_deep and CFI to __libc_start_call_main; no oracle covers these, " +
+		"twinPastOracle's two outermost frames follow",
+}
+
+// TestPastInventedTwinsWithUnwindTables walks the thread-twins that
+// twinPastInvented lists (on each twin kind) with two other symbol sources
+// than testdata's .sym, written by Google's dump_syms (which reads no
+// .ARM.exidx: its src/common/linux/dump_symbols.cc reads STACK CFI from
+// .debug_frame and .eh_frame only), and compares them with the oracle:
+//
+//   - that .sym completed with the STACK CFI records our dump_syms writes
+//     from the program's .ARM.exidx for code no DWARF CFI covers (what
+//     `minidump-stackwalk dump-syms` writes for the unstripped program; the
+//     stripped file testdata keeps has the same exidx tables): the walk
+//     must find the oracle's frames up to the first one in code without an
+//     unwind entry (abort's EXIDX_CANTUNWIND; all of arm-libc's), and holds
+//     frames the oracle lacks only where exidxSymForeign says why;
+//   - the .sym and the program's ELF file (--use-local-debuginfo,
+//     debuginfod: its exidx tables, its code for the prologue of abort):
+//     every oracle frame in order, leading frames equal, and no frame the
+//     oracle lacks but where exidxELFForeign says why.
+func TestPastInventedTwinsWithUnwindTables(t *testing.T) {
+	root := corpus.Testdata(t)
+	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
+	keys := make([]string, 0, len(twinPastInvented))
+	for k := range twinPastInvented {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	seenSym, seenELF := map[string]bool{}, map[string]bool{}
+	var table []string
+	for _, key := range keys {
+		name, idx, _ := strings.Cut(key, " ")
+		i, err := strconv.Atoi(idx)
+		if err != nil {
+			t.Fatalf("twinPastInvented key %q", key)
+		}
+		data, err := os.ReadFile(filepath.Join(root, "dumps", name+".dmp"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, st := walkTwin(t, name, data, syms, processor.Options{})
+		m := st.Modules[st.MainModule]
+		program := filepath.Base(m.CodeFile)
+		binary := corpus.ReadZstd(t, filepath.Join(root, "cores", "arm-"+program+".zst"))
+		exidxSyms, covered := exidxCompletedSyms(t, filepath.Join(root, "symbols"), m, binary)
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, program), binary, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		native := elfsupplier.New(context.Background(), &elfsym.Locator{Roots: []string{dir}})
+		exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), name)
+		for _, like := range []string{"breakpad", "crashpad", "stacks"} {
+			client, _ := coreconv.ParseClient(like)
+			twin, err := coreconv.Shape(data, client)
+			if err != nil {
+				t.Fatal(err)
+			}
+			label := fmt.Sprintf("%s %s thread %d", name, like, i)
+			base, _ := walkTwin(t, label, twin, syms, processor.Options{})
+			withSym, _ := walkTwin(t, label, twin, exidxSyms, processor.Options{})
+			withELF, _ := walkTwin(t, label, twin, syms, processor.Options{Native: native})
+			gdb := exp.Frames[base[i].id]
+			want := pastOracle(key, exp, gdb, withELF[i])
+			b, s, e := scoreTwin(base[i].pcs, want), scoreTwin(withSym[i].pcs, want), scoreTwin(withELF[i].pcs, want)
+			table = append(table, fmt.Sprintf("%-26s oracle %2d | .sym prefix %2d in-order %2d foreign %2d | +exidx CFI %2d %2d %2d (%s) | +ELF %2d %2d %2d (%s)",
+				label, len(want), b.prefix, b.inOrder, b.foreign, s.prefix, s.inOrder, s.foreign, ruleCounts(withSym[i]), e.prefix, e.inOrder, e.foreign, ruleCounts(withELF[i])))
+			if reach := untilUncovered(gdb, m.SymbolBase, covered); s.prefix < reach || s.inOrder < b.inOrder {
+				t.Errorf("%s: with exidx CFI prefix %d, in order %d; want >= %d (gdb's frames to the first without an unwind entry) and >= %d", label, s.prefix, s.inOrder, reach, b.inOrder)
+			}
+			seenSym[key] = checkKnownForeign(t, label+" (+exidx CFI)", withSym[i], want, exidxSymForeign[key]) || seenSym[key]
+			if e.prefix < len(gdb) || e.inOrder < len(want) {
+				t.Errorf("%s: with the ELF file prefix %d, in order %d; want %d, %d (every oracle frame)", label, e.prefix, e.inOrder, len(gdb), len(want))
+			}
+			seenELF[key] = checkKnownForeign(t, label+" (+ELF)", withELF[i], want, exidxELFForeign[key]) || seenELF[key]
+		}
+	}
+	for k := range exidxSymForeign {
+		if !seenSym[k] {
+			t.Errorf("%s: listed in exidxSymForeign, but no twin's walk with exidx CFI holds a frame the oracle lacks", k)
+		}
+	}
+	for k := range exidxELFForeign {
+		if !seenELF[k] {
+			t.Errorf("%s: listed in exidxELFForeign, but no twin's walk with the ELF file holds a frame the oracle lacks", k)
+		}
+	}
+	t.Logf("twinPastInvented's thread-twins, physical frames against the oracle:\n%s", strings.Join(table, "\n"))
+}
+
+// checkKnownForeign reports whether th holds a frame the oracle (want)
+// lacks; such a frame is an error unless why says why.
+func checkKnownForeign(t *testing.T, label string, th twinWalk, want []uint64, why string) bool {
+	t.Helper()
+	in := map[uint64]bool{}
+	for _, pc := range want {
+		in[pc] = true
+	}
+	var lacked []string
+	for j, pc := range th.pcs {
+		if !in[pc] {
+			lacked = append(lacked, fmt.Sprintf("frame %d %#x %s (%s)", j, pc, th.funcs[j], th.rules[j]))
+		}
+	}
+	switch {
+	case len(lacked) > 0 && why == "":
+		t.Errorf("%s: not the oracle's: %s", label, strings.Join(lacked, "; "))
+	case len(lacked) > 0:
+		t.Logf("%s: not the oracle's, known (%s): %s", label, why, strings.Join(lacked, "; "))
+	}
+	return len(lacked) > 0
+}
+
+func ruleCounts(th twinWalk) string {
+	n := map[string]int{}
+	for _, r := range th.rules {
+		n[r.String()]++
+	}
+	var out []string
+	for r, c := range n {
+		out = append(out, fmt.Sprintf("%s %d", r, c))
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+// exidxCompletedSyms copies m's .sym from dir into a new store with the
+// STACK CFI records our dump_syms writes from binary's .ARM.exidx appended
+// where no STACK CFI INIT of the .sym covers the function's start (as
+// dumpsyms does for the DWARF CFI of the same file), and says whether the
+// completed file's CFI covers a module-relative address.
+func exidxCompletedSyms(t *testing.T, dir string, m *processor.Module, binary []byte) (symfile.Supplier, func(uint64) bool) {
+	t.Helper()
+	rel := filepath.Join(filepath.Base(m.DebugFile), m.DebugID, filepath.Base(m.DebugFile)+".sym")
+	sym, err := os.ReadFile(filepath.Join(dir, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(binary))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ours bytes.Buffer
+	if err := dumpsyms.WriteWithDebug(&ours, f, nil, m.CodeFile, dumpsyms.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var ranges [][2]uint64
+	covers := func(a uint64) bool {
+		for _, r := range ranges {
+			if r[0] <= a && a < r[1] {
+				return true
+			}
+		}
+		return false
+	}
+	readInit := func(line string) (uint64, uint64, bool) {
+		var addr, size uint64
+		n, _ := fmt.Sscanf(line, "STACK CFI INIT %x %x", &addr, &size)
+		return addr, addr + size, n == 2
+	}
+	for _, line := range strings.Split(string(sym), "\n") {
+		if a, e, ok := readInit(line); ok {
+			ranges = append(ranges, [2]uint64{a, e})
+		}
+	}
+	out := append(bytes.TrimRight(sym, "\n"), '\n')
+	var added [][2]uint64
+	keep := false
+	for _, line := range strings.Split(ours.String(), "\n") {
+		if a, e, ok := readInit(line); ok {
+			if keep = !covers(a); keep {
+				added = append(added, [2]uint64{a, e})
+			}
+		}
+		if keep && strings.HasPrefix(line, "STACK CFI ") {
+			out = append(append(out, line...), '\n')
+		}
+	}
+	if len(added) == 0 {
+		t.Fatalf("%s: our dump_syms wrote no exidx CFI for %s", rel, m.CodeFile)
+	}
+	ranges = append(ranges, added...)
+	store := t.TempDir()
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(store, rel)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(store, rel), out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return symfile.NewDirSupplier(store), covers
+}
+
+// untilUncovered counts gdb's frames up to and including the first whose
+// code no CFI covers (a caller's looked up at its return address - 2, the
+// call's last halfword): how far CFI alone can take a walk.
+func untilUncovered(gdb []uint64, base uint64, covered func(uint64) bool) int {
+	for i, pc := range gdb {
+		if i > 0 {
+			pc -= 2
+		}
+		if pc < base || !covered(pc-base) {
+			return i + 1
+		}
+	}
+	return len(gdb)
+}
