@@ -146,7 +146,10 @@ var twinShortfalls = map[string]string{
 // word the same way (docs/client-dumps.md, "Not done"). The main
 // threads' tails through __libc_start_call_main's stale words (arm-O0 and
 // nine more) were listed until the start-function rule (scan_entry), and
-// arm-threads 2 until the return into __clone counted as proven.
+// arm-threads 2 until the return into __clone counted as proven. With the
+// program's ELF file at hand all 4 find the oracle's frames, and arm-libc
+// with a .sym holding our dump_syms's exidx CFI too; Google's dump_syms
+// writes none (TestPastInventedTwinsWithUnwindTables).
 var twinPastInvented = map[string]string{
 	"arm-libc 0":   "Breakpad's frame 2 is data past _fini below msort_with_tmp's return (no CFI); ours takes the next proven frame, sort_them, skipping 5 of gdb's",
 	"arm-abort 0":  "Breakpad's frame 3 is data past _fini below abort's return (no CFI); ours takes the next proven frame, check_invariant, skipping abort",
