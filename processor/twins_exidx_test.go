@@ -89,18 +89,9 @@ func TestPastInventedTwinsWithUnwindTables(t *testing.T) {
 		program := filepath.Base(m.CodeFile)
 		binary := corpus.ReadZstd(t, filepath.Join(root, "cores", "arm-"+program+".zst"))
 		exidxSyms, covered := exidxCompletedSyms(t, filepath.Join(root, "symbols"), m, binary)
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, program), binary, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		native := elfsupplier.New(context.Background(), &elfsym.Locator{Roots: []string{dir}})
+		native := programAtHand(t, program, binary)
 		exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), name)
-		for _, like := range []string{"breakpad", "crashpad", "stacks"} {
-			client, _ := coreconv.ParseClient(like)
-			twin, err := coreconv.Shape(data, client)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for like, twin := range clientTwins(t, name, data) {
 			label := fmt.Sprintf("%s %s thread %d", name, like, i)
 			base, _ := walkTwin(t, label, twin, syms, processor.Options{})
 			withSym, _ := walkTwin(t, label, twin, exidxSyms, processor.Options{})
@@ -248,4 +239,35 @@ func untilUncovered(gdb []uint64, base uint64, covered func(uint64) bool) int {
 		}
 	}
 	return len(gdb)
+}
+
+// programAtHand serves binary, the module's file named program, as
+// --use-local-debuginfo finds it (processor.Options.Native).
+func programAtHand(t *testing.T, program string, binary []byte) *elfsupplier.Supplier {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, program), binary, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return elfsupplier.New(context.Background(), &elfsym.Locator{Roots: []string{dir}})
+}
+
+// clientTwins yields the Breakpad, Crashpad and stacks twins of the dump
+// name (data), in that order, by the client's name.
+func clientTwins(t *testing.T, name string, data []byte) func(func(string, []byte) bool) {
+	return func(yield func(string, []byte) bool) {
+		for _, like := range []string{"breakpad", "crashpad", "stacks"} {
+			client, err := coreconv.ParseClient(like)
+			if err != nil {
+				t.Fatal(err)
+			}
+			twin, err := coreconv.Shape(data, client)
+			if err != nil {
+				t.Fatalf("%s: %s twin: %v", name, like, err)
+			}
+			if !yield(like, twin) {
+				return
+			}
+		}
+	}
 }

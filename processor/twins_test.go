@@ -2,7 +2,6 @@ package processor_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -13,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minidump-stackwalk/minidump-stackwalk/elfsupplier"
-	"github.com/minidump-stackwalk/minidump-stackwalk/elfsym"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/coreconv"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/corpus"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/oracle"
@@ -240,15 +237,7 @@ func TestClientTwinsAgainstGDB(t *testing.T) {
 		}
 		exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), name)
 		full, _ := walkTwin(t, name, data, syms, processor.Options{})
-		for _, like := range []string{"breakpad", "crashpad", "stacks"} {
-			client, err := coreconv.ParseClient(like)
-			if err != nil {
-				t.Fatal(err)
-			}
-			twin, err := coreconv.Shape(data, client)
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
+		for like, twin := range clientTwins(t, name, data) {
 			label := name + " " + like
 			ours, _ := walkTwin(t, label, twin, syms, processor.Options{})
 			bp, bpState := walkTwin(t, label, twin, syms, processor.Options{Mode: walker.Breakpad})
@@ -270,7 +259,7 @@ func TestClientTwinsAgainstGDB(t *testing.T) {
 				}
 				add(totals["ours "+like], o)
 				add(totals["breakpad "+like], b)
-				if client == coreconv.ClientBreakpad {
+				if like == "breakpad" {
 					add(totals["full"], f)
 				}
 				key := fmt.Sprintf("%s %d", label, i)
@@ -490,18 +479,9 @@ func TestTwinsWithLocalDebugInfo(t *testing.T) {
 		if _, err := os.Stat(zst); err != nil {
 			continue
 		}
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, program), corpus.ReadZstd(t, zst), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		elf := elfsupplier.New(context.Background(), &elfsym.Locator{Roots: []string{dir}})
+		elf := programAtHand(t, program, corpus.ReadZstd(t, zst))
 		exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), name)
-		for _, like := range []string{"breakpad", "crashpad", "stacks"} {
-			client, _ := coreconv.ParseClient(like)
-			twin, err := coreconv.Shape(data, client)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for like, twin := range clientTwins(t, name, data) {
 			ours, _ := walkTwin(t, name, twin, syms, processor.Options{})
 			withELF, _ := walkTwin(t, name, twin, syms, processor.Options{Native: elf})
 			for i, th := range withELF {
