@@ -306,6 +306,17 @@ func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walke
 			w.Reject(walker.RuleFrameRecord, "record at %s %#x: return address %#x follows no call in a module", regName(reg), rec.fp, rec.savedLR)
 			continue
 		}
+		// The scan's symbol checks (a function's first byte: a function
+		// pointer; past _fini; the other instruction set than its
+		// PUBLIC...): r7 and r11 are frame pointers only in code built
+		// to keep records, and elsewhere hold any value, which CFI
+		// restores as faithfully as a frame pointer (glibc's Thumb code
+		// under .ARM.exidx CFI: r11 at a pointer to pthread_join's
+		// cleanup handler on arm-threads' thread 1).
+		if why := retaddr.NewCandidate(w, last, scanArch, 0xffffffff, rec.lrSlot, rec.savedLR).RecordSymbolObjection(); why != "" {
+			w.Reject(walker.RuleFrameRecord, "record at %s %#x: return address %#x is none by the symbols: %s", regName(reg), rec.fp, rec.savedLR, why)
+			continue
+		}
 		if retaddr.ReturnRejected(w, last, rec.savedLR, sp, rec.lrSlot-4, ^uint64(0), scanArch) ||
 			keepsNoRecord(w, last) && retaddr.CallSiteContradicts(w, last, rec.savedLR, scanArch) {
 			w.Reject(walker.RuleFrameRecord, "record at %s %#x: the call site before return address %#x shows it is not this function's", regName(reg), rec.fp, rec.savedLR)

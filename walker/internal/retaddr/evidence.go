@@ -62,9 +62,21 @@ func (c *Candidate) Call() Verdict {
 // when they do not (symbolObjection).
 func (c *Candidate) SymbolObjection() string {
 	if !c.symDone {
-		c.symbol, c.symDone = symbolObjection(c.w, c.RA, c.set, c.mask), true
+		c.symbol, c.symDone = symbolObjection(c.w, c.RA, c.set, c.mask, c.RA&^c.set.thumbBit), true
 	}
 	return c.symbol
+}
+
+// RecordSymbolObjection is SymbolObjection for a frame record's return
+// address: RA's function looked up with its Thumb bit, which a Thumb
+// function's PUBLIC symbol carries (st_value), so that a pointer to such a
+// function is its first byte. (The scan looks it up without: at the even
+// address a Thumb PUBLIC's first byte reads as the end of the function
+// before, and the scan's pairing of two words returning into one function
+// takes the higher; refused as a first byte, such a pointer would end the
+// window before the real return address, as on arm-threads' thread 1.)
+func (c *Candidate) RecordSymbolObjection() string {
+	return symbolObjection(c.w, c.RA, c.set, c.mask, c.RA&c.mask)
 }
 
 // CFIConsistent reports whether unwinding the candidate frame one step by
@@ -287,7 +299,7 @@ const maxInitReturn = 0x20
 //   - on ARM, that PUBLIC's instruction set (its Thumb bit) is not ra's;
 //   - the line records of the FUNC before ra make the instruction that
 //     ends at ra too short for a call (lineObjection).
-func symbolObjection(w *walker.Walker, ra uint64, set *instrSet, mask uint64) string {
+func symbolObjection(w *walker.Walker, ra uint64, set *instrSet, mask, lookup uint64) string {
 	addr := ra &^ set.thumbBit & mask
 	if addr < set.callOffset {
 		return "below the first call"
@@ -295,7 +307,7 @@ func symbolObjection(w *walker.Walker, ra uint64, set *instrSet, mask uint64) st
 	if e := w.Env.EntryPoint; e != 0 && addr == e&^set.thumbBit&mask {
 		return "the program's entry point"
 	}
-	at := &walker.Frame{Instruction: addr}
+	at := &walker.Frame{Instruction: lookup & mask}
 	w.Symbolize(at, false)
 	if at.Module == nil {
 		return "in no module"

@@ -3,6 +3,7 @@ package retaddr
 import (
 	"testing"
 
+	"github.com/minidump-stackwalk/minidump-stackwalk/minidump"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 	"github.com/minidump-stackwalk/minidump-stackwalk/walker/walkertest"
 )
@@ -78,8 +79,39 @@ func TestSymbolObjection(t *testing.T) {
 			env.Code = &walkertest.Memory{Base: end - uint64(len(c.code)), Data: c.code}
 		}
 		w := walker.NewWalker(env)
-		if got := symbolObjection(w, base+c.ra, set, set.mask()); got != c.want {
+		if got := symbolObjection(w, base+c.ra, set, set.mask(), (base+c.ra)&^set.thumbBit); got != c.want {
 			t.Errorf("isa %d ra +%#x (code %x): %q, want %q", c.set, c.ra, c.code, got, c.want)
+		}
+	}
+}
+
+// TestRecordSymbolObjection: a pointer to a Thumb function whose PUBLIC
+// symbol carries the Thumb bit is its first byte for a frame record's
+// return address (looked up with the bit), while the scan's lookup at the
+// even address reads it as lying past the symbol before.
+func TestRecordSymbolObjection(t *testing.T) {
+	const base = 0x400000
+	syms := "MODULE Linux arm ID1 prog\nPUBLIC 1001 0 _init\nPUBLIC 3001 0 before\nPUBLIC 3021 0 thumbfn\nPUBLIC 9001 0 _fini\n"
+	env := &walker.Env{
+		Modules: walkertest.NewModuleMap([]*walker.Module{walkertest.Module(0, "prog", base, 0x20000)}),
+		Symbols: walkertest.NewSymbols(t, map[string]string{"prog": syms}),
+	}
+	w := walker.NewWalker(env)
+	callee := &walker.Frame{Context: minidump.NewContext(minidump.ArchARM)}
+	arch := Arch{WordSize: 4, CallOffset: 2}
+	for _, c := range []struct {
+		ra           uint64
+		record, scan string
+	}{
+		{0x3021, "the first byte of thumbfn", ""},
+		{0x3015, "", ""}, // after a call in before
+	} {
+		cand := NewCandidate(w, callee, arch, 0xffffffff, 0, base+c.ra)
+		if got := cand.RecordSymbolObjection(); got != c.record {
+			t.Errorf("ra +%#x: record %q, want %q", c.ra, got, c.record)
+		}
+		if got := cand.SymbolObjection(); got != c.scan {
+			t.Errorf("ra +%#x: scan %q, want %q", c.ra, got, c.scan)
 		}
 	}
 }
