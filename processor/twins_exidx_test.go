@@ -271,3 +271,74 @@ func clientTwins(t *testing.T, name string, data []byte) func(func(string, []byt
 		}
 	}
 }
+
+// TestARMTwinsWithExidxCFI walks the three twins of every testdata ARM
+// dump whose program is kept with testdata's .sym and with that .sym
+// completed by our dump_syms's .ARM.exidx CFI (exidxCompletedSyms), and
+// requires each thread with exidx CFI to find at least the oracle frames
+// (leading and in order) the .sym alone finds, and no frame the oracle
+// lacks but where exidxSymForeign says why. (arm-threads' thread 1 and
+// arm-overflow's needed the frame record's symbol check: CFI restored r11,
+// which glibc's Thumb code uses as no frame pointer, at a pointer to a
+// function's first byte.) It logs the totals and the frames per rule.
+func TestARMTwinsWithExidxCFI(t *testing.T) {
+	root := corpus.Testdata(t)
+	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
+	dumps, _ := filepath.Glob(filepath.Join(root, "dumps", "arm-*.dmp"))
+	totals := map[string]*twinScore{}
+	byRule := map[string]*[2]int{}
+	threads := 0
+	for _, path := range dumps {
+		name := strings.TrimSuffix(filepath.Base(path), ".dmp")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, st := walkTwin(t, name, data, syms, processor.Options{})
+		m := st.Modules[st.MainModule]
+		zst := filepath.Join(root, "cores", "arm-"+filepath.Base(m.CodeFile)+".zst")
+		if _, err := os.Stat(zst); err != nil {
+			continue
+		}
+		exidxSyms, _ := exidxCompletedSyms(t, filepath.Join(root, "symbols"), m, corpus.ReadZstd(t, zst))
+		exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), name)
+		for like, twin := range clientTwins(t, name, data) {
+			ours, _ := walkTwin(t, name, twin, syms, processor.Options{})
+			withSym, _ := walkTwin(t, name, twin, exidxSyms, processor.Options{})
+			for i, th := range withSym {
+				want, ok := exp.Frames[th.id]
+				if !ok {
+					continue
+				}
+				key := fmt.Sprintf("%s %d", name, i)
+				want = pastOracle(key, exp, want, th, full[i])
+				s, o := scoreTwin(th.pcs, want), scoreTwin(ours[i].pcs, want)
+				label := fmt.Sprintf("%s %s thread %d", name, like, i)
+				if s.prefix < o.prefix || s.inOrder < o.inOrder {
+					t.Errorf("%s: with exidx CFI prefix %d, in order %d; with the .sym alone %d, %d", label, s.prefix, s.inOrder, o.prefix, o.inOrder)
+				}
+				checkKnownForeign(t, label+" (+exidx CFI)", th, want, exidxSymForeign[key])
+				for k, v := range map[string]twinScore{"exidx CFI " + like: s, ".sym alone " + like: o} {
+					if totals[k] == nil {
+						totals[k] = &twinScore{}
+					}
+					add(totals[k], v)
+				}
+				countByRule(byRule, like, th, want)
+				threads++
+			}
+		}
+	}
+	if threads < 30 {
+		t.Fatalf("only %d ARM thread-twins", threads)
+	}
+	var sum []string
+	for k, s := range totals {
+		sum = append(sum, fmt.Sprintf("%-22s prefix %4d in-order %4d foreign %2d total %4d", k, s.prefix, s.inOrder, s.foreign, s.total))
+	}
+	for k, n := range byRule {
+		sum = append(sum, fmt.Sprintf("%-22s %5d frames, %5d of them the oracle's", k, n[0], n[1]))
+	}
+	sort.Strings(sum)
+	t.Logf("%d ARM thread-twins:\n%s", threads, strings.Join(sum, "\n"))
+}
