@@ -284,23 +284,10 @@ func clientTwins(t *testing.T, name string, data []byte) func(func(string, []byt
 func TestARMTwinsWithExidxCFI(t *testing.T) {
 	root := corpus.Testdata(t)
 	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
-	dumps, _ := filepath.Glob(filepath.Join(root, "dumps", "arm-*.dmp"))
-	totals := map[string]*twinScore{}
-	byRule := map[string]*[2]int{}
-	threads := 0
-	for _, path := range dumps {
-		name := strings.TrimSuffix(filepath.Base(path), ".dmp")
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		full, st := walkTwin(t, name, data, syms, processor.Options{})
-		m := st.Modules[st.MainModule]
-		zst := filepath.Join(root, "cores", "arm-"+filepath.Base(m.CodeFile)+".zst")
-		if _, err := os.Stat(zst); err != nil {
-			continue
-		}
-		exidxSyms, _ := exidxCompletedSyms(t, filepath.Join(root, "symbols"), m, corpus.ReadZstd(t, zst))
+	tally := newTwinTally()
+	for k := range keptPrograms(t, root, "arm-*.dmp", syms) {
+		name, data, full := k.name, k.data, k.full
+		exidxSyms, _ := exidxCompletedSyms(t, filepath.Join(root, "symbols"), k.main, k.program)
 		exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), name)
 		for like, twin := range clientTwins(t, name, data) {
 			ours, _ := walkTwin(t, name, twin, syms, processor.Options{})
@@ -318,27 +305,84 @@ func TestARMTwinsWithExidxCFI(t *testing.T) {
 					t.Errorf("%s: with exidx CFI prefix %d, in order %d; with the .sym alone %d, %d", label, s.prefix, s.inOrder, o.prefix, o.inOrder)
 				}
 				checkKnownForeign(t, label+" (+exidx CFI)", th, want, exidxSymForeign[key])
-				for k, v := range map[string]twinScore{"exidx CFI " + like: s, ".sym alone " + like: o} {
-					if totals[k] == nil {
-						totals[k] = &twinScore{}
-					}
-					add(totals[k], v)
-				}
-				countByRule(byRule, like, th, want)
-				threads++
+				tally.add(like, th, want, map[string]twinScore{"exidx CFI " + like: s, ".sym alone " + like: o})
 			}
 		}
 	}
-	if threads < 30 {
-		t.Fatalf("only %d ARM thread-twins", threads)
+	if tally.threads < 30 {
+		t.Fatalf("only %d ARM thread-twins", tally.threads)
 	}
+	t.Logf("%d ARM thread-twins:\n%s", tally.threads, tally)
+}
+
+// twinTally sums walks' scores by label and their frames by rule.
+type twinTally struct {
+	totals  map[string]*twinScore
+	byRule  map[string]*[2]int
+	threads int
+}
+
+func newTwinTally() *twinTally {
+	return &twinTally{totals: map[string]*twinScore{}, byRule: map[string]*[2]int{}}
+}
+
+// add counts one thread-twin: the scores by label, th's frames by rule.
+func (y *twinTally) add(client string, th twinWalk, want []uint64, scores map[string]twinScore) {
+	for k, v := range scores {
+		if y.totals[k] == nil {
+			y.totals[k] = &twinScore{}
+		}
+		add(y.totals[k], v)
+	}
+	countByRule(y.byRule, client, th, want)
+	y.threads++
+}
+
+func (y *twinTally) String() string {
 	var sum []string
-	for k, s := range totals {
-		sum = append(sum, fmt.Sprintf("%-22s prefix %4d in-order %4d foreign %2d total %4d", k, s.prefix, s.inOrder, s.foreign, s.total))
+	for k, s := range y.totals {
+		sum = append(sum, fmt.Sprintf("%-28s prefix %4d in-order %4d foreign %2d total %4d", k, s.prefix, s.inOrder, s.foreign, s.total))
 	}
-	for k, n := range byRule {
-		sum = append(sum, fmt.Sprintf("%-22s %5d frames, %5d of them the oracle's", k, n[0], n[1]))
+	for k, n := range y.byRule {
+		sum = append(sum, fmt.Sprintf("%-28s %5d frames, %5d of them the oracle's", k, n[0], n[1]))
 	}
 	sort.Strings(sum)
-	t.Logf("%d ARM thread-twins:\n%s", threads, strings.Join(sum, "\n"))
+	return strings.Join(sum, "\n")
+}
+
+// keptDump is a testdata dump whose stripped program testdata/cores keeps.
+type keptDump struct {
+	name    string
+	data    []byte
+	full    []twinWalk        // the dump's walk with testdata's symbols
+	main    *processor.Module // its main module
+	program []byte            // the module's stripped ELF file
+}
+
+// keptPrograms yields the testdata dumps matching glob whose program
+// (testdata/cores/ARCH-PROGRAM.zst) is kept, walked with syms.
+func keptPrograms(t *testing.T, root, glob string, syms symfile.Supplier) func(func(keptDump) bool) {
+	return func(yield func(keptDump) bool) {
+		dumps, _ := filepath.Glob(filepath.Join(root, "dumps", glob))
+		for _, path := range dumps {
+			name := strings.TrimSuffix(filepath.Base(path), ".dmp")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, st := walkTwin(t, name, data, syms, processor.Options{})
+			if st.MainModule < 0 {
+				continue
+			}
+			m := st.Modules[st.MainModule]
+			arch, _, _ := strings.Cut(name, "-")
+			zst := filepath.Join(root, "cores", arch+"-"+filepath.Base(m.CodeFile)+".zst")
+			if _, err := os.Stat(zst); err != nil {
+				continue
+			}
+			if !yield(keptDump{name, data, full, m, corpus.ReadZstd(t, zst)}) {
+				return
+			}
+		}
+	}
 }

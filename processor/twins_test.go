@@ -459,27 +459,10 @@ func TestSignalFrameWithoutCode(t *testing.T) {
 func TestTwinsWithLocalDebugInfo(t *testing.T) {
 	root := corpus.Testdata(t)
 	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
-	dumps, _ := filepath.Glob(filepath.Join(root, "dumps", "*.dmp"))
-	checked, threads := 0, 0
-	totals := map[string]*twinScore{}
-	byRule := map[string]*[2]int{}
-	for _, path := range dumps {
-		name := strings.TrimSuffix(filepath.Base(path), ".dmp")
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		full, st := walkTwin(t, name, data, syms, processor.Options{})
-		if st.MainModule < 0 {
-			continue
-		}
-		program := filepath.Base(st.Modules[st.MainModule].CodeFile)
-		arch, _, _ := strings.Cut(name, "-")
-		zst := filepath.Join(root, "cores", arch+"-"+program+".zst")
-		if _, err := os.Stat(zst); err != nil {
-			continue
-		}
-		elf := programAtHand(t, program, corpus.ReadZstd(t, zst))
+	checked, tally := 0, newTwinTally()
+	for k := range keptPrograms(t, root, "*.dmp", syms) {
+		name, data, full := k.name, k.data, k.full
+		elf := programAtHand(t, filepath.Base(k.main.CodeFile), k.program)
 		exp := oracle.ReadExpected(t, filepath.Join(root, "oracle"), name)
 		for like, twin := range clientTwins(t, name, data) {
 			ours, _ := walkTwin(t, name, twin, syms, processor.Options{})
@@ -497,14 +480,7 @@ func TestTwinsWithLocalDebugInfo(t *testing.T) {
 						name, like, i, e.prefix, e.inOrder, f.prefix, f.inOrder, o.prefix, o.inOrder)
 				}
 				checkKnownForeign(t, fmt.Sprintf("%s %s thread %d (+ELF)", name, like, i), th, want, exidxELFForeign[key])
-				for k, s := range map[string]twinScore{"with the program " + like: e, ".sym alone " + like: o} {
-					if totals[k] == nil {
-						totals[k] = &twinScore{}
-					}
-					add(totals[k], s)
-				}
-				countByRule(byRule, like, th, want)
-				threads++
+				tally.add(like, th, want, map[string]twinScore{"with the program " + like: e, ".sym alone " + like: o})
 			}
 		}
 		checked++
@@ -512,15 +488,7 @@ func TestTwinsWithLocalDebugInfo(t *testing.T) {
 	if checked < 20 {
 		t.Fatalf("only %d dumps with their program kept", checked)
 	}
-	var sum []string
-	for k, s := range totals {
-		sum = append(sum, fmt.Sprintf("%-28s prefix %4d in-order %4d foreign %2d total %4d", k, s.prefix, s.inOrder, s.foreign, s.total))
-	}
-	for k, n := range byRule {
-		sum = append(sum, fmt.Sprintf("%-28s %5d frames, %5d of them the oracle's", k, n[0], n[1]))
-	}
-	sort.Strings(sum)
-	t.Logf("%d dumps' twins (%d thread-twins) walked with their program:\n%s", checked, threads, strings.Join(sum, "\n"))
+	t.Logf("%d dumps' twins (%d thread-twins) walked with their program:\n%s", checked, tally.threads, tally)
 }
 
 // TestFramelessLeafWithoutCode: on the stacks-only twins of amd64-leaf and
