@@ -36,7 +36,10 @@
 //     code (a return address with bit 0 set) and r11 for ARM code, accepting
 //     both record layouts in use ([fp]=caller fp, [fp+4]=lr from clang and
 //     Thumb code; [fp-4]=caller fp, [fp]=lr from GCC in ARM mode) only when
-//     the saved return address lies in a module and the chain grows.
+//     the saved return address lies in a module, passes the scan's symbol
+//     checks (retaddr's RecordSymbolObjection: not a function's first byte,
+//     its Thumb PUBLIC looked up with the bit; CFI restores r7 and r11 in
+//     code that keeps no record in them) and the chain grows.
 //   - a frameless function without CFI leaves r7/r11 pointing at its
 //     caller's record; a stack word below that record whose function's CFI
 //     lands exactly on it is taken as the skipped caller (framelessCaller).

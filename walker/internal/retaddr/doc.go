@@ -2,7 +2,8 @@
 // addresses. A possible caller frame is a Candidate: a return address
 // found on the stack and the evidence for it, gathered when asked for —
 // Breakpad's test (in a function), the symbols' objections
-// (SymbolObjection), the consistency of the candidate frame's own CFI
+// (SymbolObjection; RecordSymbolObjection for a frame record's return
+// address, its Thumb function looked up with the bit), the consistency of the candidate frame's own CFI
 // (CFIConsistent), whether it lies among the registers a signal frame the
 // walk validated saved (SignalSaved: walker.NoteSignalFrame, which the
 // four walkers call when they unwind one) and, when the dump holds code
