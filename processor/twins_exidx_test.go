@@ -23,7 +23,8 @@ import (
 )
 
 // exidxSymForeign lists the thread-twins of twinPastInvented whose walk
-// with the exidx-completed .sym (TestPastInventedTwinsWithUnwindTables)
+// with the exidx-completed .sym (TestPastInventedTwinsWithUnwindTables,
+// TestARMTwinsWithExidxCFI: no other ARM thread-twin has one)
 // holds frames the oracle lacks, and why. The exidx CFI takes each walk
 // exactly to abort, whose code glibc built without an unwind entry (the
 // linker's EXIDX_CANTUNWIND: no record, and only abort's code says where
