@@ -42,7 +42,6 @@ var knownInitCost = map[string]string{
 	"github.com/ulikunitz/xz":                        "CRC tables; .xz dumps (internal/input), MiniDebugInfo (elfsym)",
 	"github.com/klauspost/compress/internal/snapref": "CRC-32C table; linked by klauspost's zstd (.zst dumps and symbols)",
 	"github.com/ianlancetaylor/demangle":             "operator tables; demangling (internal/demangle, dumpsyms)",
-	"html/template":                                  "batch HTML report (triage/htmlreport)",
 	"net":                                            "github.com/spf13/pflag (its IP flags)",
 	"encoding/base64":                                "encoding/json, pflag",
 	"debug/dwarf":                                    "debug/elf, DWARF symbols (elfsym, dumpsyms)",
@@ -199,8 +198,8 @@ var startupLinks = map[string]string{
 	"crypto/x509":                         "",
 	"mime/multipart":                      "",
 	"vendor/golang.org/x/net/http2/hpack": "",
-	"html/template":                       "batch HTML report (triage/htmlreport)",
-	"text/template":                       "html/template, cobra's help",
+	"html/template":                       "", // the HTML report escapes by hand, as html/template would (triage/htmlreport)
+	"text/template":                       "cobra's help; the batch HTML report's template (triage/htmlreport)",
 	"encoding/xml":                        "", // JUnit is written by hand (triage/ciformat)
 	"github.com/ulikunitz/xz":             ".xz dumps (internal/input), MiniDebugInfo (elfsym)",
 	"github.com/klauspost/compress/zstd":  ".zst dumps and symbols (internal/input, symcompress)",
