@@ -134,28 +134,30 @@ func initCostProblems(records []initRecord) []string {
 
 // TestInitCostProblems feeds initCostProblems inittrace lines of the
 // command before issue 29's work: klauspost's flate (since replaced by
-// compress/gzip) and pdb's map literals (now arrays) are caught, listed
-// and small packages are not.
+// compress/gzip), ulikunitz/xz's root package (since replaced by
+// internal/xz) and pdb's map literals (now arrays) are caught, listed and
+// small packages are not.
 func TestInitCostProblems(t *testing.T) {
 	trace := []byte(`init github.com/klauspost/compress/flate @3.1 ms, 0.13 ms clock, 26880 bytes, 15 allocs
 init github.com/minidump-stackwalk/minidump-stackwalk/pdb @4.0 ms, 0.050 ms clock, 3120 bytes, 8 allocs
 init github.com/minidump-stackwalk/minidump-stackwalk/symfile @4.1 ms, 0.038 ms clock, 72 bytes, 2 allocs
 init github.com/ulikunitz/xz @2.0 ms, 0.2 ms clock, 33024 bytes, 4 allocs
+init debug/dwarf @2.2 ms, 0.1 ms clock, 7656 bytes, 12 allocs
 init crypto/rsa @1.0 ms, 0.074 ms clock, 48 bytes, 2 allocs
 minidump-stackwalk 1.0
 `)
 	records := parseInitTrace(t, trace)
-	if len(records) != 5 {
-		t.Fatalf("parsed %d records, want 5: %+v", len(records), records)
+	if len(records) != 6 {
+		t.Fatalf("parsed %d records, want 6: %+v", len(records), records)
 	}
 	got := strings.Join(initCostProblems(records), "\n")
 	for _, want := range []string{"klauspost/compress/flate's initialiser takes 26880 bytes",
-		"our package github.com/minidump-stackwalk/minidump-stackwalk/pdb builds 3120 bytes"} {
+		"ulikunitz/xz's initialiser takes 33024 bytes", "our package github.com/minidump-stackwalk/minidump-stackwalk/pdb builds 3120 bytes"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("problems do not say %q:\n%s", want, got)
 		}
 	}
-	for _, quiet := range []string{"ulikunitz", "symfile", "crypto/rsa", "in all"} {
+	for _, quiet := range []string{"debug/dwarf", "symfile", "crypto/rsa", "in all"} {
 		if strings.Contains(got, quiet) {
 			t.Errorf("problems name %s:\n%s", quiet, got)
 		}
