@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ulikunitz/xz"
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/xz"
 )
 
 // maxMiniDebugInfo bounds the decompressed .gnu_debugdata one file may

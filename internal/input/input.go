@@ -1,7 +1,6 @@
 package input
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"debug/elf"
@@ -13,7 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/ulikunitz/xz"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/xz"
 )
 
 // Kind is what an input's bytes are.
@@ -491,7 +491,7 @@ func decompressor(kind Kind, src io.Reader) (io.Reader, func(), error) {
 		}
 		return z, z.Close, nil
 	case Xz:
-		x, err := xz.NewReader(bufio.NewReader(src))
+		x, err := xz.NewReader(src)
 		if err != nil {
 			return nil, nil, err
 		}

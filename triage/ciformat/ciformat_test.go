@@ -90,7 +90,7 @@ func TestJUnitRoundTrip(t *testing.T) {
 		if s.Time != "1.512" || s.Timestamp != "2026-11-28T07:50:00" || s.Hostname != "ci-1" {
 			t.Errorf("time %q timestamp %q hostname %q", s.Time, s.Timestamp, s.Hostname)
 		}
-		byName := map[string]junitCase{}
+		byName := map[string]junitCaseXML{}
 		for _, c := range s.Cases {
 			byName[c.Classname+"/"+c.Name] = c
 		}

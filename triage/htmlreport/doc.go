@@ -10,5 +10,8 @@
 //
 // Every string is escaped as the text outputs escape it (textsafe) and
 // reaches the page as text, never markup; the page's Content-Security-Policy
-// allows its one script by hash and nothing else.
+// allows its one script by hash and nothing else. The page is a
+// text/template whose every output action ends in an escaper chosen as
+// html/template would choose it for that place (escape.go), so that the
+// command, which links this package, links no html/template.
 package htmlreport

@@ -5,12 +5,12 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"fmt"
-	"html/template"
 	"io"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
+	"text/template"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage"
 	"github.com/minidump-stackwalk/minidump-stackwalk/triage/summary"
@@ -27,10 +27,14 @@ var pageTemplate string
 var script string
 
 // page is the parsed template, parsed on first use (a parse error is a
-// build mistake that the tests catch).
+// build mistake that the tests catch). It is a text/template whose output
+// actions escape explicitly, as html/template would (escape.go).
 var page = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("report").Funcs(template.FuncMap{"plural": plural, "share": share, "inc": func(i int) int { return i + 1 }}).Parse(pageTemplate))
+	return template.Must(template.New("report").Funcs(template.FuncMap{"plural": plural, "share": share, "inc": inc,
+		"h": escapeHTML, "url": escapeURL, "json": escapeJSON}).Parse(pageTemplate))
 })
+
+func inc(i int) int { return i + 1 }
 
 // Options are the report's choices beyond the summary.
 type Options struct {
@@ -52,7 +56,7 @@ type view struct {
 	// lists the first of them (summary.DefaultFailures).
 	FailedInputs int
 	Data         pageData // read by the script
-	Script       template.JS
+	Script       string   // inserted verbatim: our own script, never data
 	CSP          string
 }
 
@@ -88,13 +92,18 @@ type groupData struct {
 
 // Write renders s as the HTML report.
 func Write(w io.Writer, s *summary.Summary, opts Options) error {
+	return page().Execute(w, newView(s, opts))
+}
+
+// newView is what the template reads of s.
+func newView(s *summary.Summary, opts Options) view {
 	links := exampleLinks(s, opts.ReportLink) // from the paths' own bytes
 	var failureLinks []string
 	for _, f := range s.Failures {
 		failureLinks = append(failureLinks, linkOf(opts.ReportLink, f.Path))
 	}
 	s = escaped(s) // no control bytes from dumps or paths in the page (safe.go)
-	v := view{S: s, Script: template.JS(script), CSP: contentSecurityPolicy()}
+	v := view{S: s, Script: script, CSP: contentSecurityPolicy()}
 	for i, f := range s.Failures {
 		v.Failures = append(v.Failures, failureView{f, failureLinks[i]})
 	}
@@ -116,7 +125,7 @@ func Write(w io.Writer, s *summary.Summary, opts Options) error {
 		}
 		v.Data.Stacks[id] = rows
 	}
-	return page().Execute(w, v)
+	return v
 }
 
 func groupJSON(g summary.Group, links []string) groupData {

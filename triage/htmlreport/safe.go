@@ -10,10 +10,11 @@ import (
 )
 
 // escaped returns a copy of s whose strings from dumps, symbol files and
-// paths are escaped as the text outputs escape them (textsafe): html/template
-// escapes markup but passes control bytes and invalid UTF-8 through, and
-// the page must carry neither (a path with an escape sequence shows as
-// \x1b). Error texts keep their line breaks.
+// paths are escaped as the text outputs escape them (textsafe): the page's
+// escapers (escape.go), as html/template's, escape markup but pass control
+// bytes and invalid UTF-8 through, and the page must carry neither (a path
+// with an escape sequence shows as \x1b). Error texts keep their line
+// breaks.
 func escaped(s *summary.Summary) *summary.Summary {
 	e := textsafe.Escape
 	out := *s
