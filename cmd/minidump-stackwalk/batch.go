@@ -386,7 +386,7 @@ func (r *batchRun) processOne(path string) triage.Result {
 	}
 	o := r.flags.o // a copy: the walks of this dump stop with ctx
 	o.walkCtx = ctx
-	o.walkWorkers = walkWorkers(r.flags.jobs)
+	o.walkWorkers = batchWalkWorkers
 	go func() {
 		// The session ends with the walk, not at the time limit: a walk
 		// that goes on must keep its symbol files mapped.
@@ -442,15 +442,15 @@ func (r *batchRun) processOne(path string) triage.Result {
 	return res
 }
 
-// walkWorkers is how many threads of one dump are walked at once when jobs
-// dumps are processed at once: the CPUs left to each dump, at least one.
-// Walking a dump's threads in parallel when every CPU already has a dump
-// of its own only adds goroutines and waits for one another's symbol
+// batchWalkWorkers is how many threads of one dump are walked at once. A
+// batch is parallel across dumps only (-j of them at once), each walked in
+// its worker's goroutines. Walking a dump's threads in parallel beside
+// other workers only added goroutines and waits for one another's symbol
 // loads (issue 29: the processor's per-dump symbol cache was the mutex
-// profile's first entry with -j 2).
-func walkWorkers(jobs int) int {
-	return max(1, runtime.GOMAXPROCS(0)/max(jobs, 1))
-}
+// profile's first entry with -j 2), and with -j 1 it spread one dump over
+// every CPU, so that a second worker gained 1.4x, not 2x: -j N is the CPUs
+// a batch walks with.
+const batchWalkWorkers = 1
 
 // processWithReport processes path, writing its JSON report under
 // --output-dir when given.
