@@ -161,6 +161,12 @@ func newMapped(path string, data []byte, size int64) (f *File, err error) {
 	return newFile(byteReaderAt(data), data, size)
 }
 
+// FromBytes parses the header and stream directory of the minidump data,
+// which the File reads in place: data must not change while it is used.
+func FromBytes(data []byte) (*File, error) {
+	return newFile(byteReaderAt(data), data, int64(len(data)))
+}
+
 // NewFile parses the header and stream directory of a minidump of size bytes read through r.
 func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	return newFile(r, nil, size)
