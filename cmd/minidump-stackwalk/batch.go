@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -226,7 +225,8 @@ type batchRun struct {
 
 	outMu sync.Mutex
 	out   io.Writer
-	err   error // first error writing out
+	line  []byte // the JSON line being written, under outMu
+	err   error  // first error writing out
 
 	// signals stop the run (batch_signals.go); broken is closed when
 	// stdout is a closed pipe; temps are the --output-dir temporaries.
@@ -535,14 +535,13 @@ func reportName(path string) string {
 	return fmt.Sprintf("%s-%08x.json", strings.TrimLeft(base, "."), h.Sum32())
 }
 
-// emit writes res as one JSON line.
+// emit writes res as one JSON line (json.Marshal's bytes, without its
+// reflection: triage.Result.AppendJSON), built in the run's one buffer.
 func (r *batchRun) emit(res *triage.Result) {
-	line, err := json.Marshal(res)
 	r.outMu.Lock()
 	defer r.outMu.Unlock()
-	if err == nil {
-		_, err = r.out.Write(append(line, '\n'))
-	}
+	r.line = append(res.AppendJSON(r.line[:0]), '\n')
+	_, err := r.out.Write(r.line)
 	if err != nil && r.err == nil {
 		r.err = err
 		r.noteWriteError(err) // a closed pipe stops the run (batch_signals.go)
