@@ -220,6 +220,7 @@ type batchRun struct {
 	// grace is how long a timed-out dump's cancelled work is waited for
 	// (timeoutGrace; 0 in tests that hang on purpose).
 	grace time.Duration
+	gc    *gcTuner // the collector's GOGC while the run lasts
 	// process is processBatchInput; tests replace it.
 	process func(o *options, path string, sup symfile.Supplier, jsonOut io.Writer) triage.Result
 
@@ -286,6 +287,8 @@ func runBatchWith(b *batchFlags, args []string, stdin io.Reader, stdout, stderr 
 // run processes paths with the run's workers and writes the outputs.
 func (r *batchRun) run(paths []string) int {
 	prog := newProgress(r.stderr, len(paths), r.flags.progress)
+	r.gc = newGCTuner() // batch_gc.go
+	defer r.gc.restore()
 	work := make(chan string)
 	var wg sync.WaitGroup
 	for range min(r.flags.jobs, max(len(paths), 1)) {
@@ -379,6 +382,7 @@ func (r *batchRun) finish(res *triage.Result, prog *progress) {
 	r.builder.Add(res)
 	r.flags.ci.add(res)
 	r.emit(res)
+	r.gc.done()
 	prog.done(res.OK())
 	if !res.OK() {
 		prog.println(fmt.Sprintf("minidump-stackwalk: %s: %s: %s", textsafe.Escape(res.Path), res.Status, textsafe.Escape(firstLine(res.Error))))
