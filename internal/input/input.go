@@ -240,7 +240,7 @@ func openContent(in *Input, stdin io.Reader, limit int64) error {
 			return err
 		}
 	} else {
-		f, err := os.Open(in.Name)
+		f, err := openRead(in.Name)
 		if err != nil {
 			return err
 		}
@@ -449,7 +449,7 @@ func readText(in *Input) error {
 // first bytes hold a microdump's start. compression is Gzip, Zstd, Xz or
 // Unknown.
 func SniffFile(path string) (kind, compression Kind, err error) {
-	f, err := os.Open(path)
+	f, err := openRead(path)
 	if err != nil {
 		return Unknown, Unknown, err
 	}
