@@ -2,7 +2,8 @@ package triage
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/minidump-stackwalk/minidump-stackwalk/internal/jsonstr"
 )
 
 // AppendJSON appends r as one JSON object, the bytes json.Marshal gives
@@ -104,56 +105,5 @@ func appendNonEmpty(b []byte, name, s string) []byte {
 	return appendField(b, name, s)
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s quoted as encoding/json quotes strings:
-// ", \ and control characters escaped (\n, \r, \t, \b, \f by name, the
-// others as \u00XX), <, > and & as \u003c, \u003e, \u0026, U+2028 and
-// U+2029 as \u2028, \u2029, and each byte of invalid UTF-8 as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(append(b, s[start:i]...), `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendJSONString appends s quoted as json.Marshal quotes it.
+func appendJSONString(b []byte, s string) []byte { return jsonstr.Append(b, s, true) }
