@@ -160,15 +160,19 @@ func (d *Dump) Close() error {
 	return err
 }
 
-// openMinidump opens the minidump in: memory-mapped from its file, or
-// read from its temporary file. The Dump owns in; on an error in is
+// openMinidump opens the minidump in: from the bytes already read
+// (Input.Whole), memory-mapped from its file, or read from its temporary
+// file. The Dump owns in; on an error in is
 // closed.
 func openMinidump(in *input.Input) (*Dump, error) {
 	var f *minidump.File
 	var err error
-	if in.File != nil {
+	switch {
+	case in.Whole != nil:
+		f, err = minidump.FromBytes(in.Whole)
+	case in.File != nil:
 		f, err = minidump.NewFile(in.File, in.Size)
-	} else {
+	default:
 		f, err = minidump.Open(in.Name)
 	}
 	if err != nil {

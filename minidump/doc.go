@@ -4,8 +4,10 @@
 // Breakpad's older one), and the captured memory.
 //
 // Open memory-maps a file, or reads it into memory when it is small (up to
-// 1 MiB: unmapping costs more than the read), and NewFile reads through any
-// io.ReaderAt; only the header and stream directory are parsed up front. Each stream has its own
+// 1 MiB: unmapping costs more than the read), FromBytes reads a dump already
+// in memory in place (File.InMemory: its slices outlive Close), and NewFile
+// reads through any io.ReaderAt; only the header and stream directory are
+// parsed up front. Each stream has its own
 // accessor returning (value, error), so one broken stream does not hide the
 // others; list accessors return the readable entries together with the error.
 // A stream missing from the dump gives an error wrapping ErrNoStream.

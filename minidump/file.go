@@ -81,6 +81,7 @@ type File struct {
 	size   int64
 	closer func() error
 	dir    []StreamInfo
+	mapped bool // data is a memory map, gone at Close
 
 	// The system info is consulted by several accessors (context layout,
 	// module code ids, auxv word size); parse it once.
@@ -126,9 +127,16 @@ func Open(path string) (*File, error) {
 		unmap()
 		return nil, err
 	}
-	f.closer = unmap
+	f.closer, f.mapped = unmap, true
 	return f, nil
 }
+
+// InMemory reports whether the whole file is in memory of the File's own
+// (read whole by Open, or given to FromBytes): the byte slices it returns
+// (StackBytes, MemoryRegion.Bytes) are then slices of it, which outlive
+// Close. Otherwise they are slices of a memory map, gone at Close, or a
+// fresh copy at each call.
+func (f *File) InMemory() bool { return f.data != nil && !f.mapped }
 
 // readWholeBytes: a file up to this size is read into memory rather than
 // mapped. Unmapping costs more than reading a small file: in a batch of
@@ -159,6 +167,12 @@ func newMapped(path string, data []byte, size int64) (f *File, err error) {
 	defer mapfault.Enable()()
 	defer mapfault.Recover(&err, path)
 	return newFile(byteReaderAt(data), data, size)
+}
+
+// FromBytes parses the header and stream directory of the minidump data,
+// which the File reads in place: data must not change while it is used.
+func FromBytes(data []byte) (*File, error) {
+	return newFile(byteReaderAt(data), data, int64(len(data)))
 }
 
 // NewFile parses the header and stream directory of a minidump of size bytes read through r.

@@ -1,9 +1,11 @@
 package minidump
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // FixedFileInfo is VS_FIXEDFILEINFO.
@@ -182,7 +184,7 @@ func codeIdentifier(m *Module, p Platform) string {
 		return fmt.Sprintf("%08X%x", m.TimeDateStamp, m.Size)
 	case PlatformAndroid, PlatformFuchsia, PlatformLinux:
 		if cvSignature(m.CVRecord) == CVSignatureELF {
-			return fmt.Sprintf("%x", m.CVRecord[4:])
+			return hex.EncodeToString(m.CVRecord[4:]) // fmt's %x of the bytes
 		}
 		return "id"
 	case PlatformMacOSX, PlatformIOS, PlatformSolaris, PlatformNaCl, PlatformPS3:
@@ -215,9 +217,25 @@ func debugFile(m *Module) string {
 	return file
 }
 
+// guidAge is Breakpad's identifier of a GUID and age:
+// fmt.Sprintf("%08X%04X%04X%X%x", data1, data2, data3, g[8:16], age),
+// without fmt's work (every module of every dump; TestGUIDAgeMatchesFmt).
 func guidAge(g []byte, age uint32) string {
-	return fmt.Sprintf("%08X%04X%04X%X%x", le.Uint32(g), le.Uint16(g[4:]), le.Uint16(g[6:]),
-		g[8:16], age)
+	const upper = "0123456789ABCDEF"
+	var b [48]byte
+	out := b[:0]
+	for _, v := range [...]struct {
+		x      uint32
+		digits int
+	}{{le.Uint32(g), 8}, {uint32(le.Uint16(g[4:])), 4}, {uint32(le.Uint16(g[6:])), 4}} {
+		for i := v.digits - 1; i >= 0; i-- {
+			out = append(out, upper[v.x>>(4*i)&0xf])
+		}
+	}
+	for _, c := range g[8:16] {
+		out = append(out, upper[c>>4], upper[c&0xf])
+	}
+	return string(strconv.AppendUint(out, uint64(age), 16))
 }
 
 func debugIdentifier(m *Module) string {

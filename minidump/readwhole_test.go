@@ -26,8 +26,8 @@ func TestOpenSmallFileRead(t *testing.T) {
 		if err != nil {
 			t.Fatalf("pad %d: %v", pad, err)
 		}
-		if mapped := f.closer != nil; mapped != (pad > 0) {
-			t.Errorf("pad %d: mapped %v", pad, mapped)
+		if mapped := f.closer != nil; mapped != (pad > 0) || f.InMemory() != (pad == 0) {
+			t.Errorf("pad %d: mapped %v, InMemory %v", pad, mapped, f.InMemory())
 		}
 		ml, err := f.Memory()
 		if err != nil {
@@ -58,5 +58,40 @@ func TestOpenReadShort(t *testing.T) {
 	var pe *fs.PathError
 	if !errors.As(err, &pe) || pe.Path != path || !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("error %v: want a *fs.PathError naming %s", err, path)
+	}
+}
+
+// TestFromBytes: FromBytes reads the bytes given in place, as Open reads a
+// small file; NewFile's reads through a ReaderAt are not in memory.
+func TestFromBytes(t *testing.T) {
+	memList := u32s(1, 0x1000, 0, 8, 0 /*rva patched*/)
+	data := synthDump(map[StreamType][]byte{StreamMemoryList: memList}, nil)
+	le.PutUint32(memList[16:], uint32(len(data)))
+	data = synthDump(map[StreamType][]byte{StreamMemoryList: memList}, []byte("8 bytes!"))
+	f, err := FromBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ml, err := f.Memory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	region, ok := ml.Region(0x1000)
+	if !ok {
+		t.Fatal("no region at 0x1000")
+	}
+	b, err := region.Bytes()
+	if err != nil || string(b) != "8 bytes!" || !f.InMemory() {
+		t.Fatalf("region bytes %q, %v; InMemory %v", b, err, f.InMemory())
+	}
+	if &b[0] != &data[len(data)-8] {
+		t.Error("the region's bytes are a copy, not the data given")
+	}
+	if _, err := FromBytes(data[:10]); err == nil {
+		t.Error("FromBytes of 10 bytes: no error")
+	}
+	g, err := NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil || g.InMemory() {
+		t.Errorf("NewFile: %v, InMemory %v", err, g != nil && g.InMemory())
 	}
 }

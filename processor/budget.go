@@ -92,7 +92,10 @@ func newTimedArch(arch walker.Arch, deadline time.Time, ctx context.Context) *ti
 }
 
 func (a *timedArch) Caller(w *walker.Walker, scanAllowed bool) *walker.Frame {
-	if time.Now().After(a.deadline) || a.cancelled() {
+	// time.Until reads only the monotonic clock; time.Now reads the wall
+	// clock too, and its two clock reads per frame were 2% of a warm
+	// batch's CPU (issue 29).
+	if time.Until(a.deadline) < 0 || a.cancelled() {
 		a.expired = true
 		return nil
 	}

@@ -357,7 +357,7 @@ func archWalker(a minidump.Arch) walker.Arch {
 // The error reports a descriptor whose bytes cannot be read (the thread is
 // then walked from its context alone, as Breakpad does).
 //
-// The bytes are a copy (stackCopies): a memory-mapped dump's bytes are gone
+// The bytes of a memory-mapped dump are a copy (stackOf): they are gone
 // once the dump is closed, and the ProcessState (Thread.Stack) is printed
 // after that.
 func (r *dumpStreams) threadStack(i int, ctx *minidump.Context, breakpad bool) (uint64, []byte, error) {
@@ -376,7 +376,7 @@ func (r *dumpStreams) threadStack(i int, ctx *minidump.Context, breakpad bool) (
 			return 0, nil, false
 		}
 		src := stackSource{region: true, memory64: m.Memory64, at: m.Base, size: uint64(len(b))}
-		return m.Base, r.stackCopies.of(src, b), true
+		return m.Base, r.stackOf(src, b), true
 	}
 	if d.Start != 0 {
 		if base, b, ok := region(d.Start); ok {

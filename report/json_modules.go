@@ -1,6 +1,6 @@
 package report
 
-import "unicode/utf8"
+import "github.com/minidump-stackwalk/minidump-stackwalk/internal/jsonstr"
 
 // The module lists are the longest of a JSON report: a 64 MiB microdump
 // lists 685,906 modules, a dump's unloaded-module stream over a million.
@@ -121,56 +121,5 @@ func (o *jsonObject) bool(name string, v bool) {
 }
 
 // appendJSONString appends s quoted as encoding/json quotes it without
-// HTML escaping: '"' and '\\' escaped, control bytes as \b, \f, \n, \r, \t
-// or \u00XX, each byte of invalid UTF-8 as \ufffd, U+2028 and U+2029 as
-// \u2028 and \u2029; everything else, DEL and <, > and & included, as is.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// HTML escaping (the report's encoder sets SetEscapeHTML(false)).
+func appendJSONString(dst []byte, s string) []byte { return jsonstr.Append(dst, s, false) }

@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -18,6 +17,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -220,12 +220,14 @@ type batchRun struct {
 	// grace is how long a timed-out dump's cancelled work is waited for
 	// (timeoutGrace; 0 in tests that hang on purpose).
 	grace time.Duration
+	gc    *gcTuner // the collector's GOGC while the run lasts
 	// process is processBatchInput; tests replace it.
 	process func(o *options, path string, sup symfile.Supplier, jsonOut io.Writer) triage.Result
 
 	outMu sync.Mutex
 	out   io.Writer
-	err   error // first error writing out
+	line  []byte // the JSON line being written, under outMu
+	err   error  // first error writing out
 
 	// signals stop the run (batch_signals.go); broken is closed when
 	// stdout is a closed pipe; temps are the --output-dir temporaries.
@@ -285,23 +287,13 @@ func runBatchWith(b *batchFlags, args []string, stdin io.Reader, stdout, stderr 
 // run processes paths with the run's workers and writes the outputs.
 func (r *batchRun) run(paths []string) int {
 	prog := newProgress(r.stderr, len(paths), r.flags.progress)
+	r.gc = newGCTuner() // batch_gc.go
+	defer r.gc.restore()
 	work := make(chan string)
 	var wg sync.WaitGroup
 	for range min(r.flags.jobs, max(len(paths), 1)) {
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range work {
-				res := r.processOne(p)
-				r.builder.Add(&res)
-				r.flags.ci.add(&res)
-				r.emit(&res)
-				prog.done(res.OK())
-				if !res.OK() {
-					prog.println(fmt.Sprintf("minidump-stackwalk: %s: %s: %s", textsafe.Escape(p), res.Status, textsafe.Escape(firstLine(res.Error))))
-				}
-			}
-		}()
+		go r.work(work, &wg, prog)
 	}
 	stopped := r.feed(work, paths) // nil, or the signal that stopped the run (batch_signals.go)
 	close(work)
@@ -367,69 +359,129 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 // indexed, a download within its own bounds) may take that long.
 const timeoutGrace = 10 * time.Second
 
-// processOne processes one input within the time limit, turning a panic
-// into an internal_error result, and adds its signature and stack id.
-func (r *batchRun) processOne(path string) triage.Result {
+// work is a worker: it processes the inputs of work in its own goroutine
+// and writes their outputs, until work is closed or its input outlives
+// --timeout and its grace (processOne): then a new worker has taken its
+// place in wg and it ends once its input returns, without wg.Done.
+func (r *batchRun) work(work <-chan string, wg *sync.WaitGroup, prog *progress) {
+	for p := range work {
+		res, ok := r.processOne(p, func(res triage.Result) {
+			r.finish(&res, prog)
+			go r.work(work, wg, prog) // in the stuck worker's place in wg
+		})
+		if !ok {
+			return
+		}
+		r.finish(&res, prog)
+	}
+	wg.Done()
+}
+
+// finish writes the outputs of an input's result.
+func (r *batchRun) finish(res *triage.Result, prog *progress) {
+	r.builder.Add(res)
+	r.flags.ci.add(res)
+	r.emit(res)
+	r.gc.done()
+	prog.done(res.OK())
+	if !res.OK() {
+		prog.println(fmt.Sprintf("minidump-stackwalk: %s: %s: %s", textsafe.Escape(res.Path), res.Status, textsafe.Escape(firstLine(res.Error))))
+	}
+}
+
+// The states of an input in processOne: being processed, past --timeout
+// (its walks cancelled), done, or given up past the grace.
+const (
+	inputRunning int32 = iota
+	inputLate
+	inputDone
+	inputAbandoned
+)
+
+// processOne processes one input in the caller's goroutine, within the
+// time limit, turning a panic into an internal_error result, and adds its
+// signature and stack id. Past --timeout the input's walks are cancelled
+// and it is waited for (r.grace at most, so that -j bounds the work and
+// memory in flight: a timed-out dump must not walk on beside the next
+// ones; its symbol loads and downloads stop with it, through the
+// session's context), then reported as timeout. An input still running
+// after the grace is given up: abandon gets its timeout result from the
+// timer's goroutine, and processOne returns false when the input ends.
+//
+// The walk runs here rather than in a goroutine of its own, which cost a
+// goroutine start, its stack's growth and two hand-offs between threads
+// per dump (issue 29).
+func (r *batchRun) processOne(path string, abandon func(triage.Result)) (triage.Result, bool) {
 	start := time.Now()
-	done := make(chan triage.Result, 1)
-	// Past the time limit the walks are cancelled, and the run waits for
-	// them (timeoutGrace at most) so that -j bounds the work and memory in
-	// flight: a timed-out dump must not walk on beside the next ones. Its
-	// symbol loads and downloads stop with them (the session's context).
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	var state atomic.Int32
+	timedOut := func() triage.Result {
+		return r.finishResult(triage.Result{Path: path, Status: triage.StatusTimeout,
+			Error: fmt.Sprintf("not processed within --timeout %v", r.flags.timeout)}, path, start)
+	}
+	if r.flags.timeout > 0 {
+		t := time.AfterFunc(r.flags.timeout, func() {
+			if !state.CompareAndSwap(inputRunning, inputLate) {
+				return
+			}
+			cancel()
+			time.AfterFunc(r.grace, func() {
+				if state.CompareAndSwap(inputLate, inputAbandoned) {
+					abandon(timedOut())
+				}
+			})
+		})
+		defer t.Stop()
+	}
+	res := r.processGuarded(ctx, path)
+	if state.CompareAndSwap(inputRunning, inputDone) {
+		return r.finishResult(res, path, start), true
+	}
+	if state.CompareAndSwap(inputLate, inputDone) {
+		return timedOut(), true
+	}
+	return triage.Result{}, false // abandoned
+}
+
+// processGuarded processes path with the run's symbols, its walks stopped
+// by ctx, turning a panic into an internal_error result.
+func (r *batchRun) processGuarded(ctx context.Context, path string) (res triage.Result) {
 	var sess *symcache.Session
 	var sup symfile.Supplier
 	if r.cache != nil {
 		sess = r.cache.SessionContext(ctx)
 		sup = sess
+		// The session ends with the walk, not at the time limit: a walk
+		// that goes on must keep its symbol files mapped.
+		defer sess.Close()
 	}
 	o := r.flags.o // a copy: the walks of this dump stop with ctx
 	o.walkCtx = ctx
-	o.walkWorkers = walkWorkers(r.flags.jobs)
-	go func() {
-		// The session ends with the walk, not at the time limit: a walk
-		// that goes on must keep its symbol files mapped.
-		if sess != nil {
-			defer sess.Close()
-		}
-		defer mapfault.Enable()()
-		defer func() {
-			if v := recover(); v != nil {
-				if e := mapfault.From(v); e != nil { // a mapped file truncated meanwhile
-					if e.File == "" {
-						e.File = path
-					}
-					if sess != nil {
-						sess.Discard() // later dumps load the symbol files again
-					}
-					done <- triage.Result{Path: path, Status: triage.StatusUnreadable, Error: e.Error()}
-					return
+	o.walkWorkers = batchWalkWorkers
+	defer mapfault.Enable()()
+	defer func() {
+		if v := recover(); v != nil {
+			if e := mapfault.From(v); e != nil { // a mapped file truncated meanwhile
+				if e.File == "" {
+					e.File = path
 				}
-				done <- triage.Result{Path: path, Status: triage.StatusInternalError,
-					Error: fmt.Sprintf("panic: %v\n%s", v, firstFrames(debug.Stack()))}
+				if sess != nil {
+					sess.Discard() // later dumps load the symbol files again
+				}
+				res = triage.Result{Path: path, Status: triage.StatusUnreadable, Error: e.Error()}
+				return
 			}
-		}()
-		done <- r.processWithReport(&o, path, sup)
-	}()
-	var res triage.Result
-	if r.flags.timeout > 0 {
-		t := time.NewTimer(r.flags.timeout)
-		defer t.Stop()
-		select {
-		case res = <-done:
-		case <-t.C:
-			res = triage.Result{Path: path, Status: triage.StatusTimeout,
-				Error: fmt.Sprintf("not processed within --timeout %v", r.flags.timeout)}
-			cancel()
-			select {
-			case <-done:
-			case <-time.After(r.grace):
-			}
+			res = triage.Result{Path: path, Status: triage.StatusInternalError,
+				Error: fmt.Sprintf("panic: %v\n%s", v, firstFrames(debug.Stack()))}
 		}
-	} else {
-		res = <-done
-	}
+	}()
+	return r.processWithReport(&o, path, sup)
+}
+
+// finishResult adds the signature, stack id and time of res, the result
+// of the input path since start.
+func (r *batchRun) finishResult(res triage.Result, path string, start time.Time) triage.Result {
 	if res.Status == triage.StatusOK || res.Status == triage.StatusPartial {
 		res.Signature = r.flags.rules.Generate(res.Frames, res.CrashingThread != nil)
 		res.StackID = depot.ID(res.Frames)
@@ -442,15 +494,15 @@ func (r *batchRun) processOne(path string) triage.Result {
 	return res
 }
 
-// walkWorkers is how many threads of one dump are walked at once when jobs
-// dumps are processed at once: the CPUs left to each dump, at least one.
-// Walking a dump's threads in parallel when every CPU already has a dump
-// of its own only adds goroutines and waits for one another's symbol
+// batchWalkWorkers is how many threads of one dump are walked at once. A
+// batch is parallel across dumps only (-j of them at once), each walked in
+// its worker's goroutines. Walking a dump's threads in parallel beside
+// other workers only added goroutines and waits for one another's symbol
 // loads (issue 29: the processor's per-dump symbol cache was the mutex
-// profile's first entry with -j 2).
-func walkWorkers(jobs int) int {
-	return max(1, runtime.GOMAXPROCS(0)/max(jobs, 1))
-}
+// profile's first entry with -j 2), and with -j 1 it spread one dump over
+// every CPU, so that a second worker gained 1.4x, not 2x: -j N is the CPUs
+// a batch walks with.
+const batchWalkWorkers = 1
 
 // processWithReport processes path, writing its JSON report under
 // --output-dir when given.
@@ -487,14 +539,13 @@ func reportName(path string) string {
 	return fmt.Sprintf("%s-%08x.json", strings.TrimLeft(base, "."), h.Sum32())
 }
 
-// emit writes res as one JSON line.
+// emit writes res as one JSON line (json.Marshal's bytes, without its
+// reflection: triage.Result.AppendJSON), built in the run's one buffer.
 func (r *batchRun) emit(res *triage.Result) {
-	line, err := json.Marshal(res)
 	r.outMu.Lock()
 	defer r.outMu.Unlock()
-	if err == nil {
-		_, err = r.out.Write(append(line, '\n'))
-	}
+	r.line = append(res.AppendJSON(r.line[:0]), '\n')
+	_, err := r.out.Write(r.line)
 	if err != nil && r.err == nil {
 		r.err = err
 		r.noteWriteError(err) // a closed pipe stops the run (batch_signals.go)

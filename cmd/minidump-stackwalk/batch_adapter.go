@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"strconv"
 	"sync"
 
 	stackwalk "github.com/minidump-stackwalk/minidump-stackwalk"
@@ -83,7 +84,7 @@ func fillResult(res *triage.Result, st *processor.ProcessState) {
 	res.Crashed = st.Crashed
 	if st.Crashed {
 		res.CrashReason = st.CrashReason
-		res.CrashAddress = fmt.Sprintf("0x%x", st.CrashAddress)
+		res.CrashAddress = hexAddress(st.CrashAddress)
 	}
 	threads, requesting := st.BreakpadThreads()
 	if requesting >= 0 {
@@ -92,10 +93,10 @@ func fillResult(res *triage.Result, st *processor.ProcessState) {
 		seen := map[triage.Module]bool{}
 		for _, f := range threads[requesting].Frames {
 			tf := triage.Frame{Function: f.Function, File: f.SourceFile, Line: f.SourceLine, Trust: f.Trust.ShortName(),
-				Offset: fmt.Sprintf("0x%x", f.Instruction)}
+				Offset: hexAddress(f.Instruction)}
 			if m := f.LoadedModule(); m != nil {
 				tf.Module = m.Name()
-				tf.Offset = fmt.Sprintf("0x%x", f.Instruction-m.Base)
+				tf.Offset = hexAddress(f.Instruction - m.Base)
 				tm := triage.Module{Name: tf.Module, Version: m.Version, DebugID: m.DebugID}
 				if !seen[tm] {
 					seen[tm] = true
@@ -110,6 +111,13 @@ func fillResult(res *triage.Result, st *processor.ProcessState) {
 			res.MissingSymbols = append(res.MissingSymbols, m.DebugName()+" "+m.DebugID)
 		}
 	}
+}
+
+// hexAddress is fmt.Sprintf("0x%x", v) without fmt's work: a batch
+// formats every crashing-stack frame's offset.
+func hexAddress(v uint64) string {
+	var b [18]byte
+	return string(strconv.AppendUint(append(b[:0], "0x"...), v, 16))
 }
 
 // newSymbolLoader returns the uncached loader of o's symbol paths: the local

@@ -610,3 +610,12 @@ func TestBatchSymbolIndex(t *testing.T) {
 		t.Errorf("batch --debuginfo-path missing: status %d, stderr %q", status, errOut)
 	}
 }
+
+// hexAddress formats as fmt's "0x%x" does (the oracle).
+func TestHexAddress(t *testing.T) {
+	for _, v := range []uint64{0, 1, 0xf, 0x10, 0xdeadbeef, 0x7fffffffffff, 1<<64 - 1} {
+		if got, want := hexAddress(v), fmt.Sprintf("0x%x", v); got != want {
+			t.Errorf("hexAddress(%d) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -103,6 +103,8 @@ func openRawDump(path string, stdin io.Reader) (*minidump.File, *dumpinput.Input
 	switch {
 	case in.Kind != dumpinput.Minidump:
 		err = fmt.Errorf("--dump reads minidumps; this is %v", in.Kind)
+	case in.Whole != nil:
+		f, err = minidump.FromBytes(in.Whole)
 	case in.File != nil:
 		f, err = minidump.NewFile(in.File, in.Size)
 	default:

@@ -12,6 +12,8 @@
 // and the decoder's window are held in memory, so a small compressed file
 // cannot expand without limit. A content whose first 64 KiB are neither
 // a dump nor text is not copied past them. A microdump's text is read into memory, up
-// to microdump.MaxSize. A plain minidump or core is not read here; the
-// caller opens (and memory-maps) its path.
+// to microdump.MaxSize. A plain minidump of at most 1 MiB (WholeBytes) is
+// read into memory by the same read that tells its kind (Input.Whole); a
+// larger one, or a core, is not read here: the caller opens (and
+// memory-maps) its path.
 package input

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"unicode/utf8"
 
@@ -146,6 +147,10 @@ type Input struct {
 	// Close. Size is its size. When Data and File are nil, open Name.
 	File *os.File
 	Size int64
+	// Whole is a minidump of at most WholeBytes in a regular file, read
+	// into memory by the one read that also told its kind: the caller
+	// parses it from here rather than opening Name again.
+	Whole []byte
 
 	removePath string // the temporary file to remove on Close, if any
 }
@@ -235,7 +240,7 @@ func openContent(in *Input, stdin io.Reader, limit int64) error {
 			return err
 		}
 	} else {
-		f, err := os.Open(in.Name)
+		f, err := openRead(in.Name)
 		if err != nil {
 			return err
 		}
@@ -245,6 +250,9 @@ func openContent(in *Input, stdin io.Reader, limit int64) error {
 			return err
 		}
 		if st.Mode().IsRegular() {
+			if size := st.Size(); size > 0 && size <= WholeBytes {
+				return readWhole(in, f, size, limit)
+			}
 			return sniffAndDecompress(in, f, st.Size(), limit)
 		}
 		// A pipe or device (/dev/stdin): read it as a stream.
@@ -253,6 +261,32 @@ func openContent(in *Input, stdin io.Reader, limit int64) error {
 		}
 	}
 	return sniffAndDecompress(in, in.File, in.Size, limit)
+}
+
+// WholeBytes: a minidump up to this size is read into memory (Input.Whole)
+// by one read, as minidump.Open reads rather than maps a file this small.
+// A batch of thousands of 40 KB dumps opened each file twice, to sniff
+// it and to read it, and Go's os.Open costs an openat, four fcntl and an
+// epoll_ctl (issue 29).
+const WholeBytes = 1 << 20
+
+// readWhole reads the regular file src of size bytes whole and sets
+// in.Whole when it holds a minidump; any other kind is told as
+// sniffAndDecompress tells it.
+func readWhole(in *Input, src *os.File, size, limit int64) error {
+	data := make([]byte, size)
+	if n, err := io.ReadFull(src, data); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			// Truncated since Stat: as minidump.Open's read of it.
+			err = &fs.PathError{Op: "read", Path: in.Name, Err: fmt.Errorf("%d of %d bytes: %w", n, size, io.ErrUnexpectedEOF)}
+		}
+		return err
+	}
+	if Sniff(data[:min(len(data), headSize)]) == Minidump {
+		in.Kind, in.Whole = Minidump, data
+		return nil
+	}
+	return sniffAndDecompress(in, src, size, limit)
 }
 
 // sniffAndDecompress tells the kind of src's content and, when it is
@@ -415,7 +449,7 @@ func readText(in *Input) error {
 // first bytes hold a microdump's start. compression is Gzip, Zstd, Xz or
 // Unknown.
 func SniffFile(path string) (kind, compression Kind, err error) {
-	f, err := os.Open(path)
+	f, err := openRead(path)
 	if err != nil {
 		return Unknown, Unknown, err
 	}

@@ -159,6 +159,39 @@ func TestOpenRealFiles(t *testing.T) {
 	}
 }
 
+// A plain minidump up to WholeBytes is read once, into Input.Whole; a
+// larger one, and every other kind, is left to the caller's open.
+func TestOpenReadsSmallDumpWhole(t *testing.T) {
+	dump := readFile(t, corpus.Testdata(t, "dumps", "amd64-fp.dmp"))
+	big := make([]byte, WholeBytes+1)
+	copy(big, dump)
+	core := corpus.TestdataCore(t, "amd64-fp")
+	for _, tc := range []struct {
+		name  string
+		data  []byte
+		whole bool
+	}{
+		{"small.dmp", dump, true},
+		{"big.dmp", big, false},
+		{"x.dmp.gz", gzipped(t, dump), false},
+		{"core", core, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := Open(write(t, tc.name, tc.data), nil, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer in.Close()
+			if tc.whole != (in.Whole != nil) || tc.whole && !bytes.Equal(in.Whole, tc.data) {
+				t.Errorf("Whole: %d bytes, want the file's %d: %v", len(in.Whole), len(tc.data), tc.whole)
+			}
+			if in.Whole != nil && (in.Kind != Minidump || in.File != nil) {
+				t.Errorf("kind %v, File %v; want a minidump without a temporary file", in.Kind, in.File)
+			}
+		})
+	}
+}
+
 // "-" reads standard input, which may be compressed too.
 func TestOpenStdin(t *testing.T) {
 	dump := readFile(t, corpus.Testdata(t, "dumps", "amd64-fp.dmp"))
