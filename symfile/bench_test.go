@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -199,6 +200,28 @@ func BenchmarkIndexChunk(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		indexChunkInto(data, 0, len(data), new(chunkScratch).start(nil), 0)
+	}
+}
+
+// BenchmarkSortRuns measures a worker's sort of one chunk's records
+// (sortRuns) of SYMFILE_BENCH_CHUNK_FILE; it skips without it.
+func BenchmarkSortRuns(b *testing.B) {
+	path := os.Getenv("SYMFILE_BENCH_CHUNK_FILE")
+	if path == "" {
+		b.Skip("SYMFILE_BENCH_CHUNK_FILE not set")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := indexChunkInto(data, 0, len(data), new(chunkScratch).start(nil), 0)
+	s := &chunkIndex{funcs: slices.Clone(c.funcs), pubs: slices.Clone(c.pubs), cfi: slices.Clone(c.cfi)}
+	for b.Loop() {
+		copy(s.funcs, c.funcs)
+		copy(s.pubs, c.pubs)
+		copy(s.cfi, c.cfi)
+		s.tail = c.tail
+		s.sortRuns()
 	}
 }
 

@@ -702,17 +702,26 @@ func readPieces(r io.ReaderAt, buf *[]byte, lo, hi, chunkSize, piece int, c *chu
 }
 
 // sortRuns sorts the chunk's ranges and PUBLIC records by address, keeping
-// c.tail on the same function.
+// c.tail on the same function. A chunk's records are few (thousands) and
+// mostly in order: pdqsort finds the order in one pass, where
+// sortByAddr's merge of the runs allocated a copy of the array per chunk.
 func (c *chunkIndex) sortRuns() {
-	sortByAddr(c.pubs, cmpPub)
-	sortByAddr(c.cfi, byAddr[rangeEntry])
+	sortChunk(c.pubs, cmpPub)
+	sortChunk(c.cfi, cmpRange)
 	if c.tail < 0 {
-		sortByAddr(c.funcs, byAddr[funcEntry])
+		sortChunk(c.funcs, cmpFunc)
 		return
 	}
 	tailOff := c.funcs[c.tail].off
-	sortByAddr(c.funcs, byAddr[funcEntry])
+	sortChunk(c.funcs, cmpFunc)
 	c.tail = slices.IndexFunc(c.funcs, func(e funcEntry) bool { return e.off == tailOff })
+}
+
+// sortChunk sorts a chunk's records, which are usually in order already.
+func sortChunk[T any](in []T, cmp func(a, b T) int) {
+	if !slices.IsSortedFunc(in, cmp) {
+		slices.SortFunc(in, cmp)
+	}
 }
 
 // merge combines the chunks' results: serially the little that depends
@@ -730,11 +739,11 @@ func (f *File) merge(chunks []*chunkIndex, room publicRoom, seq *sequencer) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		funcs = mergeArena(chunks, seqArena(seq, func(s *sequencer) *arena[funcEntry] { return &s.funcs }),
-			func(c *chunkIndex) []funcEntry { return c.funcs }, byAddr[funcEntry])
+			func(c *chunkIndex) []funcEntry { return c.funcs }, cmpFunc)
 	})
 	wg.Go(func() {
 		cfi = mergeArena(chunks, seqArena(seq, func(s *sequencer) *arena[rangeEntry] { return &s.cfi }),
-			func(c *chunkIndex) []rangeEntry { return c.cfi }, byAddr[rangeEntry])
+			func(c *chunkIndex) []rangeEntry { return c.cfi }, cmpRange)
 	})
 	wg.Go(func() {
 		if seq != nil {
@@ -895,6 +904,23 @@ func firstPublics(pubs []pubEntry) ([]pubEntry, []uint64) {
 // cmpPub orders PUBLIC records by address, then file position.
 func cmpPub(a, b pubEntry) int {
 	if c := cmp.Compare(a.addr, b.addr); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.off, b.off)
+}
+
+// cmpFunc is byAddr for FUNC records, cmpRange for STACK CFI INIT records:
+// the same order, without the generic methods' indirect calls (the index
+// pass sorts every record of the file with them).
+func cmpFunc(a, b funcEntry) int {
+	if c := cmp.Compare(a.base, b.base); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.off, b.off)
+}
+
+func cmpRange(a, b rangeEntry) int {
+	if c := cmp.Compare(a.base, b.base); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.off, b.off)
