@@ -436,13 +436,16 @@ func (f *File) buildIndex(chunkSize int, disk *diskSource) {
 	if disk != nil {
 		disk.release(0, len(data)) // the pages that finding the bounds touched
 	}
-	seq := newSequencer(f, bounds, disk)
+	seq := newSequencer(f, bounds, chunkSize, disk)
 	var room publicRoom
 	if seq == nil {
 		room = publicSlots(data, bounds, workers, disk)
 	}
 	var next atomic.Int64
 	var g mapfault.Group // a fault on the mapping, or a bug, goes to the caller (fault.go)
+	if seq != nil {
+		defer seq.releaseScratch() // the chunks' records are in the arenas by then
+	}
 	for range workers {
 		g.Go(func() { f.indexChunks(bounds, chunks, room.slots, &next, disk, chunkSize, seq) })
 	}
@@ -587,6 +590,9 @@ func (f *File) indexChunks(bounds []int, chunks []*chunkIndex, slots [][]pubEntr
 	data := f.data
 	var buf []byte
 	var scratch chunkScratch
+	if seq != nil {
+		scratch = seq.newScratch()
+	}
 	n := len(chunks)
 	finished := false
 	defer func() {
