@@ -34,7 +34,7 @@ type sequencer struct {
 	gone   bool                // a worker stopped (a fault): nobody waits
 	parked map[int]*chunkIndex // finished chunks waiting for the ones before
 	spare  []chunkScratch      // arrays of chunks placed from parked
-	chunk  int                 // the largest chunk read into a worker's arrays
+	chunk  int                 // the chunk size: a chunk read into a buffer is at most twice it
 	held   []*reservation      // the workers' arrays (newScratch)
 	funcs  arena[funcEntry]
 	cfi    arena[rangeEntry]
