@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -184,10 +185,9 @@ func BenchmarkCFIRules(b *testing.B) {
 	}
 }
 
-// BenchmarkIndexChunk measures the index pass over a file in one chunk on
-// one goroutine (no merge, no page release): the scanning cost alone.
-// SYMFILE_BENCH_CHUNK_FILE names the file; the benchmark skips without it.
-func BenchmarkIndexChunk(b *testing.B) {
+// benchChunkFile reads the file SYMFILE_BENCH_CHUNK_FILE names, or skips
+// the benchmark without it.
+func benchChunkFile(b *testing.B) []byte {
 	path := os.Getenv("SYMFILE_BENCH_CHUNK_FILE")
 	if path == "" {
 		b.Skip("SYMFILE_BENCH_CHUNK_FILE not set")
@@ -196,9 +196,32 @@ func BenchmarkIndexChunk(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return data
+}
+
+// BenchmarkIndexChunk measures the index pass over a file in one chunk on
+// one goroutine (no merge, no page release): the scanning cost alone.
+// SYMFILE_BENCH_CHUNK_FILE names the file; the benchmark skips without it.
+func BenchmarkIndexChunk(b *testing.B) {
+	data := benchChunkFile(b)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		indexChunkInto(data, 0, len(data), new(chunkScratch).start(nil), 0)
+	}
+}
+
+// BenchmarkSortRuns measures a worker's sort of one chunk's records
+// (sortRuns) of SYMFILE_BENCH_CHUNK_FILE; it skips without it.
+func BenchmarkSortRuns(b *testing.B) {
+	data := benchChunkFile(b)
+	c := indexChunkInto(data, 0, len(data), new(chunkScratch).start(nil), 0)
+	s := &chunkIndex{funcs: slices.Clone(c.funcs), pubs: slices.Clone(c.pubs), cfi: slices.Clone(c.cfi)}
+	for b.Loop() {
+		copy(s.funcs, c.funcs)
+		copy(s.pubs, c.pubs)
+		copy(s.cfi, c.cfi)
+		s.tail = c.tail
+		s.sortRuns()
 	}
 }
 
@@ -206,14 +229,7 @@ func BenchmarkIndexChunk(b *testing.B) {
 // part after the parallel scan) over the 8 MB chunks of
 // SYMFILE_BENCH_CHUNK_FILE; it skips without it.
 func BenchmarkMerge(b *testing.B) {
-	path := os.Getenv("SYMFILE_BENCH_CHUNK_FILE")
-	if path == "" {
-		b.Skip("SYMFILE_BENCH_CHUNK_FILE not set")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	data := benchChunkFile(b)
 	var chunks []*chunkIndex
 	for pos := 0; pos < len(data); {
 		end := min(pos+defaultChunkSize, len(data))

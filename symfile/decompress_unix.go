@@ -8,7 +8,8 @@ import (
 )
 
 // reserve returns n bytes of anonymous memory, committed only as they are
-// written, and the function that releases them; nil when it cannot. A
+// written (mapNoReserve), and the function that releases them; nil when
+// it cannot. A
 // decompressed file is read into it: no buffer doublings (which cost three
 // times the data's size at their peak) and no final copy.
 func reserve(n int64) ([]byte, func([]byte) error) {
@@ -17,7 +18,7 @@ func reserve(n int64) ([]byte, func([]byte) error) {
 	}
 	pg := int64(os.Getpagesize())
 	n = (n + pg - 1) / pg * pg
-	mem, err := syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	mem, err := syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON|mapNoReserve)
 	if err != nil {
 		return nil, nil
 	}

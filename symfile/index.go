@@ -128,11 +128,13 @@ var (
 )
 
 // indexChunkInto indexes data[start:end], which begins at a line start,
-// into c, new from chunkScratch.start. data holds the file's bytes from
+// into c, new from chunkScratch.start or holding the lines of the chunk
+// before data[start:] (a chunk may be indexed in several calls, each
+// ending at a line end: readPieces). data holds the file's bytes from
 // offset base on: the offsets recorded are base+position in data.
 func indexChunkInto(data []byte, start, end int, c *chunkIndex, base uint64) *chunkIndex {
-	owner := ownerInherit
-	lineNo := 0
+	owner := c.tail // the owner so far: FUNC and PUBLIC records set both
+	lineNo := c.lines
 	pos := start
 	for pos < end {
 		// Fast path for the most common record, a well-formed line record:
@@ -434,13 +436,16 @@ func (f *File) buildIndex(chunkSize int, disk *diskSource) {
 	if disk != nil {
 		disk.release(0, len(data)) // the pages that finding the bounds touched
 	}
-	seq := newSequencer(f, bounds, disk)
+	seq := newSequencer(f, bounds, chunkSize, disk)
 	var room publicRoom
 	if seq == nil {
 		room = publicSlots(data, bounds, workers, disk)
 	}
 	var next atomic.Int64
 	var g mapfault.Group // a fault on the mapping, or a bug, goes to the caller (fault.go)
+	if seq != nil {
+		defer seq.releaseScratch() // the chunks' records are in the arenas by then
+	}
 	for range workers {
 		g.Go(func() { f.indexChunks(bounds, chunks, room.slots, &next, disk, chunkSize, seq) })
 	}
@@ -572,18 +577,22 @@ func sumOf(v []int) int {
 // indexChunks indexes chunks, taking the next one from next until none is
 // left.
 //
-// A chunk of a file on disk is read with pread into the worker's buffer,
-// reused from chunk to chunk: a large sequential read costs the kernel one
-// copy from its page cache, where scanning the mapping cost a page fault
-// per 64 KiB, and advice to map the pages in and to drop them after. A
-// chunk longer than twice chunkSize (one very long line) is scanned through
-// the mapping instead, so the buffer stays bounded; so is a chunk whose read
-// fails or comes back short (a file truncated meanwhile): reading the
+// A chunk of a file on disk is read with pread, a piece at a time
+// (readPieces), into the worker's buffer, reused from chunk to chunk:
+// sequential reads cost the kernel one copy from its page cache, where
+// scanning the mapping cost a page fault per 64 KiB, and advice to map the
+// pages in and to drop them after. A chunk longer than twice chunkSize
+// (one very long line) is scanned through the mapping instead, so the
+// buffer stays bounded; so is the rest of a chunk whose read fails or
+// comes back short (a file truncated meanwhile): reading the
 // mapping then faults, and the fault is reported as before (fault.go).
 func (f *File) indexChunks(bounds []int, chunks []*chunkIndex, slots [][]pubEntry, next *atomic.Int64, disk *diskSource, chunkSize int, seq *sequencer) {
 	data := f.data
 	var buf []byte
 	var scratch chunkScratch
+	if seq != nil {
+		scratch = seq.newScratch()
+	}
 	n := len(chunks)
 	finished := false
 	defer func() {
@@ -606,12 +615,10 @@ func (f *File) indexChunks(bounds []int, chunks []*chunkIndex, slots [][]pubEntr
 		}
 		if disk == nil {
 			indexChunkInto(data, lo, hi, c, 0)
-		} else if b, ok := readChunk(disk.r, &buf, lo, hi, chunkSize); ok {
-			indexChunkInto(b, 0, len(b), c, uint64(lo))
-		} else {
-			prefaultPages(data, lo, hi)
-			indexChunkInto(data, lo, hi, c, 0)
-			disk.release(lo, hi)
+		} else if p := readPieces(disk.r, &buf, lo, hi, chunkSize, readPiece, c); p < hi {
+			prefaultPages(data, p, hi)
+			indexChunkInto(data, p, hi, c, 0)
+			disk.release(p, hi)
 		}
 		// Sorting here, in parallel, leaves merge only sorted runs to merge.
 		c.sortRuns()
@@ -652,32 +659,75 @@ func (s *chunkScratch) take(c *chunkIndex) {
 	s.funcs, s.cfi, s.pubs = c.funcs[:0], c.cfi[:0], c.pubs[:0]
 }
 
-// readChunk reads the file's bytes [lo, hi) into *buf, growing it up to
-// twice chunkSize, and reports whether it read them all.
-func readChunk(r io.ReaderAt, buf *[]byte, lo, hi, chunkSize int) ([]byte, bool) {
+// readPiece is the size of the index pass's reads: small enough that the
+// bytes the kernel copies into the buffer are still in the CPU's cache
+// when the pass reads them, and that the buffer is a few fresh pages.
+// A worker's 9 MiB buffer for a whole chunk cost 4,600 page faults on
+// the stress file, and each byte went to memory and back.
+const readPiece = 256 << 10
+
+// readPieces reads the file's bytes [lo, hi) into *buf, piece bytes at a
+// time (readPiece), and indexes into c each piece's lines up to its last
+// line end; the line cut at the end starts the next piece. It returns where
+// it stopped: hi, or the start of the first line it could not read (a
+// read failed or came back short: the file was truncated meanwhile), or
+// lo for a chunk longer than twice chunkSize (one very long line), which
+// the caller then indexes through the mapping, so the buffer stays
+// bounded.
+func readPieces(r io.ReaderAt, buf *[]byte, lo, hi, chunkSize, piece int, c *chunkIndex) int {
 	if hi-lo > 2*chunkSize {
-		return nil, false
+		return lo
 	}
-	if cap(*buf) < hi-lo {
-		*buf = make([]byte, max(hi-lo, chunkSize+chunkSize/8))
+	p, have := lo, 0 // (*buf)[:have] holds the file's bytes from p on
+	for p < hi {
+		want := min(max(piece, 2*have), hi-p)
+		if cap(*buf) < want {
+			grown := make([]byte, want)
+			copy(grown, (*buf)[:have])
+			*buf = grown
+		}
+		b := (*buf)[:want]
+		k, err := r.ReadAt(b[have:], int64(p+have))
+		if k != want-have || (err != nil && err != io.EOF) {
+			return p
+		}
+		end := want
+		if p+want < hi {
+			nl := bytes.LastIndexByte(b[have:], '\n')
+			if nl < 0 { // no line ends in the piece: read more of it
+				have = want
+				continue
+			}
+			end = have + nl + 1
+		}
+		indexChunkInto(b, 0, end, c, uint64(p))
+		have = copy(b, b[end:])
+		p += end
 	}
-	b := (*buf)[:hi-lo]
-	k, err := r.ReadAt(b, int64(lo))
-	return b, k == len(b) && (err == nil || err == io.EOF)
+	return p
 }
 
 // sortRuns sorts the chunk's ranges and PUBLIC records by address, keeping
-// c.tail on the same function.
+// c.tail on the same function. A chunk's records are few (thousands) and
+// mostly in order: pdqsort finds the order in one pass, where
+// sortByAddr's merge of the runs allocated a copy of the array per chunk.
 func (c *chunkIndex) sortRuns() {
-	sortByAddr(c.pubs, cmpPub)
-	sortByAddr(c.cfi, byAddr[rangeEntry])
+	sortChunk(c.pubs, cmpPub)
+	sortChunk(c.cfi, cmpRange)
 	if c.tail < 0 {
-		sortByAddr(c.funcs, byAddr[funcEntry])
+		sortChunk(c.funcs, cmpFunc)
 		return
 	}
 	tailOff := c.funcs[c.tail].off
-	sortByAddr(c.funcs, byAddr[funcEntry])
+	sortChunk(c.funcs, cmpFunc)
 	c.tail = slices.IndexFunc(c.funcs, func(e funcEntry) bool { return e.off == tailOff })
+}
+
+// sortChunk sorts a chunk's records, which are usually in order already.
+func sortChunk[T any](in []T, cmp func(a, b T) int) {
+	if !slices.IsSortedFunc(in, cmp) {
+		slices.SortFunc(in, cmp)
+	}
 }
 
 // merge combines the chunks' results: serially the little that depends
@@ -695,11 +745,11 @@ func (f *File) merge(chunks []*chunkIndex, room publicRoom, seq *sequencer) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		funcs = mergeArena(chunks, seqArena(seq, func(s *sequencer) *arena[funcEntry] { return &s.funcs }),
-			func(c *chunkIndex) []funcEntry { return c.funcs }, byAddr[funcEntry])
+			func(c *chunkIndex) []funcEntry { return c.funcs }, cmpFunc)
 	})
 	wg.Go(func() {
 		cfi = mergeArena(chunks, seqArena(seq, func(s *sequencer) *arena[rangeEntry] { return &s.cfi }),
-			func(c *chunkIndex) []rangeEntry { return c.cfi }, byAddr[rangeEntry])
+			func(c *chunkIndex) []rangeEntry { return c.cfi }, cmpRange)
 	})
 	wg.Go(func() {
 		if seq != nil {
@@ -860,6 +910,23 @@ func firstPublics(pubs []pubEntry) ([]pubEntry, []uint64) {
 // cmpPub orders PUBLIC records by address, then file position.
 func cmpPub(a, b pubEntry) int {
 	if c := cmp.Compare(a.addr, b.addr); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.off, b.off)
+}
+
+// cmpFunc is byAddr for FUNC records, cmpRange for STACK CFI INIT records:
+// the same order, without the generic methods' indirect calls (the index
+// pass sorts every record of the file with them).
+func cmpFunc(a, b funcEntry) int {
+	if c := cmp.Compare(a.base, b.base); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.off, b.off)
+}
+
+func cmpRange(a, b rangeEntry) int {
+	if c := cmp.Compare(a.base, b.base); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.off, b.off)

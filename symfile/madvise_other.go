@@ -10,4 +10,8 @@ const (
 	madvPopulateRead
 )
 
+// mapNoReserve is Linux's MAP_NORESERVE (see madvise_linux.go); other
+// systems commit anonymous memory as it is touched.
+const mapNoReserve = 0
+
 func madvise([]byte, int) error { return nil }
