@@ -289,14 +289,13 @@ func (r *batchRun) run(paths []string) int {
 	prog := newProgress(r.stderr, len(paths), r.flags.progress)
 	r.gc = newGCTuner() // batch_gc.go
 	defer r.gc.restore()
-	work := make(chan string)
+	q := newInputQueue(paths) // batch_signals.go
 	var wg sync.WaitGroup
 	for range min(r.flags.jobs, max(len(paths), 1)) {
 		wg.Add(1)
-		go r.work(work, &wg, prog)
+		go r.work(q, &wg, prog)
 	}
-	stopped := r.feed(work, paths) // nil, or the signal that stopped the run (batch_signals.go)
-	close(work)
+	stopped := r.feed(q) // nil, or the signal that stopped the run (batch_signals.go)
 	r.wait(&wg, stopped)
 	prog.finish()
 	defer r.temps.removeAll()
@@ -359,15 +358,16 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 // indexed, a download within its own bounds) may take that long.
 const timeoutGrace = 10 * time.Second
 
-// work is a worker: it processes the inputs of work in its own goroutine
-// and writes their outputs, until work is closed or its input outlives
-// --timeout and its grace (processOne): then a new worker has taken its
-// place in wg and it ends once its input returns, without wg.Done.
-func (r *batchRun) work(work <-chan string, wg *sync.WaitGroup, prog *progress) {
-	for p := range work {
+// work is a worker: it processes the inputs of q in its own goroutine
+// and writes their outputs, until q has none left or is stopped, or its
+// input outlives --timeout and its grace (processOne): then a new worker
+// has taken its place in wg and it ends once its input returns, without
+// wg.Done.
+func (r *batchRun) work(q *inputQueue, wg *sync.WaitGroup, prog *progress) {
+	for p, ok := q.take(); ok; p, ok = q.take() {
 		res, ok := r.processOne(p, func(res triage.Result) {
 			r.finish(&res, prog)
-			go r.work(work, wg, prog) // in the stuck worker's place in wg
+			go r.work(q, wg, prog) // in the stuck worker's place in wg
 		})
 		if !ok {
 			return

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -34,19 +35,61 @@ func notifyStop() (<-chan os.Signal, func()) {
 	return ch, func() { signal.Stop(ch) }
 }
 
-// feed sends paths to work until they run out or the run is stopped by a
-// signal or a closed stdout; it returns what stopped it, nil when nothing.
-func (r *batchRun) feed(work chan<- string, paths []string) os.Signal {
-	for _, p := range paths {
-		select {
-		case work <- p:
-		case sig := <-r.signals:
-			return sig
-		case <-r.broken:
-			return syscall.SIGPIPE
-		}
+// inputQueue hands a run's inputs to its workers. A worker takes the next
+// one itself (an atomic counter) rather than from a goroutine through an
+// unbuffered channel: that hand-off woke the feeding goroutine for every
+// dump, and a worker done with its dump often waited, its CPU idle, for
+// the feeder to be scheduled (issue 29: -j 2 kept its second CPU busy
+// only 83% of the time).
+type inputQueue struct {
+	paths   []string
+	next    atomic.Int64
+	stopped atomic.Bool
+	// taken is closed when the last input has been taken, where the
+	// feeding goroutine used to return: from then on a signal no longer
+	// stops the run (the inputs in flight finish).
+	taken     chan struct{}
+	takenOnce sync.Once
+}
+
+func newInputQueue(paths []string) *inputQueue {
+	q := &inputQueue{paths: paths, taken: make(chan struct{})}
+	if len(paths) == 0 {
+		q.takenOnce.Do(func() { close(q.taken) })
 	}
-	return nil
+	return q
+}
+
+// take returns the next input; false when there is none left or the run
+// was stopped.
+func (q *inputQueue) take() (string, bool) {
+	if q.stopped.Load() {
+		return "", false
+	}
+	i := q.next.Add(1) - 1
+	if i >= int64(len(q.paths)) {
+		return "", false
+	}
+	if i == int64(len(q.paths))-1 {
+		q.takenOnce.Do(func() { close(q.taken) })
+	}
+	return q.paths[i], true
+}
+
+// feed waits until the workers have taken every input or the run is
+// stopped by a signal or a closed stdout, and then stops q; it returns
+// what stopped it, nil when nothing.
+func (r *batchRun) feed(q *inputQueue) os.Signal {
+	select {
+	case <-q.taken:
+		return nil
+	case sig := <-r.signals:
+		q.stopped.Store(true)
+		return sig
+	case <-r.broken:
+		q.stopped.Store(true)
+		return syscall.SIGPIPE
+	}
 }
 
 // wait waits for the workers; after a stop, for stopGrace at most, or
