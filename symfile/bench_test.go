@@ -263,3 +263,43 @@ func BenchmarkFindCallerRegs(b *testing.B) {
 		}
 	}
 }
+
+// sliceRegisters are Registers over a short table, as the walkers' own.
+type sliceRegisters struct {
+	names  []string
+	in     []uint64
+	caller []uint64
+}
+
+func (r *sliceRegisters) Register(name string) (uint64, bool) {
+	for i, n := range r.names {
+		if n == name {
+			return r.in[i], true
+		}
+	}
+	return 0, false
+}
+
+func (r *sliceRegisters) SetCaller(name string, v uint64) {
+	for i, n := range r.names {
+		if n == name {
+			r.caller[i] = v
+		}
+	}
+}
+
+// BenchmarkEvaluatorCallerRegs is BenchmarkFindCallerRegs through the
+// Evaluator a walk keeps, without maps: the path of every CFI frame.
+func BenchmarkEvaluatorCallerRegs(b *testing.B) {
+	rules := CFIRules{CFA: "$rsp 24 +", RA: ".cfa -8 + ^",
+		Rules: []CFIRule{{"$rbp", ".cfa -16 + ^"}, {"$rbx", ".cfa -24 + ^"}}}
+	regs := &sliceRegisters{names: []string{"$rip", "$rsp", "$rbp", "$rbx", ".cfa", ".ra"},
+		in: []uint64{0x10, 0x1000, 0x2000, 1, 0, 0}, caller: make([]uint64, 6)}
+	var x Evaluator
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := x.CallerRegs(&rules, regs, zeroMemory{}, 8); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -352,6 +352,12 @@ func parseLiteral(s string) (uint64, bool) {
 	if s == "" || s[0] < '0' || s[0] > '9' {
 		return 0, false
 	}
+	if v, ok := shortDecimal(s); ok {
+		if neg {
+			v = -v
+		}
+		return v, true
+	}
 	var v uint64
 	var err error
 	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
@@ -364,6 +370,24 @@ func parseLiteral(s string) (uint64, bool) {
 	}
 	if neg {
 		v = -v
+	}
+	return v, true
+}
+
+// shortDecimal parses the decimal literals of nearly every rule ("8",
+// "-16" without its sign) without strconv: up to 19 digits, which cannot
+// overflow. Anything else is left to strconv (false).
+func shortDecimal(s string) (uint64, bool) {
+	if len(s) > 19 {
+		return 0, false
+	}
+	var v uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		v = v*10 + uint64(c)
 	}
 	return v, true
 }

@@ -2,6 +2,8 @@ package symfile
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -136,5 +138,43 @@ func TestEvaluateErrors(t *testing.T) {
 	}
 	if _, err := EvaluateValue("1 ^", nil, nil, 8); !errors.Is(err, ErrMemory) {
 		t.Errorf("nil memory: %v", err)
+	}
+}
+
+// TestParseLiteralMatchesStrconv holds parseLiteral's fast decimal path to
+// strconv's answers: the 19- and 20-digit edges, overflow, signs, hex and
+// what is not a number.
+func TestParseLiteralMatchesStrconv(t *testing.T) {
+	want := func(s string) (uint64, bool) {
+		neg := strings.HasPrefix(s, "-")
+		u := strings.TrimPrefix(s, "-")
+		if u == "" || u[0] < '0' || u[0] > '9' {
+			return 0, false
+		}
+		var v uint64
+		var err error
+		if len(u) > 2 && (u[:2] == "0x" || u[:2] == "0X") {
+			v, err = strconv.ParseUint(u[2:], 16, 64)
+		} else {
+			v, err = strconv.ParseUint(u, 10, 64)
+		}
+		if err != nil {
+			return 0, false
+		}
+		if neg {
+			v = -v
+		}
+		return v, true
+	}
+	for _, s := range []string{
+		"0", "8", "-8", "16", "-24", "007", "-0", "9999999999999999999", "1234567890123456789",
+		"10000000000000000000", "18446744073709551615", "18446744073709551616", "99999999999999999999",
+		"-18446744073709551615", "0x10", "0X1f", "-0x8", "0x", "12a", "1-", "", "-", "$rsp", ".cfa", "1 2",
+	} {
+		gv, gok := parseLiteral(s)
+		wv, wok := want(s)
+		if gv != wv || gok != wok {
+			t.Errorf("parseLiteral(%q) = %d, %v; strconv says %d, %v", s, gv, gok, wv, wok)
+		}
 	}
 }
