@@ -250,3 +250,32 @@ func compressedForms(t *testing.T, data []byte) map[string][]byte {
 	forms["xz"] = xzb.Bytes()
 	return forms
 }
+
+// A dump that fails to open is named once in the message, whether the error
+// comes from the decompressor (which names its input), the file system, or
+// the minidump reader (which does not).
+func TestOpenFailureNamesThePathOnce(t *testing.T) {
+	data, err := os.ReadFile(corpus.Testdata(t, "dumps", "amd64-threads.dmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cases := map[string][]byte{"not-a-dump.dmp": []byte("MDMP\x93\xa7")}
+	for name, packed := range compressedForms(t, data[:4096]) {
+		cases["cut-"+name+".dmp"] = packed[:len(packed)/2]
+	}
+	for name, content := range cases {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, errOut, status := runCLI(path)
+		if status != exitDump || strings.Count(errOut, path) != 1 || !strings.HasPrefix(errOut, "minidump-stackwalk: "+path+": ") {
+			t.Errorf("%s: status %d, stderr %q: want the path named once, after the program's name", name, status, errOut)
+		}
+	}
+	missing := filepath.Join(dir, "missing.dmp")
+	if _, errOut, _ := runCLI(missing); strings.Count(errOut, missing) != 1 {
+		t.Errorf("missing file: stderr %q names the path %d times, want once", errOut, strings.Count(errOut, missing))
+	}
+}

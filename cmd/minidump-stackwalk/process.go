@@ -2,9 +2,12 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"strings"
 
 	stackwalk "github.com/minidump-stackwalk/minidump-stackwalk"
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
@@ -61,7 +64,7 @@ func processDump(o *options, group flagGroup, stdout, stderr io.Writer) int {
 	}
 	d, err := stackwalk.OpenWith(o.dumpPath, stackwalk.Options{Sysroot: o.sysroot, Stdin: o.stdin})
 	if err != nil {
-		fmt.Fprintf(stderr, "minidump-stackwalk: %s: %s%s\n", textsafe.Escape(o.dumpPath), textsafe.Escape(err.Error()), notADumpHint(o.dumpPath))
+		fmt.Fprintf(stderr, "minidump-stackwalk: %s%s\n", textsafe.Escape(openErrorText(o.dumpPath, err)), notADumpHint(o.dumpPath))
 		writeOpenFailure(group, stdout, o.dumpPath, err) // --json prints a status document
 		o.ci.addOpenFailure(o.dumpPath, err)             // -f junit, sarif, github (ciformats_single.go)
 		return o.ci.finishSingle(exitDump, stdout, stderr)
@@ -155,6 +158,18 @@ func writeText(w io.Writer, o *options, st *processor.ProcessState) error {
 		ExtraThread:          o.extraThread,
 		StackDump:            o.stackDump,
 	})
+}
+
+// openErrorText is the message for a dump that failed to open, naming its
+// path once: the input reader's errors and the file system's already
+// begin with it ("x.dmp.xz: at offset …", "open x.dmp: …").
+func openErrorText(path string, err error) string {
+	msg := err.Error()
+	var pathErr *fs.PathError
+	if strings.HasPrefix(msg, path+": ") || errors.As(err, &pathErr) && pathErr.Path == path && msg == pathErr.Error() {
+		return msg
+	}
+	return path + ": " + msg
 }
 
 // notADumpHint says what to do instead when the input that failed to open
