@@ -30,13 +30,16 @@ import (
 // linker's EXIDX_CANTUNWIND: no record, and only abort's code says where
 // it saved lr); abort's frame (a sigaction and a sigset) holds stale
 // return addresses of the calls its caller made before, and the scan from
-// abort's sp meets one of them first, proven by nothing but unrefuted.
+// abort's sp meets one of them first. arm-abort's (fprintf's, whose CFI
+// read check_invariant's earlier return 0x10606 below the live 0x1060a)
+// is refused since retaddr's staleUnderCaller; arm-throw's stale chain
+// reads the live return into its caller as its own, so nothing in the
+// stack tells it apart.
 var exidxSymForeign = map[string]string{
-	"arm-abort 0": "frame 4: the scan from abort's sp takes a stale return into fprintf (0x16648, check_invariant's earlier call); its CFI gives " +
-		"check_invariant at that call's return 0x10606, not gdb's 0x1060a; case_abort and above are the oracle's",
 	"arm-throw 0": "frame 4: the scan from abort's sp takes a stale return into _IO_file_write (0x26fa2), whose CFI walks an earlier write's chain " +
-		"(__write, _IO_file_write, new_do_write, _IO_new_do_write, _IO_file_overflow) back onto gdb's frames 4-11; past ___Unwind_RaiseException " +
-		"(EXIDX_CANTUNWIND) the scan takes throw_deep's return and CFI reaches __libc_start_call_main: frames past the oracle's end, before twinPastOracle's two",
+		"(__write, _IO_file_write, new_do_write, _IO_new_do_write, _IO_file_overflow) back onto gdb's frames 4-11, its last frame reading abort's own " +
+		"pushed return (0x11d0a) as its return address; past ___Unwind_RaiseException (EXIDX_CANTUNWIND) the scan takes throw_deep's return and CFI " +
+		"reaches __libc_start_call_main: frames past the oracle's end, before twinPastOracle's two",
 }
 
 // exidxELFForeign lists the thread-twins whose walk with the program's
