@@ -47,8 +47,9 @@ var exidxSymForeign = map[string]string{
 var exidxELFForeign = map[string]string{
 	"arm-throw 0": "past gdb's last frame (___Unwind_RaiseException, 11, EXIDX_CANTUNWIND) the wrapper's prologue (module_prologue), as gdb's " +
 		"own frame 12, reads the lr slot of the phase2_vrs that unwind_phase2 rewrote (docs/testdata.md, 'shapesdemo on arm'): throw_guard's " +
-		"pc 0x10e08, then 0x9cac0 in no module by its CFI, a scan to throw_deep and CFI to __libc_start_call_main; no oracle covers these, " +
-		"twinPastOracle's two outermost frames follow",
+		"pc 0x10e08; its CFI then reads 0x9cac0, in no module and in the heap the dump's maps list rw-p, no return address, so the scan " +
+		"takes throw_main's return, which the program's code confirms, and CFI goes on to main and __libc_start_call_main: real callers " +
+		"past gdb's end, which no oracle covers, before twinPastOracle's two outermost frames",
 }
 
 // TestPastInventedTwinsWithUnwindTables walks the thread-twins that
