@@ -101,7 +101,7 @@ func staleUnderCaller(w *walker.Walker, callee *walker.Frame, c *Candidate, refu
 	if !FunctionKnown(w, at) {
 		return 0, 0, false
 	}
-	read := uint64(0) // the highest word under S holding P
+	read := uint64(0) // a word under S holding P, below the words looked at next
 	for l := c.Loc + size; l < s; l += size {
 		v, ok := w.ReadWord(l, c.set.wordSize)
 		if !ok {
