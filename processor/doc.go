@@ -73,6 +73,12 @@
 //     junk frames (a stack address as IP, a scanned vDSO hit). gdb's
 //     backtraces of the same crashes end at _start.
 //     Breakpad mode restores Breakpad's walk.
+//   - Memory map. Outside Breakpad's mode the walk gets the dump's
+//     executable mappings (the memory info list, else Linux's maps
+//     stream: executableMap, walker.Env.Executable); on 32-bit ARM a CFI
+//     caller pc in no module and in no executable mapping is no return
+//     address (arm-throw with its program's ELF file: a heap word read
+//     from unwind_phase2's rewritten save area). Breakpad takes it.
 //   - Split images. When one image is mapped as several module entries with
 //     the same code file and debug identifier, adjacent within ELF segment
 //     alignment (node: 0x400000, 0xb72000, 0x2600000), symbols and CFI are

@@ -102,6 +102,9 @@ func Process(dump *minidump.File, syms symfile.Supplier, opts Options) (*Process
 	if len(st.UnloadedModules) > 0 {
 		plan.env.Unloaded = newUnloadedFinder(st.UnloadedModules)
 	}
+	if !opts.breakpad() && r.crash != nil {
+		plan.env.Executable = executableMap(r.crash.MemoryInfo, r.crash.Maps)
+	}
 	if !opts.breakpad() && st.System != nil && (st.System.OSShort == "linux" || st.System.OSShort == "android") {
 		plan.env.EntryPoint = r.entryPoint
 		plan.env.NoInterpreter = r.noInterpreter

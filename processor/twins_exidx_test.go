@@ -30,22 +30,36 @@ import (
 // linker's EXIDX_CANTUNWIND: no record, and only abort's code says where
 // it saved lr); abort's frame (a sigaction and a sigset) holds stale
 // return addresses of the calls its caller made before, and the scan from
-// abort's sp meets one of them first, proven by nothing but unrefuted.
+// abort's sp meets one of them first. arm-abort's (fprintf's, whose CFI
+// read check_invariant's earlier return 0x10606 below the live 0x1060a)
+// is refused since retaddr's staleUnderCaller; arm-throw's stale chain
+// reads the live return into its caller as its own, so nothing in the
+// stack tells it apart.
 var exidxSymForeign = map[string]string{
-	"arm-abort 0": "frame 4: the scan from abort's sp takes a stale return into fprintf (0x16648, check_invariant's earlier call); its CFI gives " +
-		"check_invariant at that call's return 0x10606, not gdb's 0x1060a; case_abort and above are the oracle's",
 	"arm-throw 0": "frame 4: the scan from abort's sp takes a stale return into _IO_file_write (0x26fa2), whose CFI walks an earlier write's chain " +
-		"(__write, _IO_file_write, new_do_write, _IO_new_do_write, _IO_file_overflow) back onto gdb's frames 4-11; past ___Unwind_RaiseException " +
-		"(EXIDX_CANTUNWIND) the scan takes throw_deep's return and CFI reaches __libc_start_call_main: frames past the oracle's end, before twinPastOracle's two",
+		"(__write, _IO_file_write, new_do_write, _IO_new_do_write, _IO_file_overflow) back onto gdb's frames 4-11, its last frame reading abort's own " +
+		"pushed return (0x11d0a) as its return address (6 frames); past ___Unwind_RaiseException (EXIDX_CANTUNWIND) the scan takes throw_deep's " +
+		"return and CFI reaches _start, twinPastOracle's frames",
 }
 
 // exidxELFForeign lists the thread-twins whose walk with the program's
-// ELF file at hand holds frames the oracle lacks, and why.
-var exidxELFForeign = map[string]string{
-	"arm-throw 0": "past gdb's last frame (___Unwind_RaiseException, 11, EXIDX_CANTUNWIND) the wrapper's prologue (module_prologue), as gdb's " +
-		"own frame 12, reads the lr slot of the phase2_vrs that unwind_phase2 rewrote (docs/testdata.md, 'shapesdemo on arm'): throw_guard's " +
-		"pc 0x10e08, then 0x9cac0 in no module by its CFI, a scan to throw_deep and CFI to __libc_start_call_main; no oracle covers these, " +
-		"twinPastOracle's two outermost frames follow",
+// ELF file at hand holds frames the oracle lacks, and why. None does:
+// arm-throw's frames past gdb's end are the program's (twinPastOracle),
+// and the CFI step to 0x9cac0, a heap word, is refused
+// (walker.Env.Executable).
+var exidxELFForeign = map[string]string{}
+
+// exidxELFMissing lists the thread-twins whose walk with the program's
+// ELF file finds every one of gdb's frames but not every frame the
+// oracle has past gdb's end (twinPastOracle): how many it misses, and why.
+var exidxELFMissing = map[string]struct {
+	n   int
+	why string
+}{
+	"arm-throw 0": {3, "__cxa_throw's return address is in no stack word (the wrapper's pushes are the phase2_vrs that unwind_phase2 " +
+		"rewrote: docs/testdata.md, 'shapesdemo on arm'); the wrapper's prologue (module_prologue), as gdb's own frame 12, reads " +
+		"throw_guard's pc 0x10e08 from that area with the wrapper's caller's sp, so throw_deep and throw_mid, whose returns lie " +
+		"between, are skipped"},
 }
 
 // TestPastInventedTwinsWithUnwindTables walks the thread-twins that
@@ -63,8 +77,9 @@ var exidxELFForeign = map[string]string{
 //     frames the oracle lacks only where exidxSymForeign says why;
 //   - the .sym and the program's ELF file (--use-local-debuginfo,
 //     debuginfod: its exidx tables, its code for the prologue of abort):
-//     every oracle frame in order, leading frames equal, and no frame the
-//     oracle lacks but where exidxELFForeign says why.
+//     every oracle frame in order (but those exidxELFMissing counts),
+//     gdb's frames leading, and no frame the oracle lacks but where
+//     exidxELFForeign says why.
 func TestPastInventedTwinsWithUnwindTables(t *testing.T) {
 	root := corpus.Testdata(t)
 	syms := symfile.NewDirSupplier(filepath.Join(root, "symbols"))
@@ -106,8 +121,12 @@ func TestPastInventedTwinsWithUnwindTables(t *testing.T) {
 				t.Errorf("%s: with exidx CFI prefix %d, in order %d; want >= %d (gdb's frames to the first without an unwind entry) and >= %d", label, s.prefix, s.inOrder, reach, b.inOrder)
 			}
 			seenSym[key] = checkKnownForeign(t, label+" (+exidx CFI)", withSym[i], want, exidxSymForeign[key]) || seenSym[key]
-			if e.prefix < len(gdb) || e.inOrder < len(want) {
-				t.Errorf("%s: with the ELF file prefix %d, in order %d; want %d, %d (every oracle frame)", label, e.prefix, e.inOrder, len(gdb), len(want))
+			miss := exidxELFMissing[key]
+			if e.prefix < len(gdb) || e.inOrder < len(want)-miss.n {
+				t.Errorf("%s: with the ELF file prefix %d, in order %d; want %d, %d (every oracle frame but %d: %s)", label, e.prefix, e.inOrder, len(gdb), len(want)-miss.n, miss.n, miss.why)
+			}
+			if miss.n > 0 && e.inOrder >= len(want) {
+				t.Errorf("%s: listed in exidxELFMissing, but the walk with the ELF file finds every oracle frame", label)
 			}
 			seenELF[key] = checkKnownForeign(t, label+" (+ELF)", withELF[i], want, exidxELFForeign[key]) || seenELF[key]
 		}

@@ -162,11 +162,18 @@ var twinPastOracle = map[string]struct {
 	pcs []uint64
 	why string
 }{
-	"arm-throw 0": {[]uint64{0x1f1b0, 0x10984}, "gdb stops at ___Unwind_RaiseException (and libgcc's backtrace, written before the throw, sooner); " +
-		"objdump -d -M force-thumb of the program (testdata/cores/arm-shapesdemo.zst): _start's blx at 0x10980 returns to 0x10985, " +
-		"its word at 0x408007f4; __libc_start_main_impl (stmdb sp!, {r7, fp, lr}; sub sp, #12: 24 bytes) calls __libc_start_call_main " +
-		"(push {lr}) at 0x1f1ac with sp 0x408007e0, whose return address 0x1f1b1 lies at 0x408007dc: the frames at pc 0x1f1b0, sp 0x408007e0 " +
-		"and pc 0x10984, sp 0x408007f8 (gdb's own frames of the program on arm-strfn have the same pcs)"},
+	"arm-throw 0": {[]uint64{0x11a8c, 0x10dca, 0x10df0, 0x10e08, 0x10e2a, 0x108f2, 0x1efdc, 0x1f1b0, 0x10984}, "gdb stops at ___Unwind_RaiseException " +
+		"(and libgcc's backtrace, written before the throw, sooner); objdump -d -M force-thumb of the program (testdata/cores/arm-shapesdemo.zst) " +
+		"and the dump's stack words give the frames above it: __cxa_throw (push {r4, r5, r6, lr} at 0x11a60) called the wrapper at 0x11a88, " +
+		"pc 0x11a8c, whose return address the wrapper's rewritten phase2_vrs no longer hold (no walk can find it); its frame [0x40800660, " +
+		"0x40800670) keeps throw_deep's return 0x10dcb (bl __cxa_throw at 0x10dc6) at 0x4080066c; throw_deep (push {r4, r5, lr}; sub sp, #12) " +
+		"keeps throw_mid's 0x10df1 (bl at 0x10dec) at 0x40800684, throw_mid (push {r3, lr}) throw_guard's 0x10e09 (bl at 0x10e04) at 0x4080068c, " +
+		"throw_guard (push {r3, lr}) throw_main's 0x10e2b (bl at 0x10e26) at 0x40800694, throw_main (push {r4, lr}) main's 0x108f3 (bl at " +
+		"0x108ee) at 0x4080069c, main (push {r3, r4, r5, lr}) __libc_start_call_main's 0x1efdd (blx r3 at 0x1efda) at 0x408006ac; " +
+		"__libc_start_call_main (push {lr}; sub sp, #300) keeps __libc_start_main_impl's 0x1f1b1 (bl at 0x1f1ac) at 0x408007dc, and " +
+		"__libc_start_main_impl (stmdb sp!, {r7, fp, lr}; sub sp, #12: 24 bytes) _start's 0x10985 (blx at 0x10980) at 0x408007f4: the frames " +
+		"at pcs 0x11a8c, 0x10dca, 0x10df0, 0x10e08, 0x10e2a, 0x108f2, 0x1efdc, 0x1f1b0 (sp 0x408007e0) and 0x10984 (sp 0x408007f8); gdb's own " +
+		"frames of the program on arm-strfn have the same outermost pcs"},
 }
 
 // pastOracle returns the oracle's frames want of the thread key extended

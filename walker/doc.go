@@ -24,6 +24,11 @@
 // info"), executable bytes (a scan candidate there counts as in a
 // function; the processor serves them as Env.Code).
 //
+// Env.Executable, outside Breakpad's mode, is the dump's memory map
+// reduced to its executable mappings: Walker.NotCode tells data (no
+// module, no executable mapping) from code outside every module (JIT),
+// which a caller pc may be; walker/arm refuses a CFI caller pc in data.
+//
 // Env.Mode is the one switch between Breakpad's rules (Breakpad) and ours
 // (Extended, the zero value); every architecture reads it the same way:
 // it chooses an ordered table of caller rules (CallerRules, tried in

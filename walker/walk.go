@@ -43,6 +43,12 @@ type Env struct {
 	// Read only in the Extended mode. The processor also serves their
 	// code through Code.
 	Native NativeSource
+	// Executable is the process's memory map as the dump lists it
+	// (Linux's maps stream, the memory info list): whether addr lies in
+	// a mapping with execute permission. Nil when the dump lists none:
+	// then an address outside every module may be code (JIT). Read only
+	// in the Extended mode (Walker.NotCode).
+	Executable func(addr uint64) bool
 
 	// EntryPoint, when not 0, is the program's entry address (Linux
 	// AT_ENTRY, the address of _start). A frame whose function starts there
@@ -247,6 +253,15 @@ func Terminate(callerIP, callerSP, calleeSP uint64, firstUnwind bool) bool {
 
 // ModuleAt returns the loaded module containing addr, or nil.
 func (w *Walker) ModuleAt(addr uint64) *Module { return w.Env.Modules.At(addr) }
+
+// NotCode reports whether the dump shows that addr is no instruction of
+// the process: no module holds it and the process's memory map
+// (Env.Executable) lists it in no executable mapping (data, the heap,
+// the stack, or unmapped). False when the map is unknown (JIT code lies
+// outside every module) and in Breakpad's mode.
+func (w *Walker) NotCode(addr uint64) bool {
+	return !w.Breakpad() && w.Env.Executable != nil && w.ModuleAt(addr) == nil && !w.Env.Executable(addr)
+}
 
 // ReadUint32 reads a little-endian 32-bit word of stack memory.
 func (w *Walker) ReadUint32(addr uint64) (uint32, bool) {

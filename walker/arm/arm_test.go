@@ -30,6 +30,7 @@ type fixture struct {
 	trace      bool               // walker.Env.Trace
 	entry      uint64             // walker.Env.EntryPoint
 	noInterp   bool               // walker.Env.NoInterpreter
+	exec       func(uint64) bool  // walker.Env.Executable
 }
 
 // newFixture brands every register with junk that points nowhere, as
@@ -59,6 +60,7 @@ func (f *fixture) walk(t *testing.T, breakpad bool) *walker.Stack {
 	}
 	if !breakpad { // as the processor: Linux only, not in Breakpad's mode
 		env.EntryPoint, env.NoInterpreter = f.entry, f.noInterp
+		env.Executable = f.exec
 	}
 	if f.syms != nil {
 		env.Symbols = walkertest.NewSymbols(t, f.syms)
@@ -134,6 +136,33 @@ func TestCFI(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCFIReturnIntoData: a CFI step whose return address lies in no
+// module is taken where the dump lists no memory map, or lists it in an
+// executable mapping (JIT code); where the map lists it in none (data: an
+// unwinder's rewritten save area read as a frame) it is no return address,
+// and the other rules find the caller (here the scan). Breakpad's mode
+// takes it.
+func TestCFIReturnIntoData(t *testing.T) {
+	const data = 0x60001000 // in no module
+	newF := func(exec func(uint64) bool) *fixture {
+		f := newFixture().set(minidump.ARMPC, mod1+0x1010).set(minidump.ARMSP, stack)
+		f.syms = map[string]string{"module1": sym1 + "STACK CFI INIT 1000 100 .cfa: sp 16 + .ra: .cfa -4 + ^\n", "module2": sym2}
+		f.words[stack+12] = data
+		f.words[stack+20] = mod2 + 0x2045
+		f.exec = exec
+		return f
+	}
+	jit := func(a uint64) bool { return a >= 0x60000000 && a < 0x60010000 }
+	none := func(uint64) bool { return false }
+	ctx := want{mod1 + 0x1010, stack, walker.TrustContext}
+	cfi := want{data, stack + 16, walker.TrustCFI}
+	scan := want{mod2 + 0x2045, stack + 24, walker.TrustScan}
+	check(t, "no memory map", newF(nil).walk(t, false), ctx, cfi, scan)
+	check(t, "executable mapping", newF(jit).walk(t, false), ctx, cfi, scan)
+	check(t, "breakpad", newF(none).walk(t, true), ctx, cfi, scan)
+	check(t, "not executable", newF(none).walk(t, false), ctx, scan)
 }
 
 // TestStopRules: a caller PC below 4096, or an SP below the callee's, ends the walk.

@@ -31,7 +31,16 @@
 //     entry's return itself, up to 16 KiB above (byStartFrame,
 //     retaddr.StartFrame; rule walker.RuleScanEntry): nothing ran on the
 //     main stack before the entry, so the start function's frame holds
-//     no stale word, and ARM code pushes lr at the top of a frame.
+//     no stale word, and ARM code pushes lr at the top of a frame. For
+//     the same reason a candidate proven only by its own CFI, whose step
+//     reads the return into its caller below a higher word returning
+//     into that caller at another call site, is a stale word of the
+//     caller's earlier callee, and the higher word is taken
+//     (retaddr's staleUnderCaller).
+//   - a CFI step whose caller pc lies in no module and, by the dump's
+//     memory map (walker.Env.Executable), in no executable mapping is
+//     refused: a return address is code (Walker.NotCode); without a map,
+//     or in an executable mapping (JIT), it is taken.
 //   - the frame-pointer chain is followed on every OS, with r7 for Thumb
 //     code (a return address with bit 0 set) and r11 for ARM code, accepting
 //     both record layouts in use ([fp]=caller fp, [fp+4]=lr from clang and

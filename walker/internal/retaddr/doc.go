@@ -12,7 +12,9 @@
 // compares it with the callee).
 // decide weighs the checks a walker asks for (CheckProof: without its
 // call site, its own CFI or a return into the program's entry function,
-// Proven, a candidate is taken only as the first of its window;
+// Proven, a candidate is taken only as the first of its window; on ARM
+// one proven only by its own CFI, whose step reads a stale return into
+// its caller under a higher live one, yields to it: staleUnderCaller;
 // StartFrame finds the word below that return which libc's start
 // function's frame leaves), and Scan, the one stack
 // scan of all four walkers and both modes (Breakpad's scan without code or

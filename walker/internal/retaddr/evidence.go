@@ -128,11 +128,18 @@ func (c *Candidate) Proven() bool {
 }
 
 func (c *Candidate) proven0() bool {
-	if c.set.callSite(c.w, c.RA).Kind.isCall() || c.EntryReturn() || c.ThreadStartReturn() {
+	if c.provenBeyondCFI() {
 		return true
 	}
 	caller, ok := c.cfiStep()
 	return ok && c.CallerConsistent(caller)
+}
+
+// provenBeyondCFI reports whether Proven's evidence other than the
+// candidate's own CFI holds: a call before it in the code at hand, or a
+// return into the program's entry function or a thread's start function.
+func (c *Candidate) provenBeyondCFI() bool {
+	return c.set.callSite(c.w, c.RA).Kind.isCall() || c.EntryReturn() || c.ThreadStartReturn()
 }
 
 // ThreadStartReturn reports whether RA returns into a function in which

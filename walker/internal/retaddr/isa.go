@@ -51,11 +51,18 @@ type instrSet struct {
 	// of a frame's 16-byte slot (`str x30, [sp, #-16]!`) has its caller's
 	// sp 16 bytes above it, not 8. 0: the word above the return address.
 	spAlign uint64
+	// pushesLRAtTop: a function that calls pushes its return address at
+	// the top of its frame (AAPCS code: `push {..., lr}` before any other
+	// store, a variadic function's argument registers above it), so the
+	// return address into a function F lies just under F's frame, above
+	// any word its callee stores later (staleUnderCaller). Not arm64,
+	// whose frame record (x29, x30) lies at the bottom of a frame.
+	pushesLRAtTop bool
 }
 
 var isas = [...]instrSet{
 	isaNone:  {isa: isaNone, wordSize: 8, callOffset: 1},
-	isaARM:   {isa: isaARM, wordSize: 4, callOffset: 2, thumbBit: 1, maxCallBytes: 8, minCallBytes: 2, wideFromCFI: true},
+	isaARM:   {isa: isaARM, wordSize: 4, callOffset: 2, thumbBit: 1, maxCallBytes: 8, minCallBytes: 2, wideFromCFI: true, pushesLRAtTop: true},
 	isaARM64: {isa: isaARM64, wordSize: 8, callOffset: 4, maxCallBytes: 4, minCallBytes: 4, wideFromCFI: true, spAlign: 16},
 	isaX86:   {isa: isaX86, wordSize: 4, callOffset: 1, maxCallBytes: 11, minCallBytes: 2, chainScan: true},
 	isaAMD64: {isa: isaAMD64, wordSize: 8, callOffset: 1, maxCallBytes: 11, minCallBytes: 2, chainScan: true},

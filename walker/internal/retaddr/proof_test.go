@@ -1,6 +1,7 @@
 package retaddr_test
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -44,5 +45,43 @@ func TestScanProof(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStaleUnderCaller: on ARM, a scan's first candidate proven only by
+// its own CFI, whose CFI step reads the return into its caller F from
+// below a higher word returning into F at another call site, lay in the
+// frame of F's earlier callee (a variadic one here, its return address
+// under its pushed argument registers): the higher word, the live return
+// into F, is taken. When the higher word is the very return the CFI read
+// (a callee that pushed lr at its top), or returns into another function,
+// the CFI-proven candidate stays. Without code, as client dumps are.
+func TestStaleUnderCaller(t *testing.T) {
+	ac := archCases[0]
+	const outerOff = 0x5000
+	ac.syms = "MODULE Linux arm ID1 module1\n" + fmt.Sprintf(
+		"PUBLIC %x 0 callee\nFUNC %x 100 0 stale\nFUNC %x 100 0 caller\nFUNC %x 100 0 outer\nPUBLIC %x 0 other\n"+
+			// stale: push {r1-r3}; push {lr}: its return 16 below its CFA.
+			"STACK CFI INIT %x 100 .cfa: sp 16 + .ra: .cfa -16 + ^\n"+
+			"STACK CFI INIT %x 100 .cfa: sp 8 + .ra: .cfa -4 + ^\n",
+		calleeOff+1, staleOff, callerOff, outerOff, otherOff+1, staleOff, callerOff)
+	ra := func(off uint64) uint64 { return mod + off + 1 }
+	earlier, later := ra(callerOff+0x20), ra(callerOff+0x40)
+	for _, tc := range []struct {
+		name   string
+		top    uint64 // the word under the caller's frame (S-4)
+		caller uint64 // frame 1's PC
+	}{
+		{"a later return into the caller above", later, later},
+		{"the return the CFI read", earlier, ra(staleOff + 0x10)},
+		{"a return into another function", ra(otherOff + 0x10), ra(staleOff + 0x10)},
+	} {
+		// sp: the stale return into "stale"; stale's frame [sp+4, sp+20)
+		// holds its return into the caller at sp+4 and top at sp+16; the
+		// caller's frame [sp+20, sp+28) its return into outer.
+		pcs := ac.walk(t, nil, ra(staleOff+0x10), earlier, 0, 0, tc.top, 0, ra(outerOff+0x10))
+		if len(pcs) < 2 || pcs[1] != tc.caller {
+			t.Errorf("%s: frames %x, want caller %#x", tc.name, pcs, tc.caller)
+		}
 	}
 }

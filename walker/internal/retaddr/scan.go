@@ -60,8 +60,71 @@ func Scan(w *walker.Walker, callee *walker.Frame, start uint64, words int, mask 
 		if l, ra, ok := sameFunctionAbove(w, callee, p.c, start+uint64(words)*size, checks); ok {
 			return l, ra, true
 		}
+		if l, ra, ok := staleUnderCaller(w, callee, p.c, p.refused, checks); ok {
+			return l, ra, true
+		}
 	}
 	return p.loc, p.ra, true
+}
+
+// staleUnderCaller looks, on an instruction set whose functions push
+// their return address at the top of their frame (pushesLRAtTop: ARM),
+// at the scan's choice c when only its own CFI proves it: the CFI step
+// gives its caller F (pc P, stack pointer S) and reads P from a word
+// below S. A return address into F is stored by F's callee under F's
+// frame, and the live one is the highest there: the callee pushes it at
+// entry, with nothing between it and S but what that push stores (a
+// variadic function's argument registers), while the words below are its
+// locals, which keep stale return addresses of the calls F made before.
+// So when a higher word under S returns into F at another call site, P
+// is such a stale word, and c, whose CFI reads it as its own return
+// address, lay in the frame F's earlier callee left: its CFI step
+// follows that call's chain back onto F, proving nothing of the live
+// one. The higher word is then taken when it passes checks (proven, if
+// refused says a word of the window was refused): its function is F,
+// whose frame starts at S.
+func staleUnderCaller(w *walker.Walker, callee *walker.Frame, c *Candidate, refused bool, checks Checks) (loc, ra uint64, ok bool) {
+	if c == nil || !c.set.pushesLRAtTop || c.provenBeyondCFI() {
+		return 0, 0, false
+	}
+	caller, ok := c.cfiStep()
+	if !ok {
+		return 0, 0, false
+	}
+	p, pOK := caller.IP()
+	s, sOK := caller.SP()
+	size := uint64(c.set.wordSize)
+	if !pOK || !sOK || p < walker.MinCallerIP || s <= c.Loc+size || s-c.Loc > beyondBytes {
+		return 0, 0, false
+	}
+	at := (p&^c.set.thumbBit - c.set.callOffset) & c.mask
+	if !FunctionKnown(w, at) {
+		return 0, 0, false
+	}
+	read := uint64(0) // a word under S holding P, below the words looked at next
+	for l := c.Loc + size; l < s; l += size {
+		v, ok := w.ReadWord(l, c.set.wordSize)
+		if !ok {
+			return 0, 0, false
+		}
+		switch {
+		case v&c.mask == p&c.mask:
+			read = l
+		case read != 0 && inFunction(w, callee, c.mask, v):
+			d := NewCandidate(w, callee, c.a, c.mask, l, v)
+			if !SameFunction(w, at, (d.RA&^c.set.thumbBit-c.set.callOffset)&c.mask) {
+				continue
+			}
+			if ok, _ := decide(d, checks); !ok || refused && !d.Proven() {
+				continue
+			}
+			if w.Tracing() {
+				w.Reject(walker.RuleScanChecked, "word at %#x = %#x: its CFI reads the return into its caller at %#x = %#x, below the word at %#x = %#x returning into the same function: a stale return of an earlier call", c.Loc, c.RA, read, p, l, d.RA)
+			}
+			return l, d.RA, true
+		}
+	}
+	return 0, 0, false
 }
 
 // sameFunctionAbove looks, when the scan's choice c is not Proven, for a
