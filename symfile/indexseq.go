@@ -52,8 +52,12 @@ func newSequencer(f *File, bounds []int, chunkSize int, disk *diskSource) *seque
 	}
 	s := &sequencer{parked: map[int]*chunkIndex{}, chunk: chunkSize}
 	s.placed.L = &s.mu
-	ok := s.funcs.reserve(bounds, funcBytesPerRecord) && s.cfi.reserve(bounds, cfiBytesPerRecord) &&
-		s.pubs.reserve(bounds, publicBytesPerRecord)
+	advise := disk.advise
+	if advise == nil {
+		advise = madvise
+	}
+	ok := s.funcs.reserve(bounds, funcBytesPerRecord, advise) && s.cfi.reserve(bounds, cfiBytesPerRecord, advise) &&
+		s.pubs.reserve(bounds, publicBytesPerRecord, advise)
 	held := []*reservation{s.funcs.held, s.cfi.held, s.pubs.held}
 	if !ok {
 		for _, r := range held {
@@ -184,10 +188,12 @@ type arena[T any] struct {
 	n     int
 	runs  []int // start of each chunk's records, and n at the end
 	spilt bool  // a chunk outgrew the arena: its records are on the heap
+	huge  hugeAdvice
 }
 
-// reserve makes room for one record per per bytes of each chunk.
-func (a *arena[T]) reserve(bounds []int, per int) bool {
+// reserve makes room for one record per per bytes of each chunk, in
+// memory aligned for huge pages where the kernel gives them (hugeAdvice).
+func (a *arena[T]) reserve(bounds []int, per int, advise func([]byte, int) error) bool {
 	var z T
 	size := int64(unsafe.Sizeof(z))
 	total := int64(0)
@@ -197,12 +203,14 @@ func (a *arena[T]) reserve(bounds []int, per int) bool {
 	if total > math.MaxInt/size {
 		return false
 	}
-	mem, free := reserve(total * size)
+	a.huge = newHugeAdvice(total*size, int64(bounds[len(bounds)-1]), advise)
+	mem, free := reserveAligned(total*size, a.huge.size)
 	if mem == nil {
 		return false
 	}
 	a.held = &reservation{mem: mem, used: len(mem), free: free}
 	a.all = fromBytes[T](mem)[:total]
+	a.huge.grown(mem, 0)
 	return true
 }
 
@@ -216,6 +224,9 @@ func (a *arena[T]) add(recs []T) []T {
 	a.runs = append(a.runs, a.n)
 	out := a.all[a.n : a.n+len(recs) : a.n+len(recs)]
 	a.n += copy(out, recs)
+	if a.huge.size > 0 {
+		a.huge.grown(a.held.mem, len(asBytes(a.all[:a.n])))
+	}
 	return out
 }
 
@@ -299,7 +310,7 @@ type reservation struct {
 	mu   sync.Mutex
 	mem  []byte // the whole reservation, nil once released
 	used int    // bytes of it in use
-	free func([]byte) error
+	free func() error
 }
 
 // keep gives back the pages after used, the records that merge kept
@@ -332,7 +343,6 @@ func (r *reservation) releaseLocked() error {
 	if r.mem == nil {
 		return nil
 	}
-	m := r.mem
 	r.mem, r.used = nil, 0
-	return r.free(m)
+	return r.free()
 }
