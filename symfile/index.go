@@ -452,6 +452,9 @@ func (f *File) buildIndex(chunkSize int, disk *diskSource) {
 		g.Go(func() { f.indexChunks(bounds, chunks, room.slots, &next, disk, chunkSize, seq) })
 	}
 	g.Wait()
+	if seq != nil {
+		seq.lendScratch()
+	}
 	f.merge(chunks, room, seq)
 	if seq != nil {
 		seq.funcs.keep(f.funcs)
