@@ -17,20 +17,24 @@ const thpSysfs = "/sys/kernel/mm/transparent_hugepage/"
 // once per large arena (arena.reserve), a small file never.
 func transparentHugePageSize() int {
 	enabled, err := os.ReadFile(thpSysfs + "enabled")
-	if err != nil || bytes.Contains(enabled, []byte("[never]")) {
-		return 0
-	}
-	b, err := os.ReadFile(thpSysfs + "hpage_pmd_size")
 	if err != nil {
 		return 0
 	}
-	return validHugePageSize(bytes.TrimSpace(b), os.Getpagesize())
+	size, err := os.ReadFile(thpSysfs + "hpage_pmd_size")
+	if err != nil {
+		return 0
+	}
+	return hugePageSize(enabled, size, os.Getpagesize())
 }
 
-// validHugePageSize parses a huge page size, which must be a power of two
-// larger than a page and at most 1 GiB; else it returns 0.
-func validHugePageSize(b []byte, page int) int {
-	n, err := strconv.ParseInt(string(b), 10, 64)
+// hugePageSize reads sysfs's enabled ("always [madvise] never", the
+// bracketed word the setting) and hpage_pmd_size files: the size, which
+// must be a power of two larger than a page and at most 1 GiB, or 0.
+func hugePageSize(enabled, size []byte, page int) int {
+	if bytes.Contains(enabled, []byte("[never]")) {
+		return 0
+	}
+	n, err := strconv.ParseInt(string(bytes.TrimSpace(size)), 10, 64)
 	if err != nil || n <= int64(page) || n > 1<<30 || n&(n-1) != 0 {
 		return 0
 	}

@@ -14,21 +14,26 @@ import (
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/testkit/hostile"
 )
 
-func TestValidHugePageSize(t *testing.T) {
+func TestHugePageSize(t *testing.T) {
 	for _, c := range []struct {
-		in   string
-		want int
+		enabled, size string
+		want          int
 	}{
-		{"2097152", 2 << 20},
-		{"536870912", 512 << 20},
-		{"1073741824", 1 << 30},
-		{"4096", 0},       // a page is no huge page
-		{"3145728", 0},    // not a power of two
-		{"2147483648", 0}, // over 1 GiB
-		{"0", 0}, {"-2097152", 0}, {"", 0}, {"2M", 0},
+		{"always [madvise] never\n", "2097152\n", 2 << 20},
+		{"[always] madvise never\n", "2097152\n", 2 << 20},
+		{"always madvise [never]\n", "2097152\n", 0},
+		{"always [madvise] never\n", "536870912\n", 512 << 20},
+		{"always [madvise] never\n", "1073741824", 1 << 30},
+		{"always [madvise] never\n", "4096", 0},       // a page is no huge page
+		{"always [madvise] never\n", "3145728", 0},    // not a power of two
+		{"always [madvise] never\n", "2147483648", 0}, // over 1 GiB
+		{"always [madvise] never\n", "0", 0},
+		{"always [madvise] never\n", "-2097152", 0},
+		{"always [madvise] never\n", "", 0},
+		{"always [madvise] never\n", "2M", 0},
 	} {
-		if got := validHugePageSize([]byte(c.in), 4096); got != c.want {
-			t.Errorf("validHugePageSize(%q) = %d, want %d", c.in, got, c.want)
+		if got := hugePageSize([]byte(c.enabled), []byte(c.size), 4096); got != c.want {
+			t.Errorf("hugePageSize(%q, %q) = %d, want %d", c.enabled, c.size, got, c.want)
 		}
 	}
 }
