@@ -18,7 +18,7 @@ func reserve(n int64) ([]byte, func() error) {
 
 // reserveAligned is reserve with the memory's start aligned to align (a
 // transparent huge page size; 0 or a page: no alignment), so that every
-// align bytes of it from the start can be one huge page (adviseHuge): the
+// align bytes of it from the start can be one huge page (hugeAdvice): the
 // mapping is align bytes longer, and the slack before and after the
 // memory returned is address space only, never touched. The release
 // function unmaps the whole mapping.
