@@ -42,9 +42,9 @@ func TestChunkBoundaries(t *testing.T) {
 			// count of them (reservePublics).
 			for src, disk := range map[string]*diskSource{
 				"memory":   nil,
-				"disk":     {bytes.NewReader(data), func(lo, hi int) {}},
-				"short":    {bytes.NewReader(data[:len(data)/2]), func(lo, hi int) {}},
-				"reserved": {bytes.NewReader(data), func(lo, hi int) {}},
+				"disk":     {r: bytes.NewReader(data), release: func(lo, hi int) {}},
+				"short":    {r: bytes.NewReader(data[:len(data)/2]), release: func(lo, hi int) {}},
+				"reserved": {r: bytes.NewReader(data), release: func(lo, hi int) {}},
 			} {
 				f := &File{name: name, data: data}
 				if src == "reserved" {

@@ -250,8 +250,10 @@ func readAll(r io.Reader, max, hint int64) ([]byte, func() error, error) {
 	if err == io.EOF {
 		err = nil
 	}
-	mem = trim(mem, n)
-	return mem[:n], func() error { return free(mem) }, err
+	// The pages past n were never written and hold no memory. (They were
+	// unmapped here once, with syscall.Munmap of the tail, which refuses
+	// anything but a whole mapping: it never gave anything back.)
+	return mem[:n], free, err
 }
 
 // budgetReader counts the bytes read from r against b's total.

@@ -3,6 +3,6 @@
 package symfile
 
 // reserve is not available: decompressed data goes to a growing buffer.
-func reserve(n int64) ([]byte, func([]byte) error) { return nil, nil }
+func reserve(n int64) ([]byte, func() error) { return nil, nil }
 
-func trim(mem []byte, n int) []byte { return mem }
+func reserveAligned(n int64, align int) ([]byte, func() error) { return nil, nil }

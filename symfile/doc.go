@@ -14,7 +14,8 @@
 // cache: no page faults nor madvise), once. The records kept
 // of a file on disk are copied, chunk after chunk in file order, into
 // arrays of reserved memory, sorted there in place (indexseq.go), each
-// record written once. The pass validates every
+// record written once; on Linux those arrays take transparent huge pages
+// once they grow past half of one (hugepage.go). The pass validates every
 // line as Breakpad's parser would, and records only the offsets and
 // address ranges of FUNC, PUBLIC, STACK CFI INIT, STACK WIN, FILE and
 // INLINE_ORIGIN records. A FUNC's line

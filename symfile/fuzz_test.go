@@ -67,14 +67,14 @@ func FuzzParse(f *testing.F) {
 		}
 		// Nor on reading the chunks with pread (the disk path).
 		read := &File{name: "fuzz.sym", data: data}
-		read.buildIndex(7, &diskSource{bytes.NewReader(data), func(lo, hi int) {}})
+		read.buildIndex(7, &diskSource{r: bytes.NewReader(data), release: func(lo, hi int) {}})
 		if !sameIndex(read, file) {
 			t.Fatalf("7-byte chunks read from disk give another index: errs %v vs %v", read.errs, file.errs)
 		}
 		// Nor on the records going to reserved arenas (a File that is
 		// closed, as Open's: the sequencer).
 		seq := &File{name: "fuzz.sym", data: data, unmap: func() error { return nil }}
-		seq.buildIndex(7, &diskSource{bytes.NewReader(data), func(lo, hi int) {}})
+		seq.buildIndex(7, &diskSource{r: bytes.NewReader(data), release: func(lo, hi int) {}})
 		if !sameIndex(seq, file) {
 			t.Fatalf("7-byte chunks into arenas give another index: errs %v vs %v", seq.errs, file.errs)
 		}

@@ -407,6 +407,8 @@ type diskSource struct {
 	r io.ReaderAt
 	// release drops the pages of data[lo:hi] from the process (releasePages).
 	release func(lo, hi int)
+	// advise gives memory advice to the arenas (hugeAdvice); nil: madvise.
+	advise func(b []byte, advice int) error
 }
 
 // buildIndex runs the index pass over data, in parallel chunks, and merges
@@ -450,6 +452,9 @@ func (f *File) buildIndex(chunkSize int, disk *diskSource) {
 		g.Go(func() { f.indexChunks(bounds, chunks, room.slots, &next, disk, chunkSize, seq) })
 	}
 	g.Wait()
+	if seq != nil {
+		seq.lendScratch()
+	}
 	f.merge(chunks, room, seq)
 	if seq != nil {
 		seq.funcs.keep(f.funcs)

@@ -460,7 +460,7 @@ func openMapped(fh *os.File, size int64, name string) (*File, error) {
 	f := &File{name: name, data: data, unmap: unmap}
 	// f.Close: the index pass adds its reservation to f.unmap (reservePublics).
 	err = guardMapped(name, f.Close, func() {
-		f.buildIndex(defaultChunkSize, &diskSource{fh, func(lo, hi int) { releasePages(data, lo, hi) }})
+		f.buildIndex(defaultChunkSize, &diskSource{r: fh, release: func(lo, hi int) { releasePages(data, lo, hi) }})
 	})
 	if err != nil {
 		return nil, err

@@ -113,3 +113,30 @@ func TestArenaSpill(t *testing.T) {
 		t.Error("an arena that spilt reported its records sorted")
 	}
 }
+
+// TestMergeRunsInPlaceAside: with room set aside (the idle workers'
+// arrays, lendScratch), sorting runs that overlap allocates nothing.
+func TestMergeRunsInPlaceAside(t *testing.T) {
+	runs := [][]rangeEntry{{{10, 10, 1}, {20, 20, 2}, {30, 30, 3}}, {{5, 5, 4}, {25, 25, 5}}, {{1, 1, 6}, {40, 40, 7}}}
+	var all []rangeEntry
+	bounds := []int{0}
+	for _, r := range runs {
+		all = append(all, r...)
+		bounds = append(bounds, len(all))
+	}
+	want := slices.SortedFunc(slices.Values(all), cmpRange)
+	a := make([]rangeEntry, len(all))
+	aside := make([]rangeEntry, 0, len(all))
+	allocs := testing.AllocsPerRun(10, func() {
+		copy(a, all)
+		if k, _ := mergeRunsInPlace(a, bounds, cmpRange, aside); k != len(bounds)-1 {
+			t.Fatalf("merged %d of %d runs", k, len(bounds)-1)
+		}
+	})
+	if !slices.Equal(a, want) {
+		t.Errorf("sorted %v, want %v", a, want)
+	}
+	if allocs != 0 {
+		t.Errorf("%v allocations with room set aside", allocs)
+	}
+}

@@ -8,6 +8,8 @@ const (
 	// madvPopulateRead is MADV_POPULATE_READ (Linux 5.14): map a range's
 	// pages in one call instead of one page fault per 16 pages.
 	madvPopulateRead = 22
+	// madvHugePage asks for transparent huge pages (adviseHuge).
+	madvHugePage = syscall.MADV_HUGEPAGE
 	// mapNoReserve keeps a reservation (reserve) out of the kernel's
 	// overcommit heuristic, which refuses one mapping larger than RAM and
 	// swap together: the index pass reserves about 6.7 times a symbol

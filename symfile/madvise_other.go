@@ -1,4 +1,4 @@
-//go:build unix && !linux
+//go:build !linux
 
 package symfile
 
@@ -8,6 +8,7 @@ const (
 	madvRandom = iota
 	madvDontNeed
 	madvPopulateRead
+	madvHugePage
 )
 
 // mapNoReserve is Linux's MAP_NORESERVE (see madvise_linux.go); other

@@ -69,7 +69,7 @@ func TestPublicIndexReadsOnce(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	const chunk = 256 << 10 // so that a worker's arrays are small beside the records
-	f.buildIndex(chunk, &diskSource{r, func(lo, hi int) {}})
+	f.buildIndex(chunk, &diskSource{r: r, release: func(lo, hi int) {}})
 	runtime.ReadMemStats(&after)
 	if len(f.pubs) != records {
 		t.Fatalf("%d PUBLIC records indexed, %d in the file", len(f.pubs), records)
@@ -110,7 +110,7 @@ func TestHeapBytesOfReservedIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	onDisk := &File{name: "public.sym", data: data, unmap: func() error { return nil }}
-	onDisk.buildIndex(defaultChunkSize, &diskSource{bytes.NewReader(data), func(lo, hi int) {}})
+	onDisk.buildIndex(defaultChunkSize, &diskSource{r: bytes.NewReader(data), release: func(lo, hi int) {}})
 	defer onDisk.Close()
 	if onDisk.pubMem == nil {
 		t.Fatal("the records of a file on disk are not in reserved memory")

@@ -25,7 +25,7 @@ func TestReserveBeyondRAM(t *testing.T) {
 		t.Fatalf("reserving %d bytes (twice RAM and swap) refused", 2*total)
 	}
 	mem[0], mem[len(mem)-1] = 1, 1 // committed only where written
-	if err := free(mem); err != nil {
+	if err := free(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -15,15 +15,23 @@
 #
 # FILE is read once, untimed, first, so that every run finds it in the page
 # cache, as cat does. Builds are told apart by their file names.
+#
+# With CLI set (the arguments of a walk: a dump and symbol directories,
+# FILE among them), the builds are minidump-stackwalk binaries instead,
+# each run as `BIN -m --index-dir DIR $CLI`, the first run of the CLI:
+#   CLI="$D /tmp/stress ../shared/corpus/breakpad-generated/symbols" \
+#     scripts/bench/firstrun.sh 5 $F /tmp/ours-main /tmp/ours-new
 set -euo pipefail
-[ $# -ge 3 ] || { sed -n 2,17p "$0" >&2; exit 2; }
+[ $# -ge 3 ] || { sed -n 2,23p "$0" >&2; exit 2; }
 n=$1 file=$2; shift 2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cat "$file" >/dev/null
 for _ in $(seq "$n"); do
   for b in "$@" cat; do
     rm -rf "$tmp/idx"; mkdir "$tmp/idx"
-    if [ "$b" = cat ]; then cmd=(cat "$file"); else cmd=("$b" -index "$tmp/idx" "$file"); fi
+    if [ "$b" = cat ]; then cmd=(cat "$file")
+    elif [ -n "${CLI:-}" ]; then read -ra args <<<"$CLI"; cmd=("$b" -m --index-dir "$tmp/idx" "${args[@]}")
+    else cmd=("$b" -index "$tmp/idx" "$file"); fi
     /usr/bin/time -o "$tmp/time" -f "$(basename "$b") %e %U %S %M %R" "${cmd[@]}" >/dev/null 2>&1
     read -r load _ </proc/loadavg
     awk -v l="$load" '{printf "%-16s wall %6.2f s  cpu %6.2f s  rss %8d KiB  faults %7d  load %s\n", $1, $2, $3+$4, $5, $6, l}' "$tmp/time" | tee -a "$tmp/runs"
