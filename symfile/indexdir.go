@@ -231,7 +231,10 @@ func identityOf(fh *os.File, st fs.FileInfo, stamp []byte) (identity, error) {
 	id := identity{size: uint64(size), mtime: st.ModTime().UnixNano()}
 	h := sha256.New()
 	h.Write(stamp)
-	buf := make([]byte, identityBytes)
+	// Sized by the file, not the constant: a constant-sized 64 KiB buffer
+	// goes on the goroutine's stack, which then grows to 128 KiB and is
+	// zeroed, 16 page faults and more before a small .sym is read.
+	buf := make([]byte, max(0, min(size, identityBytes)))
 	read := func(off, n int64) error {
 		if _, err := fh.ReadAt(buf[:n], off); err != nil {
 			return err
