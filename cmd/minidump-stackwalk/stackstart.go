@@ -10,10 +10,10 @@ const startStackBytes = 16 << 10
 // main and the runtime are on it. Left to itself the stack doubles from
 // the 4 KiB the initialisers leave, each time deep inside the walk, and
 // every doubling copies the stack and reads the function table entry and
-// stack map of every frame on it: on a tiny dump that was 20 to 25 page
-// faults of a run's 400 (docs/performance.md, "Start-up: one stack
-// growth"). The pad's frame is zeroed, so it touches only what the walk
-// would touch anyway.
+// stack map of every frame on it: on a tiny dump that was about 20 page
+// faults of a run's 360 (docs/performance.md, "Start-up: one stack growth,
+// and what is left"). The pad's frame is zeroed, so it touches only what
+// the walk would touch anyway.
 //
 //go:noinline
 func growStack() {
