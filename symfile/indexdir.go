@@ -211,6 +211,8 @@ func sourceIdentity(fh *os.File, st fs.FileInfo, etag string) (identity, error) 
 const (
 	identitySamples     = 64
 	identitySampleBytes = 4 << 10
+	// identityChunkBytes is the most identityOf reads at once.
+	identityChunkBytes = 16 << 10
 )
 
 // fileIdentity reads the identity of the open file fh: its size and
@@ -231,12 +233,20 @@ func identityOf(fh *os.File, st fs.FileInfo, stamp []byte) (identity, error) {
 	id := identity{size: uint64(size), mtime: st.ModTime().UnixNano()}
 	h := sha256.New()
 	h.Write(stamp)
-	buf := make([]byte, identityBytes)
+	// Read through a buffer of identityChunkBytes, sized by the file: a
+	// constant-sized 64 KiB buffer went on the goroutine's stack, which
+	// then grew to 128 KiB and was zeroed, and a 64 KiB one on the heap is
+	// 16 fresh pages for every symbol file a run opens (issue 29).
+	buf := make([]byte, max(0, min(size, identityChunkBytes)))
 	read := func(off, n int64) error {
-		if _, err := fh.ReadAt(buf[:n], off); err != nil {
-			return err
+		for n > 0 {
+			k := min(n, int64(len(buf)))
+			if _, err := fh.ReadAt(buf[:k], off); err != nil {
+				return err
+			}
+			h.Write(buf[:k])
+			off, n = off+k, n-k
 		}
-		h.Write(buf[:n])
 		return nil
 	}
 	if err := read(0, min(size, identityBytes)); err != nil {

@@ -31,6 +31,7 @@ const (
 )
 
 func main() {
+	growStack() // stackstart.go
 	setHeapSoftLimit()
 	os.Exit(runGuarded(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -279,6 +280,11 @@ func runWithStdin(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	cmd := newCommand(o, groups, stdout, stderr, &status)
 	if needsSubcommands(args) {
 		addSubcommands(cmd, o, stdout, stderr, &status)
+	} else {
+		// cobra would build its completion command, find that the args do
+		// not name it and remove it again: a root without subcommands gets
+		// one only when it is called.
+		cmd.CompletionOptions.DisableDefaultCmd = true
 	}
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
