@@ -31,7 +31,7 @@ func (f *File) Strings() (*StringTable, error) {
 	r := newReader(n, b, 0)
 	magic, _, size := r.u32(), r.u32(), r.u32()
 	if r.err == nil && magic != namesMagic {
-		return nil, errAt(n, 0, "/names magic %#x, not %#x", magic, namesMagic)
+		return nil, errAt(n, 0, "/names magic %#x, not %#x", magic, uint32(namesMagic))
 	}
 	buf := r.bytes(r.count(size, 1, "/names strings"), "/names strings")
 	if r.err != nil {

@@ -110,7 +110,10 @@ func TestContainedMapNestingBound(t *testing.T) {
 // that do not interleave whole); the result must be the plain sort.
 func TestSortByAddrRuns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, tc := range []struct{ runs, size, spread int }{
+	for _, tc := range []struct {
+		runs, size int
+		spread     int64
+	}{
 		{1, 10, 100}, {2, 5, 10}, {3, 100000, 1 << 40}, {7, 40000, 1 << 20}, {5, 50000, 1 << 62},
 		{300, 500, 1 << 30}, {600, 10, 1 << 20}, {2, 200000, 8}, {40, 3000, 1 << 16},
 	} {
@@ -120,7 +123,7 @@ func TestSortByAddrRuns(t *testing.T) {
 			run := make([]rangeEntry, tc.size)
 			base := uint64(rng.IntN(4)) << 40 * uint64(r%3)
 			for i := range run {
-				a := base + uint64(rng.Int64N(int64(tc.spread)))
+				a := base + uint64(rng.Int64N(tc.spread))
 				run[i] = rangeEntry{base: a, high: a + 1, off: off}
 				off++
 			}

@@ -20,7 +20,8 @@ func (e *PartError) Unwrap() error { return e.Err }
 
 // maxCount bounds every count of a summary, so that the counts of any
 // number of merged summaries cannot overflow an int (on 64-bit machines
-// 2^53: far beyond any run, and exact in JSON readers that use doubles).
+// 2^53: far beyond any run, and exact in JSON readers that use doubles;
+// on 32-bit ones an int stops first, and addCount refuses that too).
 const maxCount = 1 << 53
 
 // validate checks that s is a summary batch could have written: counts
@@ -109,7 +110,7 @@ func (g *Group) validate() error {
 }
 
 func checkCount(what string, n int) error {
-	if n < 0 || n > maxCount {
+	if n < 0 || int64(n) > maxCount {
 		return fmt.Errorf("%s: count %d out of 0..2^53", what, n)
 	}
 	return nil
@@ -152,7 +153,7 @@ func checkDisjoint(owner map[string]int, part int, p *Summary) error {
 
 // addCount adds n to *total, refusing a sum past maxCount.
 func addCount(total *int, n int, what string) error {
-	if *total > maxCount-n || n > math.MaxInt-*total {
+	if int64(*total) > maxCount-int64(n) || n > math.MaxInt-*total {
 		return fmt.Errorf("%s: the merged count passes 2^53", what)
 	}
 	*total += n

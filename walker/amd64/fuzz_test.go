@@ -31,7 +31,7 @@ var fuzzSyms = map[string]string{
 func FuzzWalk(f *testing.F) {
 	seed := make([]byte, 0, 1024)
 	for i := range 64 {
-		seed = binary.LittleEndian.AppendUint64(seed, uint64(fuzzMod1+0x1000+16*i))
+		seed = binary.LittleEndian.AppendUint64(seed, fuzzMod1+0x1000+16*uint64(i))
 	}
 	f.Add(byte(0), seed)
 	f.Add(byte(1), seed)

@@ -59,9 +59,9 @@ func TestTraceShowsRejections(t *testing.T) {
 		fmt.Sprintf("stack_win false no STACK WIN record at %#x, only a parameter size", callee+0x10),
 		fmt.Sprintf("cfi false no STACK CFI at %#x", callee+0x10),
 		"frame_record false no frame record at ebp 0x0 in the stack",
-		fmt.Sprintf("scan_after_call false word at %#x = %#x: no call instruction precedes it", csStack, stale),
-		fmt.Sprintf("scan_after_call false word at %#x = %#x: call site not confirmed, a later confirmed one replaces it", csStack+4, viaB),
-		fmt.Sprintf("scan_call_site true word at %#x = %#x", csStack+8, viaC),
+		fmt.Sprintf("scan_after_call false word at %#x = %#x: no call instruction precedes it", uint64(csStack), stale),
+		fmt.Sprintf("scan_after_call false word at %#x = %#x: call site not confirmed, a later confirmed one replaces it", uint64(csStack+4), viaB),
+		fmt.Sprintf("scan_call_site true word at %#x = %#x", uint64(csStack+8), viaC),
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("frame 1's steps lack %q:\n%s", want, got)

@@ -81,7 +81,7 @@ func runOnce(argv []string, out *os.File) (wall, cpu float64, faults int64, err 
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	cpu = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
-	return wall, cpu, ru.Minflt, nil
+	return wall, cpu, int64(ru.Minflt), nil // int32 on 32-bit Linux
 }
 
 // stats formats the minimum, 25th percentile and median of ms.
