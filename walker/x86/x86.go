@@ -422,6 +422,13 @@ func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad, frameles
 	trust, rule := walker.TrustFramePointer, walker.RuleFrameRecord
 	ip, ok1 := w.ReadUint32(uint64(ebp + 4))
 	savedEBP, ok2 := w.ReadUint32(uint64(ebp))
+	inData := ok1 && ok2 && ip >= walker.MinCallerIP && w.NotCode(uint64(ip-1)) && w.NotCode(uint64(ip))
+	if inData {
+		// walker.CallerRules refuses such a pc from any rule; here the
+		// scan is the record's own fallback.
+		w.Reject(walker.RuleFrameRecord, "record at ebp %#x: return address %#x is no code: in no module, and the dump's memory map lists it in no executable mapping", ebp, ip)
+		ok1 = false
+	}
 	if frameless && ok1 && ok2 && scanAllowed {
 		// The record is a caller's: take the scan's word instead when
 		// its call site calls this function directly; otherwise the
@@ -433,9 +440,11 @@ func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad, frameles
 	if ok1 && ok2 && !frameless {
 		callerEIP, callerEBP, callerESP = ip, savedEBP, ebp+8
 	} else {
-		if frameless {
+		switch {
+		case inData:
+		case frameless:
 			w.Reject(walker.RuleFrameRecord, "the code shows %s keeps no frame pointer: the record at ebp %#x is a caller's", last.Function, ebp)
-		} else {
+		default:
 			w.Reject(walker.RuleFrameRecord, "no frame record at ebp %#x in the stack", ebp)
 		}
 		if !scanAllowed {
