@@ -425,7 +425,13 @@ func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad, frameles
 	inData := ok1 && ok2 && ip >= walker.MinCallerIP && w.NotCode(uint64(ip-1)) && w.NotCode(uint64(ip))
 	if inData {
 		// walker.CallerRules refuses such a pc from any rule; here the
-		// scan is the record's own fallback.
+		// scan is the record's own fallback. As for a STACK WIN $eip in
+		// no module (Breakpad's rule), the slot read was the wrong one:
+		// the scan starts above it, where the junk frame it made would
+		// have scanned from (x86-abort without symbols: from esp the
+		// scan takes stale words below the record and a stale record
+		// of pc 0 ends the walk, 4 of gdb's 10 frames; from above it 6,
+		// as before, with 24 foreign frames instead of 29).
 		w.Reject(walker.RuleFrameRecord, "record at ebp %#x: return address %#x is no code: in no module, and the dump's memory map lists it in no executable mapping", ebp, ip)
 		ok1 = false
 	}
@@ -450,10 +456,14 @@ func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad, frameles
 		if !scanAllowed {
 			return nil
 		}
-		loc, ip, scanRule, ok := scanCaller(w, last, esp, retaddr.ScanWords(w, last), breakpad)
+		start := esp
+		if inData && ebp+8 > esp {
+			start = ebp + 8
+		}
+		loc, ip, scanRule, ok := scanCaller(w, last, start, retaddr.ScanWords(w, last), breakpad)
 		if !ok {
 			if w.Tracing() { // boxing the arguments allocates
-				w.Reject(walker.RuleScan, "no candidate from %#x", esp)
+				w.Reject(walker.RuleScan, "no candidate from %#x", start)
 			}
 			return nil
 		}
