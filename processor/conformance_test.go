@@ -729,10 +729,11 @@ var knownDifferences = []knownDifference{
 }
 
 // checkNotCode checks a notCode difference: Breakpad's frame k.fromFrame
-// returns to a pc (its rip) in no module of the dump and in no
-// executable mapping of its memory map; where gdb's backtrace of the same
-// crash is at hand (the breakpad-generated corpus), each of our frames
-// from there on that gdb's thread also has returns where gdb's does.
+// returns to a pc (its rip) that, as the byte before it, lies in no
+// module of the dump and in no executable mapping of its memory map;
+// where gdb's backtrace of the same crash is at hand (the
+// breakpad-generated corpus), our thread has at least as many of gdb's
+// frames in order as Breakpad's and no more foreign ones (inOrder).
 func checkNotCode(t *testing.T, c conformanceCase, k *knownDifference, exp []expectedFrame, got []*Frame) {
 	t.Helper()
 	if k.fromFrame >= len(exp) {

@@ -23,7 +23,7 @@ type CallerRules[C any] []CallerRule[C]
 
 // Try tries the rules in order and returns the first caller one finds,
 // or nil when none finds one or one ends the walk. A caller whose pc the
-// dump shows to be no code (ReturnsIntoData) is refused and the next rule
+// dump shows to be no code (returnsIntoData) is refused and the next rule
 // tried, whichever rule found it.
 func (rs CallerRules[C]) Try(w *Walker, c C) *Frame {
 	for i := range rs {
