@@ -66,6 +66,16 @@ const (
 	// frame on our frames equal gdb's backtrace of the core, its sigtramp
 	// frame included (oracleRealigned checks it).
 	realigned
+	// notCode: Breakpad's frame returns to a pc no module holds that the
+	// dump's memory map (maps stream, memory info list) lists in no
+	// executable mapping: a stack address, text read as a pointer. A
+	// return address is the byte after a call, in code the process could
+	// run (walker.CallerRules refuses such a pc from every rule); we end
+	// the walk there or go on by the other rules. Evidence: the test
+	// checks the pc against the dump's map and modules, and where gdb's
+	// backtrace of the same crash is at hand, our frames from there on
+	// against it (checkNotCode).
+	notCode
 )
 
 func conformanceCases(t *testing.T) []conformanceCase {
@@ -396,7 +406,7 @@ func TestConformanceFrames(t *testing.T) {
 					if k != nil {
 						tl.known++
 						if fr == k.fromFrame {
-							checkKnownDifference(t, c, k, got)
+							checkKnownDifference(t, c, k, exp, got)
 						}
 						continue
 					}
@@ -531,9 +541,11 @@ func lookupKnown(c conformanceCase, thread, frame int) *knownDifference {
 }
 
 // checkKnownDifference verifies the evidence of a documented difference.
-func checkKnownDifference(t *testing.T, c conformanceCase, k *knownDifference, got []*Frame) {
+func checkKnownDifference(t *testing.T, c conformanceCase, k *knownDifference, exp []expectedFrame, got []*Frame) {
 	t.Helper()
 	switch k.kind {
+	case notCode:
+		checkNotCode(t, c, k, exp, got)
 	case pastEntry:
 		// We stop at _start: our stack has exactly fromFrame frames and
 		// the last is _start; gdb's backtrace ends at the same address.
@@ -705,6 +717,109 @@ var knownDifferences = []knownDifference{
 	{"stress", "linux-amd64-node-live", 4, 2, imageBase},
 	{"stress", "linux-amd64-node-live", 5, 2, imageBase},
 	{"stress", "linux-amd64-node-live", 6, 2, imageBase},
+	// Breakpad's pcs 0x6172747320746f6e ("not stra", the smashed
+	// stack's text) and 0x1007ffe64f79898, 0x1007fb6ef84a000 (stack
+	// addresses with bit 56 set) lie in no mapping; recursive's frame
+	// record gives 0x7ffd42049fcc, in the [stack] mapping (rw-p), where
+	// gdb has recurse+0x2ae7's returns, which our scan finds.
+	{"breakpad", "linux_stacksmash", 0, 7, notCode},
+	{"generated-nosyms", "linux-amd64-recursive", 0, 1, notCode},
+	{"stress", "linux-amd64-docker-live", 0, 7, notCode},
+	{"stress", "linux-amd64-docker-live", 5, 7, notCode},
+}
+
+// checkNotCode checks a notCode difference: Breakpad's frame k.fromFrame
+// returns to a pc (its rip) that, as the byte before it, lies in no
+// module of the dump and in no executable mapping of its memory map;
+// where gdb's backtrace of the same crash is at hand (the
+// breakpad-generated corpus), our thread has at least as many of gdb's
+// frames in order as Breakpad's and no more foreign ones (inOrder).
+func checkNotCode(t *testing.T, c conformanceCase, k *knownDifference, exp []expectedFrame, got []*Frame) {
+	t.Helper()
+	if k.fromFrame >= len(exp) {
+		t.Errorf("thread %d: Breakpad has no frame %d", k.thread, k.fromFrame)
+		return
+	}
+	m := ipInRegs.FindStringSubmatch(exp[k.fromFrame].regs)
+	if m == nil {
+		t.Errorf("thread %d frame %d: no pc in Breakpad's registers %q", k.thread, k.fromFrame, exp[k.fromFrame].regs)
+		return
+	}
+	pc, _ := strconv.ParseUint(m[1], 16, 64)
+	d, err := minidump.Open(c.dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	infos, _ := d.MemoryInfo()
+	maps, _ := d.MapsRegions()
+	mods, _ := d.Modules()
+	exec := executableMap(infos, maps)
+	if exec == nil {
+		t.Errorf("evidence: %s lists no memory map", c.dump)
+		return
+	}
+	for _, a := range []uint64{pc, pc - 1} {
+		if exec(a) {
+			t.Errorf("evidence: Breakpad's pc %#x: %#x is in an executable mapping", pc, a)
+		}
+		for _, mod := range mods {
+			if a-mod.Base < uint64(mod.Size) {
+				t.Errorf("evidence: Breakpad's pc %#x: %#x is in module %s", pc, a, mod.Name)
+			}
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(c.dump)), "gdb", k.dump+".gdb.txt"))
+	if err != nil {
+		return // no gdb backtrace: the breakpad and stress corpora
+	}
+	var gdb []uint64 // the first thread's backtrace, #0 on
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 3 || f[0] != fmt.Sprintf("#%d", len(gdb)) || f[2] != "in" {
+			continue
+		}
+		a, err := strconv.ParseUint(strings.TrimPrefix(f[1], "0x"), 16, 64)
+		if err != nil {
+			t.Fatalf("evidence: gdb line %q", l)
+		}
+		gdb = append(gdb, a)
+	}
+	var ours, theirs []uint64
+	for _, f := range got {
+		ours = append(ours, f.ReturnAddress())
+	}
+	for _, e := range exp {
+		if m := ipInRegs.FindStringSubmatch(e.regs); m != nil {
+			a, _ := strconv.ParseUint(m[1], 16, 64)
+			theirs = append(theirs, a)
+		}
+	}
+	oIn, oForeign := inOrder(ours, gdb)
+	tIn, tForeign := inOrder(theirs, gdb)
+	t.Logf("thread %d against gdb's %d frames: ours %d in order, %d foreign; Breakpad's %d, %d", k.thread, len(gdb), oIn, oForeign, tIn, tForeign)
+	if oIn < tIn || oForeign > tForeign {
+		t.Errorf("evidence: thread %d: ours %d in order with gdb, %d foreign; Breakpad's %d, %d", k.thread, oIn, oForeign, tIn, tForeign)
+	}
+}
+
+// inOrder counts the frames of walk that follow oracle's order (each
+// found after the one matched before it) and those oracle lacks there.
+func inOrder(walk, oracle []uint64) (in, foreign int) {
+	j := 0
+	for _, a := range walk {
+		k := j
+		for k < len(oracle) && oracle[k] != a {
+			k++
+		}
+		if k == len(oracle) {
+			foreign++
+			continue
+		}
+		in++
+		j = k + 1
+	}
+	return in, foreign
 }
 
 // TestNodeImageBaseEvidence shows from node.sym that Breakpad's names for

@@ -27,7 +27,9 @@
 // Env.Executable, outside Breakpad's mode, is the dump's memory map
 // reduced to its executable mappings: Walker.NotCode tells data (no
 // module, no executable mapping) from code outside every module (JIT),
-// which a caller pc may be; walker/arm refuses a CFI caller pc in data.
+// which a caller pc may be. CallerRules.Try refuses a caller whose pc
+// is data, whichever rule of whichever architecture found it (a signal
+// frame's interrupted pc aside), and tries the next rule.
 //
 // Env.Mode is the one switch between Breakpad's rules (Breakpad) and ours
 // (Extended, the zero value); every architecture reads it the same way:

@@ -22,18 +22,48 @@ type CallerRule[C any] struct {
 type CallerRules[C any] []CallerRule[C]
 
 // Try tries the rules in order and returns the first caller one finds,
-// or nil when none finds one or one ends the walk.
+// or nil when none finds one or one ends the walk. A caller whose pc the
+// dump shows to be no code (returnsIntoData) is refused and the next rule
+// tried, whichever rule found it.
 func (rs CallerRules[C]) Try(w *Walker, c C) *Frame {
 	for i := range rs {
 		f, end := rs[i].Find(w, c)
 		if end {
 			return nil
 		}
-		if f != nil {
+		if f != nil && !w.returnsIntoData(f) {
 			return f
 		}
 	}
 	return nil
+}
+
+// returnsIntoData refuses, outside Breakpad's mode, a caller f whose pc
+// lies in memory the dump's map lists as not executable and in no module
+// (NotCode): a return address is the instruction after a call, in code
+// the process could run. CFI that reads a slot holding data (an
+// unwinder's rewritten save area, a wrong CFA), a frame record or a leaf
+// return through a stale or corrupt word give such a pc. A signal frame's
+// pc is the interrupted instruction, which may be anywhere (a call
+// through a bad pointer); a pc below MinCallerIP is left to the stop rule.
+// Both pc and pc-1 must be no code: the call lies before the pc (pc-1
+// is inside it, or for Thumb's pc with bit 0 set the return address
+// itself), and a call may end its mapping; but a signal handler returns
+// to a sigreturn trampoline's first byte, which no call precedes (qemu's
+// arm64 trampoline page follows the rw-p stack: arm64-signal's maps).
+func (w *Walker) returnsIntoData(f *Frame) bool {
+	if f.Trust == TrustSignal || w.Env.Executable == nil || w.Breakpad() {
+		return false
+	}
+	pc, ok := f.Context.IP()
+	if !ok || pc < MinCallerIP || !w.NotCode(pc-1) || !w.NotCode(pc) {
+		return false
+	}
+	w.found = ""
+	if w.Env.Trace { // boxing the arguments allocates
+		w.Reject(f.Rule, "pc %#x is no code: in no module, and the dump's memory map lists it in no executable mapping", pc)
+	}
+	return true
 }
 
 // TryCFI is what every architecture's CFI rule shares: last's CFI rules

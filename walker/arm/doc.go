@@ -40,7 +40,9 @@
 //   - a CFI step whose caller pc lies in no module and, by the dump's
 //     memory map (walker.Env.Executable), in no executable mapping is
 //     refused: a return address is code (Walker.NotCode); without a map,
-//     or in an executable mapping (JIT), it is taken.
+//     or in an executable mapping (JIT), it is taken. walker.CallerRules
+//     refuses such a caller pc from the other rules too, on every
+//     architecture.
 //   - the frame-pointer chain is followed on every OS, with r7 for Thumb
 //     code (a return address with bit 0 set) and r11 for ARM code, accepting
 //     both record layouts in use ([fp]=caller fp, [fp+4]=lr from clang and

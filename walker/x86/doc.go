@@ -18,7 +18,10 @@
 // code is not in the dump (the vDSO's, a static glibc's restorer inside a
 // function without CFI) the frame is taken by its layout alone: signal
 // number, rt pointers, user segment selectors (sigframe_nocode.go). STACK WIN programs are split
-// as symfile's evaluator splits them (symfile.ProgramTokens).
+// as symfile's evaluator splits them (symfile.ProgramTokens). A frame
+// record whose return address the dump's memory map shows to be data
+// (walker.Walker.NotCode) gives way to a scan from above the record, as
+// a STACK WIN $eip in no module does (Breakpad's rule).
 //
 // Like every walker, it names a frame unwound by rules read from a
 // prologue in the module's ELF file walker.RuleModulePrologue (walker.Env.Native;

@@ -422,6 +422,19 @@ func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad, frameles
 	trust, rule := walker.TrustFramePointer, walker.RuleFrameRecord
 	ip, ok1 := w.ReadUint32(uint64(ebp + 4))
 	savedEBP, ok2 := w.ReadUint32(uint64(ebp))
+	inData := ok1 && ok2 && ip >= walker.MinCallerIP && w.NotCode(uint64(ip-1)) && w.NotCode(uint64(ip))
+	if inData {
+		// walker.CallerRules refuses such a pc from any rule; here the
+		// scan is the record's own fallback. As for a STACK WIN $eip in
+		// no module (Breakpad's rule), the slot read was the wrong one:
+		// the scan starts above it, where the junk frame it made would
+		// have scanned from (x86-abort without symbols: from esp the
+		// scan takes stale words below the record and a stale record
+		// of pc 0 ends the walk, 4 of gdb's 10 frames; from above it 6,
+		// as before, with 24 foreign frames instead of 29).
+		w.Reject(walker.RuleFrameRecord, "record at ebp %#x: return address %#x is no code: in no module, and the dump's memory map lists it in no executable mapping", ebp, ip)
+		ok1 = false
+	}
 	if frameless && ok1 && ok2 && scanAllowed {
 		// The record is a caller's: take the scan's word instead when
 		// its call site calls this function directly; otherwise the
@@ -433,18 +446,24 @@ func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad, frameles
 	if ok1 && ok2 && !frameless {
 		callerEIP, callerEBP, callerESP = ip, savedEBP, ebp+8
 	} else {
-		if frameless {
+		switch {
+		case inData:
+		case frameless:
 			w.Reject(walker.RuleFrameRecord, "the code shows %s keeps no frame pointer: the record at ebp %#x is a caller's", last.Function, ebp)
-		} else {
+		default:
 			w.Reject(walker.RuleFrameRecord, "no frame record at ebp %#x in the stack", ebp)
 		}
 		if !scanAllowed {
 			return nil
 		}
-		loc, ip, scanRule, ok := scanCaller(w, last, esp, retaddr.ScanWords(w, last), breakpad)
+		start := esp
+		if inData && ebp+8 > esp {
+			start = ebp + 8
+		}
+		loc, ip, scanRule, ok := scanCaller(w, last, start, retaddr.ScanWords(w, last), breakpad)
 		if !ok {
 			if w.Tracing() { // boxing the arguments allocates
-				w.Reject(walker.RuleScan, "no candidate from %#x", esp)
+				w.Reject(walker.RuleScan, "no candidate from %#x", start)
 			}
 			return nil
 		}
