@@ -6,6 +6,11 @@
 # CPU (user + sys) of each, outputs to /dev/null, the load average beside
 # each round. Issue 29 asks `-j 2` >= 1.7x `-j 1`: where two independent
 # processes gain less than that, the machine, not the batch, sets the bound.
+# A control without memory traffic comes first: an awk loop that stays in
+# the L1 cache, alone and two at once. Where two loops gain about 2x and two
+# batch processes much less, the vCPUs are whole but share the memory
+# system (caches, bandwidth); where the loops gain as little, the vCPUs
+# themselves are shared (SMT siblings or an overcommitted host).
 #
 #   usage: scripts/bench/batch-scale.sh [DUMPS [SYMBOLS [COPIES [RUNS]]]]
 #   defaults: ../shared/perf/dumps, $LLVMCRASH_SYMS, 50 copies (N = 1,000), 3 runs
@@ -36,6 +41,15 @@ batch() { # JOBS DIR TAG: times one run into $tmp/t.TAG
 cpu() { awk '{printf "%.2f", $2 + $3}' "$tmp/t.$1"; }
 wall() { awk '{printf "%.2f", $1}' "$tmp/t.$1"; }
 
+spin() { /usr/bin/time -f '%e %U %S' -o "$tmp/t.$1" awk 'BEGIN { for (i = 0; i < 2e7; i++) s += i % 7 }' >/dev/null 2>&1; }
+for ((r = 1; r <= runs; r++)); do
+  l=$(cut -d' ' -f1-3 /proc/loadavg)
+  spin one
+  s=$(date +%s%N); spin pa & spin pb; wait; e=$(date +%s%N)
+  awk -v l="$l" -v w1="$(wall one)" -v c1="$(cpu one)" -v wp="$(((e - s) / 1000000))" -v ca="$(cpu pa)" -v cb="$(cpu pb)" 'BEGIN {
+    wp /= 1000
+    printf "control (load %s): one awk loop %.2f s wall, %.2f s CPU; two at once %.2f s wall, %.2f + %.2f s CPU: %.2fx the work per second\n", l, w1, c1, wp, ca, cb, 2 * w1 / wp }'
+done
 batch 2 "$tmp/ab" warm # builds the index, fills the page cache
 echo "N = $n dumps ($copies copies of ${#files[@]} in $dumps), symbols $syms, $(nproc) CPUs"
 for ((r = 1; r <= runs; r++)); do
