@@ -289,7 +289,7 @@ func (r *batchRun) run(paths []string) int {
 	prog := newProgress(r.stderr, len(paths), r.flags.progress)
 	r.gc = newGCTuner() // batch_gc.go
 	defer r.gc.restore()
-	q := newInputQueue(paths) // batch_signals.go
+	q := newInputQueue(paths, r.broken) // batch_signals.go
 	var wg sync.WaitGroup
 	for range min(r.flags.jobs, max(len(paths), 1)) {
 		wg.Add(1)

@@ -50,10 +50,14 @@ type inputQueue struct {
 	// stops the run (the inputs in flight finish).
 	taken     chan struct{}
 	takenOnce sync.Once
+	// broken is closed when stdout's reader has gone: a worker then stops
+	// taking inputs at once, not only when feed is next scheduled (in
+	// between, a worker on fast inputs took every one of them).
+	broken <-chan struct{}
 }
 
-func newInputQueue(paths []string) *inputQueue {
-	q := &inputQueue{paths: paths, taken: make(chan struct{})}
+func newInputQueue(paths []string, broken <-chan struct{}) *inputQueue {
+	q := &inputQueue{paths: paths, taken: make(chan struct{}), broken: broken}
 	if len(paths) == 0 {
 		q.takenOnce.Do(func() { close(q.taken) })
 	}
@@ -65,6 +69,11 @@ func newInputQueue(paths []string) *inputQueue {
 func (q *inputQueue) take() (string, bool) {
 	if q.stopped.Load() {
 		return "", false
+	}
+	select {
+	case <-q.broken:
+		return "", false
+	default:
 	}
 	i := q.next.Add(1) - 1
 	if i >= int64(len(q.paths)) {

@@ -121,3 +121,18 @@ func TestBatchStopsOnClosedPipe(t *testing.T) {
 	status := r.run(paths)
 	checkStopped(t, dir, status, exitSignal+int(syscall.SIGPIPE), len(paths))
 }
+
+// A closed stdout stops the queue at the next take, whether or not feed
+// has run since: with one CPU (go test -cpu 1) the worker otherwise took
+// all 50 inputs of TestBatchStopsOnClosedPipe before feed saw the pipe.
+func TestQueueStopsWhenBroken(t *testing.T) {
+	broken := make(chan struct{})
+	q := newInputQueue([]string{"a", "b", "c"}, broken)
+	if p, ok := q.take(); !ok || p != "a" {
+		t.Fatalf("first take: %q %v, want a", p, ok)
+	}
+	close(broken)
+	if p, ok := q.take(); ok {
+		t.Errorf("took %q after stdout's reader went", p)
+	}
+}
