@@ -36,6 +36,7 @@ func FuzzWalk(f *testing.F) {
 	f.Add(byte(0), seed)
 	f.Add(byte(1), seed)
 	f.Add(byte(2), seed)
+	f.Add(byte(0x40), seed)
 	f.Fuzz(func(t *testing.T, mode byte, data []byte) {
 		fuzzbudget.Default.Run(t, func() {
 			const stack = 0x7fff00000000
@@ -60,6 +61,9 @@ func FuzzWalk(f *testing.F) {
 			}
 			if mode&2 != 0 {
 				env.Code = env.Memory
+			}
+			if mode&0x40 != 0 { // a memory map with nothing executable in it
+				env.Executable = func(uint64) bool { return false }
 			}
 			walkertest.CheckWalkInvariants(t, walker.Walk(env, amd64.New(), ctx), env.MaxFrames)
 		})
