@@ -38,6 +38,14 @@ func (rs CallerRules[C]) Try(w *Walker, c C) *Frame {
 	return nil
 }
 
+// ReturnsIntoData reports whether pc, read as a return address, is data
+// by the dump's memory map: pc and pc-1 both NotCode (see returnsIntoData
+// for why both). Rules that fall back inside themselves (x86's frame
+// record to its scan) ask it; CallerRules asks it of every caller.
+func (w *Walker) ReturnsIntoData(pc uint64) bool {
+	return pc >= MinCallerIP && w.NotCode(pc-1) && w.NotCode(pc)
+}
+
 // returnsIntoData refuses, outside Breakpad's mode, a caller f whose pc
 // lies in memory the dump's map lists as not executable and in no module
 // (NotCode): a return address is the instruction after a call, in code
@@ -56,7 +64,7 @@ func (w *Walker) returnsIntoData(f *Frame) bool {
 		return false
 	}
 	pc, ok := f.Context.IP()
-	if !ok || pc < MinCallerIP || !w.NotCode(pc-1) || !w.NotCode(pc) {
+	if !ok || !w.ReturnsIntoData(pc) {
 		return false
 	}
 	w.found = ""

@@ -87,18 +87,10 @@ func byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRules) *walker
 	if _, ok := ctx.Index(regSP); !ok {
 		return nil
 	}
-	pc, ok := ctx.Index(regPC)
-	if !ok {
+	if _, ok := ctx.Index(regPC); !ok {
 		return nil
 	}
-	if pc >= walker.MinCallerIP && w.NotCode((pc&^1-2)&0xffffffff) {
-		// A return address is the instruction after a call: in memory
-		// the process could execute. Rules that read the callee's frame
-		// at a slot holding data (an unwinder's rewritten register
-		// save area, a wrong sp) give none; the other rules may.
-		w.Reject(walker.RuleCFI, "pc %#x is no code: in no module, and the dump's memory map lists it in no executable mapping", pc)
-		return nil
-	}
+	// A pc in data is refused by walker.CallerRules, as for every rule.
 	return newFrame(ctx, walker.TrustCFI, rawregs.FromContext[regs](ctx))
 }
 

@@ -37,12 +37,12 @@
 //     into that caller at another call site, is a stale word of the
 //     caller's earlier callee, and the higher word is taken
 //     (retaddr's staleUnderCaller).
-//   - a CFI step whose caller pc lies in no module and, by the dump's
-//     memory map (walker.Env.Executable), in no executable mapping is
-//     refused: a return address is code (Walker.NotCode); without a map,
-//     or in an executable mapping (JIT), it is taken. walker.CallerRules
-//     refuses such a caller pc from the other rules too, on every
-//     architecture.
+//   - a caller pc that lies in no module and, by the dump's memory map
+//     (walker.Env.Executable), in no executable mapping is refused,
+//     whichever rule found it: a return address is code
+//     (Walker.ReturnsIntoData, asked by walker.CallerRules on every
+//     architecture); without a map, or in an executable mapping (JIT), it
+//     is taken.
 //   - the frame-pointer chain is followed on every OS, with r7 for Thumb
 //     code (a return address with bit 0 set) and r11 for ARM code, accepting
 //     both record layouts in use ([fp]=caller fp, [fp+4]=lr from clang and

@@ -422,7 +422,7 @@ func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad, frameles
 	trust, rule := walker.TrustFramePointer, walker.RuleFrameRecord
 	ip, ok1 := w.ReadUint32(uint64(ebp + 4))
 	savedEBP, ok2 := w.ReadUint32(uint64(ebp))
-	inData := ok1 && ok2 && ip >= walker.MinCallerIP && w.NotCode(uint64(ip-1)) && w.NotCode(uint64(ip))
+	inData := ok1 && ok2 && w.ReturnsIntoData(uint64(ip))
 	if inData {
 		// walker.CallerRules refuses such a pc from any rule; here the
 		// scan is the record's own fallback. As for a STACK WIN $eip in
