@@ -61,8 +61,9 @@ type cfiRegisters struct {
 	// is looked up in the table, and comparing packed names costs a
 	// fraction of comparing the strings (5% of a warm batch's CPU went to
 	// those string comparisons).
-	keys  []cfiKey
-	keyed *CFIRegister // &regs[0] when keys were built
+	keys    []cfiKey
+	keyed   *CFIRegister // &regs[0] when keys were built
+	keysBuf [40]cfiKey   // keys' backing array for tables up to arm64's 33 entries: no allocation per walk
 }
 
 type cfiValue struct {
@@ -95,7 +96,7 @@ func (c *cfiRegisters) setTable(regs []CFIRegister) {
 	if len(regs) == 0 || (c.keyed == &regs[0] && len(c.keys) == len(regs)) {
 		return
 	}
-	c.keys = c.keys[:0]
+	c.keys = c.keysBuf[:0]
 	for _, r := range regs {
 		c.keys = append(c.keys, cfiKey{name: packCFIName(r.Name), alt: packCFIName(r.Alt)})
 	}
