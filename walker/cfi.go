@@ -16,7 +16,9 @@ type CFIRegister struct {
 
 // CallerByCFI applies rules to callee's registers and returns the caller's
 // context: a register is valid when its rule (or its alternate name's)
-// evaluates, or when it is callee-saved and valid in the callee.
+// evaluates, or when it is callee-saved and valid in the callee. regs is
+// an architecture's table, not changed while walks use it: the Walker
+// packs its names once (cfiRegisters.setTable).
 func (w *Walker) CallerByCFI(rules symfile.CFIRules, callee *Frame, regs []CFIRegister) (minidump.Context, bool) {
 	// The registers go through the walk's own evaluator and register
 	// file, kept in the Walker: a map of the callee's registers and one
