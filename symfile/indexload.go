@@ -60,9 +60,9 @@ func fileFromIndex(idx, data []byte, name, source string, wantSrc, wantData iden
 		codeID:  meta.codeID,
 		errs:    errs,
 		limit:   meta.limit,
-		funcs:   fromBytes[funcEntry](sec(secFuncs)),
-		pubs:    fromBytes[pubEntry](sec(secPubs)),
-		cfi:     fromBytes[rangeEntry](sec(secCFI)),
+		funcs:   funcTable{fromBytes[funcEntry](sec(secFuncs)), fromBytes[funcEntry32](sec(secFuncs32))},
+		pubs:    pubTable{fromBytes[pubEntry](sec(secPubs)), fromBytes[pubEntry32](sec(secPubs32))},
+		cfi:     cfiTable{fromBytes[rangeEntry](sec(secCFI)), fromBytes[cfiEntry32](sec(secCFI32))},
 		win:     fromBytes[winEntry](sec(secWin)),
 		winType: sec(secWinType),
 		files:   fromBytes[idEntry](sec(secFiles)),
@@ -104,25 +104,18 @@ func (f *File) checkArrays(idx []byte, release bool) error {
 			err = fmt.Errorf("%s entry %d out of order or out of bounds", what, i)
 		}
 	}
-	inWindows(idx, asBytes(f.funcs), release, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			e := f.funcs[i]
-			check(e.base <= e.high && e.off < f.limit && e.off <= e.end && e.end <= size &&
-				(i == 0 || f.funcs[i-1].high < e.base), "FUNC", i)
-		}
-	}, len(f.funcs))
-	inWindows(idx, asBytes(f.pubs), release, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			e := f.pubs[i]
-			check(e.off < f.limit && (i == 0 || f.pubs[i-1].addr < e.addr), "PUBLIC", i)
-		}
-	}, len(f.pubs))
-	inWindows(idx, asBytes(f.cfi), release, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			e := f.cfi[i]
-			check(e.base <= e.high && e.off < f.limit && (i == 0 || f.cfi[i-1].high < e.base), "STACK CFI INIT", i)
-		}
-	}, len(f.cfi))
+	if (f.funcs.wide != nil && f.funcs.narrow != nil) || (f.pubs.wide != nil && f.pubs.narrow != nil) ||
+		(f.cfi.wide != nil && f.cfi.narrow != nil) {
+		return errors.New("records of one kind in both layouts")
+	}
+	checkRanges(idx, f.funcs.wide, release, f.limit, "FUNC", check, func(e funcEntry) bool { return e.off <= e.end && e.end <= size })
+	checkRanges(idx, f.funcs.narrow, release, f.limit, "FUNC", check, func(e funcEntry32) bool {
+		return e.off <= e.end && uint64(e.end) <= size
+	})
+	checkPublics(idx, f.pubs.wide, release, f.limit, check)
+	checkPublics(idx, f.pubs.narrow, release, f.limit, check)
+	checkRanges(idx, f.cfi.wide, release, f.limit, "STACK CFI INIT", check, nil)
+	checkRanges(idx, f.cfi.narrow, release, f.limit, "STACK CFI INIT", check, nil)
 	inWindows(idx, asBytes(f.win), release, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			check(f.win[i].off < f.limit && f.winType[i] < uint8(len(f.winMaps)), "STACK WIN", i)
@@ -139,6 +132,30 @@ func (f *File) checkArrays(idx []byte, release bool) error {
 		}, len(ids.s))
 	}
 	return err
+}
+
+// checkRanges checks sorted, disjoint ranges whose offsets come before
+// limit, and each entry with also when not nil.
+func checkRanges[T ranger](idx []byte, s []T, release bool, limit uint64, what string, check func(bool, string, int), also func(T) bool) {
+	inWindows(idx, asBytes(s), release, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			e := s[i]
+			check(e.lo() <= e.hi() && e.ord() < limit && (i == 0 || s[i-1].hi() < e.lo()) && (also == nil || also(e)), what, i)
+		}
+	}, len(s))
+}
+
+// checkPublics checks PUBLIC records sorted by address, one per address,
+// whose offsets come before limit.
+func checkPublics[T interface {
+	lo() uint64
+	ord() uint64
+}](idx []byte, s []T, release bool, limit uint64, check func(bool, string, int)) {
+	inWindows(idx, asBytes(s), release, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			check(s[i].ord() < limit && (i == 0 || s[i-1].lo() < s[i].lo()), "PUBLIC", i)
+		}
+	}, len(s))
 }
 
 // inWindows calls fn over the entries of an array section of n entries in
