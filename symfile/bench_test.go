@@ -161,7 +161,7 @@ func BenchmarkLookup(b *testing.B) {
 	}
 	i := 0
 	for b.Loop() {
-		s := f.funcs.at((i * 7919) % f.funcs.len())
+		s := f.funcAt((i * 7919) % f.funcs.len())
 		if _, ok := f.Lookup(s.base + (s.high-s.base)/2); !ok {
 			b.Fatal("lookup failed")
 		}
@@ -177,7 +177,7 @@ func BenchmarkCFIRules(b *testing.B) {
 	}
 	i := 0
 	for b.Loop() {
-		s := f.cfi.at((i * 7919) % f.cfi.len())
+		s := f.cfiAt((i * 7919) % f.cfi.len())
 		if _, ok := f.CFIRules(s.base + 9); !ok {
 			b.Fatal("CFI lookup failed")
 		}

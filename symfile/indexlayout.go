@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"sort"
 	"unsafe"
 )
 
@@ -161,25 +160,6 @@ func (t table[W, N]) len() int {
 	return len(t.wide)
 }
 
-// at returns entry i, wide.
-func (t table[W, N]) at(i int) W {
-	if t.narrow != nil {
-		return t.narrow[i].widen()
-	}
-	return t.wide[i]
-}
-
-// all returns the entries, wide (a copy in the narrow layout), or nil.
-func (t table[W, N]) all() []W {
-	if len(t.narrow) > 0 {
-		return widenAll(t.narrow)
-	}
-	if len(t.wide) == 0 {
-		return nil
-	}
-	return t.wide
-}
-
 // heapBytes is the memory of the table's arrays.
 func (t table[W, N]) heapBytes() int64 {
 	var w W
@@ -201,23 +181,116 @@ func widenAll[W any, N widener[W]](s []N) []W {
 	return out
 }
 
-// findIn is findRange over a table of either layout.
-func findIn[W ranger, N interface {
-	ranger
-	widener[W]
-}](t table[W, N], addr uint64) (at, near int) {
-	if t.narrow != nil {
-		return findRange(t.narrow, addr)
+// The lookups' binary searches are written out per layout: findRange's
+// generic methods and sort.Search's closure are indirect calls, which
+// cost more than the narrower entries save (BenchmarkHasFunctionAt).
+
+// findFunc is findRange over f.funcs.
+func (f *File) findFunc(addr uint64) (at, near int) {
+	if n := f.funcs.narrow; n != nil {
+		lo, hi := 0, len(n)
+		for lo < hi {
+			if m := int(uint(lo+hi) >> 1); n[m].base <= addr {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		return foundAt(lo-1, lo > 0 && addr <= n[lo-1].high)
 	}
-	return findRange(t.wide, addr)
+	w := f.funcs.wide
+	lo, hi := 0, len(w)
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); w[m].base <= addr {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return foundAt(lo-1, lo > 0 && addr <= w[lo-1].high)
+}
+
+// findCFI is findRange over f.cfi.
+func (f *File) findCFI(addr uint64) (at, near int) {
+	if n := f.cfi.narrow; n != nil {
+		lo, hi := 0, len(n)
+		for lo < hi {
+			if m := int(uint(lo+hi) >> 1); n[m].base <= addr {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		return foundAt(lo-1, lo > 0 && addr-n[lo-1].base <= uint64(n[lo-1].last))
+	}
+	w := f.cfi.wide
+	lo, hi := 0, len(w)
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); w[m].base <= addr {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return foundAt(lo-1, lo > 0 && addr <= w[lo-1].high)
+}
+
+// foundAt returns findRange's answer for the last range i starting at or
+// below the address (-1: none), which contains it when in is set.
+func foundAt(i int, in bool) (at, near int) {
+	switch {
+	case i < 0:
+		return -1, -1
+	case in:
+		return i, i
+	}
+	return -1, i
 }
 
 // publicAtOrBelow returns the index of the last PUBLIC record at or below
 // addr, or -1.
 func (f *File) publicAtOrBelow(addr uint64) int {
 	if n := f.pubs.narrow; n != nil {
-		return sort.Search(len(n), func(k int) bool { return n[k].lo() > addr }) - 1
+		lo, hi := 0, len(n)
+		for lo < hi {
+			if m := int(uint(lo+hi) >> 1); n[m].lo() <= addr {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		return lo - 1
 	}
 	w := f.pubs.wide
-	return sort.Search(len(w), func(k int) bool { return w[k].addr > addr }) - 1
+	lo, hi := 0, len(w)
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); w[m].addr <= addr {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo - 1
+}
+
+// funcAt, pubAt and cfiAt are table.at without its generic call.
+func (f *File) funcAt(i int) funcEntry {
+	if n := f.funcs.narrow; n != nil {
+		return n[i].widen()
+	}
+	return f.funcs.wide[i]
+}
+
+func (f *File) pubAt(i int) pubEntry {
+	if n := f.pubs.narrow; n != nil {
+		return n[i].widen()
+	}
+	return f.pubs.wide[i]
+}
+
+func (f *File) cfiAt(i int) rangeEntry {
+	if n := f.cfi.narrow; n != nil {
+		return n[i].widen()
+	}
+	return f.cfi.wide[i]
 }

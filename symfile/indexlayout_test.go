@@ -13,6 +13,17 @@ import (
 	"testing"
 )
 
+// all returns the entries, wide (a copy in the narrow layout), or nil.
+func (t table[W, N]) all() []W {
+	if len(t.narrow) > 0 {
+		return widenAll(t.narrow)
+	}
+	if len(t.wide) == 0 {
+		return nil
+	}
+	return t.wide
+}
+
 // indexReserved indexes data as Open does a file on disk (pread, arenas
 // of reserved memory), in chunks of chunk bytes; wide forces the wide
 // layout, as a file of 4 GiB or more takes.
