@@ -104,10 +104,36 @@ func (f *File) checkArrays(idx []byte, release bool) error {
 			err = fmt.Errorf("%s entry %d out of order or out of bounds", what, i)
 		}
 	}
+	if err := f.checkRanges(idx, release, check); err != nil {
+		return err
+	}
+	inWindows(idx, asBytes(f.win), release, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			check(f.win[i].off < f.limit && f.winType[i] < uint8(len(f.winMaps)), "STACK WIN", i)
+		}
+	}, len(f.win))
+	for _, ids := range []struct {
+		name string
+		s    []idEntry
+	}{{"FILE", f.files}, {"INLINE_ORIGIN", f.origins}} {
+		inWindows(idx, asBytes(ids.s), release, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				check(ids.s[i].off < size && (i == 0 || ids.s[i-1].id <= ids.s[i].id), ids.name, i)
+			}
+		}, len(ids.s))
+	}
+	return err
+}
+
+// checkRanges is checkArrays for the FUNC, PUBLIC and STACK CFI INIT
+// records, of either layout (a kind in both is refused); it passes each
+// entry's verdict to check.
+func (f *File) checkRanges(idx []byte, release bool, check func(ok bool, what string, i int)) error {
 	if (f.funcs.wide != nil && f.funcs.narrow != nil) || (f.pubs.wide != nil && f.pubs.narrow != nil) ||
 		(f.cfi.wide != nil && f.cfi.narrow != nil) {
 		return errors.New("records of one kind in both layouts")
 	}
+	size := uint64(len(f.data))
 	// One loop per kind and layout: generic methods, as indirect calls,
 	// doubled the time a warm run takes to check the index.
 	w, n := f.funcs.wide, f.funcs.narrow
@@ -149,22 +175,7 @@ func (f *File) checkArrays(idx []byte, release bool) error {
 			check(e.base <= e.hi() && uint64(e.off) < f.limit && (i == 0 || cn[i-1].hi() < e.base), "STACK CFI INIT", i)
 		}
 	}, len(cn))
-	inWindows(idx, asBytes(f.win), release, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			check(f.win[i].off < f.limit && f.winType[i] < uint8(len(f.winMaps)), "STACK WIN", i)
-		}
-	}, len(f.win))
-	for _, ids := range []struct {
-		name string
-		s    []idEntry
-	}{{"FILE", f.files}, {"INLINE_ORIGIN", f.origins}} {
-		inWindows(idx, asBytes(ids.s), release, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				check(ids.s[i].off < size && (i == 0 || ids.s[i-1].id <= ids.s[i].id), ids.name, i)
-			}
-		}, len(ids.s))
-	}
-	return err
+	return nil
 }
 
 // inWindows calls fn over the entries of an array section of n entries in
