@@ -243,6 +243,7 @@ func TestIndexCorrupt(t *testing.T) {
 			var warnings []error
 			d := testIndexDir(idxDir, func(err error) { warnings = append(warnings, err) })
 			ref, _ := d.Open(p)
+			d.Wait()
 			ip := onlyIndex(t, idxDir)
 			b, _ := os.ReadFile(ip)
 			if err := os.WriteFile(ip, tc.damage(b), 0o600); err != nil {
@@ -274,6 +275,7 @@ func TestIndexForeign(t *testing.T) {
 	var warnings []error
 	d := testIndexDir(idxDir, func(err error) { warnings = append(warnings, err) })
 	d.Open(a)
+	d.Wait()
 	ia := onlyIndex(t, idxDir)
 	absB, _ := filepath.Abs(b)
 	ib := filepath.Join(idxDir, indexKey(absB)+".idx")
@@ -322,7 +324,9 @@ func TestIndexConcurrentBuilders(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			files[i], _ = testIndexDir(idxDir, failOnWarn(t)).Open(p)
+			d := testIndexDir(idxDir, failOnWarn(t))
+			files[i], _ = d.Open(p)
+			d.Wait() // as each process does before it exits
 		}()
 	}
 	wg.Wait()
@@ -476,4 +480,67 @@ func statOf(t *testing.T, path string) os.FileInfo {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// TestIndexWrittenWhileUsed: the index a build writes is written while the
+// File is used, and is whole once the File is closed (Close waits for it)
+// or once the IndexDir's Wait returns: a later process (another IndexDir)
+// maps it, and no temporary file is left.
+func TestIndexWrittenWhileUsed(t *testing.T) {
+	syms := t.TempDir()
+	p := writeSym(t, syms, "m.sym", fuzzSym)
+	ref, _ := testOpen(p)
+	for _, how := range []string{"Close", "Wait"} {
+		idxDir := t.TempDir()
+		d := testIndexDir(idxDir, failOnWarn(t))
+		f, _ := d.Open(p)
+		if f == nil || f.origin != fromBuild {
+			t.Fatalf("%s: %+v, want a build", how, f)
+		}
+		if how == "Close" {
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			d.Wait()
+			sameFile(t, ref, f) // still usable
+		}
+		onlyIndex(t, idxDir)
+		if left, _ := filepath.Glob(filepath.Join(idxDir, "*.tmp*")); len(left) > 0 {
+			t.Errorf("%s: temporary files left: %v", how, left)
+		}
+		g, _ := testIndexDir(idxDir, failOnWarn(t)).Open(p)
+		if g == nil || g.origin != fromIndex {
+			t.Fatalf("%s: a later IndexDir did not map the index: %+v", how, g)
+		}
+		sameFile(t, ref, g)
+	}
+}
+
+// TestIndexWriteFailsLate: an index whose write fails after its temporary
+// file was made (here the rename: a directory holds the index's name)
+// warns as a directory that cannot be written does, by the time Wait
+// returns, and leaves no temporary file.
+func TestIndexWriteFailsLate(t *testing.T) {
+	syms, idxDir := t.TempDir(), t.TempDir()
+	p := writeSym(t, syms, "m.sym", fuzzSym)
+	abs, _ := filepath.Abs(p)
+	if err := os.MkdirAll(filepath.Join(idxDir, indexKey(abs)+".idx", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	d := testIndexDir(idxDir, func(err error) { warnings = append(warnings, err.Error()) })
+	f, _ := d.Open(p)
+	if f == nil {
+		t.Fatal("no File")
+	}
+	d.Wait()
+	if len(warnings) == 0 || !strings.Contains(warnings[len(warnings)-1], "not usable") {
+		t.Errorf("warnings %q, want the last to say the directory is not usable", warnings)
+	}
+	if left, _ := filepath.Glob(filepath.Join(idxDir, "*.tmp*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	ref, _ := testOpen(p)
+	sameFile(t, ref, f)
 }

@@ -29,14 +29,31 @@ func TestIndexDir(t *testing.T) {
 		t.Fatalf("--no-index: status %d, output:\n%s", status, want)
 	}
 	dir := t.TempDir()
+	var first []os.FileInfo
 	for run := range 2 {
 		got, stderr, status := runCLI("--index-dir", dir, dump, syms)
 		if status != exitOK || got != want || stderr != "" {
 			t.Errorf("run %d through the index: status %d, stderr %q, output differs: %v", run, status, stderr, got != want)
 		}
+		// The indexes are written while the walk goes on; the command
+		// returns once they are whole (renamed into place).
 		idx, _ := filepath.Glob(filepath.Join(dir, "*.idx"))
 		if len(idx) == 0 {
 			t.Fatalf("run %d: no index written in %s", run, dir)
+		}
+		if tmp, _ := filepath.Glob(filepath.Join(dir, "*.tmp*")); len(tmp) > 0 {
+			t.Errorf("run %d: temporary files left: %v", run, tmp)
+		}
+		for i, p := range idx {
+			st, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run == 0 {
+				first = append(first, st)
+			} else if i >= len(first) || !os.SameFile(first[i], st) {
+				t.Errorf("run 1 rewrote %s: want the index of run 0 mapped", p)
+			}
 		}
 	}
 	blocker := filepath.Join(t.TempDir(), "file")
