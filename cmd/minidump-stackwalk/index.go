@@ -7,6 +7,8 @@ package main
 import (
 	"io"
 	"math"
+	"os"
+	"slices"
 	"sync"
 
 	"github.com/spf13/pflag"
@@ -29,6 +31,10 @@ type indexFlags struct {
 type indexDirs struct {
 	mu   sync.Mutex
 	dirs []*symfile.IndexDir
+	// stopCatching stops the signal handler of catchSignals, once it runs
+	// (catchSignalsOnce).
+	stopCatching     func()
+	catchSignalsOnce sync.Once
 }
 
 func (f *indexFlags) addFlags(fs *pflag.FlagSet) {
@@ -61,18 +67,70 @@ func (f *indexFlags) indexDir(stderr io.Writer) *symfile.IndexDir {
 
 // wait waits for the indexes still being written (a symbol file's index
 // is written while the walk goes on) and warns of any that failed. Every
-// exit of the command passes here (runWithStdin), so that the next run
-// finds each index whole; an exit that skips it (a signal's default
-// action) leaves only a temporary file, which a later run removes.
+// return of the command passes here (runWithStdin, batch's command); a
+// single-dump run ended by SIGINT or SIGTERM waits too (catchSignals), and
+// an exit that skips it (SIGKILL, a second signal) leaves only a temporary
+// file, which a later run removes.
 func (f *indexFlags) wait() {
 	if f.made == nil {
 		return
 	}
+	f.made.wait()
 	f.made.mu.Lock()
-	made := f.made.dirs
-	f.made.dirs = nil
+	stop := f.made.stopCatching
+	f.made.stopCatching = nil
 	f.made.mu.Unlock()
-	for _, d := range made {
+	if stop != nil {
+		stop()
+	}
+}
+
+// waitOnSignal makes SIGINT and SIGTERM wait for the indexes being written
+// before they end the process (catchSignals), from now until wait. Only
+// the single-dump mode calls it: batch stops on those signals itself and
+// then returns through wait.
+func (f *indexFlags) waitOnSignal() {
+	if f.made == nil {
+		return
+	}
+	f.made.catchSignalsOnce.Do(func() {
+		stop := f.made.catchSignals()
+		f.made.mu.Lock()
+		f.made.stopCatching = stop
+		f.made.mu.Unlock()
+	})
+}
+
+// wait waits for the writes of every index directory made so far; a
+// signal's wait (catchSignals) and the command's may run at once, and
+// each returns only when the writes are done.
+func (m *indexDirs) wait() {
+	m.mu.Lock()
+	dirs := slices.Clone(m.dirs)
+	m.mu.Unlock()
+	for _, d := range dirs {
 		d.Wait()
 	}
+}
+
+// waitThenRaise is catchSignals' goroutine: on a signal from ch it
+// restores the signal's default action (reset: a second one ends the
+// process at once), waits (for the index writes) and raises the signal
+// again. done ends it, after ch has been stopped: a signal delivered
+// before that is still raised, so that a run ended by a signal never
+// exits 0.
+func waitThenRaise(ch <-chan os.Signal, done <-chan struct{}, reset func(os.Signal), wait func(), raise func(os.Signal)) {
+	var sig os.Signal
+	select {
+	case sig = <-ch:
+	case <-done:
+		select {
+		case sig = <-ch:
+		default:
+			return
+		}
+	}
+	reset(sig)
+	wait()
+	raise(sig)
 }
