@@ -90,8 +90,10 @@ var errStale = errors.New("stale")
 // the package, the index is mapped and checked (CRC-32C, bounds, order)
 // instead of reading the symbol file; otherwise the file is indexed in
 // memory and the index written to a temporary file that is then renamed
-// into place. A .sym.gz or .sym.zst file is decompressed into the
-// directory, streaming, and the copy used as a plain file.
+// into place, by a goroutine while the caller uses the File (Wait waits
+// for it, as does the File's Close). A .sym.gz or .sym.zst file is
+// decompressed into the directory, streaming, and the copy used as a
+// plain file.
 //
 // An index that cannot be used is rebuilt; a directory that cannot be
 // written leaves the File indexed in memory. A nil IndexDir is Open.
