@@ -24,6 +24,9 @@ func (m *indexDirs) catchSignals() (stop func()) {
 			sigs = append(sigs, s)
 		}
 	}
+	if len(sigs) == 0 {
+		return func() {} // and Notify without signals would relay every one
+	}
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, sigs...)
 	done, finished := make(chan struct{}), make(chan struct{})
