@@ -66,6 +66,13 @@ type Options struct {
 	// minidump or core is memory-mapped instead; a microdump is read into
 	// memory, up to microdump.MaxSize.
 	MaxBytes int64
+	// ReadBuffer, when its capacity holds the minidump, receives it
+	// rather than a new slice (a minidump of up to 1 MiB in a regular
+	// file is read into memory whole): the Dump and its ProcessState
+	// then share ReadBuffer's memory, so the caller must not reuse it
+	// until both are dropped. For a batch, which reads one dump after
+	// another.
+	ReadBuffer []byte
 }
 
 // Open reads the file at path as whatever kind of dump it is, with the
@@ -80,7 +87,7 @@ func Open(path string) (*Dump, error) { return OpenWith(path, Options{}) }
 // another kind, it says what the input looks like. Close the Dump when
 // done.
 func OpenWith(path string, opts Options) (*Dump, error) {
-	in, err := input.Open(path, opts.Stdin, input.Options{MaxBytes: opts.MaxBytes})
+	in, err := input.Open(path, opts.Stdin, input.Options{MaxBytes: opts.MaxBytes, Buffer: opts.ReadBuffer})
 	var notDump *input.NotADumpError
 	switch {
 	case errors.As(err, &notDump) && notDump.Compression == input.Unknown:

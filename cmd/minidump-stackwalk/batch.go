@@ -365,8 +365,9 @@ const timeoutGrace = 10 * time.Second
 // has taken its place in wg and it ends once its input returns, without
 // wg.Done.
 func (r *batchRun) work(q *inputQueue, wg *sync.WaitGroup, prog *progress) {
+	buf := new(dumpBuffer) // this goroutine's: a stuck input keeps its own
 	for p, ok := q.take(); ok; p, ok = q.take() {
-		res, ok := r.processOne(p, func(res triage.Result) {
+		res, ok := r.processOne(p, buf, func(res triage.Result) {
 			r.finish(&res, prog)
 			go r.work(q, wg, prog) // in the stuck worker's place in wg
 		})
@@ -412,7 +413,7 @@ const (
 // The walk runs here rather than in a goroutine of its own, which cost a
 // goroutine start, its stack's growth and two hand-offs between threads
 // per dump (issue 29).
-func (r *batchRun) processOne(path string, abandon func(triage.Result)) (triage.Result, bool) {
+func (r *batchRun) processOne(path string, buf *dumpBuffer, abandon func(triage.Result)) (triage.Result, bool) {
 	start := time.Now()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -435,7 +436,7 @@ func (r *batchRun) processOne(path string, abandon func(triage.Result)) (triage.
 		})
 		defer t.Stop()
 	}
-	res := r.processGuarded(ctx, path)
+	res := r.processGuarded(ctx, path, buf)
 	if state.CompareAndSwap(inputRunning, inputDone) {
 		return r.finishResult(res, path, start), true
 	}
@@ -446,8 +447,9 @@ func (r *batchRun) processOne(path string, abandon func(triage.Result)) (triage.
 }
 
 // processGuarded processes path with the run's symbols, its walks stopped
-// by ctx, turning a panic into an internal_error result.
-func (r *batchRun) processGuarded(ctx context.Context, path string) (res triage.Result) {
+// by ctx, reading it into buf, turning a panic into an internal_error
+// result.
+func (r *batchRun) processGuarded(ctx context.Context, path string, buf *dumpBuffer) (res triage.Result) {
 	var sess *symcache.Session
 	var sup symfile.Supplier
 	if r.cache != nil {
@@ -460,6 +462,7 @@ func (r *batchRun) processGuarded(ctx context.Context, path string) (res triage.
 	o := r.flags.o // a copy: the walks of this dump stop with ctx
 	o.walkCtx = ctx
 	o.walkWorkers = batchWalkWorkers
+	o.readBuf = buf
 	defer mapfault.Enable()()
 	defer func() {
 		if v := recover(); v != nil {

@@ -94,6 +94,9 @@ type options struct {
 	// (processor.Options.Workers; 0: one per CPU). batch sets it so that
 	// its workers and their walks together use the CPUs once.
 	walkWorkers int
+	// readBuf, when not nil, is the batch worker's buffer that a dump
+	// read whole goes into (dumpBuffer, batch_adapter.go).
+	readBuf *dumpBuffer
 }
 
 // flagGroup is a set of flags that can take over the output, such as the

@@ -13,7 +13,8 @@
 // cannot expand without limit. A content whose first 64 KiB are neither
 // a dump nor text is not copied past them. A microdump's text is read into memory, up
 // to microdump.MaxSize. A plain minidump of at most 1 MiB (WholeBytes) is
-// read into memory by the same read that tells its kind (Input.Whole); a
-// larger one, or a core, is not read here: the caller opens (and
-// memory-maps) its path.
+// read into memory by the same read that tells its kind (Input.Whole),
+// into the caller's Options.Buffer when it fits (a batch reuses one per
+// worker); a larger one, or a core, is not read here: the caller opens
+// (and memory-maps) its path.
 package input

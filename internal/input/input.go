@@ -124,6 +124,13 @@ type Options struct {
 	// stream) and the decompressed bytes of a compressed input, both
 	// written to a temporary file. 0 means DefaultMaxBytes.
 	MaxBytes int64
+	// Buffer, when its capacity holds a minidump read whole (at most
+	// WholeBytes), receives it in place of a new slice: Input.Whole then
+	// shares Buffer's memory, and so does everything parsed from it (a
+	// minidump.File and its stacks), so the caller must not reuse Buffer
+	// until those are dropped. A batch reads thousands of dumps one after
+	// the other into one buffer per worker rather than allocating each.
+	Buffer []byte
 }
 
 // DefaultMaxBytes is Options.MaxBytes when unset: 4 GiB, as far as a
@@ -216,7 +223,7 @@ func Open(name string, stdin io.Reader, opt Options) (*Input, error) {
 		limit = DefaultMaxBytes
 	}
 	in := &Input{Name: name}
-	if err := openContent(in, stdin, limit); err != nil {
+	if err := openContent(in, stdin, limit, opt.Buffer); err != nil {
 		in.Close()
 		return nil, err
 	}
@@ -234,7 +241,7 @@ func Open(name string, stdin io.Reader, opt Options) (*Input, error) {
 
 // openContent sets in.Kind, and in.File when the content is not in the
 // regular file in.Name.
-func openContent(in *Input, stdin io.Reader, limit int64) error {
+func openContent(in *Input, stdin io.Reader, limit int64, buf []byte) error {
 	if in.Name == "-" {
 		if err := spool(in, stdin, "standard input", limit, nil); err != nil {
 			return err
@@ -251,7 +258,7 @@ func openContent(in *Input, stdin io.Reader, limit int64) error {
 		}
 		if st.Mode().IsRegular() {
 			if size := st.Size(); size > 0 && size <= WholeBytes {
-				return readWhole(in, f, size, limit)
+				return readWhole(in, f, size, limit, buf)
 			}
 			return sniffAndDecompress(in, f, st.Size(), limit)
 		}
@@ -270,11 +277,16 @@ func openContent(in *Input, stdin io.Reader, limit int64) error {
 // epoll_ctl (issue 29).
 const WholeBytes = 1 << 20
 
-// readWhole reads the regular file src of size bytes whole and sets
-// in.Whole when it holds a minidump; any other kind is told as
-// sniffAndDecompress tells it.
-func readWhole(in *Input, src *os.File, size, limit int64) error {
-	data := make([]byte, size)
+// readWhole reads the regular file src of size bytes whole, into buf when
+// it has the capacity, and sets in.Whole when it holds a minidump; any
+// other kind is told as sniffAndDecompress tells it.
+func readWhole(in *Input, src *os.File, size, limit int64, buf []byte) error {
+	var data []byte
+	if int64(cap(buf)) >= size {
+		data = buf[:size]
+	} else {
+		data = make([]byte, size)
+	}
 	if n, err := io.ReadFull(src, data); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			// Truncated since Stat: as minidump.Open's read of it.
