@@ -140,7 +140,7 @@ func BenchmarkIndexDirFirst(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		f, err := testIndexDir(dir, func(err error) { b.Error(err) }).Open(path)
+		f, err := testIndexDir(b, dir, func(err error) { b.Error(err) }).Open(path)
 		if err != nil {
 			b.Fatal(err)
 		}

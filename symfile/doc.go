@@ -37,8 +37,10 @@
 // use (CRC-32C over the whole file, then the bounds and order of every
 // entry) and rebuilt when stale, foreign or corrupt. It is written to a
 // temporary file and renamed, so concurrent processes only ever see whole
-// indexes; when the directory cannot be written, files are indexed in
-// memory and the caller is warned. A .sym.gz or .sym.zst is decompressed,
+// indexes; a build's index is written by a goroutine while the File is
+// used (IndexDir.Wait waits for the writes, as a process should before it
+// exits; File.Close waits for its own). When the directory cannot be
+// written, files are indexed in memory and the caller is warned. A .sym.gz or .sym.zst is decompressed,
 // streaming, into the directory, and the plain copy is used. Only regular
 // files are opened (a FIFO there does not block: internal/regfile).
 //

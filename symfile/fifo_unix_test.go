@@ -24,7 +24,7 @@ func TestFIFOSymbolFileRefused(t *testing.T) {
 		if _, err := testOpen(path); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("testOpen(%s): %v", name, err)
 		}
-		index := testIndexDir(t.TempDir(), func(error) {})
+		index := testIndexDir(t, t.TempDir(), func(error) {})
 		if _, err := index.Open(path); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("IndexDir.Open(%s): %v", name, err)
 		}

@@ -19,8 +19,11 @@ type File struct {
 	unmap  func() error
 	pubMem *reservation // memory reserved for pubs (reservePublics), or nil
 	origin int          // fromMemory, fromBuild or fromIndex (indexdir.go)
-	errs   []lineError
-	limit  uint64 // records at or after this offset are not used (Breakpad bails after 100 errors)
+	// written, when not nil, is closed once the index being written from
+	// this File's arrays (IndexDir.store) is done: Close waits for it.
+	written chan struct{}
+	errs    []lineError
+	limit   uint64 // records at or after this offset are not used (Breakpad bails after 100 errors)
 
 	funcs   funcTable  // accepted FUNC ranges, sorted
 	pubs    pubTable   // sorted by address, first of each address
@@ -90,7 +93,11 @@ func (f *File) Errors() []*CorruptError {
 }
 
 // Close releases the mapping of a File made by Open. Lookups must not follow.
+// For a File an IndexDir built, it first waits until its index is written.
 func (f *File) Close() error {
+	if f.written != nil {
+		<-f.written
+	}
 	if f.unmap == nil {
 		return nil
 	}

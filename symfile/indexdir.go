@@ -32,6 +32,14 @@ type IndexDir struct {
 	warnOnce sync.Once
 
 	cleanOnce sync.Once // removeOldTemps
+
+	// The indexes being written (store): writes counts them, writing maps
+	// each one's path to a channel closed when it is done, failed holds
+	// the errors not yet reported.
+	writes  sync.WaitGroup
+	mu      sync.Mutex
+	writing map[string]chan struct{}
+	failed  []error
 }
 
 // NewIndexDir returns the index directory dir (created on first use).
@@ -67,7 +75,7 @@ func (d *IndexDir) Dir() string { return d.dir }
 // How a File was made; tests check it.
 const (
 	fromMemory = iota // indexed in memory (no index directory, or it failed)
-	fromBuild         // indexed in memory and the index written to disk
+	fromBuild         // indexed in memory, and the index written (or being written: store) to disk
 	fromIndex         // the on-disk index, mapped
 )
 
@@ -82,8 +90,10 @@ var errStale = errors.New("stale")
 // the package, the index is mapped and checked (CRC-32C, bounds, order)
 // instead of reading the symbol file; otherwise the file is indexed in
 // memory and the index written to a temporary file that is then renamed
-// into place. A .sym.gz or .sym.zst file is decompressed into the
-// directory, streaming, and the copy used as a plain file.
+// into place, by a goroutine while the caller uses the File (Wait waits
+// for it, as does the File's Close). A .sym.gz or .sym.zst file is
+// decompressed into the directory, streaming, and the copy used as a
+// plain file.
 //
 // An index that cannot be used is rebuilt; a directory that cannot be
 // written leaves the File indexed in memory. A nil IndexDir is Open.
@@ -151,8 +161,10 @@ func (d *IndexDir) open(path, etag string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.reportFailed()
 	k := indexKey(abs)
 	idxPath := filepath.Join(d.dir, k+".idx")
+	d.waitFor(idxPath) // this process's own write of that index, if under way
 	if compressedName(path) {
 		return d.openCompressed(fh, path, abs, k, idxPath, srcID)
 	}
@@ -334,17 +346,81 @@ func (d *IndexDir) cannotWrite(err error) {
 
 // store writes f's index to idxPath: to a temporary file first, renamed
 // into place, so that readers (other processes too) never see a partial
-// index; two processes storing the same index both leave a whole one.
+// index; two processes storing the same index both leave a whole one. The
+// temporary file is made here, so that a directory that cannot be written
+// is reported at once; the index is written into it by a goroutine, while
+// the caller goes on with f: Wait waits for the writes, f.Close for its
+// own, and a later open of the same index in this process for that one.
+// A process that exits without Wait leaves at most the temporary file,
+// which removeOldTemps deletes later.
 func (d *IndexDir) store(idxPath string, f *File, abs string, srcID, dataID identity) {
 	d.cleanOnce.Do(d.removeOldTemps)
-	err := writeAtomic(d.dir, idxPath, func(w io.Writer) error {
-		return writeIndex(w, f, abs, srcID, dataID)
-	})
+	tmp, err := createTemp(d.dir, idxPath)
 	if err != nil {
 		d.cannotWrite(err)
 		return
 	}
+	done := make(chan struct{})
+	f.written = done
 	f.origin = fromBuild
+	d.mu.Lock()
+	if d.writing == nil {
+		d.writing = map[string]chan struct{}{}
+	}
+	d.writing[idxPath] = done
+	d.mu.Unlock()
+	d.writes.Add(1)
+	go func() {
+		defer d.writes.Done()
+		err := finishTemp(tmp, idxPath, func(w io.Writer) error {
+			return writeIndex(w, f, abs, srcID, dataID)
+		})
+		d.mu.Lock()
+		if err != nil {
+			d.failed = append(d.failed, err)
+		}
+		if d.writing[idxPath] == done {
+			delete(d.writing, idxPath)
+		}
+		d.mu.Unlock()
+		close(done)
+	}()
+}
+
+// Wait waits for the indexes still being written (the builds of Open and
+// OpenETag write them while their Files are used) and warns of those that
+// could not be written, as Open warns of a directory it cannot write. A
+// process should call it before it exits: one that does not leaves the
+// indexes under way unwritten (never partly written: each is renamed into
+// place whole). A nil IndexDir has nothing to wait for.
+func (d *IndexDir) Wait() {
+	if d == nil {
+		return
+	}
+	d.writes.Wait()
+	d.reportFailed()
+}
+
+// waitFor waits for this process's write of the index at idxPath, if one
+// is under way.
+func (d *IndexDir) waitFor(idxPath string) {
+	d.mu.Lock()
+	done := d.writing[idxPath]
+	d.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// reportFailed warns of the index writes that failed since the last call.
+func (d *IndexDir) reportFailed() {
+	d.mu.Lock()
+	failed := d.failed
+	d.failed = nil
+	d.mu.Unlock()
+	for _, err := range failed {
+		d.cannotWrite(err)
+	}
 }
 
 // oldTemp is the age after which a temporary file in the index directory
@@ -363,17 +439,35 @@ func (d *IndexDir) removeOldTemps() {
 
 // writeAtomic writes path through a temporary file in dir and renames it.
 func writeAtomic(dir, path string, write func(io.Writer) error) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	tmp, err := createTemp(dir, path)
 	if err != nil {
 		return err
 	}
-	err = tmp.Chmod(0o644) // readable as the files it indexes are
-	if err == nil {
-		err = write(tmp)
+	return finishTemp(tmp, path, write)
+}
+
+// createTemp creates the temporary file in dir that finishTemp writes and
+// renames to path, and dir first if need be.
+func createTemp(dir, path string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
 	}
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	if err := tmp.Chmod(0o644); err != nil { // readable as the files it indexes are
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, err
+	}
+	return tmp, nil
+}
+
+// finishTemp writes tmp with write, closes it and renames it to path; on
+// any failure it removes tmp instead.
+func finishTemp(tmp *os.File, path string, write func(io.Writer) error) error {
+	err := write(tmp)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

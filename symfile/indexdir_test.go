@@ -42,7 +42,7 @@ func failOnWarn(t *testing.T) func(error) {
 // builds the index, the second must map it.
 func openTwice(t *testing.T, p string) (built, mapped *File) {
 	t.Helper()
-	d := testIndexDir(t.TempDir(), failOnWarn(t))
+	d := testIndexDir(t, t.TempDir(), failOnWarn(t))
 	built, _ = d.Open(p)
 	if built == nil || built.origin != fromBuild {
 		t.Fatalf("%s: first open through the index: %+v, want a built index", p, built)
@@ -197,7 +197,7 @@ func onlyIndex(t *testing.T, dir string) string {
 func TestIndexStale(t *testing.T) {
 	syms, idxDir := t.TempDir(), t.TempDir()
 	p := writeSym(t, syms, "m.sym", "MODULE Linux x86_64 ID m\nFUNC 10 10 0 aaaa\n")
-	d := testIndexDir(idxDir, failOnWarn(t))
+	d := testIndexDir(t, idxDir, failOnWarn(t))
 	f, _ := d.Open(p)
 	f.Close()
 	writeSym(t, syms, "m.sym", "MODULE Linux x86_64 ID m\nFUNC 10 10 0 bbbb\n")
@@ -241,8 +241,9 @@ func TestIndexCorrupt(t *testing.T) {
 			syms, idxDir := t.TempDir(), t.TempDir()
 			p := writeSym(t, syms, "m.sym", fuzzSym)
 			var warnings []error
-			d := testIndexDir(idxDir, func(err error) { warnings = append(warnings, err) })
+			d := testIndexDir(t, idxDir, func(err error) { warnings = append(warnings, err) })
 			ref, _ := d.Open(p)
+			d.Wait()
 			ip := onlyIndex(t, idxDir)
 			b, _ := os.ReadFile(ip)
 			if err := os.WriteFile(ip, tc.damage(b), 0o600); err != nil {
@@ -272,8 +273,9 @@ func TestIndexForeign(t *testing.T) {
 	os.Chtimes(b, time.Time{}, time.Unix(1e9, 0))
 	os.Chtimes(a, time.Time{}, time.Unix(1e9, 0)) // same identity
 	var warnings []error
-	d := testIndexDir(idxDir, func(err error) { warnings = append(warnings, err) })
+	d := testIndexDir(t, idxDir, func(err error) { warnings = append(warnings, err) })
 	d.Open(a)
+	d.Wait()
 	ia := onlyIndex(t, idxDir)
 	absB, _ := filepath.Abs(b)
 	ib := filepath.Join(idxDir, indexKey(absB)+".idx")
@@ -297,7 +299,7 @@ func TestIndexUnwritable(t *testing.T) {
 	syms := t.TempDir()
 	blocker := writeSym(t, syms, "not-a-dir", "")
 	var warnings []error
-	d := testIndexDir(filepath.Join(blocker, "index"), func(err error) { warnings = append(warnings, err) })
+	d := testIndexDir(t, filepath.Join(blocker, "index"), func(err error) { warnings = append(warnings, err) })
 	for _, name := range []string{"a.sym", "b.sym"} {
 		f, _ := d.Open(writeSym(t, syms, name, fuzzSym))
 		if f == nil || f.origin != fromMemory {
@@ -322,14 +324,16 @@ func TestIndexConcurrentBuilders(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			files[i], _ = testIndexDir(idxDir, failOnWarn(t)).Open(p)
+			d := testIndexDir(t, idxDir, failOnWarn(t))
+			files[i], _ = d.Open(p)
+			d.Wait() // as each process does before it exits
 		}()
 	}
 	wg.Wait()
 	for _, f := range files {
 		sameFile(t, ref, f)
 	}
-	f, _ := testIndexDir(idxDir, failOnWarn(t)).Open(p)
+	f, _ := testIndexDir(t, idxDir, failOnWarn(t)).Open(p)
 	if f.origin != fromIndex {
 		t.Errorf("after the race: origin %d, want the index", f.origin)
 	}
@@ -347,7 +351,7 @@ func TestIndexOldTemps(t *testing.T) {
 	old := writeSym(t, idxDir, "x.idx.tmp123", "partial")
 	os.Chtimes(old, time.Time{}, time.Now().Add(-2*oldTemp))
 	recent := writeSym(t, idxDir, "y.idx.tmp456", "partial")
-	testIndexDir(idxDir, failOnWarn(t)).Open(writeSym(t, syms, "m.sym", fuzzSym))
+	testIndexDir(t, idxDir, failOnWarn(t)).Open(writeSym(t, syms, "m.sym", fuzzSym))
 	if _, err := os.Stat(old); err == nil {
 		t.Errorf("%s was kept", old)
 	}
@@ -370,7 +374,7 @@ func TestIndexCompressed(t *testing.T) {
 	}
 	writeGz(fuzzSym)
 	ref, _ := NewFile([]byte(fuzzSym), p)
-	d := testIndexDir(idxDir, failOnWarn(t))
+	d := testIndexDir(t, idxDir, failOnWarn(t))
 	for want := range []int{fromBuild, fromIndex} {
 		f, _ := d.Open(p)
 		if f.origin != []int{fromBuild, fromIndex}[want] {
@@ -398,11 +402,13 @@ func TestIndexedSuppliers(t *testing.T) {
 	key := ModuleKey{DebugFile: "app.pdb", DebugID: "ABC1"}
 	writeFile(t, filepath.Join(cache, "app.pdb", "ABC1", "app.sym"), []byte("MODULE windows x86 ABC1 app.pdb\nFUNC 1000 10 0 app.pdb_fn\n"))
 	for run, want := range []int{fromBuild, fromIndex} {
-		s := NewIndexedDirSupplier(testIndexDir(idxDir, failOnWarn(t)), cache)
+		d := testIndexDir(t, idxDir, failOnWarn(t))
+		s := NewIndexedDirSupplier(d, cache)
 		f, err := s.Symbols(key)
 		if sym, ok := f.Lookup(0x1000); err != nil || !ok || sym.Name != "app.pdb_fn" || f.origin != want {
 			t.Errorf("directory run %d: err %v, origin %d, want %d", run, err, f.origin, want)
 		}
+		d.Wait() // as a process does before it exits
 	}
 	s := NewIndexedDirSupplier(nil, cache)
 	if f, err := s.Symbols(key); err != nil || f.origin != fromMemory {
@@ -415,7 +421,7 @@ func TestIndexedSuppliers(t *testing.T) {
 func TestIndexETag(t *testing.T) {
 	syms, idxDir := t.TempDir(), t.TempDir()
 	p := writeSym(t, syms, "m.sym", "MODULE Linux x86_64 ID m\nFUNC 10 10 0 aaaa\nPUBLIC 30 0 pub\n")
-	d := testIndexDir(idxDir, failOnWarn(t))
+	d := testIndexDir(t, idxDir, failOnWarn(t))
 	steps := []struct {
 		etag string
 		want int
@@ -449,7 +455,7 @@ func TestIndexAdopt(t *testing.T) {
 		}
 		mem, _ := NewFile(data, p)
 		for _, etag := range []string{"", `"abc"`} {
-			d := testIndexDir(t.TempDir(), failOnWarn(t))
+			d := testIndexDir(t, t.TempDir(), failOnWarn(t))
 			if err := d.Adopt(mem, p, etag); err != nil {
 				t.Fatalf("%s: Adopt: %v", p, err)
 			}
@@ -461,7 +467,7 @@ func TestIndexAdopt(t *testing.T) {
 			f.Close()
 		}
 	}
-	d := testIndexDir(t.TempDir(), failOnWarn(t))
+	d := testIndexDir(t, t.TempDir(), failOnWarn(t))
 	other := writeSym(t, t.TempDir(), "o.sym", "MODULE Linux x86_64 ID o\n")
 	mem, _ := NewFile([]byte("MODULE Linux x86_64 ID m\nFUNC 10 10 0 f\n"), "m")
 	if err := d.Adopt(mem, other, ""); err == nil {
@@ -476,4 +482,67 @@ func statOf(t *testing.T, path string) os.FileInfo {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// TestIndexWrittenWhileUsed: the index a build writes is written while the
+// File is used, and is whole once the File is closed (Close waits for it)
+// or once the IndexDir's Wait returns: a later process (another IndexDir)
+// maps it, and no temporary file is left.
+func TestIndexWrittenWhileUsed(t *testing.T) {
+	syms := t.TempDir()
+	p := writeSym(t, syms, "m.sym", fuzzSym)
+	ref, _ := testOpen(p)
+	for _, how := range []string{"Close", "Wait"} {
+		idxDir := t.TempDir()
+		d := testIndexDir(t, idxDir, failOnWarn(t))
+		f, _ := d.Open(p)
+		if f == nil || f.origin != fromBuild {
+			t.Fatalf("%s: %+v, want a build", how, f)
+		}
+		if how == "Close" {
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			d.Wait()
+			sameFile(t, ref, f) // still usable
+		}
+		onlyIndex(t, idxDir)
+		if left, _ := filepath.Glob(filepath.Join(idxDir, "*.tmp*")); len(left) > 0 {
+			t.Errorf("%s: temporary files left: %v", how, left)
+		}
+		g, _ := testIndexDir(t, idxDir, failOnWarn(t)).Open(p)
+		if g == nil || g.origin != fromIndex {
+			t.Fatalf("%s: a later IndexDir did not map the index: %+v", how, g)
+		}
+		sameFile(t, ref, g)
+	}
+}
+
+// TestIndexWriteFailsLate: an index whose write fails after its temporary
+// file was made (here the rename: a directory holds the index's name)
+// warns as a directory that cannot be written does, by the time Wait
+// returns, and leaves no temporary file.
+func TestIndexWriteFailsLate(t *testing.T) {
+	syms, idxDir := t.TempDir(), t.TempDir()
+	p := writeSym(t, syms, "m.sym", fuzzSym)
+	abs, _ := filepath.Abs(p)
+	if err := os.MkdirAll(filepath.Join(idxDir, indexKey(abs)+".idx", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	d := testIndexDir(t, idxDir, func(err error) { warnings = append(warnings, err.Error()) })
+	f, _ := d.Open(p)
+	if f == nil {
+		t.Fatal("no File")
+	}
+	d.Wait()
+	if len(warnings) == 0 || !strings.Contains(warnings[len(warnings)-1], "not usable") {
+		t.Errorf("warnings %q, want the last to say the directory is not usable", warnings)
+	}
+	if left, _ := filepath.Glob(filepath.Join(idxDir, "*.tmp*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	ref, _ := testOpen(p)
+	sameFile(t, ref, f)
 }

@@ -245,7 +245,7 @@ func TestIndexVersion1Rebuilt(t *testing.T) {
 	if err := os.WriteFile(ip, old.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	d := testIndexDir(idxDir, failOnWarn(t))
+	d := testIndexDir(t, idxDir, failOnWarn(t))
 	f, _ := d.Open(p)
 	if f.origin != fromBuild {
 		t.Fatalf("version 1 index: origin %d, want rebuilt", f.origin)

@@ -42,9 +42,13 @@ func testDirSupplier(roots ...string) *DirSupplier {
 	return NewDirSupplier(roots...).WithDecompressBudget(testBudget(0, 0))
 }
 
-// testIndexDir is NewIndexDir reading compressed files.
-func testIndexDir(dir string, warn func(error)) *IndexDir {
-	return NewIndexDir(dir, warn).WithDecompressBudget(testBudget(0, 0))
+// testIndexDir is NewIndexDir reading compressed files. The test waits
+// for its index writes before it ends, as a process waits before it exits,
+// so that none is still writing into a directory the test removes.
+func testIndexDir(tb testing.TB, dir string, warn func(error)) *IndexDir {
+	d := NewIndexDir(dir, warn).WithDecompressBudget(testBudget(0, 0))
+	tb.Cleanup(d.Wait)
+	return d
 }
 
 // TestNoDecompressor: without a Decompressor, a compressed file is

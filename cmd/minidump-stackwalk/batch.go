@@ -199,6 +199,7 @@ error (a bug). With --fail-on new or any, a new (not in --baseline) or any crash
 				return usageError{err}
 			}
 			b.commandLine = commandLine(cmd.Flags(), args)
+			defer b.o.index.wait() // the symbol indexes still being written (index.go)
 			*status = runBatch(b, args, stdin, stdout, stderr)
 			return nil
 		},

@@ -277,6 +277,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // runWithStdin is run with the input that "-" names.
 func runWithStdin(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{stdin: stdin}
+	defer o.index.wait() // the symbol indexes still being written (index.go)
 	status := exitOK
 	groups := flagGroups()
 	setStderr(groups, stderr) // the --verbose log (rustflags.go)

@@ -186,6 +186,7 @@ func (o *options) symbolSupplierWith(stderr io.Writer, progress func(symsrv.Down
 	index := o.index.indexDir(stderr)
 	if index != nil {
 		index.WithDecompressBudget(o.limits.decompressBudget())
+		o.index.waitOnSignal() // a Ctrl-C lets the index writes finish (index.go)
 	}
 	if len(local) > 0 {
 		dir := symfile.NewIndexedDirSupplier(index, local...).WithDecompressBudget(o.limits.decompressBudget())

@@ -15,9 +15,10 @@ import (
 
 func main() {
 	args := os.Args[1:]
-	open := symcompress.Open // plain, .gz or .zst
+	open := symcompress.Open    // plain, .gz or .zst
+	var index *symfile.IndexDir // nil: Wait does nothing
 	if len(args) >= 2 && args[0] == "-index" {
-		index := symfile.NewIndexDir(args[1], func(err error) { fmt.Fprintln(os.Stderr, "warning:", err) })
+		index = symfile.NewIndexDir(args[1], func(err error) { fmt.Fprintln(os.Stderr, "warning:", err) })
 		open = index.WithDecompressBudget(symcompress.NewBudget(0, 0)).Open
 		args = args[2:]
 	}
@@ -45,6 +46,7 @@ func main() {
 		_, cfi := f.CFIRules(addr)
 		fmt.Printf("%#x: %v %q +%#x line %s:%d inlines %d cfi %v\n", addr, ok, s.Name, addr-s.Base, s.File, s.Line, len(s.Inlines), cfi)
 	}
+	index.Wait() // the index written while the lookups ran: part of the run's cost
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	size := f.Size()
