@@ -109,3 +109,43 @@ func TestCFIRulesConcurrent(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestCFIParsedPaged: the parsed blocks of a file of many CFI ranges are
+// kept in pages made on first use (a walk touches a few ranges), and every
+// range, on either side of a page's edge, still gives the model's rules.
+func TestCFIParsedPaged(t *testing.T) {
+	const ranges = 3*cfiPageLen + 5
+	var b strings.Builder
+	b.WriteString("MODULE Linux x86_64 0123456789ABCDEF0123456789ABCDEF0 m\n")
+	for i := range ranges {
+		fmt.Fprintf(&b, "STACK CFI INIT %x 10 .cfa: $rsp %d + .ra: .cfa -8 + ^\n", 0x1000+0x10*i, 8+8*i)
+		fmt.Fprintf(&b, "STACK CFI %x .cfa: $rsp %d + $rbx: .cfa -16 + ^\n", 0x1004+0x10*i, 16+8*i)
+	}
+	data := []byte(b.String())
+	f, err := NewFile(data, "paged.sym")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := 2*cfiPageLen + 1
+	if _, ok := f.CFIRules(0x1000 + 0x10*uint64(first)); !ok {
+		t.Fatalf("range %d: no rules", first)
+	}
+	if got, want := len(f.cfiParsed), 4; got != want {
+		t.Fatalf("%d pages in the table, want %d", got, want)
+	}
+	for i := range f.cfiParsed {
+		if made := f.cfiParsed[i].Load() != nil; made != (i == 2) {
+			t.Errorf("after one lookup in page 2: page %d made %v", i, made)
+		}
+	}
+	m := readModel(data)
+	for i := range ranges {
+		for _, a := range []uint64{0x1000 + 0x10*uint64(i), 0x1006 + 0x10*uint64(i)} {
+			want, wok := m.cfiRules(a)
+			got, ok := f.CFIRules(a)
+			if ok != wok || !cmp.Equal(want, got, cmpopts.EquateEmpty()) {
+				t.Fatalf("CFIRules(%#x) = %+v %v, model %+v %v", a, got, ok, want, wok)
+			}
+		}
+	}
+}

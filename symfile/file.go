@@ -38,7 +38,7 @@ type File struct {
 	winMaps [5]containedMap // per STACK WIN type
 
 	cfiOnce   sync.Once
-	cfiParsed []atomic.Pointer[cfiBlock] // by index into cfi (cfiblock.go)
+	cfiParsed []atomic.Pointer[cfiPage] // by index into cfi, cfiPageLen to a page (cfiblock.go)
 
 	mu          sync.RWMutex
 	parsed      map[int]*function // by index into funcs
