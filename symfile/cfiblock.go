@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"sort"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -110,45 +109,14 @@ func (b *cfiBlock) bytes() int64 {
 	return n
 }
 
-// cfiPage holds the parsed blocks of cfiPageLen consecutive CFI ranges.
-// The table of parsed blocks is two-level because a walk parses a handful
-// of a file's ranges: a flat table of one pointer per range was 16.5 MB
-// for the stress file's 2.07 M ranges, every page of which the collector
-// then read (about 4,000 page faults in a cycle); the top level here is
-// 64 KiB for it and a page is made on its first use.
-type cfiPage [cfiPageLen]atomic.Pointer[cfiBlock]
-
-const (
-	cfiPageBits = 8
-	cfiPageLen  = 1 << cfiPageBits
-)
-
-// cfiSlot returns where the parsed block of f.cfi[at] is kept.
-func (f *File) cfiSlot(at int) *atomic.Pointer[cfiBlock] {
-	f.cfiOnce.Do(func() {
-		f.cfiParsed = make([]atomic.Pointer[cfiPage], (f.cfi.len()+cfiPageLen-1)>>cfiPageBits)
-		f.mu.Lock()
-		f.parsedBytes += int64(len(f.cfiParsed)) * int64(unsafe.Sizeof(atomic.Pointer[cfiPage]{}))
-		f.mu.Unlock()
-	})
-	top := &f.cfiParsed[at>>cfiPageBits]
-	p := top.Load()
-	if p == nil {
-		if top.CompareAndSwap(nil, new(cfiPage)) {
-			f.mu.Lock()
-			f.parsedBytes += int64(unsafe.Sizeof(cfiPage{}))
-			f.mu.Unlock()
-		}
-		p = top.Load()
-	}
-	return &p[at&(cfiPageLen-1)]
-}
-
 // cfiBlock returns the parsed block of f.cfi[at], parsing it on first use.
 // Lookups read the table without a lock; two goroutines that parse the same
 // block at once keep the first one stored.
 func (f *File) cfiBlock(at int) *cfiBlock {
-	slot := f.cfiSlot(at)
+	slot, made := f.cfiParsed.slot(at, f.cfi.len())
+	if made != 0 { // a write to the shared line only when the table grew
+		f.parsedBytes.Add(made)
+	}
 	if b := slot.Load(); b != nil {
 		return b
 	}
@@ -156,8 +124,6 @@ func (f *File) cfiBlock(at int) *cfiBlock {
 	if !slot.CompareAndSwap(nil, b) {
 		return slot.Load()
 	}
-	f.mu.Lock()
-	f.parsedBytes += b.bytes()
-	f.mu.Unlock()
+	f.parsedBytes.Add(b.bytes())
 	return b
 }

@@ -114,7 +114,7 @@ func TestCFIRulesConcurrent(t *testing.T) {
 // kept in pages made on first use (a walk touches a few ranges), and every
 // range, on either side of a page's edge, still gives the model's rules.
 func TestCFIParsedPaged(t *testing.T) {
-	const ranges = 3*cfiPageLen + 5
+	const ranges = 3*slotPageLen + 5
 	var b strings.Builder
 	b.WriteString("MODULE Linux x86_64 0123456789ABCDEF0123456789ABCDEF0 m\n")
 	for i := range ranges {
@@ -126,17 +126,15 @@ func TestCFIParsedPaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := 2*cfiPageLen + 1
+	first := 2*slotPageLen + 1
 	if _, ok := f.CFIRules(0x1000 + 0x10*uint64(first)); !ok {
 		t.Fatalf("range %d: no rules", first)
 	}
-	if got, want := len(f.cfiParsed), 4; got != want {
-		t.Fatalf("%d pages in the table, want %d", got, want)
+	if made, all := f.cfiParsed.pagesMade(); made != 1 || all != 4 {
+		t.Fatalf("after one lookup: %d of %d pages made, want 1 of 4", made, all)
 	}
-	for i := range f.cfiParsed {
-		if made := f.cfiParsed[i].Load() != nil; made != (i == 2) {
-			t.Errorf("after one lookup in page 2: page %d made %v", i, made)
-		}
+	if f.cfiParsed.pages[2].Load() == nil {
+		t.Errorf("range %d's page (2) not made", first)
 	}
 	m := readModel(data)
 	for i := range ranges {

@@ -37,12 +37,10 @@ type File struct {
 	winOnce sync.Once
 	winMaps [5]containedMap // per STACK WIN type
 
-	cfiOnce   sync.Once
-	cfiParsed []atomic.Pointer[cfiPage] // by index into cfi, cfiPageLen to a page (cfiblock.go)
+	cfiParsed lazySlots[cfiBlock] // by index into cfi (cfiblock.go)
+	parsed    lazySlots[function] // by index into funcs (lookup.go)
 
-	mu          sync.RWMutex
-	parsed      map[int]*function // by index into funcs
-	parsedBytes int64             // memory of parsed and cfiParsed, estimated (HeapBytes)
+	parsedBytes atomic.Int64 // memory of parsed and cfiParsed, estimated (HeapBytes)
 }
 
 // Open reads the symbol file at path, memory-mapped. A name ending in .gz

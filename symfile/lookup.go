@@ -23,26 +23,23 @@ type function struct {
 // write a few thousand for the largest functions.
 const maxFunctionLines = 1 << 20
 
-// function parses funcs[i] and its block, once.
+// function parses funcs[i] and its block, once; lookups read the parsed
+// ones without a lock, and two goroutines that parse the same function at
+// once keep the first one stored.
 func (f *File) function(i int) *function {
-	f.mu.RLock()
-	fn := f.parsed[i]
-	f.mu.RUnlock()
-	if fn != nil {
-		return fn
+	slot, made := f.parsed.slot(i, f.funcs.len())
+	fn := slot.Load()
+	if fn == nil {
+		fn = f.parseFunction(i)
+		if slot.CompareAndSwap(nil, fn) {
+			made += functionBytes(fn)
+		} else {
+			fn = slot.Load()
+		}
 	}
-	fn = f.parseFunction(i)
-	f.mu.Lock()
-	if f.parsed == nil {
-		f.parsed = make(map[int]*function)
+	if made != 0 { // HeapBytes; a write to the shared line only when the table grew
+		f.parsedBytes.Add(made)
 	}
-	if prev := f.parsed[i]; prev != nil {
-		fn = prev
-	} else {
-		f.parsed[i] = fn
-		f.parsedBytes += functionBytes(fn) // HeapBytes
-	}
-	f.mu.Unlock()
 	return fn
 }
 

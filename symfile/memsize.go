@@ -11,9 +11,7 @@ func (f *File) HeapBytes() int64 {
 		int64(cap(f.win))*int64(unsafe.Sizeof(winEntry{})) + int64(cap(f.winType)) +
 		int64(cap(f.info))*8 +
 		int64(cap(f.files)+cap(f.origins))*int64(unsafe.Sizeof(idEntry{}))
-	f.mu.RLock()
-	n += f.parsedBytes
-	f.mu.RUnlock()
+	n += f.parsedBytes.Load()
 	return n
 }
 
