@@ -40,6 +40,8 @@ type IndexDir struct {
 	mu      sync.Mutex
 	writing map[string]chan struct{}
 	failed  []error
+
+	writeStart func() // WithWriteStart
 }
 
 // NewIndexDir returns the index directory dir (created on first use).
@@ -56,6 +58,15 @@ func NewIndexDir(dir string, warn func(error)) *IndexDir {
 // without an index. It returns d.
 func (d *IndexDir) WithDecompressBudget(b *DecompressBudget) *IndexDir {
 	d.budget = b
+	return d
+}
+
+// WithWriteStart makes d call start (from any goroutine, maybe at once)
+// before it begins to write an index, which goes on after Open returns:
+// a process can then arrange, only when there is a write to wait for,
+// that a signal waits for it (the CLI's catchSignals). It returns d.
+func (d *IndexDir) WithWriteStart(start func()) *IndexDir {
+	d.writeStart = start
 	return d
 }
 
@@ -355,6 +366,9 @@ func (d *IndexDir) cannotWrite(err error) {
 // which removeOldTemps deletes later.
 func (d *IndexDir) store(idxPath string, f *File, abs string, srcID, dataID identity) {
 	d.cleanOnce.Do(d.removeOldTemps)
+	if d.writeStart != nil {
+		d.writeStart()
+	}
 	tmp, err := createTemp(d.dir, idxPath)
 	if err != nil {
 		d.cannotWrite(err)

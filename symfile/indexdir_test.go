@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -545,4 +546,25 @@ func TestIndexWriteFailsLate(t *testing.T) {
 	}
 	ref, _ := testOpen(p)
 	sameFile(t, ref, f)
+}
+
+// TestIndexWriteStart: WithWriteStart's function is called when an index
+// write begins, and not when the index is mapped (a run that writes
+// nothing need not prepare to wait).
+func TestIndexWriteStart(t *testing.T) {
+	syms, idxDir := t.TempDir(), t.TempDir()
+	p := writeSym(t, syms, "m.sym", fuzzSym)
+	var starts atomic.Int32
+	for run, want := range []int32{1, 0} {
+		starts.Store(0)
+		d := testIndexDir(t, idxDir, failOnWarn(t)).WithWriteStart(func() { starts.Add(1) })
+		f, _ := d.Open(p)
+		if f == nil {
+			t.Fatalf("run %d: no File", run)
+		}
+		d.Wait()
+		if got := starts.Load(); got != want {
+			t.Errorf("run %d (%v): write start called %d times, want %d", run, f.origin, got, want)
+		}
+	}
 }

@@ -185,8 +185,10 @@ func (o *options) symbolSupplierWith(stderr io.Writer, progress func(symsrv.Down
 	var chain symfile.ChainSupplier
 	index := o.index.indexDir(stderr)
 	if index != nil {
-		index.WithDecompressBudget(o.limits.decompressBudget())
-		o.index.waitOnSignal() // a Ctrl-C lets the index writes finish (index.go)
+		// A Ctrl-C lets the index writes finish (index.go); signals are
+		// caught only once a write starts: catching them costs every run
+		// start-up work (a goroutine, the runtime's signal loop).
+		index.WithDecompressBudget(o.limits.decompressBudget()).WithWriteStart(o.index.waitOnSignal)
 	}
 	if len(local) > 0 {
 		dir := symfile.NewIndexedDirSupplier(index, local...).WithDecompressBudget(o.limits.decompressBudget())
