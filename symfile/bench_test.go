@@ -156,12 +156,12 @@ func BenchmarkIndexDirFirst(b *testing.B) {
 func BenchmarkLookup(b *testing.B) {
 	f := benchFile(b)
 	defer f.Close()
-	if len(f.funcs) == 0 {
+	if f.funcs.len() == 0 {
 		b.Skip("no FUNC records")
 	}
 	i := 0
 	for b.Loop() {
-		s := f.funcs[(i*7919)%len(f.funcs)]
+		s := f.funcAt((i * 7919) % f.funcs.len())
 		if _, ok := f.Lookup(s.base + (s.high-s.base)/2); !ok {
 			b.Fatal("lookup failed")
 		}
@@ -172,12 +172,12 @@ func BenchmarkLookup(b *testing.B) {
 func BenchmarkCFIRules(b *testing.B) {
 	f := benchFile(b)
 	defer f.Close()
-	if len(f.cfi) == 0 {
+	if f.cfi.len() == 0 {
 		b.Skip("no CFI records")
 	}
 	i := 0
 	for b.Loop() {
-		s := f.cfi[(i*7919)%len(f.cfi)]
+		s := f.cfiAt((i * 7919) % f.cfi.len())
 		if _, ok := f.CFIRules(s.base + 9); !ok {
 			b.Fatal("CFI lookup failed")
 		}

@@ -32,7 +32,7 @@ func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
 // A walk reads the rules of every frame and only reads them.
 func (f *File) SharedCFIRules(addr uint64) (CFIRules, bool) {
 	defer mapfault.Name(f.name) // fault.go
-	at, _ := findRange(f.cfi, addr)
+	at, _ := f.findCFI(addr)
 	if at < 0 {
 		return CFIRules{}, false
 	}
@@ -47,14 +47,14 @@ func (f *File) SharedCFIRules(addr uint64) (CFIRules, bool) {
 // them.
 func (f *File) HasCFI(addr uint64) bool {
 	defer mapfault.Name(f.name) // fault.go
-	at, _ := findRange(f.cfi, addr)
+	at, _ := f.findCFI(addr)
 	return at >= 0 && f.cfiBlock(at).ok
 }
 
 // parseCFIBlock parses the STACK CFI INIT record f.cfi[at] and the delta
 // records after it.
 func (f *File) parseCFIBlock(at int) *cfiBlock {
-	e := f.cfi[at]
+	e := f.cfiAt(at)
 	head := f.lineFrom(e.off)
 	_, rest := splitCFI(head)
 	var buf [3][]byte

@@ -115,9 +115,9 @@ func (b *cfiBlock) bytes() int64 {
 // block at once keep the first one stored.
 func (f *File) cfiBlock(at int) *cfiBlock {
 	f.cfiOnce.Do(func() {
-		f.cfiParsed = make([]atomic.Pointer[cfiBlock], len(f.cfi))
+		f.cfiParsed = make([]atomic.Pointer[cfiBlock], f.cfi.len())
 		f.mu.Lock()
-		f.parsedBytes += int64(len(f.cfi)) * int64(unsafe.Sizeof(atomic.Pointer[cfiBlock]{}))
+		f.parsedBytes += int64(f.cfi.len()) * int64(unsafe.Sizeof(atomic.Pointer[cfiBlock]{}))
 		f.mu.Unlock()
 	})
 	slot := &f.cfiParsed[at]

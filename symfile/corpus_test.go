@@ -40,7 +40,7 @@ func TestCorpusParses(t *testing.T) {
 		if f.Module().ID == "" && !strings.Contains(p, "resolver-unittest") {
 			t.Errorf("%s: no MODULE id", p)
 		}
-		if len(f.funcs)+len(f.pubs)+len(f.cfi)+len(f.win) == 0 {
+		if f.funcs.len()+f.pubs.len()+f.cfi.len()+len(f.win) == 0 {
 			t.Errorf("%s: no records indexed", p)
 		}
 		f.Close()

@@ -15,7 +15,9 @@
 // of a file on disk are copied, chunk after chunk in file order, into
 // arrays of reserved memory, sorted there in place (indexseq.go), each
 // record written once; on Linux those arrays take transparent huge pages
-// once they grow past half of one (hugepage.go). The pass validates every
+// once they grow past half of one (hugepage.go). For a file under 4 GiB
+// they hold 32-bit offsets: about 30% less memory and index file than the
+// 64-bit layout of larger files and of data in memory (indexlayout.go). The pass validates every
 // line as Breakpad's parser would, and records only the offsets and
 // address ranges of FUNC, PUBLIC, STACK CFI INIT, STACK WIN, FILE and
 // INLINE_ORIGIN records. A FUNC's line

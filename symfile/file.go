@@ -22,10 +22,10 @@ type File struct {
 	errs   []lineError
 	limit  uint64 // records at or after this offset are not used (Breakpad bails after 100 errors)
 
-	funcs   []funcEntry  // accepted FUNC ranges, sorted
-	pubs    []pubEntry   // sorted by address, first of each address
-	cfi     []rangeEntry // accepted STACK CFI INIT ranges, sorted
-	win     []winEntry   // file order
+	funcs   funcTable  // accepted FUNC ranges, sorted
+	pubs    pubTable   // sorted by address, first of each address
+	cfi     cfiTable   // accepted STACK CFI INIT ranges, sorted
+	win     []winEntry // file order
 	winType []uint8
 	info    []uint64  // offsets of INFO records
 	files   []idEntry // sorted by id, file order among equal ids

@@ -79,14 +79,21 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("7-byte chunks into arenas give another index: errs %v vs %v", seq.errs, file.errs)
 		}
 		seq.Close()
+		// Nor on the layout: the arenas of a file of 4 GiB or more are wide.
+		wide := &File{name: "fuzz.sym", data: data, unmap: func() error { return nil }}
+		wide.buildIndex(7, &diskSource{r: bytes.NewReader(data), release: func(lo, hi int) {}, wide: true})
+		if !sameIndex(wide, file) {
+			t.Fatalf("7-byte chunks into wide arenas give another index: errs %v vs %v", wide.errs, file.errs)
+		}
+		wide.Close()
 		var addrs []uint64
-		for _, e := range file.funcs {
+		for _, e := range file.funcs.all() {
 			addrs = append(addrs, e.base, e.base+1, e.high, e.high+1)
 		}
-		for _, p := range file.pubs {
+		for _, p := range file.pubs.all() {
 			addrs = append(addrs, p.addr, p.addr+1, p.addr-1)
 		}
-		for _, e := range file.cfi {
+		for _, e := range file.cfi.all() {
 			addrs = append(addrs, e.base, e.base+1, e.high)
 		}
 		for _, e := range file.win {

@@ -102,8 +102,8 @@ func indexOnDisk(t *testing.T, size int64, adv *advice) (got, want *File) {
 	if got.pubMem == nil {
 		t.Fatal("the records are not in reserved memory")
 	}
-	if !slices.Equal(got.pubs, want.pubs) {
-		t.Fatalf("%d PUBLIC records indexed with advice, %d in memory, or they differ", len(got.pubs), len(want.pubs))
+	if !slices.Equal(got.pubs.all(), want.pubs.all()) {
+		t.Fatalf("%d PUBLIC records indexed with advice, %d in memory, or they differ", got.pubs.len(), want.pubs.len())
 	}
 	return got, want
 }
@@ -117,19 +117,19 @@ func TestArenaHugePages(t *testing.T) {
 	if hp == 0 || hp > 32<<20 {
 		t.Skipf("transparent huge pages unavailable or too large here (%d bytes)", hp)
 	}
-	// Under half a huge page of PUBLIC records (16 bytes each, about
-	// 24 bytes of the file), in an arena of over a huge page (a record
+	// Under half a huge page of PUBLIC records (12 bytes each in the
+	// narrow layout, about 24 bytes of the file), in an arena of over a huge page (a record
 	// per 8 bytes of the file): no advice.
 	var small advice
 	indexOnDisk(t, int64(hp)/2, &small)
 	if len(small.regions) != 0 {
-		t.Errorf("an arena of %d-byte huge pages advised for %d bytes of records", hp, hp/2/24*16)
+		t.Errorf("an arena of %d-byte huge pages advised for %d bytes of records", hp, hp/2/24*12)
 	}
 
 	var large advice
 	f, _ := indexOnDisk(t, 4*int64(hp), &large)
-	base := uintptrOf(asBytes(f.pubs))
-	records := uintptr(len(f.pubs)) * 16
+	base := uintptrOf(asBytes(f.pubs.narrow))
+	records := uintptr(len(asBytes(f.pubs.narrow)))
 	if len(large.regions) != 1 {
 		t.Fatalf("%d regions advised for %d bytes of records, want 1", len(large.regions), records)
 	}

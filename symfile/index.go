@@ -84,9 +84,14 @@ const (
 )
 
 type chunkIndex struct {
-	funcs   []funcEntry
-	pubs    []pubEntry
-	cfi     []rangeEntry
+	funcs []funcEntry
+	pubs  []pubEntry
+	cfi   []rangeEntry
+	// The records placed in narrow arenas (sequencer.place), which then
+	// replace funcs, pubs and cfi.
+	funcs32 []funcEntry32
+	pubs32  []pubEntry32
+	cfi32   []cfiEntry32
 	win     []winEntry // type kept in winType
 	winType []uint8
 	files   []idEntry
@@ -409,6 +414,9 @@ type diskSource struct {
 	release func(lo, hi int)
 	// advise gives memory advice to the arenas (hugeAdvice); nil: madvise.
 	advise func(b []byte, advice int) error
+	// wide keeps the wide layout (indexlayout.go), as a file of 4 GiB or
+	// more does: tests set it for smaller files.
+	wide bool
 }
 
 // buildIndex runs the index pass over data, in parallel chunks, and merges
@@ -743,27 +751,33 @@ func sortChunk[T any](in []T, cmp func(a, b T) int) {
 func (f *File) merge(chunks []*chunkIndex, room publicRoom, seq *sequencer) {
 	errs := f.joinChunks(chunks)
 
-	var funcs []funcEntry
-	var pubs []pubEntry
-	var cfi []rangeEntry
+	var funcs funcTable
+	var pubs pubTable
+	var cfi cfiTable
 	var dups []uint64
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		funcs = mergeArena(chunks, seqArena(seq, func(s *sequencer) *arena[funcEntry] { return &s.funcs }),
-			func(c *chunkIndex) []funcEntry { return c.funcs }, cmpFunc)
+		funcs = mergeKind(chunks, seqKind(seq, func(s *sequencer) *kindArena[funcEntry, funcEntry32] { return &s.funcs }),
+			func(c *chunkIndex) []funcEntry { return c.funcs }, func(c *chunkIndex) []funcEntry32 { return c.funcs32 },
+			cmpFunc, cmpFunc32)
 	})
 	wg.Go(func() {
-		cfi = mergeArena(chunks, seqArena(seq, func(s *sequencer) *arena[rangeEntry] { return &s.cfi }),
-			func(c *chunkIndex) []rangeEntry { return c.cfi }, cmpRange)
+		cfi = mergeKind(chunks, seqKind(seq, func(s *sequencer) *kindArena[rangeEntry, cfiEntry32] { return &s.cfi }),
+			func(c *chunkIndex) []rangeEntry { return c.cfi }, func(c *chunkIndex) []cfiEntry32 { return c.cfi32 },
+			cmpRange, cmpRange32)
 	})
 	wg.Go(func() {
 		if seq != nil {
-			pubs = mergeArena(chunks, &seq.pubs, func(c *chunkIndex) []pubEntry { return c.pubs }, cmpPub)
+			pubs = seq.pubs.sorted(chunks, func(c *chunkIndex) []pubEntry { return c.pubs },
+				func(c *chunkIndex) []pubEntry32 { return c.pubs32 }, cmpPub, cmpPub32)
 		} else {
-			pubs = gatherPublics(chunks, room)
-			sortByAddr(pubs, cmpPub)
+			pubs.wide = gatherPublics(chunks, room)
+			sortByAddr(pubs.wide, cmpPub)
 		}
-		pubs, dups = firstPublics(pubs)
+		var d32 []uint64
+		pubs.wide, dups = firstPublics(pubs.wide)
+		pubs.narrow, d32 = firstPublics(pubs.narrow)
+		dups = append(dups, d32...)
 	})
 	wg.Go(func() {
 		f.files = concat(chunks, func(c *chunkIndex) []idEntry { return c.files })
@@ -793,12 +807,16 @@ func (f *File) merge(chunks []*chunkIndex, room publicRoom, seq *sequencer) {
 	f.errs = errs
 
 	if limit < uint64(len(f.data)) {
-		funcs = slices.DeleteFunc(funcs, func(e funcEntry) bool { return e.off >= limit })
-		cfi = slices.DeleteFunc(cfi, func(e rangeEntry) bool { return e.off >= limit })
-		pubs = slices.DeleteFunc(pubs, func(p pubEntry) bool { return p.off >= limit })
+		funcs.dropFrom(limit, funcEntry.ord, funcEntry32.ord)
+		cfi.dropFrom(limit, rangeEntry.ord, cfiEntry32.ord)
+		pubs.dropFrom(limit, pubEntry.ord, pubEntry32.ord)
 	}
-	wg.Go(func() { funcs = exclusiveFirstWins(funcs) }) // sorted already: one pass
-	cfi = exclusiveFirstWins(cfi)
+	wg.Go(func() { // sorted already: one pass
+		funcs.wide = exclusiveFirstWins(funcs.wide)
+		funcs.narrow = exclusiveFirstWins(funcs.narrow)
+	})
+	cfi.wide = exclusiveFirstWins(cfi.wide)
+	cfi.narrow = exclusiveFirstWins(cfi.narrow)
 	wg.Wait()
 	f.funcs, f.pubs, f.cfi = funcs, pubs, cfi
 	for i, e := range win {
@@ -817,12 +835,12 @@ func (f *File) merge(chunks []*chunkIndex, room publicRoom, seq *sequencer) {
 // INFO and CODE_ID records.
 func (f *File) joinChunks(chunks []*chunkIndex) []lineError {
 	var errs []lineError
-	var cur *funcEntry // the function line data continues, if any
+	var cur *chunkIndex // the chunk of the function line data continues, if any
 	curState := ownerNone
 	lineBase := 0
 	for _, c := range chunks {
 		if c.leadEnd != 0 && cur != nil {
-			cur.end = c.leadEnd
+			cur.setFuncEnd(curState, c.leadEnd)
 		}
 		for _, e := range c.leadBad {
 			if curState == ownerNone {
@@ -843,7 +861,7 @@ func (f *File) joinChunks(chunks []*chunkIndex) []lineError {
 		}
 		switch {
 		case c.tail >= 0:
-			cur, curState = &c.funcs[c.tail], c.tail
+			cur, curState = c, c.tail
 		case c.tail == ownerNone || c.tail == ownerSink:
 			cur, curState = nil, c.tail
 		}
@@ -861,6 +879,16 @@ func (f *File) joinChunks(chunks []*chunkIndex) []lineError {
 	// Lead errors are appended before the chunk's own; restore file order.
 	slices.SortStableFunc(errs, func(a, b lineError) int { return a.line - b.line })
 	return errs
+}
+
+// setFuncEnd extends the block of the chunk's function i to end, in the
+// layout the chunk's records are in.
+func (c *chunkIndex) setFuncEnd(i int, end uint64) {
+	if c.funcs32 != nil {
+		c.funcs32[i].end = uint32(end) // narrow: the file is under 4 GiB
+		return
+	}
+	c.funcs[i].end = end
 }
 
 // concat copies one array of every chunk into a slice of the total size.
@@ -897,13 +925,16 @@ func gatherPublics(chunks []*chunkIndex, room publicRoom) []pubEntry {
 // firstPublics keeps the first PUBLIC record of each address of pubs,
 // sorted by cmpPub (Breakpad keeps the first and counts an error for each
 // other); it returns the offsets of the others.
-func firstPublics(pubs []pubEntry) ([]pubEntry, []uint64) {
+func firstPublics[P interface {
+	lo() uint64
+	ord() uint64
+}](pubs []P) ([]P, []uint64) {
 	w := 0
 	var dups []uint64
 	for i, p := range pubs {
-		if i > 0 && p.addr == pubs[w-1].addr {
+		if i > 0 && p.lo() == pubs[w-1].lo() {
 			// cmpPub orders equal addresses by offset: pubs[w-1] came first.
-			dups = append(dups, p.off)
+			dups = append(dups, p.ord())
 			continue
 		}
 		pubs[w] = p

@@ -99,7 +99,7 @@ func sameFile(t *testing.T, want, got *File) {
 		for _, e := range f.Errors() {
 			errs = append(errs, e.Error())
 		}
-		return snapshot{f.Module(), f.CodeID(), errs, f.limit, f.funcs, f.pubs, f.cfi, f.win, f.winType, f.files, f.origins, f.info}
+		return snapshot{f.Module(), f.CodeID(), errs, f.limit, f.funcs.all(), f.pubs.all(), f.cfi.all(), f.win, f.winType, f.files, f.origins, f.info}
 	}
 	opt := cmp.AllowUnexported(funcEntry{}, pubEntry{}, rangeEntry{}, winEntry{}, idEntry{})
 	if d := cmp.Diff(snap(want), snap(got), opt, cmpopts.EquateEmpty()); d != "" {
@@ -145,13 +145,13 @@ func probeAddrs(f *File) []uint64 {
 			out = append(out, lo-1)
 		}
 	}
-	for _, e := range f.funcs {
+	for _, e := range f.funcs.all() {
 		add(e.base, e.high)
 	}
-	for _, e := range f.pubs {
+	for _, e := range f.pubs.all() {
 		add(e.addr, e.addr)
 	}
-	for _, e := range f.cfi {
+	for _, e := range f.cfi.all() {
 		add(e.base, e.high)
 	}
 	for _, e := range f.win {
@@ -232,7 +232,7 @@ func TestIndexCorrupt(t *testing.T) {
 		{"other byte order", func(b []byte) []byte { b[12], b[15] = b[15], b[12]; return b }, true},
 		{"forged offset, CRC fixed", func(b []byte) []byte {
 			h, _ := parseIndexHeader(b, uint64(len(b)))
-			binary.LittleEndian.PutUint64(b[h.sections[secFuncs][0]+16:], 1<<40) // funcs[0].off
+			binary.LittleEndian.PutUint32(b[h.sections[secFuncs32][0]+16:], 1<<31) // funcs.narrow[0].off
 			fixCRC(b)
 			return b
 		}, true},

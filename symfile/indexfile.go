@@ -32,19 +32,24 @@ import (
 //	... sections, each starting at a multiple of 8
 const (
 	indexMagic      = "MDSWIDX\n"
-	indexVersion    = 1
+	indexVersion    = 2 // 2: the narrow layout's sections (indexlayout.go)
 	byteOrderMark   = 0x01020304
 	crcStart        = 32
 	sectionTableOff = 128
-	numSections     = 10
+	numSections     = 13
 	indexHeaderSize = sectionTableOff + numSections*16
 )
 
-// Sections of the index file, in file order.
+// Sections of the index file, in file order. FUNC, PUBLIC and STACK CFI
+// INIT records fill the section of their layout, wide or narrow
+// (indexlayout.go), and leave the other empty.
 const (
 	secFuncs = iota
 	secPubs
 	secCFI
+	secFuncs32
+	secPubs32
+	secCFI32
 	secWin
 	secWinType
 	secFiles
@@ -60,6 +65,9 @@ var entrySize = [numSections]uint64{
 	secFuncs:   uint64(unsafe.Sizeof(funcEntry{})),
 	secPubs:    uint64(unsafe.Sizeof(pubEntry{})),
 	secCFI:     uint64(unsafe.Sizeof(rangeEntry{})),
+	secFuncs32: uint64(unsafe.Sizeof(funcEntry32{})),
+	secPubs32:  uint64(unsafe.Sizeof(pubEntry32{})),
+	secCFI32:   uint64(unsafe.Sizeof(cfiEntry32{})),
 	secWin:     uint64(unsafe.Sizeof(winEntry{})),
 	secWinType: 1,
 	secFiles:   uint64(unsafe.Sizeof(idEntry{})),
@@ -217,9 +225,12 @@ func decodeErrs(b []byte) ([]lineError, error) {
 // srcID, absolute path source) whose data has identity dataID.
 func writeIndex(w io.Writer, f *File, source string, srcID, dataID identity) error {
 	sections := [numSections][]byte{
-		secFuncs:   asBytes(f.funcs),
-		secPubs:    asBytes(f.pubs),
-		secCFI:     asBytes(f.cfi),
+		secFuncs:   asBytes(f.funcs.wide),
+		secPubs:    asBytes(f.pubs.wide),
+		secCFI:     asBytes(f.cfi.wide),
+		secFuncs32: asBytes(f.funcs.narrow),
+		secPubs32:  asBytes(f.pubs.narrow),
+		secCFI32:   asBytes(f.cfi.narrow),
 		secWin:     asBytes(f.win),
 		secWinType: f.winType,
 		secFiles:   asBytes(f.files),

@@ -47,22 +47,32 @@ func fixCRC(idx []byte) {
 	}
 }
 
-// FuzzIndexFile loads mutated index files. One with its CRC left as the
-// mutation made it must be refused or, when accepted, answer exactly as the
-// symbol file indexed in memory; one whose CRC was recomputed (a forged
-// index) must be refused or answer without failing.
+// FuzzIndexFile loads mutated index files, of both layouts (the wide one
+// of data in memory, the narrow one of a file on disk: indexlayout.go).
+// One with its CRC left as the mutation made it must be refused or, when
+// accepted, answer exactly as the symbol file indexed in memory; one whose
+// CRC was recomputed (a forged index) must be refused or answer without
+// failing.
 func FuzzIndexFile(f *testing.F) {
 	data := []byte(fuzzSym)
 	ref, _ := NewFile(data, "fuzz.sym")
-	id := identity{size: uint64(len(data)), mtime: 1}
-	var buf bytes.Buffer
-	if err := writeIndex(&buf, ref, "/fuzz.sym", id, id); err != nil {
-		f.Fatal(err)
+	onDisk := &File{name: "fuzz.sym", data: data, unmap: func() error { return nil }}
+	onDisk.buildIndex(defaultChunkSize, &diskSource{r: bytes.NewReader(data), release: func(lo, hi int) {}})
+	defer onDisk.Close()
+	if onDisk.funcs.narrow == nil || onDisk.pubs.narrow == nil || onDisk.cfi.narrow == nil {
+		f.Fatal("the file on disk is not indexed in the narrow layout")
 	}
-	good := buf.Bytes()
-	f.Add(good, false)
-	f.Add(good, true)
-	f.Add(good[:len(good)/2], false)
+	id := identity{size: uint64(len(data)), mtime: 1}
+	for _, built := range []*File{ref, onDisk} {
+		var buf bytes.Buffer
+		if err := writeIndex(&buf, built, "/fuzz.sym", id, id); err != nil {
+			f.Fatal(err)
+		}
+		good := buf.Bytes()
+		f.Add(good, false)
+		f.Add(good, true)
+		f.Add(good[:len(good)/2], false)
+	}
 	probes := probeAddrs(ref)
 	f.Fuzz(func(t *testing.T, idx []byte, forge bool) {
 		idx = alignedCopy(idx)

@@ -60,9 +60,9 @@ func fileFromIndex(idx, data []byte, name, source string, wantSrc, wantData iden
 		codeID:  meta.codeID,
 		errs:    errs,
 		limit:   meta.limit,
-		funcs:   fromBytes[funcEntry](sec(secFuncs)),
-		pubs:    fromBytes[pubEntry](sec(secPubs)),
-		cfi:     fromBytes[rangeEntry](sec(secCFI)),
+		funcs:   funcTable{fromBytes[funcEntry](sec(secFuncs)), fromBytes[funcEntry32](sec(secFuncs32))},
+		pubs:    pubTable{fromBytes[pubEntry](sec(secPubs)), fromBytes[pubEntry32](sec(secPubs32))},
+		cfi:     cfiTable{fromBytes[rangeEntry](sec(secCFI)), fromBytes[cfiEntry32](sec(secCFI32))},
 		win:     fromBytes[winEntry](sec(secWin)),
 		winType: sec(secWinType),
 		files:   fromBytes[idEntry](sec(secFiles)),
@@ -104,25 +104,9 @@ func (f *File) checkArrays(idx []byte, release bool) error {
 			err = fmt.Errorf("%s entry %d out of order or out of bounds", what, i)
 		}
 	}
-	inWindows(idx, asBytes(f.funcs), release, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			e := f.funcs[i]
-			check(e.base <= e.high && e.off < f.limit && e.off <= e.end && e.end <= size &&
-				(i == 0 || f.funcs[i-1].high < e.base), "FUNC", i)
-		}
-	}, len(f.funcs))
-	inWindows(idx, asBytes(f.pubs), release, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			e := f.pubs[i]
-			check(e.off < f.limit && (i == 0 || f.pubs[i-1].addr < e.addr), "PUBLIC", i)
-		}
-	}, len(f.pubs))
-	inWindows(idx, asBytes(f.cfi), release, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			e := f.cfi[i]
-			check(e.base <= e.high && e.off < f.limit && (i == 0 || f.cfi[i-1].high < e.base), "STACK CFI INIT", i)
-		}
-	}, len(f.cfi))
+	if err := f.checkRanges(idx, release, check); err != nil {
+		return err
+	}
 	inWindows(idx, asBytes(f.win), release, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			check(f.win[i].off < f.limit && f.winType[i] < uint8(len(f.winMaps)), "STACK WIN", i)
@@ -139,6 +123,59 @@ func (f *File) checkArrays(idx []byte, release bool) error {
 		}, len(ids.s))
 	}
 	return err
+}
+
+// checkRanges is checkArrays for the FUNC, PUBLIC and STACK CFI INIT
+// records, of either layout (a kind in both is refused); it passes each
+// entry's verdict to check.
+func (f *File) checkRanges(idx []byte, release bool, check func(ok bool, what string, i int)) error {
+	if (f.funcs.wide != nil && f.funcs.narrow != nil) || (f.pubs.wide != nil && f.pubs.narrow != nil) ||
+		(f.cfi.wide != nil && f.cfi.narrow != nil) {
+		return errors.New("records of one kind in both layouts")
+	}
+	size := uint64(len(f.data))
+	// One loop per kind and layout: generic methods, as indirect calls,
+	// doubled the time a warm run takes to check the index.
+	w, n := f.funcs.wide, f.funcs.narrow
+	inWindows(idx, asBytes(w), release, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			e := w[i]
+			check(e.base <= e.high && e.off < f.limit && e.off <= e.end && e.end <= size &&
+				(i == 0 || w[i-1].high < e.base), "FUNC", i)
+		}
+	}, len(w))
+	inWindows(idx, asBytes(n), release, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			e := n[i]
+			check(e.base <= e.high && uint64(e.off) < f.limit && e.off <= e.end && uint64(e.end) <= size &&
+				(i == 0 || n[i-1].high < e.base), "FUNC", i)
+		}
+	}, len(n))
+	pw, pn := f.pubs.wide, f.pubs.narrow
+	inWindows(idx, asBytes(pw), release, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			check(pw[i].off < f.limit && (i == 0 || pw[i-1].addr < pw[i].addr), "PUBLIC", i)
+		}
+	}, len(pw))
+	inWindows(idx, asBytes(pn), release, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			check(uint64(pn[i][2]) < f.limit && (i == 0 || pn[i-1].lo() < pn[i].lo()), "PUBLIC", i)
+		}
+	}, len(pn))
+	cw, cn := f.cfi.wide, f.cfi.narrow
+	inWindows(idx, asBytes(cw), release, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			e := cw[i]
+			check(e.base <= e.high && e.off < f.limit && (i == 0 || cw[i-1].high < e.base), "STACK CFI INIT", i)
+		}
+	}, len(cw))
+	inWindows(idx, asBytes(cn), release, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			e := cn[i]
+			check(e.base <= e.hi() && uint64(e.off) < f.limit && (i == 0 || cn[i-1].hi() < e.base), "STACK CFI INIT", i)
+		}
+	}, len(cn))
+	return nil
 }
 
 // inWindows calls fn over the entries of an array section of n entries in

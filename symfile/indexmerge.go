@@ -37,8 +37,18 @@ func mergeArena[T any](chunks []*chunkIndex, a *arena[T], of func(*chunkIndex) [
 	return mergeChunkRuns(chunks, of, cmp)
 }
 
-// seqArena returns one of s's arenas, or nil when s is.
-func seqArena[T any](s *sequencer, which func(*sequencer) *arena[T]) *arena[T] {
+// mergeKind is mergeArena for one kind of record: sorted in its arena k
+// (kindArena.sorted), or, without one, merged from the chunks' wide arrays.
+func mergeKind[W any, N widener[W]](chunks []*chunkIndex, k *kindArena[W, N], ofW func(*chunkIndex) []W,
+	ofN func(*chunkIndex) []N, cmpW func(a, b W) int, cmpN func(a, b N) int) table[W, N] {
+	if k == nil {
+		return table[W, N]{wide: mergeChunkRuns(chunks, ofW, cmpW)}
+	}
+	return k.sorted(chunks, ofW, ofN, cmpW, cmpN)
+}
+
+// seqKind returns one of s's arenas, or nil when s is.
+func seqKind[W any, N widener[W]](s *sequencer, which func(*sequencer) *kindArena[W, N]) *kindArena[W, N] {
 	if s == nil {
 		return nil
 	}

@@ -3,6 +3,7 @@ package symfile
 import (
 	"errors"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"unsafe"
@@ -37,9 +38,9 @@ type sequencer struct {
 	chunk  int                 // the chunk size: a chunk read into a buffer is at most twice it
 	held   []*reservation      // the workers' arrays (newScratch)
 	sets   []chunkScratch      // the same arrays, whole
-	funcs  arena[funcEntry]
-	cfi    arena[rangeEntry]
-	pubs   arena[pubEntry]
+	funcs  kindArena[funcEntry, funcEntry32]
+	cfi    kindArena[rangeEntry, cfiEntry32]
+	pubs   kindArena[pubEntry, pubEntry32]
 }
 
 // newSequencer reserves the arenas for a file cut at bounds, with room
@@ -57,9 +58,11 @@ func newSequencer(f *File, bounds []int, chunkSize int, disk *diskSource) *seque
 	if advise == nil {
 		advise = madvise
 	}
-	ok := s.funcs.reserve(bounds, funcBytesPerRecord, advise) && s.cfi.reserve(bounds, cfiBytesPerRecord, advise) &&
-		s.pubs.reserve(bounds, publicBytesPerRecord, advise)
-	held := []*reservation{s.funcs.held, s.cfi.held, s.pubs.held}
+	wide := disk.wide || !narrowFile(uint64(len(f.data)))
+	s.funcs.narrowed, s.cfi.narrowed, s.pubs.narrowed = narrowFuncs, narrowCFI, narrowPubs
+	ok := s.funcs.reserve(bounds, funcBytesPerRecord, advise, wide) && s.cfi.reserve(bounds, cfiBytesPerRecord, advise, wide) &&
+		s.pubs.reserve(bounds, publicBytesPerRecord, advise, wide)
+	held := []*reservation{s.funcs.held(), s.cfi.held(), s.pubs.held()}
 	if !ok {
 		for _, r := range held {
 			r.release()
@@ -74,7 +77,7 @@ func newSequencer(f *File, bounds []int, chunkSize int, disk *diskSource) *seque
 		}
 		return errors.Join(errs...)
 	}
-	f.pubMem = s.pubs.held
+	f.pubMem = s.pubs.held()
 	return s
 }
 
@@ -155,7 +158,9 @@ func (s *sequencer) lendScratch() {
 	defer s.mu.Unlock()
 	if len(s.sets) > 0 {
 		set := s.sets[0]
-		s.funcs.aside, s.cfi.aside, s.pubs.aside = set.funcs[:0], set.cfi[:0], set.pubs[:0]
+		s.funcs.lend(set.funcs)
+		s.cfi.lend(set.cfi)
+		s.pubs.lend(set.pubs)
 	}
 }
 
@@ -180,7 +185,9 @@ func (s *sequencer) releaseScratch() {
 		r.release()
 	}
 	s.held, s.sets = nil, nil
-	s.funcs.aside, s.cfi.aside, s.pubs.aside = nil, nil, nil
+	s.funcs.lend(nil)
+	s.cfi.lend(nil)
+	s.pubs.lend(nil)
 }
 
 // stop is called by a worker that leaves before the chunks are done (a
@@ -193,11 +200,96 @@ func (s *sequencer) stop() {
 	s.placed.Broadcast()
 }
 
-// place copies c's records to the arenas and points c at the copies.
+// place copies c's records to the arenas and points c at the copies,
+// which are in the narrow layout where the arenas are.
 func (s *sequencer) place(c *chunkIndex) {
-	c.funcs = s.funcs.add(c.funcs)
-	c.cfi = s.cfi.add(c.cfi)
-	c.pubs = s.pubs.add(c.pubs)
+	c.funcs, c.funcs32 = s.funcs.add(c.funcs)
+	c.cfi, c.cfi32 = s.cfi.add(c.cfi)
+	c.pubs, c.pubs32 = s.pubs.add(c.pubs)
+}
+
+// kindArena is the arena of one kind of record (indexlayout.go): wide for
+// a file of 4 GiB or more, else narrow, the records converted as they are
+// copied in. Should a record not fit the narrow layout (a STACK CFI INIT
+// range of more than 4 GiB), the records of its chunk and of every chunk
+// after it are kept wide on the heap, and merge widens the ones placed
+// before: the file's records of that kind take the wide layout, exactly.
+type kindArena[W any, N widener[W]] struct {
+	wide     arena[W]
+	narrow   arena[N]
+	isWide   bool
+	broke    bool                        // a record did not fit the narrow layout
+	narrowed func(dst []N, src []W) bool // converts a chunk's records
+}
+
+func (k *kindArena[W, N]) reserve(bounds []int, per int, advise func([]byte, int) error, wide bool) bool {
+	k.isWide = wide
+	if wide {
+		return k.wide.reserve(bounds, per, advise)
+	}
+	return k.narrow.reserve(bounds, per, advise)
+}
+
+// held is the reservation of the arena in use.
+func (k *kindArena[W, N]) held() *reservation {
+	if k.isWide {
+		return k.wide.held
+	}
+	return k.narrow.held
+}
+
+// lend gives the arena the worker's array w, for its sort's overlaps
+// (lendScratch); nil takes it back.
+func (k *kindArena[W, N]) lend(w []W) {
+	k.wide.aside = w[:0]
+	k.narrow.aside = fromBytes[N](asBytes(w[:cap(w)]))[:0]
+}
+
+// add copies recs to the arena; it returns the copy, wide or narrow.
+func (k *kindArena[W, N]) add(recs []W) ([]W, []N) {
+	if k.isWide {
+		return k.wide.add(recs), nil
+	}
+	if !k.broke {
+		if out, ok := addNarrowed(&k.narrow, recs, k.narrowed); ok {
+			return nil, out
+		}
+		k.broke = true
+	}
+	return slices.Clone(recs), nil
+}
+
+// sorted returns the records that of gives of each chunk, sorted (mergeArena).
+func (k *kindArena[W, N]) sorted(chunks []*chunkIndex, ofW func(*chunkIndex) []W, ofN func(*chunkIndex) []N,
+	cmpW func(a, b W) int, cmpN func(a, b N) int) table[W, N] {
+	switch {
+	case k.isWide:
+		return table[W, N]{wide: mergeArena(chunks, &k.wide, ofW, cmpW)}
+	case k.broke:
+		var runs [][]W
+		n := 0
+		for _, c := range chunks {
+			r := ofW(c)
+			if nr := ofN(c); len(nr) > 0 {
+				r = widenAll[W](nr)
+			}
+			if len(r) > 0 {
+				runs, n = append(runs, r), n+len(r)
+			}
+		}
+		return table[W, N]{wide: mergeSortedRuns(runs, n, cmpW)}
+	}
+	return table[W, N]{narrow: mergeArena(chunks, &k.narrow, ofN, cmpN)}
+}
+
+// keep gives back the pages of the arena in use past t's records
+// (arena.keep).
+func (k *kindArena[W, N]) keep(t table[W, N]) {
+	if k.isWide {
+		k.wide.keep(t.wide)
+	} else {
+		k.narrow.keep(t.narrow)
+	}
 }
 
 // arena is one reserved array that chunks' records are appended to.
@@ -237,17 +329,48 @@ func (a *arena[T]) reserve(bounds []int, per int, advise func([]byte, int) error
 // add appends recs, returning the arena's copy (or a copy on the heap
 // when it does not fit, which a correct bound never leaves).
 func (a *arena[T]) add(recs []T) []T {
-	if len(recs) > len(a.all)-a.n {
-		a.spilt = true
+	out, ok := a.room(len(recs))
+	if !ok {
 		return append([]T(nil), recs...)
 	}
+	copy(out, recs)
+	a.commit(len(recs))
+	return out
+}
+
+// addNarrowed is add for a narrow arena (kindArena): it appends recs
+// converted by narrowed, or reports that one does not fit the narrow
+// layout.
+func addNarrowed[W, N any](a *arena[N], recs []W, narrowed func(dst []N, src []W) bool) ([]N, bool) {
+	out, ok := a.room(len(recs))
+	if !ok {
+		out = make([]N, len(recs))
+		return out, narrowed(out, recs)
+	}
+	if !narrowed(out, recs) {
+		return nil, false
+	}
+	a.commit(len(recs))
+	return out, true
+}
+
+// room returns the arena's next n entries, or false when they do not fit
+// (the arena is then spilt: add's copies go to the heap).
+func (a *arena[T]) room(n int) ([]T, bool) {
+	if n > len(a.all)-a.n {
+		a.spilt = true
+		return nil, false
+	}
+	return a.all[a.n : a.n+n : a.n+n], true
+}
+
+// commit appends the n entries room returned, written, as a run.
+func (a *arena[T]) commit(n int) {
 	a.runs = append(a.runs, a.n)
-	out := a.all[a.n : a.n+len(recs) : a.n+len(recs)]
-	a.n += copy(out, recs)
+	a.n += n
 	if a.huge.size > 0 {
 		a.huge.grown(a.held.mem, len(asBytes(a.all[:a.n])))
 	}
-	return out
 }
 
 // sorted returns the arena's records sorted by cmp, in place where the

@@ -2,7 +2,6 @@ package symfile
 
 import (
 	"bytes"
-	"sort"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
 )
@@ -48,7 +47,7 @@ func (f *File) function(i int) *function {
 }
 
 func (f *File) parseFunction(i int) *function {
-	e := f.funcs[i]
+	e := f.funcAt(i)
 	head := f.lineFrom(e.off)
 	fn := &function{}
 	if !bytes.HasPrefix(head, pFUNC) {
@@ -136,9 +135,9 @@ func isOtherRecord(line []byte) bool {
 // (precisely: when the nearest FUNC below addr starts before the PUBLIC).
 func (f *File) Lookup(addr uint64) (Symbol, bool) {
 	defer mapfault.Name(f.name) // fault.go
-	at, near := findRange(f.funcs, addr)
+	at, near := f.findFunc(addr)
 	if at >= 0 {
-		s := f.funcs[at]
+		s := f.funcAt(at)
 		fn := f.function(at)
 		sym := Symbol{
 			Name:      fn.name,
@@ -157,12 +156,12 @@ func (f *File) Lookup(addr uint64) (Symbol, bool) {
 		sym.Inlines = f.inlineChain(fn, addr, sym.File, sym.Line)
 		return sym, true
 	}
-	pi := sort.Search(len(f.pubs), func(k int) bool { return f.pubs[k].addr > addr }) - 1
+	pi := f.publicAtOrBelow(addr)
 	if pi < 0 {
 		return Symbol{}, false
 	}
-	p := f.pubs[pi]
-	if near >= 0 && p.addr <= f.funcs[near].base {
+	p := f.pubAt(pi)
+	if near >= 0 && p.addr <= f.funcAt(near).base {
 		return Symbol{}, false
 	}
 	r, ok := parsePublic(f.recordAt(p.off, pPUBLIC))
@@ -217,11 +216,11 @@ func (f *File) inlineChain(fn *function, addr uint64, file string, line int) []I
 // (Breakpad's test, in stack scanning, that a candidate return address is code).
 func (f *File) HasFunctionAt(addr uint64) bool {
 	defer mapfault.Name(f.name) // fault.go
-	if at, near := findRange(f.funcs, addr); at >= 0 {
+	if at, near := f.findFunc(addr); at >= 0 {
 		return true
 	} else {
-		pi := sort.Search(len(f.pubs), func(k int) bool { return f.pubs[k].addr > addr }) - 1
-		return pi >= 0 && (near < 0 || f.pubs[pi].addr > f.funcs[near].base)
+		pi := f.publicAtOrBelow(addr)
+		return pi >= 0 && (near < 0 || f.pubAt(pi).addr > f.funcAt(near).base)
 	}
 }
 
@@ -231,17 +230,17 @@ func (f *File) HasFunctionAt(addr uint64) bool {
 // this the sigreturn trampoline?), where a function rarely starts.
 func (f *File) StartsAt(addr uint64, name string) bool {
 	defer mapfault.Name(f.name) // fault.go
-	at, near := findRange(f.funcs, addr)
+	at, near := f.findFunc(addr)
 	if at >= 0 {
-		return f.funcs[at].base == addr && f.function(at).name == name
+		return f.funcAt(at).base == addr && f.function(at).name == name
 	}
-	pi := sort.Search(len(f.pubs), func(k int) bool { return f.pubs[k].addr > addr }) - 1
-	if pi < 0 || f.pubs[pi].addr != addr {
+	pi := f.publicAtOrBelow(addr)
+	if pi < 0 || f.pubAt(pi).addr != addr {
 		return false
 	}
-	if near >= 0 && addr <= f.funcs[near].base {
+	if near >= 0 && addr <= f.funcAt(near).base {
 		return false
 	}
-	r, ok := parsePublic(f.recordAt(f.pubs[pi].off, pPUBLIC))
+	r, ok := parsePublic(f.recordAt(f.pubAt(pi).off, pPUBLIC))
 	return ok && string(r.name) == name
 }

@@ -7,9 +7,7 @@ import "unsafe"
 // which grow as lookups touch more functions. A cache that bounds its
 // memory adds it to Size.
 func (f *File) HeapBytes() int64 {
-	n := int64(cap(f.funcs))*int64(unsafe.Sizeof(funcEntry{})) +
-		int64(cap(f.pubs))*int64(unsafe.Sizeof(pubEntry{})) +
-		int64(cap(f.cfi))*int64(unsafe.Sizeof(rangeEntry{})) +
+	n := f.funcs.heapBytes() + f.pubs.heapBytes() + f.cfi.heapBytes() +
 		int64(cap(f.win))*int64(unsafe.Sizeof(winEntry{})) + int64(cap(f.winType)) +
 		int64(cap(f.info))*8 +
 		int64(cap(f.files)+cap(f.origins))*int64(unsafe.Sizeof(idEntry{}))

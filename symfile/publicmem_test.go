@@ -29,8 +29,8 @@ func TestPublicIndexCompact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.pubs) != records {
-		t.Fatalf("%d PUBLIC records indexed, %d in the file", len(f.pubs), records)
+	if f.pubs.len() != records {
+		t.Fatalf("%d PUBLIC records indexed, %d in the file", f.pubs.len(), records)
 	}
 	array := uint64(records) * 16
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > array+array/4 {
@@ -71,8 +71,8 @@ func TestPublicIndexReadsOnce(t *testing.T) {
 	const chunk = 256 << 10 // so that a worker's arrays are small beside the records
 	f.buildIndex(chunk, &diskSource{r: r, release: func(lo, hi int) {}})
 	runtime.ReadMemStats(&after)
-	if len(f.pubs) != records {
-		t.Fatalf("%d PUBLIC records indexed, %d in the file", len(f.pubs), records)
+	if f.pubs.len() != records {
+		t.Fatalf("%d PUBLIC records indexed, %d in the file", f.pubs.len(), records)
 	}
 	if got := r.n.Load(); got != int64(len(data)) {
 		t.Errorf("the index pass read %d bytes of a %d-byte file", got, len(data))

@@ -157,7 +157,7 @@ func TestConcurrentLookups(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for k := range 200 {
-				e := f.funcs[(g*977+k*131)%len(f.funcs)]
+				e := f.funcAt((g*977 + k*131) % f.funcs.len())
 				if s, ok := f.Lookup(e.base); !ok || s.Base != e.base {
 					t.Errorf("Lookup(%#x) = %+v, %v", e.base, s, ok)
 					return
