@@ -36,6 +36,9 @@ type File struct {
 
 	cfiOnce   sync.Once
 	cfiParsed []atomic.Pointer[cfiBlock] // by index into cfi (cfiblock.go)
+	// cfiProgramBytes is the memory of the compiled rows (cfiprogram.go),
+	// bounded by maxCFIProgramBytes.
+	cfiProgramBytes atomic.Int64
 
 	mu          sync.RWMutex
 	parsed      map[int]*function // by index into funcs
