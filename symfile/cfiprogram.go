@@ -70,18 +70,10 @@ func (p *CFIProgram) add(expr string) bool {
 		return false
 	}
 	for i := 0; ; {
-		for i < len(expr) && asciiSpace(expr[i]) {
-			i++
-		}
-		if i == len(expr) {
+		var tok string
+		if tok, i = asciiToken(expr, i); tok == "" {
 			break
 		}
-		j := i
-		for j < len(expr) && !asciiSpace(expr[j]) {
-			j++
-		}
-		tok := expr[i:j]
-		i = j
 		if len(tok) > 1 && tok[0] == '=' { // as ProgramTokens
 			p.ops = append(p.ops, cfiOp{op: '='})
 			tok = tok[1:]

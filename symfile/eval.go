@@ -187,18 +187,10 @@ func (e *evaluator) run(program string) error {
 func (e *evaluator) runASCII(program string) error {
 	n := 0
 	for i := 0; ; {
-		for i < len(program) && asciiSpace(program[i]) {
-			i++
-		}
-		if i == len(program) {
+		var tok string
+		if tok, i = asciiToken(program, i); tok == "" {
 			return nil
 		}
-		j := i
-		for j < len(program) && !asciiSpace(program[j]) {
-			j++
-		}
-		tok := program[i:j]
-		i = j
 		if len(tok) > 1 && tok[0] == '=' { // as ProgramTokens
 			if n++; n > maxEvalTokens {
 				return e.errf(ErrSyntax, "more than %d tokens", maxEvalTokens)
@@ -215,6 +207,19 @@ func (e *evaluator) runASCII(program string) error {
 			return err
 		}
 	}
+}
+
+// asciiToken returns the first token of s[i:] (ASCII), between the white
+// space of asciiSpace, and the index after it; "" at the end of s.
+func asciiToken(s string, i int) (tok string, next int) {
+	for i < len(s) && asciiSpace(s[i]) {
+		i++
+	}
+	j := i
+	for j < len(s) && !asciiSpace(s[j]) {
+		j++
+	}
+	return s[i:j], j
 }
 
 func asciiSpace(c byte) bool {
