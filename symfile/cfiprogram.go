@@ -1,6 +1,9 @@
 package symfile
 
-import "unsafe"
+import (
+	"math"
+	"unsafe"
+)
 
 // CFIProgram is a row of STACK CFI rules compiled for the evaluator: each
 // expression split into its tokens once, its literals parsed, so that a
@@ -22,12 +25,17 @@ type CFIProgram struct {
 	ends []int32
 }
 
-// cfiOp is one token of a compiled expression.
+// cfiOp is one token of a compiled expression, 16 bytes: its text is
+// expr[off:off+n] of the expression's string, which the row keeps.
 type cfiOp struct {
-	op   byte   // an operator ("+-*/%@^="), or opName, opReg or opLiteral
-	name string // opName's and opReg's name
-	val  uint64 // opLiteral's value (not yet masked to the word size); opReg's 1 for .cfa
+	val uint64 // opLiteral's value (not yet masked to the word size); opReg's 1 for .cfa
+	off uint32
+	n   uint16
+	op  byte // an operator ("+-*/%@^="), or opName, opReg or opLiteral
 }
+
+// text is op's token in expr, the string of its expression.
+func (op *cfiOp) text(expr string) string { return expr[op.off : op.off+uint32(op.n)] }
 
 const (
 	opName    = 'n' // read by pop as token's names are (.undef)
@@ -69,16 +77,25 @@ func (p *CFIProgram) add(expr string) bool {
 	if !isASCII(expr) {
 		return false
 	}
+	if len(expr) > math.MaxUint32 {
+		return false
+	}
 	for i := 0; ; {
 		var tok string
 		if tok, i = asciiToken(expr, i); tok == "" {
 			break
 		}
-		if len(tok) > 1 && tok[0] == '=' { // as ProgramTokens
-			p.ops = append(p.ops, cfiOp{op: '='})
-			tok = tok[1:]
+		if len(tok) > math.MaxUint16 {
+			return false
 		}
-		p.ops = append(p.ops, compileToken(tok))
+		off := uint32(i - len(tok))
+		if len(tok) > 1 && tok[0] == '=' { // as ProgramTokens
+			p.ops = append(p.ops, cfiOp{op: '=', off: off, n: 1})
+			tok, off = tok[1:], off+1
+		}
+		op := compileToken(tok)
+		op.off, op.n = off, uint16(len(tok))
+		p.ops = append(p.ops, op)
 		if len(p.ops) > maxCFIProgramOps {
 			return false
 		}
@@ -94,15 +111,15 @@ func compileToken(tok string) cfiOp {
 		return cfiOp{op: tok[0]}
 	}
 	if v, ok := parseLiteral(tok); ok {
-		return cfiOp{op: opLiteral, name: tok, val: v}
+		return cfiOp{op: opLiteral, val: v}
 	}
 	switch tok {
 	case ".undef":
-		return cfiOp{op: opName, name: tok}
+		return cfiOp{op: opName}
 	case ".cfa":
-		return cfiOp{op: opReg, name: tok, val: 1}
+		return cfiOp{op: opReg, val: 1}
 	}
-	return cfiOp{op: opReg, name: tok}
+	return cfiOp{op: opReg}
 }
 
 // expr returns the ops of expression i (0 .cfa, 1 .ra, 2+k rule k).
@@ -112,6 +129,17 @@ func (p *CFIProgram) expr(i int) []cfiOp {
 		start = p.ends[i-1]
 	}
 	return p.ops[start:p.ends[i]]
+}
+
+// exprString is the string of expression i (0 .cfa, 1 .ra, 2+k rule k).
+func (p *CFIProgram) exprString(i int) string {
+	switch i {
+	case 0:
+		return p.cfa
+	case 1:
+		return p.ra
+	}
+	return p.rules[i-2].Expr
 }
 
 // matches reports whether p was compiled from r's strings: the same

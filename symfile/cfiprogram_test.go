@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -72,9 +73,12 @@ func compareCFIProgram(t *testing.T, where string, r CFIRules, p *CFIProgram) {
 					where, ws, salt, errS, rs.calls, errC, rc.calls, r)
 			}
 			callee := map[string]uint64{}
-			for _, op := range p.ops {
-				if v, ok := rs.value(op.name); (op.op == opName || op.op == opReg) && ok {
-					callee[op.name] = v
+			for i := range p.ends {
+				expr := p.exprString(i)
+				for _, op := range p.expr(i) {
+					if v, ok := rs.value(op.text(expr)); (op.op == opName || op.op == opReg) && ok {
+						callee[op.text(expr)] = v
+					}
 				}
 			}
 			outS, errS := strs.FindCallerRegs(callee, mem, ws)
@@ -205,7 +209,7 @@ func TestCFIProgramUsedOnlyWhileCurrent(t *testing.T) {
 	// A program altered behind the strings shows it is what runs.
 	altered := *r.Compiled
 	altered.ops = append([]cfiOp(nil), altered.ops...)
-	altered.ops[1] = cfiOp{op: opLiteral, name: "64", val: 64}
+	altered.ops[1] = cfiOp{op: opLiteral, val: 64}
 	tampered := r
 	tampered.Compiled = &altered
 	if got := caller(tampered); got != 0x1000+64 {
@@ -230,6 +234,9 @@ func TestCFIProgramUsedOnlyWhileCurrent(t *testing.T) {
 // TestCFIProgramBytes: compiled rows count in HeapBytes, and past
 // maxCFIProgramBytes rows stay uncompiled.
 func TestCFIProgramBytes(t *testing.T) {
+	if n := unsafe.Sizeof(cfiOp{}); n != 16 {
+		t.Errorf("a compiled token takes %d bytes, want 16", n)
+	}
 	f, err := NewFile([]byte(cfiBlockSym(3)), "cfi.sym")
 	if err != nil {
 		t.Fatal(err)

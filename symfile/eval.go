@@ -132,7 +132,7 @@ func (e *evaluator) valueOf(p *CFIProgram, i int, expr string, mem Memory, wordS
 		return 0, err
 	}
 	e.readOnly = nil
-	if err := e.runOps(p.expr(i)); err != nil {
+	if err := e.runOps(p.expr(i), expr); err != nil {
 		return 0, err
 	}
 	if len(e.stack) != 1 {
@@ -244,20 +244,20 @@ func (e *evaluator) token(tok string) error {
 	return nil
 }
 
-// runOps is run over a compiled expression (CFIProgram): the same
-// operations without splitting or parsing the tokens.
-func (e *evaluator) runOps(ops []cfiOp) error {
+// runOps is run over a compiled expression (CFIProgram) whose string is
+// expr: the same operations without splitting or parsing the tokens.
+func (e *evaluator) runOps(ops []cfiOp, expr string) error {
 	for i := range ops {
 		switch op := &ops[i]; op.op {
 		case opName:
-			e.stack = append(e.stack, operand{name: op.name})
+			e.stack = append(e.stack, operand{name: op.text(expr)})
 		case opReg:
-			e.stack = append(e.stack, operand{name: op.name, reg: true, cfa: op.val != 0})
+			e.stack = append(e.stack, operand{name: op.text(expr), reg: true, cfa: op.val != 0})
 		case opLiteral:
 			// The literal read once: pop gives its value as it gives
 			// that of token's literal, and "=" refuses either as its
 			// target, naming it.
-			e.stack = append(e.stack, operand{name: op.name, val: op.val & e.mask, isVal: true})
+			e.stack = append(e.stack, operand{name: op.text(expr), val: op.val & e.mask, isVal: true})
 		default:
 			if err := e.operator(op.op); err != nil {
 				return err
