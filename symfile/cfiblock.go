@@ -50,6 +50,7 @@ func (b *cfiBlock) finish() {
 	}
 	b.deltas = slices.Clip(kept)
 	if len(b.deltas) == 0 {
+		b.progs = make([]atomic.Pointer[CFIProgram], 1) // init's
 		return
 	}
 	rows := make([]CFIRules, len(b.deltas))

@@ -191,6 +191,14 @@ func TestCFIProgramUsedOnlyWhileCurrent(t *testing.T) {
 	if again, _ := f.SharedCFIRules(0x131); again.Compiled != r.Compiled {
 		t.Error("a second lookup of the row compiled it again")
 	}
+	lone, err := NewFile([]byte("MODULE Linux x86_64 0123456789ABCDEF0123456789ABCDEF0 m\n"+
+		"STACK CFI INIT 100 10 .cfa: $rsp 8 + .ra: .cfa -8 + ^\n"), "lone.sym")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if init, _ := lone.SharedCFIRules(0x104); init.Compiled == nil {
+		t.Error("the rules of a block without deltas were not compiled")
+	}
 	if own, _ := f.CFIRules(0x130); own.Compiled != nil {
 		t.Error("CFIRules gave the caller's own rules a compiled form")
 	}
