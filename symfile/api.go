@@ -64,6 +64,11 @@ type CFIRules struct {
 	CFA   string    // the .cfa rule
 	RA    string    // the .ra rule
 	Rules []CFIRule // the other registers, in the order first seen
+	// Compiled, when not nil, is the rules above compiled by the File
+	// that gave them (SharedCFIRules): the evaluator uses it while it
+	// was compiled from these same strings, and reads the strings
+	// otherwise. Set clears it.
+	Compiled *CFIProgram
 }
 
 // StackWin is a STACK WIN record.

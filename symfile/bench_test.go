@@ -289,10 +289,17 @@ func (r *sliceRegisters) SetCaller(name string, v uint64) {
 }
 
 // BenchmarkEvaluatorCallerRegs is BenchmarkFindCallerRegs through the
-// Evaluator a walk keeps, without maps: the path of every CFI frame.
+// Evaluator a walk keeps, without maps: the path of every CFI frame,
+// from the rules' strings and from their compiled form (a File's rows).
 func BenchmarkEvaluatorCallerRegs(b *testing.B) {
 	rules := CFIRules{CFA: "$rsp 24 +", RA: ".cfa -8 + ^",
 		Rules: []CFIRule{{"$rbp", ".cfa -16 + ^"}, {"$rbx", ".cfa -24 + ^"}}}
+	b.Run("strings", func(b *testing.B) { benchCallerRegs(b, rules) })
+	rules.Compiled = compileCFI(rules)
+	b.Run("compiled", func(b *testing.B) { benchCallerRegs(b, rules) })
+}
+
+func benchCallerRegs(b *testing.B, rules CFIRules) {
 	regs := &sliceRegisters{names: []string{"$rip", "$rsp", "$rbp", "$rbx", ".cfa", ".ra"},
 		in: []uint64{0x10, 0x1000, 0x2000, 1, 0, 0}, caller: make([]uint64, 6)}
 	var x Evaluator

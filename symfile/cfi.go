@@ -22,7 +22,7 @@ import (
 // again and again parses each rule set once. The returned Rules slice is
 // the caller's own.
 func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
-	r, ok := f.SharedCFIRules(addr)
+	r, ok := f.sharedCFIRules(addr, false)
 	r.Rules = slices.Clone(r.Rules) // the caller's own: Set changes it in place
 	return r, ok
 }
@@ -30,7 +30,15 @@ func (f *File) CFIRules(addr uint64) (CFIRules, bool) {
 // SharedCFIRules is CFIRules whose Rules slice is the File's own, shared
 // with every other lookup: the caller must not change it (nor call Set).
 // A walk reads the rules of every frame and only reads them.
+//
+// Its Compiled program is the File's compiled form of the rules, made on
+// the first lookup of their row (cfiprogram.go).
 func (f *File) SharedCFIRules(addr uint64) (CFIRules, bool) {
+	return f.sharedCFIRules(addr, true)
+}
+
+// sharedCFIRules is SharedCFIRules, with the rules compiled when compile.
+func (f *File) sharedCFIRules(addr uint64, compile bool) (CFIRules, bool) {
 	defer mapfault.Name(f.name) // fault.go
 	at, _ := f.findCFI(addr)
 	if at < 0 {
@@ -40,7 +48,11 @@ func (f *File) SharedCFIRules(addr uint64) (CFIRules, bool) {
 	if !b.ok {
 		return CFIRules{}, false // Breakpad refuses an INIT rule set that does not parse
 	}
-	return b.at(addr), true
+	r, row := b.at(addr)
+	if compile {
+		r.Compiled = f.cfiProgram(b, row, r)
+	}
+	return r, true
 }
 
 // HasCFI reports whether CFIRules finds rules at addr, without copying
@@ -200,6 +212,7 @@ func nextRuleToken(s []byte) (tok, rest []byte) {
 
 // Set sets the rule of a register (".cfa", ".ra" or a register name).
 func (r *CFIRules) Set(reg, expr string) {
+	r.Compiled = nil
 	switch reg {
 	case ".cfa":
 		r.CFA = expr

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -18,6 +19,9 @@ type cfiBlock struct {
 	// deltas[:k+1] applied. Nil for a block too large to keep them all
 	// (maxCFIRowRules); at applies the deltas then.
 	rows []CFIRules
+	// progs[0] is init compiled, progs[k+1] rows[k]: each on its first
+	// lookup (File.cfiProgram), read and stored without a lock.
+	progs []atomic.Pointer[CFIProgram]
 }
 
 // cfiDelta is a STACK CFI delta record: its address and its rules, up to
@@ -46,6 +50,7 @@ func (b *cfiBlock) finish() {
 	}
 	b.deltas = slices.Clip(kept)
 	if len(b.deltas) == 0 {
+		b.progs = make([]atomic.Pointer[CFIProgram], 1) // init's
 		return
 	}
 	rows := make([]CFIRules, len(b.deltas))
@@ -61,19 +66,22 @@ func (b *cfiBlock) finish() {
 		}
 	}
 	b.rows = rows
+	b.progs = make([]atomic.Pointer[CFIProgram], len(rows)+1)
 }
 
 // at returns the rules in effect at addr, an address in the block's range;
 // their Rules slice may be the block's own (read only), its capacity
 // clipped.
-func (b *cfiBlock) at(addr uint64) CFIRules {
+//
+// row is the index of those rules' slot in progs, or -1 when they are not
+// one of the block's rows (a block too large to keep them).
+func (b *cfiBlock) at(addr uint64) (r CFIRules, row int) {
 	k := sort.Search(len(b.deltas), func(i int) bool { return b.deltas[i].addr > addr })
-	var r CFIRules
 	switch {
 	case k == 0:
-		r = b.init
+		r, row = b.init, 0
 	case b.rows != nil:
-		r = b.rows[k-1]
+		r, row = b.rows[k-1], k
 	default:
 		r = b.init
 		r.Rules = slices.Clone(r.Rules)
@@ -82,10 +90,10 @@ func (b *cfiBlock) at(addr uint64) CFIRules {
 				r.Set(x.Register, x.Expr)
 			}
 		}
-		return r
+		return r, -1
 	}
 	r.Rules = slices.Clip(r.Rules)
-	return r
+	return r, row
 }
 
 // bytes estimates the memory of the block (HeapBytes). The strings of the
@@ -103,6 +111,7 @@ func (b *cfiBlock) bytes() int64 {
 		}
 	}
 	n += int64(cap(b.rows)) * int64(unsafe.Sizeof(CFIRules{}))
+	n += int64(cap(b.progs)) * int64(unsafe.Sizeof(atomic.Pointer[CFIProgram]{}))
 	for _, r := range b.rows {
 		n += int64(cap(r.Rules)) * ruleSize
 	}
@@ -126,4 +135,32 @@ func (f *File) cfiBlock(at int) *cfiBlock {
 	}
 	f.parsedBytes.Add(b.bytes())
 	return b
+}
+
+// cfiProgram returns the compiled form of r, the rules of b's row, compiling
+// it on its first lookup; nil when the row does not compile (compileCFI) or
+// the File's programs reached maxCFIProgramBytes. Two goroutines that
+// compile the same row at once keep the first one stored.
+func (f *File) cfiProgram(b *cfiBlock, row int, r CFIRules) *CFIProgram {
+	if row < 0 || row >= len(b.progs) {
+		return nil
+	}
+	slot := &b.progs[row]
+	if p := slot.Load(); p != nil {
+		return p
+	}
+	if f.cfiProgramBytes.Load() >= maxCFIProgramBytes {
+		return nil
+	}
+	p := compileCFI(r)
+	if p == nil {
+		return nil
+	}
+	if !slot.CompareAndSwap(nil, p) {
+		return slot.Load()
+	}
+	n := p.bytes()
+	f.cfiProgramBytes.Add(n)
+	f.parsedBytes.Add(n)
+	return p
 }

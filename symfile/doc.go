@@ -24,7 +24,9 @@
 // INLINE_ORIGIN records. A FUNC's line
 // and INLINE records are parsed the first time a lookup touches the
 // function, and then cached, as is a STACK CFI INIT record's block of rule
-// sets the first time a lookup lands in it (cfiblock.go). So a walk
+// sets the first time a lookup lands in it (cfiblock.go), and each row of
+// that block's rules compiled for the evaluator the first time
+// SharedCFIRules gives it (cfiprogram.go). So a walk
 // pays only for the records it touches: see docs/performance.md.
 //
 // IndexDir keeps that index on disk, one file per symbol file, so that later

@@ -28,6 +28,9 @@ type operand struct {
 	name  string // identifier when !isVal
 	val   uint64
 	isVal bool
+	// reg, for a name a CFIProgram read: it is neither a literal nor
+	// .undef, and is .cfa only when cfa says so.
+	reg, cfa bool
 }
 
 type evaluator struct {
@@ -119,6 +122,28 @@ func (e *evaluator) value(expr string, vars map[string]uint64, mem Memory, wordS
 	return e.pop()
 }
 
+// valueOf evaluates expression i of r (0 .cfa, 1 .ra, 2+k rule k, whose
+// string is expr) as value does, from p when p is r's compiled form.
+func (e *evaluator) valueOf(p *CFIProgram, i int, expr string, mem Memory, wordSize int) (uint64, error) {
+	if p == nil {
+		return e.value(expr, nil, mem, wordSize)
+	}
+	if err := e.init(nil, mem, wordSize, expr); err != nil {
+		return 0, err
+	}
+	e.readOnly = nil
+	if err := e.runOps(p.expr(i), expr); err != nil {
+		return 0, err
+	}
+	if len(e.stack) != 1 {
+		if e.quiet {
+			return 0, ErrSyntax
+		}
+		return 0, e.errf(ErrSyntax, "%d results", len(e.stack))
+	}
+	return e.pop()
+}
+
 // ProgramTokens yields the tokens of a STACK WIN program or postfix
 // expression: the words between white space, with an assignment glued to
 // the next token split off ("=$eip" is "=" then "$eip"), as MSVC's LTO
@@ -162,18 +187,10 @@ func (e *evaluator) run(program string) error {
 func (e *evaluator) runASCII(program string) error {
 	n := 0
 	for i := 0; ; {
-		for i < len(program) && asciiSpace(program[i]) {
-			i++
-		}
-		if i == len(program) {
+		var tok string
+		if tok, i = asciiToken(program, i); tok == "" {
 			return nil
 		}
-		j := i
-		for j < len(program) && !asciiSpace(program[j]) {
-			j++
-		}
-		tok := program[i:j]
-		i = j
 		if len(tok) > 1 && tok[0] == '=' { // as ProgramTokens
 			if n++; n > maxEvalTokens {
 				return e.errf(ErrSyntax, "more than %d tokens", maxEvalTokens)
@@ -192,6 +209,19 @@ func (e *evaluator) runASCII(program string) error {
 	}
 }
 
+// asciiToken returns the first token of s[i:] (ASCII), between the white
+// space of asciiSpace, and the index after it; "" at the end of s.
+func asciiToken(s string, i int) (tok string, next int) {
+	for i < len(s) && asciiSpace(s[i]) {
+		i++
+	}
+	j := i
+	for j < len(s) && !asciiSpace(s[j]) {
+		j++
+	}
+	return s[i:j], j
+}
+
 func asciiSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
@@ -207,7 +237,40 @@ func isASCII(s string) bool {
 
 func (e *evaluator) token(tok string) error {
 	switch tok {
-	case "+", "-", "*", "/", "%", "@":
+	case "+", "-", "*", "/", "%", "@", "^", "=":
+		return e.operator(tok[0])
+	}
+	e.stack = append(e.stack, operand{name: tok})
+	return nil
+}
+
+// runOps is run over a compiled expression (CFIProgram) whose string is
+// expr: the same operations without splitting or parsing the tokens.
+func (e *evaluator) runOps(ops []cfiOp, expr string) error {
+	for i := range ops {
+		switch op := &ops[i]; op.op {
+		case opName:
+			e.stack = append(e.stack, operand{name: op.text(expr)})
+		case opReg:
+			e.stack = append(e.stack, operand{name: op.text(expr), reg: true, cfa: op.val != 0})
+		case opLiteral:
+			// The literal read once: pop gives its value as it gives
+			// that of token's literal, and "=" refuses either as its
+			// target, naming it.
+			e.stack = append(e.stack, operand{name: op.text(expr), val: op.val & e.mask, isVal: true})
+		default:
+			if err := e.operator(op.op); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// operator applies one of the operators "+-*/%@^=".
+func (e *evaluator) operator(op byte) error {
+	switch op {
+	case '+', '-', '*', '/', '%', '@':
 		b, err := e.pop()
 		if err != nil {
 			return err
@@ -217,36 +280,36 @@ func (e *evaluator) token(tok string) error {
 			return err
 		}
 		var r uint64
-		switch tok {
-		case "+":
+		switch op {
+		case '+':
 			r = a + b
-		case "-":
+		case '-':
 			r = a - b
-		case "*":
+		case '*':
 			r = a * b
-		case "/", "%":
+		case '/', '%':
 			if b == 0 {
 				if e.quiet {
 					return ErrDivideByZero
 				}
-				return e.errf(ErrDivideByZero, "%d %s 0", a, tok)
+				return e.errf(ErrDivideByZero, "%d %c 0", a, op)
 			}
-			if tok == "/" {
+			if op == '/' {
 				r = a / b
 			} else {
 				r = a % b
 			}
-		case "@":
+		case '@':
 			r = a &^ (b - 1) // align down to a power of two, as Breakpad
 		}
 		e.push(r)
-	case "^":
+	case '^':
 		addr, err := e.pop()
 		if err != nil {
 			return err
 		}
 		return e.read(addr)
-	case "=":
+	case '=':
 		v, err := e.pop()
 		if err != nil {
 			return err
@@ -263,8 +326,6 @@ func (e *evaluator) token(tok string) error {
 			return e.errf(ErrSyntax, "assignment in an expression")
 		}
 		e.vars[target.name] = v
-	default:
-		e.stack = append(e.stack, operand{name: tok})
 	}
 	return nil
 }
@@ -305,6 +366,12 @@ func (e *evaluator) pop() (uint64, error) {
 	if o.isVal {
 		return o.val, nil
 	}
+	if o.reg {
+		if o.cfa && e.hasCFA {
+			return e.cfa & e.mask, nil
+		}
+		return e.register(o.name)
+	}
 	if v, ok := parseLiteral(o.name); ok {
 		return v & e.mask, nil
 	}
@@ -317,12 +384,17 @@ func (e *evaluator) pop() (uint64, error) {
 	if e.hasCFA && o.name == ".cfa" {
 		return e.cfa & e.mask, nil
 	}
-	v, ok := e.variable(o.name)
+	return e.register(o.name)
+}
+
+// register is pop's value of a register or variable.
+func (e *evaluator) register(name string) (uint64, error) {
+	v, ok := e.variable(name)
 	if !ok {
 		if e.quiet { // boxing the name allocates
 			return 0, ErrUnknownName
 		}
-		return 0, e.errf(ErrUnknownName, "%q", o.name)
+		return 0, e.errf(ErrUnknownName, "%q", name)
 	}
 	return v & e.mask, nil
 }
@@ -416,19 +488,23 @@ func (e *evaluator) callerRegs(r *CFIRules, mem Memory, wordSize int) error {
 	if r.CFA == "" || r.RA == "" {
 		return ErrSyntax
 	}
+	p := r.Compiled
+	if p != nil && !p.matches(r) {
+		p = nil // r changed since its lookup: its strings are the rules
+	}
 	e.hasCFA = false
-	cfa, err := e.value(r.CFA, nil, mem, wordSize)
+	cfa, err := e.valueOf(p, 0, r.CFA, mem, wordSize)
 	if err != nil {
 		return err
 	}
 	// The other rules see the callee's registers and .cfa.
 	e.cfa, e.hasCFA = cfa, true
-	ra, err := e.value(r.RA, nil, mem, wordSize)
+	ra, err := e.valueOf(p, 1, r.RA, mem, wordSize)
 	if err != nil {
 		return err
 	}
-	for _, rule := range r.Rules {
-		if v, err := e.value(rule.Expr, nil, mem, wordSize); err == nil {
+	for k, rule := range r.Rules {
+		if v, err := e.valueOf(p, 2+k, rule.Expr, mem, wordSize); err == nil {
 			e.regs.SetCaller(rule.Register, v)
 		}
 	}

@@ -39,6 +39,9 @@ type File struct {
 
 	cfiParsed lazySlots[cfiBlock] // by index into cfi (cfiblock.go)
 	parsed    lazySlots[function] // by index into funcs (lookup.go)
+	// cfiProgramBytes is the memory of the compiled rows (cfiprogram.go),
+	// bounded by maxCFIProgramBytes.
+	cfiProgramBytes atomic.Int64
 
 	parsedBytes atomic.Int64 // memory of parsed and cfiParsed, estimated (HeapBytes)
 }

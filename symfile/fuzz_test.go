@@ -179,5 +179,10 @@ func FuzzEvaluate(f *testing.F) {
 		// The rule-set parser used by CFIRules.
 		var r CFIRules
 		r.apply([]byte(program))
+		// The program as CFI rules: compiled, they evaluate as the strings.
+		rules := CFIRules{CFA: program, RA: program, Rules: []CFIRule{{"$x", program}, {".cfa", "$x"}}}
+		if p := compileCFI(rules); p != nil {
+			compareCFIProgram(t, "fuzz", rules, p)
+		}
 	})
 }
