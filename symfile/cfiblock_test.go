@@ -147,3 +147,13 @@ func TestCFIParsedPaged(t *testing.T) {
 		}
 	}
 }
+
+// pagesMade counts the pages made so far (tests).
+func (s *lazySlots[T]) pagesMade() (made, all int) {
+	for i := range s.pages {
+		if s.pages[i].Load() != nil {
+			made++
+		}
+	}
+	return made, len(s.pages)
+}

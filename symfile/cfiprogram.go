@@ -131,17 +131,6 @@ func (p *CFIProgram) expr(i int) []cfiOp {
 	return p.ops[start:p.ends[i]]
 }
 
-// exprString is the string of expression i (0 .cfa, 1 .ra, 2+k rule k).
-func (p *CFIProgram) exprString(i int) string {
-	switch i {
-	case 0:
-		return p.cfa
-	case 1:
-		return p.ra
-	}
-	return p.rules[i-2].Expr
-}
-
 // matches reports whether p was compiled from r's strings: the same
 // strings (compared as strings; the File's row shares their bytes, so
 // each comparison ends at the pointers) in the same order.

@@ -260,3 +260,14 @@ func TestCFIProgramBytes(t *testing.T) {
 		t.Error("a row compiled past maxCFIProgramBytes")
 	}
 }
+
+// exprString is the string of expression i (0 .cfa, 1 .ra, 2+k rule k).
+func (p *CFIProgram) exprString(i int) string {
+	switch i {
+	case 0:
+		return p.cfa
+	case 1:
+		return p.ra
+	}
+	return p.rules[i-2].Expr
+}

@@ -44,13 +44,3 @@ func (s *lazySlots[T]) slot(at, n int) (p *atomic.Pointer[T], made int64) {
 	}
 	return &page[at&(slotPageLen-1)], made
 }
-
-// pagesMade counts the pages made so far (tests).
-func (s *lazySlots[T]) pagesMade() (made, all int) {
-	for i := range s.pages {
-		if s.pages[i].Load() != nil {
-			made++
-		}
-	}
-	return made, len(s.pages)
-}
