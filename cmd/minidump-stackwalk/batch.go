@@ -366,6 +366,7 @@ const timeoutGrace = 10 * time.Second
 // wg.Done.
 func (r *batchRun) work(q *inputQueue, wg *sync.WaitGroup, prog *progress) {
 	buf := new(dumpBuffer) // this goroutine's: a stuck input keeps its own
+	yield := batchYields(r.flags.jobs)
 	for p, ok := q.take(); ok; p, ok = q.take() {
 		res, ok := r.processOne(p, buf, func(res triage.Result) {
 			r.finish(&res, prog)
@@ -375,22 +376,25 @@ func (r *batchRun) work(q *inputQueue, wg *sync.WaitGroup, prog *progress) {
 			return
 		}
 		r.finish(&res, prog)
-		yieldToCollector()
+		if yield {
+			runtime.Gosched() // batchYields
+		}
 	}
 	wg.Done()
 }
 
-// yieldToCollector lets the scheduler run other goroutines between two
-// dumps. With -j as large as GOMAXPROCS every P runs a worker that never
-// blocks, so the collector's mark worker, due a share of the CPUs once a
-// cycle starts, only ran when the system monitor preempted a worker (every
-// 10 ms): at -j 2 a mark phase of 2-3 ms of work lasted 15-22 ms, with the
-// write barrier on and the workers' allocations marked and assisting all
-// the while (issue 29: gctrace's assist time 13-73 ms a run at -j 2 before,
-// 4 ms after). A dump's end is a natural point to give the mark worker its
-// turn; when nothing else is runnable Gosched returns at once (well under
-// a microsecond, against 0.3-0.5 ms a dump).
-func yieldToCollector() { runtime.Gosched() }
+// batchYields reports whether a batch worker yields the CPU after each
+// dump: when the run has as many workers as Ps. Every P then runs a worker
+// that never blocks, and a collection's mark worker, due a share of the
+// CPUs once a cycle starts, only ran when the system monitor preempted a
+// worker (every 10 ms): at -j 2 a mark phase of 2-3 ms of work lasted
+// 15-22 ms, the write barrier on and the workers' allocations assisting
+// all the while (issue 29; gctrace's assist time 13-73 ms a run before, 4
+// ms after, docs/performance.md). A dump's end is a natural point to give
+// the mark worker its turn; when nothing else is runnable Gosched returns
+// at once. With fewer workers than Ps the mark worker has an idle P, and a
+// yield would only wake an idle thread and move the worker between CPUs.
+func batchYields(jobs int) bool { return jobs >= runtime.GOMAXPROCS(0) }
 
 // finish writes the outputs of an input's result.
 func (r *batchRun) finish(res *triage.Result, prog *progress) {
