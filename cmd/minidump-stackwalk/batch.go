@@ -255,7 +255,7 @@ func runBatchWith(b *batchFlags, args []string, stdin io.Reader, stdout, stderr 
 		r.cache = symcache.NewContext(load, b.cacheBytes)
 	}
 	mine := func(p string) bool { return inShard(p, b.shardIndex, b.shardCount) }
-	scan, err := findInputs(args, stdin, b.nul, mine, stderr) // batch_inputs.go
+	scan, err := findInputs(args, stdin, b.nul, b.jobs, mine, stderr) // batch_inputs.go
 	if err != nil {
 		logf(stderr, "minidump-stackwalk: %v\n", err)
 		if errors.As(err, new(usageError)) {
