@@ -8,15 +8,21 @@ import (
 	"time"
 )
 
+// tunerAtDefaultGOGC returns a tuner made without GOGC in the
+// environment and at GOGC 100, both put back after the test.
+func tunerAtDefaultGOGC(t *testing.T) *gcTuner {
+	t.Setenv("GOGC", "") // restored after the test
+	os.Unsetenv("GOGC")
+	before := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(before) })
+	return newGCTuner()
+}
+
 // The tuner raises GOGC for a small live heap (a test binary's few MB:
 // the maximum), never above gcMaxPercent, and puts the old value back;
 // with GOGC set by the user it does nothing.
 func TestGCTuner(t *testing.T) {
-	t.Setenv("GOGC", "") // restored after the test
-	os.Unsetenv("GOGC")
-	before := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(before)
-	g := newGCTuner()
+	g := tunerAtDefaultGOGC(t)
 	for range gcTuneEvery {
 		g.done()
 	}
@@ -44,11 +50,7 @@ func TestGCTuner(t *testing.T) {
 // its last reading: the watcher marks each cycle's end, and a reading
 // takes the mark.
 func TestGCTunerReadsOncePerCycle(t *testing.T) {
-	t.Setenv("GOGC", "") // restored after the test
-	os.Unsetenv("GOGC")
-	before := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(before)
-	g := newGCTuner()
+	g := tunerAtDefaultGOGC(t)
 	defer g.restore()
 	for range gcTuneEvery {
 		g.done()
