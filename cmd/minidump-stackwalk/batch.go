@@ -389,8 +389,8 @@ func (r *batchRun) work(q *inputQueue, wg *sync.WaitGroup, prog *progress) {
 // CPUs once a cycle starts, only ran when the system monitor preempted a
 // worker (every 10 ms): at -j 2 a mark phase of 2-3 ms of work lasted
 // 15-22 ms, the write barrier on and the workers' allocations assisting
-// all the while (issue 29; gctrace's assist time 13-73 ms a run before, 4
-// ms after, docs/performance.md). A dump's end is a natural point to give
+// all the while (issue 29; gctrace's assist time 7-73 ms a run before,
+// 2-7 ms after, docs/performance.md). A dump's end is a natural point to give
 // the mark worker its turn; when nothing else is runnable Gosched returns
 // at once. With fewer workers than Ps the mark worker has an idle P, and a
 // yield would only wake an idle thread and move the worker between CPUs.

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -169,11 +170,12 @@ func (scan *inputScan) walkDir(dir string, stderr io.Writer) error {
 }
 
 // classifyAll sets the verdict of each file of found to sniff, scan.jobs
-// files at a time. The sniffs are system calls (an open, a read of 512
-// bytes, a close: about 15 us a file) made before any dump is processed,
-// 30 ms for 2,000 files: -j sniffing goroutines make that part of a run
-// scale with -j as the walks do (issue 29). The verdicts go into found's
-// own entries, so the inputs keep the walk's order.
+// files at a time (GOMAXPROCS at most: the sniffs are the kernel's work,
+// and each holds a file open). The sniffs are system calls (an open, a
+// read of 512 bytes, a close: about 15 us a file) made before any dump is
+// processed, 30 ms for 2,000 files: -j sniffing goroutines make that part
+// of a run scale with -j as the walks do (issue 29). The verdicts go into
+// found's own entries, so the inputs keep the walk's order.
 func (scan *inputScan) classifyAll(found []foundFile) {
 	var next atomic.Int64
 	work := func() {
@@ -184,7 +186,7 @@ func (scan *inputScan) classifyAll(found []foundFile) {
 		}
 	}
 	var wg sync.WaitGroup
-	for range min(scan.jobs, len(found)/minSniffsPerJob) - 1 {
+	for range min(scan.jobs, runtime.GOMAXPROCS(0), len(found)/minSniffsPerJob) - 1 {
 		wg.Go(work)
 	}
 	work()
