@@ -1,6 +1,9 @@
 package symfile
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // stackCFIWord is "STACK CF" as a little-endian word.
 var stackCFIWord = binary.LittleEndian.Uint64([]byte("STACK CF"))
@@ -10,4 +13,43 @@ var stackCFIWord = binary.LittleEndian.Uint64([]byte("STACK CF"))
 func isStackCFI(line []byte) bool {
 	return len(line) >= len(pSTACKCFI) && binary.LittleEndian.Uint64(line) == stackCFIWord &&
 		line[8] == 'I' && line[9] == ' '
+}
+
+// scanCFIDelta checks a STACK CFI record that is not a STACK CFI INIT one
+// at data[pos:end] (pos a line start) as validCFIDelta checks its rest,
+// without first finding the line's end: ok is false for any other line.
+// valid says whether Breakpad accepts it (an address token and something
+// after it); at is where the check stopped, at or before the line's '\n'.
+//
+// The line validCFIDelta reads has its trailing '\r's cut; here the bytes
+// run on to the '\n' (or end), so a separator is ' ' or '\r', and the
+// record is valid when a byte other than these and '\n' follows the
+// token's separators: such a byte is inside the cut line, and a line
+// with none has nothing after its token there either.
+func scanCFIDelta(data []byte, pos, end int) (at int, valid, ok bool) {
+	d := data[:end]
+	if end-pos < len(pSTACKCFIINIT) || !isStackCFI(d[pos:]) ||
+		string(d[pos+len(pSTACKCFI):pos+len(pSTACKCFIINIT)]) == "INIT " {
+		return 0, false, false
+	}
+	i := pos + len(pSTACKCFI)
+	for i < len(d) && (d[i] == ' ' || d[i] == '\r') {
+		i++
+	}
+	for i < len(d) && d[i] != ' ' && d[i] != '\r' && d[i] != '\n' {
+		i++
+	}
+	for i < len(d) && (d[i] == ' ' || d[i] == '\r') {
+		i++
+	}
+	return i, i < len(d) && d[i] != '\n', true
+}
+
+// lineAfter returns the start of the line after the one that holds
+// data[at] (at < end), or end if that line has no '\n' before end.
+func lineAfter(data []byte, at, end int) int {
+	if nl := bytes.IndexByte(data[at:end], '\n'); nl >= 0 {
+		return at + nl + 1
+	}
+	return end
 }

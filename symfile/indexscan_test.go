@@ -1,0 +1,123 @@
+package symfile
+
+import (
+	"bytes"
+	"testing"
+)
+
+// cfiDeltaByLine is how the index pass judged a STACK CFI record before
+// scanCFIDelta: the line cut at its '\n' and its trailing '\r's, then
+// isStackCFI, the INIT prefix and validCFIDelta on the rest. It is the
+// oracle of the tests below: isDelta says the line took that path, valid
+// what validCFIDelta said, next the start of the next line.
+func cfiDeltaByLine(data []byte, pos, end int) (next int, valid, isDelta bool) {
+	next, lineEnd := end, end
+	if nl := bytes.IndexByte(data[pos:end], '\n'); nl >= 0 {
+		lineEnd, next = pos+nl, pos+nl+1
+	}
+	line := data[pos:lineEnd]
+	for len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	if !isStackCFI(line) || bytes.HasPrefix(line, pSTACKCFIINIT) {
+		return next, false, false
+	}
+	return next, validCFIDelta(line[len(pSTACKCFI):]), true
+}
+
+// checkCFIDelta compares scanCFIDelta with the oracle at every line start
+// of data. scanCFIDelta may decline a line (ok false: the general path
+// then judges it) only when fewer than len("STACK CFI INIT ") bytes are
+// left, and must never take one the oracle does not call a delta.
+func checkCFIDelta(t *testing.T, data []byte) {
+	t.Helper()
+	end := len(data)
+	for pos := 0; pos < end; {
+		next, valid, isDelta := cfiDeltaByLine(data, pos, end)
+		at, gotValid, ok := scanCFIDelta(data, pos, end)
+		switch {
+		case ok && !isDelta:
+			t.Fatalf("%q at %d: taken as a STACK CFI record; the line path does not", data, pos)
+		case ok && (gotValid != valid || lineAfter(data, at, end) != next):
+			t.Fatalf("%q at %d: valid %v, next line at %d; the line path says %v, %d",
+				data, pos, gotValid, lineAfter(data, at, end), valid, next)
+		case !ok && isDelta && end-pos >= len(pSTACKCFIINIT):
+			t.Fatalf("%q at %d: a STACK CFI record declined", data, pos)
+		}
+		pos = next
+	}
+}
+
+var cfiDeltaCases = []string{
+	"STACK CFI 11 .cfa: $rsp 16 +\n",
+	"STACK CFI 11 .cfa: $rsp 16 +",
+	"STACK CFI 11 .cfa: $rsp 16 +\r\n",
+	"STACK CFI 11\n",
+	"STACK CFI 11 \n",
+	"STACK CFI 11 \r\r\n",
+	"STACK CFI 11 \rx\n",
+	"STACK CFI 11\r\rx\n",
+	"STACK CFI \n\n\n\n\n\n",
+	"STACK CFI   11    x\n",
+	"STACK CFI\r11 x\n",
+	"STACK CFI \r11 x\n",
+	"STACK CFI \t11 x\n",
+	"STACK CFI 11\tx\n",
+	"STACK CFI IN\nIT 10 20 x\n",
+	"STACK CFI INIT 10 20 .cfa: $rsp 8 +\n",
+	"STACK CFI INIT\n0123456789\n",
+	"STACK CFI INITx 1 2\n",
+	"STACK CFI INIT  10 20 x\n",
+	"STACK CFI x y\nSTACK CFI 1\nSTACK CFI 2 \nSTACK CFI 3 z",
+	"STACK CFI\n",
+	"STACK CF 11 x\n",
+	"STACK  CFI 11 x\n",
+	"STACK WIN 4 10 20 1 0 0 0 0 0 1 $eip 4 + ^ =\n",
+	"STACK CFI 11 \xff\n",
+	"STACK CFI \xa0 x\n",
+	"10 4 1 0\nSTACK CFI 11 x\n\nSTACK CFI 12\r\n",
+	"\r\n\r\nSTACK CFI 11 x\r\r",
+}
+
+func TestScanCFIDelta(t *testing.T) {
+	for _, c := range cfiDeltaCases {
+		checkCFIDelta(t, []byte(c))
+		// Every prefix: the record cut anywhere, as at a chunk's end.
+		for n := range len(c) {
+			checkCFIDelta(t, []byte(c[:n]))
+		}
+	}
+}
+
+// TestCFIDeltaErrors: the index pass reports the same malformed STACK CFI
+// records, at the same lines and offsets, whichever path judged them.
+func TestCFIDeltaErrors(t *testing.T) {
+	data := []byte("STACK CFI INIT 10 20 .cfa: $rsp 8 +\nSTACK CFI 11\nSTACK CFI 12 x\r\nSTACK CFI 13 \r\r\nSTACK CFI 14 y\nSTACK CFI 15")
+	c := indexChunkInto(data, 0, len(data), new(chunkScratch).start(nil), 0)
+	want := []lineError{
+		{2, 36, "malformed STACK CFI record"},
+		{4, 65, "malformed STACK CFI record"},
+		{6, 96, "malformed STACK CFI record"},
+	}
+	if len(c.errs) != len(want) {
+		t.Fatalf("errors %v, want %v", c.errs, want)
+	}
+	for i, e := range c.errs {
+		if e != want[i] {
+			t.Errorf("error %d: %v, want %v", i, e, want[i])
+		}
+	}
+	if c.lines != 6 || len(c.cfi) != 1 {
+		t.Errorf("%d lines, %d CFI ranges; want 6, 1", c.lines, len(c.cfi))
+	}
+}
+
+// FuzzScanCFIDelta: scanCFIDelta against the line path, at every line start.
+func FuzzScanCFIDelta(f *testing.F) {
+	for _, c := range cfiDeltaCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkCFIDelta(t, data)
+	})
+}
