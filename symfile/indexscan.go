@@ -3,6 +3,7 @@ package symfile
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 )
 
 // stackCFIWord is "STACK CF" as a little-endian word.
@@ -36,13 +37,36 @@ func scanCFIDelta(data []byte, pos, end int) (at int, valid, ok bool) {
 	for i < len(d) && (d[i] == ' ' || d[i] == '\r') {
 		i++
 	}
-	for i < len(d) && d[i] != ' ' && d[i] != '\r' && d[i] != '\n' {
-		i++
-	}
+	i = tokenEnd(d, i)
 	for i < len(d) && (d[i] == ' ' || d[i] == '\r') {
 		i++
 	}
 	return i, i < len(d) && d[i] != '\n', true
+}
+
+// tokenEnd returns the first i from i on with d[i] a separator (' ',
+// '\r' or '\n'), or len(d). It looks for bytes below '!' a word at a
+// time (separators are among them), then checks the one it found.
+func tokenEnd(d []byte, i int) int {
+	for i+8 <= len(d) {
+		w := binary.LittleEndian.Uint64(d[i:])
+		// The lowest byte of w below 0x21 sets its top bit here; a
+		// borrow only marks bytes above a byte that is below.
+		m := (w - 0x2121212121212121) &^ w & 0x8080808080808080
+		if m == 0 {
+			i += 8
+			continue
+		}
+		i += bits.TrailingZeros64(m) >> 3
+		if isSep(d[i]) {
+			return i
+		}
+		i++ // a tab or another control byte: part of the token
+	}
+	for i < len(d) && !isSep(d[i]) {
+		i++
+	}
+	return i
 }
 
 // lineAfter returns the start of the line after the one that holds

@@ -77,6 +77,15 @@ var cfiDeltaCases = []string{
 	"STACK CFI \xa0 x\n",
 	"10 4 1 0\nSTACK CFI 11 x\n\nSTACK CFI 12\r\n",
 	"\r\n\r\nSTACK CFI 11 x\r\r",
+	// Tokens longer than a word, with bytes below '!' that are not
+	// separators, and bytes >= 0x80 (tokenEnd's word at a time).
+	"STACK CFI 0123456\t789abcdef x\n",
+	"STACK CFI 0123456789abcdef\x01\x02\x1f x\n",
+	"STACK CFI 01234567\xa1\xa2\xff89abcdef\xa0x\n",
+	"STACK CFI 0123456789abcdef0123\r\r\n",
+	"STACK CFI 0123456789abcdef0123 \r\r",
+	"STACK CFI 0123456789abcdef0123\x00\x00\x00\x00\x00\x00\x00\x00\x00 x\n",
+	"STACK CFI \x21\x20\x22\x21\x21\x21\x21\x21\x21\x21\x21 x\n",
 }
 
 func TestScanCFIDelta(t *testing.T) {
