@@ -162,6 +162,11 @@ func indexChunkInto(data []byte, start, end int, c *chunkIndex, base uint64) *ch
 			pos = lineAfter(data, at, end)
 			continue
 		}
+		if at, ok := c.scanCFIInit(data, pos, end, base+uint64(pos)); ok {
+			lineNo++
+			pos = lineAfter(data, at, end)
+			continue
+		}
 		nl := bytes.IndexByte(data[pos:end], '\n')
 		next := end
 		lineEnd := end

@@ -44,6 +44,38 @@ func scanCFIDelta(data []byte, pos, end int) (at int, valid, ok bool) {
 	return i, i < len(d) && d[i] != '\n', true
 }
 
+// scanCFIInit indexes a STACK CFI INIT record at data[pos:end] (pos a
+// line start, off its offset in the file) in the usual form, "address
+// size rules" with single spaces and plain hex, as stackCFIInit's fast
+// path does, without first finding the line's end. ok is false for any
+// other line, which the general path then reads; else at is where it
+// stopped, before the line's '\n'.
+//
+// The bytes it reads are hex digits, the two spaces and a byte that is
+// no separator, so none is the '\n' or a trailing '\r' that the general
+// path cuts: its fast path, on the cut line, reads the same bytes.
+func (c *chunkIndex) scanCFIInit(data []byte, pos, end int, off uint64) (at int, ok bool) {
+	d := data[:end]
+	if end-pos <= len(pSTACKCFIINIT) || !isStackCFI(d[pos:]) ||
+		string(d[pos+len(pSTACKCFI):pos+len(pSTACKCFIINIT)]) != "INIT " {
+		return 0, false
+	}
+	rest := d[pos+len(pSTACKCFIINIT):]
+	a, n := fastHex(rest)
+	if n == 0 || n >= len(rest) || rest[n] != ' ' {
+		return 0, false
+	}
+	s, m := fastHex(rest[n+1:])
+	k := n + 1 + m // the space after the size
+	if m == 0 || k+1 >= len(rest) || rest[k] != ' ' || isSep(rest[k+1]) {
+		return 0, false
+	}
+	if high, ok := highOf(a, s); ok {
+		c.cfi = append(c.cfi, rangeEntry{a, high, off})
+	}
+	return pos + len(pSTACKCFIINIT) + k + 1, true
+}
+
 // tokenEnd returns the first i from i on with d[i] a separator (' ',
 // '\r' or '\n'), or len(d). It looks for bytes below '!' a word at a
 // time (separators are among them), then checks the one it found.

@@ -2,6 +2,8 @@ package symfile
 
 import (
 	"bytes"
+	"regexp"
+	"slices"
 	"testing"
 )
 
@@ -77,6 +79,29 @@ var cfiDeltaCases = []string{
 	"STACK CFI \xa0 x\n",
 	"10 4 1 0\nSTACK CFI 11 x\n\nSTACK CFI 12\r\n",
 	"\r\n\r\nSTACK CFI 11 x\r\r",
+	// STACK CFI INIT records, in the usual form and not (scanCFIInit).
+	"STACK CFI INIT 10 20 .cfa: $rsp 8 + .ra: .cfa -8 + ^\n",
+	"STACK CFI INIT 10 20 .cfa: $rsp 8 + .ra: .cfa -8 + ^\r\n",
+	"STACK CFI INIT 10 20 x",
+	"STACK CFI INIT 10 20 \n",
+	"STACK CFI INIT 10 20 \r\n",
+	"STACK CFI INIT 10 20 \rx\n",
+	"STACK CFI INIT 10 20\n",
+	"STACK CFI INIT 10 20  x\n",
+	"STACK CFI INIT 10  20 x\n",
+	"STACK CFI INIT  10 20 x\n",
+	"STACK CFI INIT 0x10 20 x\n",
+	"STACK CFI INIT 10 0 x\n",
+	"STACK CFI INIT ffffffffffffffff 1 x\n",
+	"STACK CFI INIT fffffffffffffff 1 x\n",
+	"STACK CFI INIT 123456789abcdef0 10 x\n",
+	"STACK CFI INIT 10 123456789abcdef01 x\n",
+	"STACK CFI INIT ABCDEF 1aB x\n",
+	"STACK CFI INIT 10\t20 x\n",
+	"STACK CFI INIT 10 20\tx\n",
+	"STACK CFI INIT 10 g0 x\n",
+	"STACK CFI INIT\n10 20 x\n",
+	"STACK CFI INIT 10\n20 x\n",
 	// Tokens longer than a word, with bytes below '!' that are not
 	// separators, and bytes >= 0x80 (tokenEnd's word at a time).
 	"STACK CFI 0123456\t789abcdef x\n",
@@ -91,10 +116,49 @@ var cfiDeltaCases = []string{
 func TestScanCFIDelta(t *testing.T) {
 	for _, c := range cfiDeltaCases {
 		checkCFIDelta(t, []byte(c))
+		checkCFIInit(t, []byte(c))
 		// Every prefix: the record cut anywhere, as at a chunk's end.
 		for n := range len(c) {
 			checkCFIDelta(t, []byte(c[:n]))
+			checkCFIInit(t, []byte(c[:n]))
 		}
+	}
+}
+
+// usualCFIInit is the form scanCFIInit must take: "STACK CFI INIT", the
+// address and size in plain hex of at most 15 digits, single spaces, and
+// a byte of the rules.
+var usualCFIInit = regexp.MustCompile(`^STACK CFI INIT [0-9a-fA-F]{1,15} [0-9a-fA-F]{1,15} [^ \r\n]`)
+
+// checkCFIInit compares scanCFIInit with the line path (indexStack on the
+// line cut at its '\n' and trailing '\r's) at every line start of data:
+// a record it takes must be the line path's, with no error, and the next
+// line must start where the line path says.
+func checkCFIInit(t *testing.T, data []byte) {
+	t.Helper()
+	end := len(data)
+	for pos := 0; pos < end; {
+		next, lineEnd := end, end
+		if nl := bytes.IndexByte(data[pos:end], '\n'); nl >= 0 {
+			lineEnd, next = pos+nl, pos+nl+1
+		}
+		line := data[pos:lineEnd]
+		for len(line) > 0 && line[len(line)-1] == '\r' {
+			line = line[:len(line)-1]
+		}
+		got, want := new(chunkScratch).start(nil), new(chunkScratch).start(nil)
+		at, ok := got.scanCFIInit(data, pos, end, uint64(pos)+7)
+		switch {
+		case ok:
+			if !want.indexStack(line, 1, uint64(pos)+7) || len(want.errs) > 0 || !slices.Equal(got.cfi, want.cfi) ||
+				lineAfter(data, at, end) != next {
+				t.Fatalf("%q at %d: %v, next line at %d; the line path says %v (errors %v), %d",
+					data, pos, got.cfi, lineAfter(data, at, end), want.cfi, want.errs, next)
+			}
+		case usualCFIInit.Match(data[pos:lineEnd]):
+			t.Fatalf("%q at %d: a STACK CFI INIT record of the usual form declined", data, pos)
+		}
+		pos = next
 	}
 }
 
@@ -121,12 +185,14 @@ func TestCFIDeltaErrors(t *testing.T) {
 	}
 }
 
-// FuzzScanCFIDelta: scanCFIDelta against the line path, at every line start.
+// FuzzScanCFIDelta: scanCFIDelta and scanCFIInit against the line path,
+// at every line start.
 func FuzzScanCFIDelta(f *testing.F) {
 	for _, c := range cfiDeltaCases {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkCFIDelta(t, data)
+		checkCFIInit(t, data)
 	})
 }
