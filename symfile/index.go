@@ -219,11 +219,18 @@ func (c *chunkIndex) indexRecord(line []byte, lineNo int, off uint64, owner *int
 		if bytes.HasPrefix(line, pPUBLIC) {
 			*owner = ownerNone
 			c.tail = *owner
-			r, ok := parsePublic(line[len(pPUBLIC):])
+			var f [2]uint64 // address, parameter size
+			ok := hexFieldsFast(line[len(pPUBLIC):], f[:])
+			addr := f[0]
+			if !ok {
+				var r publicRecord
+				r, ok = parsePublic(line[len(pPUBLIC):])
+				addr = r.addr
+			}
 			if !ok {
 				c.addErr(lineNo, off, "malformed PUBLIC record")
-			} else if r.addr != 0 { // Breakpad ignores PUBLIC records at 0
-				c.pubs = append(c.pubs, pubEntry{r.addr, off})
+			} else if addr != 0 { // Breakpad ignores PUBLIC records at 0
+				c.pubs = append(c.pubs, pubEntry{addr, off})
 			}
 			return true
 		}
@@ -261,7 +268,14 @@ func (c *chunkIndex) indexStack(line []byte, lineNo int, off uint64) bool {
 
 // indexFunc indexes a FUNC record, which owns the records after it.
 func (c *chunkIndex) indexFunc(line []byte, lineNo int, off uint64, owner *int) {
-	r, ok := parseFunc(line[len(pFUNC):])
+	var r funcRecord
+	var f [3]uint64 // address, size, parameter size
+	ok := hexFieldsFast(line[len(pFUNC):], f[:])
+	if ok {
+		r.addr, r.size = f[0], f[1]
+	} else {
+		r, ok = parseFunc(line[len(pFUNC):])
+	}
 	if !ok {
 		c.addErr(lineNo, off, "malformed FUNC record")
 		*owner = ownerNone

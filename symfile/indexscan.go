@@ -109,3 +109,24 @@ func lineAfter(data []byte, at, end int) int {
 	}
 	return end
 }
+
+// hexFieldsFast reads the usual form of a PUBLIC or FUNC record's rest:
+// len(vals) fields of 1 to 15 plain hex digits, each followed by one
+// space, then the name, whose first byte is no '\r' or '\n'. It fills
+// vals and reports true for that form only; anything else goes to
+// parsePublic or parseFunc. There each field is a token, which hexField
+// or longField (base 16, at least 0) reads whole: at most 15 digits are
+// below both MaxUint64 and MaxInt64, and the name is the rest of the line
+// after the space (tokenize), not empty.
+func hexFieldsFast(rest []byte, vals []uint64) bool {
+	i := 0
+	for k := range vals {
+		v, n := fastHex(rest[i:])
+		if n == 0 || n > 15 || i+n >= len(rest) || rest[i+n] != ' ' {
+			return false
+		}
+		vals[k] = v
+		i += n + 1
+	}
+	return i < len(rest) && rest[i] != '\r' && rest[i] != '\n'
+}

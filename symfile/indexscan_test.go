@@ -196,3 +196,59 @@ func FuzzScanCFIDelta(f *testing.F) {
 		checkCFIInit(t, data)
 	})
 }
+
+var recordFastCases = []string{
+	"10 0 name", "10 0  name", "10 0 \rname", "10 0 \r", "10 0 ", "10 0", "10 0\rname", "10  0 name",
+	" 10 0 name", "m 10 0 name", "0x10 0 name", "10 0x0 name", "+10 0 name", "10 -1 name", "10\t0 name",
+	"fffffffffffffff 0 n", "ffffffffffffffff 0 n", "10 fffffffffffffff n", "10 7fffffffffffffff n",
+	"ABCdef 1F n", "g 0 n", "10 g n", "", " ", "10 ", "1 2 3 name", "1 2 3 \n", "1 2 3 4",
+	"1 2  3 name", "0 0 0 x", "10 20 0 f\xff", "123456789abcdef 123456789abcdef 0 n",
+}
+
+// checkRecordFast compares hexFieldsFast with parsePublic and parseFunc on
+// rest: what it takes, they take with the same fields; the usual form it
+// must take.
+func checkRecordFast(t *testing.T, rest []byte) {
+	t.Helper()
+	var pub [2]uint64
+	if hexFieldsFast(rest, pub[:]) {
+		r, ok := parsePublic(rest)
+		if !ok || r.addr != pub[0] || uint64(r.paramSize) != pub[1] {
+			t.Fatalf("PUBLIC %q: %x; parsePublic says %v %+v", rest, pub, ok, r)
+		}
+	} else if usualPublic.Match(rest) {
+		t.Fatalf("PUBLIC %q: the usual form declined", rest)
+	}
+	var fn [3]uint64
+	if hexFieldsFast(rest, fn[:]) {
+		r, ok := parseFunc(rest)
+		if !ok || r.multiple || r.addr != fn[0] || r.size != fn[1] || uint64(r.paramSize) != fn[2] {
+			t.Fatalf("FUNC %q: %x; parseFunc says %v %+v", rest, fn, ok, r)
+		}
+	} else if usualFunc.Match(rest) {
+		t.Fatalf("FUNC %q: the usual form declined", rest)
+	}
+}
+
+var (
+	usualPublic = regexp.MustCompile(`^[0-9a-fA-F]{1,15} [0-9a-fA-F]{1,15} [^\r\n]`)
+	usualFunc   = regexp.MustCompile(`^[0-9a-fA-F]{1,15} [0-9a-fA-F]{1,15} [0-9a-fA-F]{1,15} [^\r\n]`)
+)
+
+func TestRecordFast(t *testing.T) {
+	for _, c := range recordFastCases {
+		for n := range len(c) + 1 {
+			checkRecordFast(t, []byte(c[:n]))
+		}
+	}
+}
+
+// FuzzRecordFast: hexFieldsFast against parsePublic and parseFunc.
+func FuzzRecordFast(f *testing.F) {
+	for _, c := range recordFastCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, rest []byte) {
+		checkRecordFast(t, rest)
+	})
+}
