@@ -2,6 +2,7 @@ package symfile
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"testing"
@@ -251,4 +252,43 @@ func FuzzRecordFast(f *testing.F) {
 	f.Fuzz(func(t *testing.T, rest []byte) {
 		checkRecordFast(t, rest)
 	})
+}
+
+// TestSortRanges: sortRanges gives slices.SortFunc's order with cmpRange
+// (the oracle), for records in file order (offsets rising, as a chunk
+// has them) and not, addresses close together, spread over 64 bits, all
+// equal, few, already sorted, and in runs.
+func TestSortRanges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var buf []rangeEntry
+	for trial := range 400 {
+		n := rng.IntN(3000)
+		spread := uint64(1) << rng.IntN(65) // 2^64 wraps to 0: every address equal
+		base := rng.Uint64()
+		in := make([]rangeEntry, n)
+		off := uint64(rng.IntN(1000))
+		for i := range in {
+			b := base + rng.Uint64N(max(spread, 1))
+			if spread == 0 {
+				b = base
+			}
+			if trial%5 == 1 && i > 0 && rng.IntN(8) > 0 {
+				b = in[i-1].base + rng.Uint64N(64) // runs
+			}
+			off += 1 + uint64(rng.IntN(50))
+			in[i] = rangeEntry{b, b + 16, off}
+		}
+		if trial%7 == 3 {
+			rng.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] }) // not in file order
+		}
+		if trial%11 == 5 {
+			slices.SortFunc(in, cmpRange)
+		}
+		want := slices.Clone(in)
+		slices.SortFunc(want, cmpRange)
+		sortRanges(in, &buf)
+		if !slices.Equal(in, want) {
+			t.Fatalf("trial %d (%d records, spread %#x): not cmpRange's order", trial, n, spread)
+		}
+	}
 }
