@@ -633,8 +633,10 @@ func (f *File) indexChunks(bounds []int, chunks []*chunkIndex, slots [][]pubEntr
 	data := f.data
 	var buf []byte
 	var scratch chunkScratch
+	var sortBuf []rangeEntry // sortRanges' buffer, this worker's
 	if seq != nil {
 		scratch = seq.newScratch()
+		sortBuf = seq.newSortBuf()
 	}
 	n := len(chunks)
 	finished := false
@@ -664,7 +666,7 @@ func (f *File) indexChunks(bounds []int, chunks []*chunkIndex, slots [][]pubEntr
 			disk.release(p, hi)
 		}
 		// Sorting here, in parallel, leaves merge only sorted runs to merge.
-		c.sortRuns(&scratch.sortBuf)
+		c.sortRuns(&sortBuf)
 		chunks[i] = c
 		if seq != nil {
 			seq.done(i, c, &scratch)
@@ -683,8 +685,6 @@ type chunkScratch struct {
 	funcs []funcEntry
 	cfi   []rangeEntry
 	pubs  []pubEntry // for a sequencer only: else a slot of publicSlots
-	// sortBuf is sortRanges' buffer, kept from chunk to chunk.
-	sortBuf []rangeEntry
 }
 
 // start returns a new chunk's index, appending its PUBLIC records to pubs
