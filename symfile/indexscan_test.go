@@ -14,18 +14,26 @@ import (
 // oracle of the tests below: isDelta says the line took that path, valid
 // what validCFIDelta said, next the start of the next line.
 func cfiDeltaByLine(data []byte, pos, end int) (next int, valid, isDelta bool) {
-	next, lineEnd := end, end
-	if nl := bytes.IndexByte(data[pos:end], '\n'); nl >= 0 {
-		lineEnd, next = pos+nl, pos+nl+1
-	}
-	line := data[pos:lineEnd]
-	for len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line, _, next := cutLine(data, pos, end)
 	if !isStackCFI(line) || bytes.HasPrefix(line, pSTACKCFIINIT) {
 		return next, false, false
 	}
 	return next, validCFIDelta(line[len(pSTACKCFI):]), true
+}
+
+// cutLine is the line at data[pos:end] as the index pass's general path
+// reads it: cut at its '\n' and its trailing '\r's; lineEnd is where its
+// '\n' is (or end), next the start of the next line.
+func cutLine(data []byte, pos, end int) (line []byte, lineEnd, next int) {
+	next, lineEnd = end, end
+	if nl := bytes.IndexByte(data[pos:end], '\n'); nl >= 0 {
+		lineEnd, next = pos+nl, pos+nl+1
+	}
+	line = data[pos:lineEnd]
+	for len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	return line, lineEnd, next
 }
 
 // checkCFIDelta compares scanCFIDelta with the oracle at every line start
@@ -139,14 +147,7 @@ func checkCFIInit(t *testing.T, data []byte) {
 	t.Helper()
 	end := len(data)
 	for pos := 0; pos < end; {
-		next, lineEnd := end, end
-		if nl := bytes.IndexByte(data[pos:end], '\n'); nl >= 0 {
-			lineEnd, next = pos+nl, pos+nl+1
-		}
-		line := data[pos:lineEnd]
-		for len(line) > 0 && line[len(line)-1] == '\r' {
-			line = line[:len(line)-1]
-		}
+		line, lineEnd, next := cutLine(data, pos, end)
 		got, want := new(chunkScratch).start(nil), new(chunkScratch).start(nil)
 		at, ok := got.scanCFIInit(data, pos, end, uint64(pos)+7)
 		switch {
