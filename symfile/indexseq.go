@@ -150,7 +150,7 @@ func (s *sequencer) newScratchLocked() chunkScratch {
 // newSortBuf returns a worker's buffer for sortRanges, with room for a
 // chunk's STACK CFI INIT records in reserved memory, committed only where
 // written: on the heap it grew with the largest chunk so far, each time
-// fresh memory, and the garbage started collections (about 1,500 more
+// fresh memory, and the garbage started collections (1,400-3,300 more
 // page faults in a first run on the stress file). A worker keeps it while
 // its sets of arrays change hands (parked chunks), so there is one per
 // worker; releaseScratch unmaps it.
