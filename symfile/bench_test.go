@@ -221,7 +221,7 @@ func BenchmarkSortRuns(b *testing.B) {
 		copy(s.pubs, c.pubs)
 		copy(s.cfi, c.cfi)
 		s.tail = c.tail
-		s.sortRuns()
+		s.sortRuns(new([]rangeEntry))
 	}
 }
 
@@ -239,7 +239,7 @@ func BenchmarkMerge(b *testing.B) {
 			end = len(data)
 		}
 		c := indexChunkInto(data, pos, end, new(chunkScratch).start(nil), 0)
-		c.sortRuns()
+		c.sortRuns(new([]rangeEntry))
 		chunks = append(chunks, c)
 		pos = end
 	}

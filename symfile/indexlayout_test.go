@@ -259,3 +259,36 @@ func TestIndexVersion1Rebuilt(t *testing.T) {
 	}
 	sameFile(t, ref, g)
 }
+
+// TestIndexWriteAt: the index written to a file (its CRC computed while
+// the sections are written, then put in the header: writeSectionsFirst)
+// is byte for byte the one written to a plain writer, of both layouts.
+func TestIndexWriteAt(t *testing.T) {
+	data := []byte(fuzzSym)
+	for _, wide := range []bool{false, true} {
+		f := indexReserved(t, data, defaultChunkSize, wide)
+		id := identity{size: uint64(len(data)), mtime: 1}
+		var want bytes.Buffer
+		if err := writeIndex(&want, f, "/layout.sym", id, id); err != nil {
+			t.Fatal(err)
+		}
+		fh, err := os.Create(filepath.Join(t.TempDir(), "idx"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := writeIndex(fh, f, "/layout.sym", id, id); err != nil {
+			t.Fatal(err)
+		}
+		fh.Close()
+		got, err := os.ReadFile(fh.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("wide %v: the index written to a file differs from the plain writer's (%d and %d bytes)", wide, len(got), want.Len())
+		}
+		if _, err := fileFromIndex(alignedCopy(got), data, f.name, "/layout.sym", id, id, false); err != nil {
+			t.Fatalf("wide %v: %v", wide, err)
+		}
+	}
+}
