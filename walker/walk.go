@@ -117,6 +117,8 @@ type Walker struct {
 	// for the whole walk so that a frame's CFI allocates nothing.
 	eval symfile.Evaluator
 	cfi  cfiRegisters
+	// cfiFrame is the register file of CallerByCFI's compiled rows.
+	cfiFrame symfile.CFIFrame
 }
 
 // NewWalker returns a Walker over env with no frames; tests use it to drive
