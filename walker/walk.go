@@ -119,6 +119,96 @@ type Walker struct {
 	cfi  cfiRegisters
 	// cfiFrame is the register file of CallerByCFI's compiled rows.
 	cfiFrame symfile.CFIFrame
+	// frames, when not nil, gives NewFrame's frames (Walks).
+	frames *framePool
+}
+
+// NewFrame returns f in the walk's memory: in the Walks' frames, reused
+// from walk to walk, when the walk is a Walks', else in a new Frame.
+// Architectures make their callers with it.
+func (w *Walker) NewFrame(f Frame) *Frame {
+	var p *Frame
+	if w.frames == nil {
+		p = new(Frame) // not &f: f would then be on the heap on both paths
+	} else {
+		p = w.frames.next()
+	}
+	*p = f
+	return p
+}
+
+// framePool hands out frames from slabs kept from walk to walk.
+type framePool struct {
+	slabs [][]Frame
+	slab  int // the slab next hands out from
+	used  int // frames handed out of slabs[slab]
+}
+
+// framePoolSlab is the frames of one slab: most stacks are a few dozen
+// frames deep, candidates included. maxPooledFrames bounds the frames a
+// Walks keeps (about 450 KB); a deeper walk's further frames are each
+// allocated.
+const (
+	framePoolSlab   = 32
+	maxPooledFrames = 1024
+)
+
+func (p *framePool) next() *Frame {
+	if p.slab >= maxPooledFrames/framePoolSlab-1 && p.used == framePoolSlab {
+		return new(Frame) // a walk of more frames than a pool keeps
+	}
+	if p.slab < len(p.slabs) && p.used == len(p.slabs[p.slab]) {
+		p.slab, p.used = p.slab+1, 0
+	}
+	if p.slab == len(p.slabs) {
+		p.slabs = append(p.slabs, make([]Frame, framePoolSlab))
+	}
+	f := &p.slabs[p.slab][p.used]
+	p.used++
+	return f
+}
+
+// reset makes every frame free again, zeroed, so that the frames of the
+// last walk hold nothing of it.
+func (p *framePool) reset() {
+	for i := 0; i <= p.slab && i < len(p.slabs); i++ {
+		n := len(p.slabs[i])
+		if i == p.slab {
+			n = p.used
+		}
+		clear(p.slabs[i][:n])
+	}
+	p.slab, p.used = 0, 0
+}
+
+// Walks keeps one goroutine's walking memory from walk to walk: its
+// Walker (evaluator, register files, buffers) and the frames the
+// architectures make (Walker.NewFrame), so that a batch of walks does not
+// allocate them walk after walk. The frames of a Stack its Walk returns
+// are valid only until its next Walk: a caller that keeps them copies
+// them first (the processor does). The zero value is ready for use; a
+// Walks is not safe for concurrent use.
+type Walks struct {
+	w      Walker
+	frames framePool
+}
+
+// Walk is the package's Walk with s's memory.
+func (s *Walks) Walk(env *Env, arch Arch, ctx minidump.Context) *Stack {
+	s.Done()
+	w := &s.w
+	w.Env, w.physical, w.steps, w.found = env, w.physical[:0], nil, ""
+	w.signalFrames = w.signalFrames[:0]
+	w.frames = &s.frames
+	return walk(w, arch, ctx)
+}
+
+// Done drops the last walk's frames, which s's memory then holds nothing
+// of: a caller that copied them calls it before keeping s for later walks.
+func (s *Walks) Done() {
+	s.frames.reset()
+	clear(s.w.physical)
+	s.w.Env, s.w.steps = nil, nil
 }
 
 // NewWalker returns a Walker over env with no frames; tests use it to drive
@@ -150,6 +240,17 @@ func ContextFrame(ctx minidump.Context) *Frame {
 
 // Walk walks the stack of one thread from ctx.
 func Walk(env *Env, arch Arch, ctx minidump.Context) *Stack {
+	// Most stacks are a few frames deep: start with room for them rather
+	// than growing from one.
+	return walk(&Walker{Env: env, physical: make([]*Frame, 0, initialFrames)}, arch, ctx)
+}
+
+// initialFrames is the room a walk's frame lists start with.
+const initialFrames = 16
+
+// walk is Walk with w, a Walker over its env with no frames.
+func walk(w *Walker, arch Arch, ctx minidump.Context) *Stack {
+	env := w.Env
 	maxFrames := env.MaxFrames
 	if maxFrames <= 0 {
 		maxFrames = DefaultMaxFrames
@@ -158,13 +259,10 @@ func Walk(env *Env, arch Arch, ctx minidump.Context) *Stack {
 	if maxScanned <= 0 {
 		maxScanned = DefaultMaxScanned
 	}
-	// Most stacks are a few frames deep: start with room for them rather
-	// than growing from one.
-	const initialFrames = 16
 	st := &Stack{Frames: make([]*Frame, 0, initialFrames)}
-	w := &Walker{Env: env, physical: make([]*Frame, 0, initialFrames)}
 	scanned := 0
-	frame := ContextFrame(ctx)
+	ip, _ := ctx.IP()
+	frame := w.NewFrame(Frame{Instruction: ip, Context: ctx, Trust: TrustContext, Rule: RuleContext})
 	if env.Trace {
 		w.Found("the thread's registers")
 		frame.Steps = w.takeSteps(frame)
