@@ -66,6 +66,27 @@ type Options struct {
 	// outside Breakpad's mode); the other threads get ThreadNotWalked, and
 	// their modules no symbol lookups, so no "No symbols" marks.
 	WalkOnlyRequesting bool
+	// Walks, when not nil, keeps the walkers' memory (their frames and
+	// register files, walker.Walks) from one processing to the next, for
+	// a caller that processes dumps one after another (a batch worker);
+	// never shared by processings that run at once.
+	Walks *WalkMemory
+}
+
+// WalkMemory is the walkers' memory that Options.Walks keeps: one
+// walker.Walks for each thread walked at once. The zero value is ready.
+type WalkMemory struct{ walks []*walker.Walks }
+
+// get returns n Walks: m's, made as needed, or new ones when m is nil.
+func (m *WalkMemory) get(n int) []*walker.Walks {
+	var own WalkMemory
+	if m == nil {
+		m = &own
+	}
+	for len(m.walks) < n {
+		m.walks = append(m.walks, new(walker.Walks))
+	}
+	return m.walks[:n]
 }
 
 // breakpad reports whether the options select Breakpad's behaviour.
