@@ -76,8 +76,8 @@ func (st *ProcessState) walkThreads(p *walkPlan, opts Options) {
 	results := make([]*walker.Stack, len(jobs))
 	// Each worker walks with its own walker.Walks, whose frames are
 	// reused from walk to walk: a walk's frames are copied into the
-	// thread's (newFrames) before the worker's next walk.
-	walk := func(j int, walks *walker.Walks) {
+	// thread's (newFrames, in the worker's slab) before its next walk.
+	walk := func(j int, mem *walkWorker) {
 		arch := archWalker(jobs[j].ctx.Arch)
 		if arch == nil {
 			jobs[j].thread.Status = ThreadNoWalker
@@ -87,10 +87,10 @@ func (st *ProcessState) walkThreads(p *walkPlan, opts Options) {
 		e.Memory = jobs[j].mem
 		e.MaxFrames = caps[j]
 		timed := newTimedArch(arch, deadline, opts.Context)
-		r := walks.Walk(&e, timed, *jobs[j].ctx)
-		jobs[j].thread.Frames = st.newFrames(r.Frames)
+		r := mem.walks.Walk(&e, timed, *jobs[j].ctx)
+		jobs[j].thread.Frames = st.newFrames(r.Frames, mem)
 		r.Frames = nil // walks' memory, no longer the walk's
-		walks.Done()
+		mem.walks.Done()
 		results[j] = r
 		timedOut[j] = timed.expired
 	}
@@ -103,9 +103,9 @@ func (st *ProcessState) walkThreads(p *walkPlan, opts Options) {
 	}
 	workers = min(workers, len(jobs))
 	if workers <= 1 {
-		walks := opts.Walks.get(1)[0]
+		mem := opts.Walks.get(1)[0]
 		for j := range jobs {
-			walk(j, walks)
+			walk(j, mem)
 		}
 	} else {
 		walkParallel(len(jobs), opts.Walks.get(workers), walk)
@@ -146,17 +146,17 @@ func (st *ProcessState) walkThreads(p *walkPlan, opts Options) {
 	}
 }
 
-// walkParallel runs walk(0..n-1) on len(walks) goroutines, each with its
-// own walker.Walks. A panic in one of
+// walkParallel runs walk(0..n-1) on len(mem) goroutines, each with its
+// own memory. A panic in one of
 // them is raised again here, after the others finished, so that the
 // caller can recover it (mapfault.Group): a fault reading a memory-mapped
 // dump or symbol file (the file truncated meanwhile) as the
 // *mapfault.Error the caller's boundary turns into an error, any other (a
 // bug) as a *mapfault.Panic with the worker's stack.
-func walkParallel(n int, walks []*walker.Walks, walk func(int, *walker.Walks)) {
+func walkParallel(n int, mem []*walkWorker, walk func(int, *walkWorker)) {
 	var g mapfault.Group
 	next := make(chan int)
-	for _, w := range walks {
+	for _, w := range mem {
 		g.Go(func() {
 			defer func() {
 				for range next { // after a panic: let the sender finish

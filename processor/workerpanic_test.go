@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/minidump-stackwalk/minidump-stackwalk/internal/mapfault"
-	"github.com/minidump-stackwalk/minidump-stackwalk/walker"
 )
 
 // TestWalkParallelCarriesPanics: a panic in a walking goroutine reaches
@@ -15,7 +14,7 @@ func TestWalkParallelCarriesPanics(t *testing.T) {
 	walked := make([]bool, 50)
 	v := func() (v any) {
 		defer func() { v = recover() }()
-		walkParallel(len(walked), new(WalkMemory).get(4), func(j int, _ *walker.Walks) {
+		walkParallel(len(walked), new(WalkMemory).get(4), func(j int, _ *walkWorker) {
 			if j == 7 {
 				panic("bad walk")
 			}
