@@ -504,14 +504,7 @@ func (e *evaluator) callerRegs(r *CFIRules, mem Memory, wordSize int) error {
 	if p != nil && !p.matches(r) {
 		p = nil // r changed since its lookup: its strings are the rules
 	}
-	e.hasCFA = false
-	cfa, err := e.valueOf(p, 0, r.CFA, mem, wordSize)
-	if err != nil {
-		return err
-	}
-	// The other rules see the callee's registers and .cfa.
-	e.cfa, e.hasCFA = cfa, true
-	ra, err := e.valueOf(p, 1, r.RA, mem, wordSize)
+	cfa, ra, err := e.cfaRA(r, p, mem, wordSize)
 	if err != nil {
 		return err
 	}
@@ -525,16 +518,25 @@ func (e *evaluator) callerRegs(r *CFIRules, mem Memory, wordSize int) error {
 	return nil
 }
 
+// cfaRA evaluates r's .cfa, then its .ra with .cfa set (from p when it is
+// r's current program), and leaves .cfa set for the other rules, which
+// see the callee's registers and .cfa.
+func (e *evaluator) cfaRA(r *CFIRules, p *CFIProgram, mem Memory, wordSize int) (cfa, ra uint64, err error) {
+	e.hasCFA = false
+	if cfa, err = e.valueOf(p, 0, r.CFA, mem, wordSize); err != nil {
+		return 0, 0, err
+	}
+	e.cfa, e.hasCFA = cfa, true
+	if ra, err = e.valueOf(p, 1, r.RA, mem, wordSize); err != nil {
+		return 0, 0, err
+	}
+	return cfa, ra, nil
+}
+
 // callerRegsTable is callerRegs over p, r's current program, with e.frame
 // and e.res: the registers read and set by index, no name compared.
 func (e *evaluator) callerRegsTable(r *CFIRules, p *CFIProgram, mem Memory, wordSize int) error {
-	e.hasCFA = false
-	cfa, err := e.valueOf(p, 0, r.CFA, mem, wordSize)
-	if err != nil {
-		return err
-	}
-	e.cfa, e.hasCFA = cfa, true
-	ra, err := e.valueOf(p, 1, r.RA, mem, wordSize)
+	cfa, ra, err := e.cfaRA(r, p, mem, wordSize)
 	if err != nil {
 		return err
 	}
