@@ -87,7 +87,8 @@ func (st *ProcessState) walkThreads(p *walkPlan, opts Options) {
 		e.Memory = jobs[j].mem
 		e.MaxFrames = caps[j]
 		timed := newTimedArch(arch, deadline, opts.Context)
-		r := mem.walks.Walk(&e, timed, *jobs[j].ctx)
+		e.Walks = &mem.walks
+		r := walker.Walk(&e, timed, *jobs[j].ctx)
 		jobs[j].thread.Frames = st.newFrames(r.Frames, mem)
 		r.Frames = nil // walks' memory, no longer the walk's
 		mem.walks.Done()

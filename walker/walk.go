@@ -67,6 +67,9 @@ type Env struct {
 	// function it calls holds only what that function wrote (walker/arm's
 	// start-function frame). False when unknown.
 	NoInterpreter bool
+	// Walks, when not nil, is the memory the walk reuses (Walks): one
+	// goroutine's, for its walks one after another.
+	Walks *Walks
 
 	MaxFrames  int // 0 means DefaultMaxFrames
 	MaxScanned int // 0 means DefaultMaxScanned
@@ -184,23 +187,23 @@ func (p *framePool) reset() {
 // Walks keeps one goroutine's walking memory from walk to walk: its
 // Walker (evaluator, register files, buffers) and the frames the
 // architectures make (Walker.NewFrame), so that a batch of walks does not
-// allocate them walk after walk. The frames of a Stack its Walk returns
-// are valid only until its next Walk: a caller that keeps them copies
-// them first (the processor does). The zero value is ready for use; a
+// allocate them walk after walk. A walk whose Env.Walks it is uses it; the
+// frames of its Stack are valid only until the next such walk (or Done):
+// a caller that keeps them copies them first (the processor does). The zero value is ready for use; a
 // Walks is not safe for concurrent use.
 type Walks struct {
 	w      Walker
 	frames framePool
 }
 
-// Walk is the package's Walk with s's memory.
-func (s *Walks) Walk(env *Env, arch Arch, ctx minidump.Context) *Stack {
+// walker returns s's Walker, ready for a walk over env.
+func (s *Walks) walker(env *Env) *Walker {
 	s.Done()
 	w := &s.w
 	w.Env, w.physical, w.steps, w.found = env, w.physical[:0], nil, ""
 	w.signalFrames = w.signalFrames[:0]
 	w.frames = &s.frames
-	return walk(w, arch, ctx)
+	return w
 }
 
 // Done drops the last walk's frames, which s's memory then holds nothing
@@ -238,8 +241,12 @@ func ContextFrame(ctx minidump.Context) *Frame {
 	return &Frame{Instruction: ip, Context: ctx, Trust: TrustContext, Rule: RuleContext}
 }
 
-// Walk walks the stack of one thread from ctx.
+// Walk walks the stack of one thread from ctx, with env.Walks' memory
+// when it is set.
 func Walk(env *Env, arch Arch, ctx minidump.Context) *Stack {
+	if env.Walks != nil {
+		return walk(env.Walks.walker(env), arch, ctx)
+	}
 	// Most stacks are a few frames deep: start with room for them rather
 	// than growing from one.
 	return walk(&Walker{Env: env, physical: make([]*Frame, 0, initialFrames)}, arch, ctx)
@@ -261,8 +268,7 @@ func walk(w *Walker, arch Arch, ctx minidump.Context) *Stack {
 	}
 	st := &Stack{Frames: make([]*Frame, 0, initialFrames)}
 	scanned := 0
-	ip, _ := ctx.IP()
-	frame := w.NewFrame(Frame{Instruction: ip, Context: ctx, Trust: TrustContext, Rule: RuleContext})
+	frame := w.NewFrame(*ContextFrame(ctx))
 	if env.Trace {
 		w.Found("the thread's registers")
 		frame.Steps = w.takeSteps(frame)

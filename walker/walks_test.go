@@ -43,7 +43,9 @@ func TestWalksMatchWalk(t *testing.T) {
 		ctx.SetSP(0x7ffd00001000 + uint64(i)<<8)
 		env := &walker.Env{Memory: emptyMemory{}, MaxFrames: 2000}
 		want := walker.Walk(env, chainArch{depth}, ctx)
-		got := walks.Walk(env, chainArch{depth}, ctx)
+		reuse := *env
+		reuse.Walks = &walks
+		got := walker.Walk(&reuse, chainArch{depth}, ctx)
 		if len(got.Frames) != depth+1 || len(want.Frames) != depth+1 {
 			t.Fatalf("depth %d: %d frames from Walks, %d from Walk", depth, len(got.Frames), len(want.Frames))
 		}
