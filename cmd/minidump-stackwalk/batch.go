@@ -255,7 +255,7 @@ func runBatchWith(b *batchFlags, args []string, stdin io.Reader, stdout, stderr 
 		r.cache = symcache.NewContext(load, b.cacheBytes)
 	}
 	mine := func(p string) bool { return inShard(p, b.shardIndex, b.shardCount) }
-	scan, err := findInputs(args, stdin, b.nul, mine, stderr) // batch_inputs.go
+	scan, err := findInputs(args, stdin, b.nul, b.jobs, mine, stderr) // batch_inputs.go
 	if err != nil {
 		logf(stderr, "minidump-stackwalk: %v\n", err)
 		if errors.As(err, new(usageError)) {
@@ -366,6 +366,7 @@ const timeoutGrace = 10 * time.Second
 // wg.Done.
 func (r *batchRun) work(q *inputQueue, wg *sync.WaitGroup, prog *progress) {
 	buf := new(dumpBuffer) // this goroutine's: a stuck input keeps its own
+	yield := batchYields(r.flags.jobs)
 	for p, ok := q.take(); ok; p, ok = q.take() {
 		res, ok := r.processOne(p, buf, func(res triage.Result) {
 			r.finish(&res, prog)
@@ -375,9 +376,25 @@ func (r *batchRun) work(q *inputQueue, wg *sync.WaitGroup, prog *progress) {
 			return
 		}
 		r.finish(&res, prog)
+		if yield {
+			runtime.Gosched() // batchYields
+		}
 	}
 	wg.Done()
 }
+
+// batchYields reports whether a batch worker yields the CPU after each
+// dump: when the run has as many workers as Ps. Every P then runs a worker
+// that never blocks, and a collection's mark worker, due a share of the
+// CPUs once a cycle starts, only ran when the system monitor preempted a
+// worker (every 10 ms): at -j 2 a mark phase of 2-3 ms of work lasted
+// 15-22 ms, the write barrier on and the workers' allocations assisting
+// all the while (issue 29; gctrace's assist time 7-73 ms a run before,
+// 2-7 ms after, docs/performance.md). A dump's end is a natural point to give
+// the mark worker its turn; when nothing else is runnable Gosched returns
+// at once. With fewer workers than Ps the mark worker has an idle P, and a
+// yield would only wake an idle thread and move the worker between CPUs.
+func batchYields(jobs int) bool { return jobs >= runtime.GOMAXPROCS(0) }
 
 // finish writes the outputs of an input's result.
 func (r *batchRun) finish(res *triage.Result, prog *progress) {

@@ -129,6 +129,7 @@ func fillResult(res *triage.Result, st *processor.ProcessState) {
 		n := requesting
 		res.CrashingThread = &n
 		seen := map[triage.Module]bool{}
+		res.Frames = make([]triage.Frame, 0, len(threads[requesting].Frames))
 		for _, f := range threads[requesting].Frames {
 			tf := triage.Frame{Function: f.Function, File: f.SourceFile, Line: f.SourceLine, Trust: f.Trust.ShortName(),
 				Offset: hexAddress(f.Instruction)}

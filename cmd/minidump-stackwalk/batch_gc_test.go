@@ -2,19 +2,27 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 )
+
+// tunerAtDefaultGOGC returns a tuner made without GOGC in the
+// environment and at GOGC 100, both put back after the test.
+func tunerAtDefaultGOGC(t *testing.T) *gcTuner {
+	t.Setenv("GOGC", "") // restored after the test
+	os.Unsetenv("GOGC")
+	before := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(before) })
+	return newGCTuner()
+}
 
 // The tuner raises GOGC for a small live heap (a test binary's few MB:
 // the maximum), never above gcMaxPercent, and puts the old value back;
 // with GOGC set by the user it does nothing.
 func TestGCTuner(t *testing.T) {
-	t.Setenv("GOGC", "") // restored after the test
-	os.Unsetenv("GOGC")
-	before := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(before)
-	g := newGCTuner()
+	g := tunerAtDefaultGOGC(t)
 	for range gcTuneEvery {
 		g.done()
 	}
@@ -35,5 +43,33 @@ func TestGCTuner(t *testing.T) {
 	}
 	if g.percent != 0 {
 		t.Errorf("GOGC set by the user, tuner set %d", g.percent)
+	}
+}
+
+// The tuner reads the heap again only once a collection has ended since
+// its last reading: the watcher marks each cycle's end, and a reading
+// takes the mark.
+func TestGCTunerReadsOncePerCycle(t *testing.T) {
+	g := tunerAtDefaultGOGC(t)
+	defer g.restore()
+	for range gcTuneEvery {
+		g.done()
+	}
+	if g.percent == 0 || g.cycled.Load() {
+		t.Fatalf("after %d dumps: GOGC %d, cycle mark %v; want a tuning that took the mark", gcTuneEvery, g.percent, g.cycled.Load())
+	}
+	runtime.GC()
+	deadline := time.Now().Add(10 * time.Second)
+	for !g.cycled.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("no cycle mark 10 s after a collection")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for range gcTuneEvery {
+		g.done()
+	}
+	if g.cycled.Load() {
+		t.Error("the mark is still set after the next tuning point")
 	}
 }

@@ -132,9 +132,7 @@ func (s *Session) Close() {
 		return
 	}
 	s.closed = true
-	for _, e := range s.pinned {
-		s.c.release(e)
-	}
+	s.c.releaseAll(s.pinned)
 	s.pinned = nil
 }
 
@@ -219,6 +217,24 @@ func (c *Cache) safeLoad(ctx context.Context, m symfile.ModuleKey) (f *symfile.F
 func (c *Cache) release(e *entry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.unpin(e)
+	c.evict()
+}
+
+// releaseAll unpins the entries of a session under one lock of the
+// cache: a batch worker ends a session per dump, and with -j 2 each lock
+// of c.mu is a cache line the two workers pass back and forth (issue 29).
+func (c *Cache) releaseAll(pinned map[symfile.ModuleKey]*entry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range pinned {
+		c.unpin(e)
+	}
+	c.evict()
+}
+
+// unpin is release's work on e, under c.mu, but the eviction.
+func (c *Cache) unpin(e *entry) {
 	e.pins--
 	if e.pins == 0 && e.stale {
 		if e.file != nil {
@@ -234,8 +250,13 @@ func (c *Cache) release(e *entry) {
 		e.size = size
 		e.elem = c.lru.PushBack(e)
 	}
-	// A negative answer (no file) stays for the whole run: it costs a map
-	// entry, and asking again would repeat the search and the downloads.
+}
+
+// evict closes the least recently used unpinned files while the cache
+// holds more than its bound, under c.mu. A negative answer (no file)
+// stays for the whole run: it costs a map entry, and asking again would
+// repeat the search and the downloads.
+func (c *Cache) evict() {
 	for c.bytes > c.maxBytes {
 		front := c.lru.Front()
 		if front == nil {
