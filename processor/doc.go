@@ -51,7 +51,11 @@
 // suppliers may keep their own: symfile's remember parsed files so that one
 // supplier serves many dumps, batch's symcache bounds them for a run). A
 // thread's stack bytes are copied out of the dump, so the ProcessState stays
-// printable after the dump is closed.
+// printable after the dump is closed. Each walking worker reuses its
+// walker's frames from walk to walk (walker.Walks), copying a walk's frames
+// into the thread's right after it; Options.Walks keeps that memory, and a
+// slab for the threads' frames, from one dump to the next for a caller that
+// drops each ProcessState before its next (batch's workers).
 // The walks keep to a budget, in every mode (docs/limits.md): frames
 // across threads (Options.MaxTotalFrames: the requesting thread may keep
 // half, the others share the rest) and time (Options.MaxTime). Breakpad

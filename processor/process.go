@@ -66,6 +66,73 @@ type Options struct {
 	// outside Breakpad's mode); the other threads get ThreadNotWalked, and
 	// their modules no symbol lookups, so no "No symbols" marks.
 	WalkOnlyRequesting bool
+	// Walks, when not nil, keeps the walkers' memory (their frames and
+	// register files, walker.Walks) and the threads' frames from one
+	// processing to the next, for a caller that processes dumps one after
+	// another (a batch worker): the ProcessState's frames are then in
+	// that memory, so the caller drops the ProcessState before its next
+	// processing with the same Walks. Never shared by processings that
+	// run at once.
+	Walks *WalkMemory
+}
+
+// WalkMemory is the memory that Options.Walks keeps: for each thread
+// walked at once, a walker.Walks and a slab of the threads' frames. The
+// zero value is ready.
+type WalkMemory struct{ workers []*walkWorker }
+
+// walkWorker is one walking goroutine's memory.
+type walkWorker struct {
+	walks walker.Walks
+	// kept: the memory is an Options.Walks', kept for later processings;
+	// else each thread's frames are their own allocation.
+	kept bool
+	// slab[:used] are the frames of this processing's threads so far.
+	slab []Frame
+	used int
+}
+
+// maxSlabFrames bounds a walkWorker's slab (about 400 KB): the frames of
+// a dump's threads past it are each thread's own allocation.
+const maxSlabFrames = 1024
+
+// get returns n workers' memory, made as needed (new ones when m is nil),
+// each ready for a new processing: the last one's frames zeroed.
+func (m *WalkMemory) get(n int) []*walkWorker {
+	var own WalkMemory
+	kept := m != nil
+	if !kept {
+		m = &own
+	}
+	for len(m.workers) < n {
+		m.workers = append(m.workers, &walkWorker{kept: kept})
+	}
+	for _, w := range m.workers[:n] {
+		clear(w.slab[:w.used])
+		w.used = 0
+	}
+	return m.workers[:n]
+}
+
+// frames returns room for n frames, to be filled whole: in the slab, which
+// grows (the frames already given keep the old one) up to maxSlabFrames.
+func (w *walkWorker) frames(n int) []Frame {
+	if !w.kept {
+		return make([]Frame, n)
+	}
+	if w.used+n > len(w.slab) {
+		size := max(2*len(w.slab), 64)
+		for size < n {
+			size *= 2
+		}
+		if size > maxSlabFrames {
+			return make([]Frame, n)
+		}
+		w.slab, w.used = make([]Frame, size), 0
+	}
+	v := w.slab[w.used : w.used+n : w.used+n]
+	w.used += n
+	return v
 }
 
 // breakpad reports whether the options select Breakpad's behaviour.

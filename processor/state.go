@@ -342,12 +342,13 @@ const (
 // gives it: its unwind tables, prologues and code (walker.NativeModule).
 type NativeModule = walker.NativeModule
 
-// newFrames copies a walk's frames, pointing them at the state's modules.
-func (s *ProcessState) newFrames(frames []*walker.Frame) []*Frame {
+// newFrames copies a walk's frames, pointing them at the state's modules,
+// into the memory of the walk's worker.
+func (s *ProcessState) newFrames(frames []*walker.Frame, mem *walkWorker) []*Frame {
 	if len(frames) == 0 {
 		return nil
 	}
-	vals := make([]Frame, len(frames)) // one allocation per stack
+	vals := mem.frames(len(frames)) // one allocation per stack at most
 	out := make([]*Frame, len(frames))
 	for i, f := range frames {
 		vals[i] = Frame{

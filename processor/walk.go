@@ -74,7 +74,10 @@ func (st *ProcessState) walkThreads(p *walkPlan, opts Options) {
 	timedOut := make([]bool, len(jobs))
 
 	results := make([]*walker.Stack, len(jobs))
-	walk := func(j int) {
+	// Each worker walks with its own walker.Walks, whose frames are
+	// reused from walk to walk: a walk's frames are copied into the
+	// thread's (newFrames, in the worker's slab) before its next walk.
+	walk := func(j int, mem *walkWorker) {
 		arch := archWalker(jobs[j].ctx.Arch)
 		if arch == nil {
 			jobs[j].thread.Status = ThreadNoWalker
@@ -84,7 +87,12 @@ func (st *ProcessState) walkThreads(p *walkPlan, opts Options) {
 		e.Memory = jobs[j].mem
 		e.MaxFrames = caps[j]
 		timed := newTimedArch(arch, deadline, opts.Context)
-		results[j] = walker.Walk(&e, timed, *jobs[j].ctx)
+		e.Walks = &mem.walks
+		r := walker.Walk(&e, timed, *jobs[j].ctx)
+		jobs[j].thread.Frames = st.newFrames(r.Frames, mem)
+		r.Frames = nil // walks' memory, no longer the walk's
+		mem.walks.Done()
+		results[j] = r
 		timedOut[j] = timed.expired
 	}
 	workers := opts.Workers
@@ -96,11 +104,12 @@ func (st *ProcessState) walkThreads(p *walkPlan, opts Options) {
 	}
 	workers = min(workers, len(jobs))
 	if workers <= 1 {
+		mem := opts.Walks.get(1)[0]
 		for j := range jobs {
-			walk(j)
+			walk(j, mem)
 		}
 	} else {
-		walkParallel(len(jobs), workers, walk)
+		walkParallel(len(jobs), opts.Walks.get(workers), walk)
 	}
 
 	var noSyms, corrupt []*walker.Module
@@ -111,7 +120,6 @@ func (st *ProcessState) walkThreads(p *walkPlan, opts Options) {
 			continue
 		}
 		th := jobs[j].thread
-		th.Frames = st.newFrames(r.Frames)
 		th.Truncated = r.Truncated || timedOut[j]
 		th.WalkEnd = r.End
 		switch {
@@ -120,7 +128,7 @@ func (st *ProcessState) walkThreads(p *walkPlan, opts Options) {
 			if opts.Context != nil && opts.Context.Err() != nil {
 				why = "processing was cancelled (batch --timeout)"
 			}
-			late.add(fmt.Errorf("thread %d: walk stopped after %d frames: %s", th.Index, len(r.Frames), why))
+			late.add(fmt.Errorf("thread %d: walk stopped after %d frames: %s", th.Index, len(th.Frames), why))
 		case r.Truncated:
 			capped.add(frameCapError(th.Index, caps[j]))
 		}
@@ -139,23 +147,24 @@ func (st *ProcessState) walkThreads(p *walkPlan, opts Options) {
 	}
 }
 
-// walkParallel runs walk(0..n-1) on workers goroutines. A panic in one of
+// walkParallel runs walk(0..n-1) on len(mem) goroutines, each with its
+// own memory. A panic in one of
 // them is raised again here, after the others finished, so that the
 // caller can recover it (mapfault.Group): a fault reading a memory-mapped
 // dump or symbol file (the file truncated meanwhile) as the
 // *mapfault.Error the caller's boundary turns into an error, any other (a
 // bug) as a *mapfault.Panic with the worker's stack.
-func walkParallel(n, workers int, walk func(int)) {
+func walkParallel(n int, mem []*walkWorker, walk func(int, *walkWorker)) {
 	var g mapfault.Group
 	next := make(chan int)
-	for range workers {
+	for _, w := range mem {
 		g.Go(func() {
 			defer func() {
 				for range next { // after a panic: let the sender finish
 				}
 			}()
 			for j := range next {
-				walk(j)
+				walk(j, w)
 			}
 		})
 	}

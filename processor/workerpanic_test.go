@@ -14,7 +14,7 @@ func TestWalkParallelCarriesPanics(t *testing.T) {
 	walked := make([]bool, 50)
 	v := func() (v any) {
 		defer func() { v = recover() }()
-		walkParallel(len(walked), 4, func(j int) {
+		walkParallel(len(walked), new(WalkMemory).get(4), func(j int, _ *walkWorker) {
 			if j == 7 {
 				panic("bad walk")
 			}

@@ -2,6 +2,8 @@ package symfile
 
 import (
 	"math"
+	"math/bits"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -23,12 +25,36 @@ type CFIProgram struct {
 	// ends[i] is where expression i's ops end: 0 the .cfa rule, 1 .ra,
 	// 2+k rules[k].
 	ends []int32
+	// names are the distinct register names of the row: those its
+	// expressions read (an opReg's val>>1 is its index here), then ".ra"
+	// and ".cfa" (nameRA, nameCFA) and the rules' registers (targets[k]).
+	names   []string
+	targets []uint16
+	nameRA  uint16
+	nameCFA uint16
+	// resolved is names resolved against the last table the row was
+	// evaluated with (CallerRegsTable): made once per table and row.
+	// Its key is the table's first entry, compared by address.
+	resolved atomic.Pointer[cfiResolved]
 }
+
+// cfiResolved is a CFIProgram's names resolved against a table of CFIRegisters:
+// masks[n] are the table entries whose name, and whose alternate name,
+// is names[n], as bits of the entries' indexes.
+type cfiResolved struct {
+	table *CFIRegister // the table's first entry: its identity while it lives
+	n     int
+	masks []cfiMask
+}
+
+type cfiMask struct{ name, alt uint64 }
 
 // cfiOp is one token of a compiled expression, 16 bytes: its text is
 // expr[off:off+n] of the expression's string, which the row keeps.
 type cfiOp struct {
-	val uint64 // opLiteral's value (not yet masked to the word size); opReg's 1 for .cfa
+	// val is opLiteral's value (not yet masked to the word size); opReg's
+	// index in the program's names shifted left by one, plus 1 for .cfa.
+	val uint64
 	off uint32
 	n   uint16
 	op  byte // an operator ("+-*/%@^="), or opName, opReg or opLiteral
@@ -60,6 +86,9 @@ func compileCFI(r CFIRules) *CFIProgram {
 	if r.CFA == "" || r.RA == "" {
 		return nil // the evaluator refuses the row without evaluating anything
 	}
+	if len(r.Rules) > maxCFIProgramOps {
+		return nil // so that its names are counted in 16 bits
+	}
 	p := &CFIProgram{cfa: r.CFA, ra: r.RA, rules: r.Rules, ends: make([]int32, 0, 2+len(r.Rules))}
 	if !p.add(r.CFA) || !p.add(r.RA) {
 		return nil
@@ -69,7 +98,24 @@ func compileCFI(r CFIRules) *CFIProgram {
 			return nil
 		}
 	}
+	p.nameRA, p.nameCFA = p.name(".ra"), p.name(".cfa")
+	p.targets = make([]uint16, len(r.Rules))
+	for k, x := range r.Rules {
+		p.targets[k] = p.name(x.Register)
+	}
 	return p
+}
+
+// name returns the index of s in p.names, adding it when new: a row has at
+// most maxCFIProgramOps names read, plus its rules' registers.
+func (p *CFIProgram) name(s string) uint16 {
+	for i, n := range p.names {
+		if n == s {
+			return uint16(i)
+		}
+	}
+	p.names = append(p.names, s)
+	return uint16(len(p.names) - 1)
 }
 
 // add appends the tokens of expr, split as evaluator.runASCII splits them.
@@ -94,6 +140,9 @@ func (p *CFIProgram) add(expr string) bool {
 			tok, off = tok[1:], off+1
 		}
 		op := compileToken(tok)
+		if op.op == opReg {
+			op.val |= uint64(p.name(tok)) << 1
+		}
 		op.off, op.n = off, uint16(len(tok))
 		p.ops = append(p.ops, op)
 		if len(p.ops) > maxCFIProgramOps {
@@ -146,7 +195,85 @@ func (p *CFIProgram) matches(r *CFIRules) bool {
 	return true
 }
 
-// bytes estimates p's memory (HeapBytes); the strings are the row's.
+// bytes estimates p's memory (HeapBytes), one resolution against a
+// table included; the strings are the row's.
 func (p *CFIProgram) bytes() int64 {
-	return int64(unsafe.Sizeof(*p)) + int64(cap(p.ops))*int64(unsafe.Sizeof(cfiOp{})) + int64(cap(p.ends))*4
+	return int64(unsafe.Sizeof(*p)) + int64(cap(p.ops))*int64(unsafe.Sizeof(cfiOp{})) + int64(cap(p.ends))*4 +
+		int64(cap(p.names))*int64(unsafe.Sizeof("")) + int64(cap(p.targets))*2 +
+		int64(unsafe.Sizeof(cfiResolved{})) + int64(len(p.names))*int64(unsafe.Sizeof(cfiMask{}))
+}
+
+// CFIRegister is one entry of an architecture's table of the registers
+// STACK CFI rules name (Breakpad's SimpleCFIWalker register map). A walker
+// keeps its table, unchanged, while walks use it: Evaluator.CallerRegsTable
+// resolves a compiled row's names against a table once per table and row.
+type CFIRegister struct {
+	Index       int    // register index in minidump.Context
+	Name        string // the name CFI rules use ("$rbx" on x86/amd64, "r4" on arm)
+	Alt         string // alternate name: ".cfa" for the stack pointer, ".ra" for the IP
+	CalleeSaves bool   // the callee preserves it: with no rule the caller keeps the callee's value
+}
+
+// MaxCFITable is the most entries of a table CallerRegsTable takes
+// (arm64's has 33; at most 64, the bits of a mask).
+const MaxCFITable = 40
+
+// resolve returns p's names resolved against t (1 to MaxCFITable
+// entries), made on the first evaluation of p with t (and again when
+// another table came between). The resolution holds t's first entry, so
+// t's memory is not reused for another table while it is p's key.
+func (p *CFIProgram) resolve(t []CFIRegister) *cfiResolved {
+	if r := p.resolved.Load(); r != nil && r.table == &t[0] && r.n == len(t) {
+		return r
+	}
+	r := &cfiResolved{table: &t[0], n: len(t), masks: make([]cfiMask, len(p.names))}
+	for n, name := range p.names {
+		for i := range t {
+			if t[i].Name == name {
+				r.masks[n].name |= 1 << i
+			}
+			if t[i].Alt != "" && t[i].Alt == name {
+				r.masks[n].alt |= 1 << i
+			}
+		}
+	}
+	p.resolved.Store(r)
+	return r
+}
+
+// CFIFrame holds a frame's registers by the entries of a CFIRegister table, for
+// Evaluator.CallerRegsTable: the callee's, which the caller fills, and
+// the caller's, which the rules give.
+type CFIFrame struct {
+	// Callee[i] is the callee's value of entry i, known when bit i of
+	// CalleeKnown is set.
+	Callee      [MaxCFITable]uint64
+	CalleeKnown uint64
+	// ByName[i] is the caller's value of entry i by the rule of its name,
+	// given when bit i of HasName is set; ByAlt by its alternate name's.
+	ByName, ByAlt   [MaxCFITable]uint64
+	HasName, HasAlt uint64
+}
+
+// callee is the callee's value of the table's last entry of the mask
+// whose value is known, as a map filled in the table's order would hold.
+func (f *CFIFrame) callee(mask uint64) (uint64, bool) {
+	m := mask & f.CalleeKnown
+	if m == 0 {
+		return 0, false
+	}
+	return f.Callee[bits.Len64(m)-1], true
+}
+
+// setCaller gives v to every entry of m's names and alternate names; a
+// later value replaces an earlier one.
+func (f *CFIFrame) setCaller(m cfiMask, v uint64) {
+	for b := m.name; b != 0; b &= b - 1 {
+		f.ByName[bits.TrailingZeros64(b)] = v
+	}
+	for b := m.alt; b != 0; b &= b - 1 {
+		f.ByAlt[bits.TrailingZeros64(b)] = v
+	}
+	f.HasName |= m.name
+	f.HasAlt |= m.alt
 }

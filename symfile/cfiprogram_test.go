@@ -72,6 +72,7 @@ func compareCFIProgram(t *testing.T, where string, r CFIRules, p *CFIProgram) {
 				t.Fatalf("%s (word %d, %s): strings gave %v %v, compiled %v %v\nrules %+v",
 					where, ws, salt, errS, rs.calls, errC, rc.calls, r)
 			}
+			compareCFITable(t, where, r, p, ws, salt)
 			callee := map[string]uint64{}
 			for i := range p.ends {
 				expr := p.exprString(i)
@@ -86,6 +87,87 @@ func compareCFIProgram(t *testing.T, where string, r CFIRules, p *CFIProgram) {
 			if fmt.Sprint(errS) != fmt.Sprint(errC) || !cmp.Equal(outS, outC) {
 				t.Fatalf("%s (word %d, %s): FindCallerRegs from strings %v %v, compiled %v %v",
 					where, ws, salt, errS, outS, errC, outC)
+			}
+		}
+	}
+}
+
+// tableRegisters are Registers by the strings over a table of
+// CFIRegisters and a CFIFrame, as a walker's register file reads and
+// sets them: the reference for CallerRegsTable.
+type tableRegisters struct {
+	t []CFIRegister
+	f *CFIFrame
+}
+
+func (r *tableRegisters) Register(name string) (uint64, bool) {
+	for i := len(r.t) - 1; i >= 0; i-- {
+		if r.t[i].Name == name && r.f.CalleeKnown&(1<<i) != 0 {
+			return r.f.Callee[i], true
+		}
+	}
+	return 0, false
+}
+
+func (r *tableRegisters) SetCaller(name string, v uint64) {
+	for i := range r.t {
+		if r.t[i].Name == name {
+			r.f.ByName[i], r.f.HasName = v, r.f.HasName|1<<i
+		}
+		if r.t[i].Alt != "" && r.t[i].Alt == name {
+			r.f.ByAlt[i], r.f.HasAlt = v, r.f.HasAlt|1<<i
+		}
+	}
+}
+
+// cfiTestTable makes a register table of p's names, some twice, with a
+// stack pointer and an instruction pointer under their alternate names
+// (.cfa, .ra), one name also another entry's alternate name, and the
+// callee's values made up from salt (one in 7 unknown).
+func cfiTestTable(p *CFIProgram, salt string) ([]CFIRegister, *CFIFrame) {
+	t := []CFIRegister{{Name: "$sp", Alt: ".cfa"}, {Name: "$pc", Alt: ".ra"}}
+	for i, n := range p.names {
+		t = append(t, CFIRegister{Name: n})
+		if i%3 == 1 {
+			t = append(t, CFIRegister{Name: n, Alt: p.names[0]})
+		}
+	}
+	t = t[:min(len(t), MaxCFITable)]
+	f := &CFIFrame{}
+	h := &hashRegisters{salt: salt}
+	for i := range t {
+		if v, ok := h.value(fmt.Sprint(i, t[i].Name)); ok {
+			f.Callee[i], f.CalleeKnown = v, f.CalleeKnown|1<<i
+		}
+	}
+	return t, f
+}
+
+// compareCFITable evaluates r from its strings over a table's register
+// file and from p by the table's entries (CallerRegsTable), and reports
+// any difference.
+func compareCFITable(t *testing.T, where string, r CFIRules, p *CFIProgram, ws int, salt string) {
+	t.Helper()
+	table, fs := cfiTestTable(p, salt)
+	fc := *fs
+	fc.HasName, fc.ByName[0] = 1, 12345 // stale outputs are cleared
+	strs, comp := r, r
+	strs.Compiled, comp.Compiled = nil, p
+	var x Evaluator
+	errS := x.CallerRegs(&strs, &tableRegisters{t: table, f: fs}, hashMemory{}, ws)
+	if done, _ := x.CallerRegsTable(&strs, table, &fc, hashMemory{}, ws); done {
+		t.Fatalf("%s: CallerRegsTable ran rules with no compiled program", where)
+	}
+	for range 2 { // the second time with the names resolved
+		done, errC := x.CallerRegsTable(&comp, table, &fc, hashMemory{}, ws)
+		if !done || errS != errC || fs.HasName != fc.HasName || fs.HasAlt != fc.HasAlt {
+			t.Fatalf("%s (word %d, %s): table from strings %v %#x %#x, compiled %v %v %#x %#x\nrules %+v",
+				where, ws, salt, errS, fs.HasName, fs.HasAlt, done, errC, fc.HasName, fc.HasAlt, r)
+		}
+		for i := range table {
+			if fs.HasName&(1<<i) != 0 && fs.ByName[i] != fc.ByName[i] || fs.HasAlt&(1<<i) != 0 && fs.ByAlt[i] != fc.ByAlt[i] {
+				t.Fatalf("%s (word %d, %s): entry %d (%+v): strings %#x %#x, compiled %#x %#x",
+					where, ws, salt, i, table[i], fs.ByName[i], fs.ByAlt[i], fc.ByName[i], fc.ByAlt[i])
 			}
 		}
 	}
@@ -215,8 +297,10 @@ func TestCFIProgramUsedOnlyWhileCurrent(t *testing.T) {
 		t.Fatalf(".cfa = %#x, want %#x", got, 0x1000+32)
 	}
 	// A program altered behind the strings shows it is what runs.
-	altered := *r.Compiled
-	altered.ops = append([]cfiOp(nil), altered.ops...)
+	c := r.Compiled
+	altered := CFIProgram{cfa: c.cfa, ra: c.ra, rules: c.rules, ends: c.ends,
+		names: c.names, targets: c.targets, nameRA: c.nameRA, nameCFA: c.nameCFA}
+	altered.ops = append([]cfiOp(nil), c.ops...)
 	altered.ops[1] = cfiOp{op: opLiteral, val: 64}
 	tampered := r
 	tampered.Compiled = &altered

@@ -26,7 +26,9 @@
 // function, and then cached, as is a STACK CFI INIT record's block of rule
 // sets the first time a lookup lands in it (cfiblock.go), and each row of
 // that block's rules compiled for the evaluator the first time
-// SharedCFIRules gives it (cfiprogram.go). So a walk
+// SharedCFIRules gives it (cfiprogram.go), its register names resolved
+// against a walker's register table once per table and row
+// (Evaluator.CallerRegsTable: registers read and set by index). So a walk
 // pays only for the records it touches: see docs/performance.md.
 //
 // IndexDir keeps that index on disk, one file per symbol file, so that later

@@ -29,8 +29,10 @@ type operand struct {
 	val   uint64
 	isVal bool
 	// reg, for a name a CFIProgram read: it is neither a literal nor
-	// .undef, and is .cfa only when cfa says so.
+	// .undef, and is .cfa only when cfa says so; id is its index in the
+	// program's names.
 	reg, cfa bool
+	id       uint16
 }
 
 type evaluator struct {
@@ -44,6 +46,10 @@ type evaluator struct {
 	// regs, when not nil, gives the variables in place of readOnly
 	// (Evaluator.CallerRegs: the callee's registers without a map).
 	regs Registers
+	// frame and res, when frame is not nil, give a compiled program's
+	// registers by their index in its names (CallerRegsTable).
+	frame *CFIFrame
+	res   *cfiResolved
 	// cfa, when hasCFA, is the value of ".cfa", over readOnly's: so
 	// FindCallerRegs gives the callee's registers and .cfa without copying
 	// them into a new map.
@@ -252,7 +258,7 @@ func (e *evaluator) runOps(ops []cfiOp, expr string) error {
 		case opName:
 			e.stack = append(e.stack, operand{name: op.text(expr)})
 		case opReg:
-			e.stack = append(e.stack, operand{name: op.text(expr), reg: true, cfa: op.val != 0})
+			e.stack = append(e.stack, operand{name: op.text(expr), reg: true, cfa: op.val&1 != 0, id: uint16(op.val >> 1)})
 		case opLiteral:
 			// The literal read once: pop gives its value as it gives
 			// that of token's literal, and "=" refuses either as its
@@ -369,6 +375,12 @@ func (e *evaluator) pop() (uint64, error) {
 	if o.reg {
 		if o.cfa && e.hasCFA {
 			return e.cfa & e.mask, nil
+		}
+		if e.frame != nil {
+			if v, ok := e.frame.callee(e.res.masks[o.id].name); ok {
+				return v & e.mask, nil
+			}
+			return 0, ErrUnknownName // CallerRegsTable's errors are quiet
 		}
 		return e.register(o.name)
 	}
@@ -492,14 +504,7 @@ func (e *evaluator) callerRegs(r *CFIRules, mem Memory, wordSize int) error {
 	if p != nil && !p.matches(r) {
 		p = nil // r changed since its lookup: its strings are the rules
 	}
-	e.hasCFA = false
-	cfa, err := e.valueOf(p, 0, r.CFA, mem, wordSize)
-	if err != nil {
-		return err
-	}
-	// The other rules see the callee's registers and .cfa.
-	e.cfa, e.hasCFA = cfa, true
-	ra, err := e.valueOf(p, 1, r.RA, mem, wordSize)
+	cfa, ra, err := e.cfaRA(r, p, mem, wordSize)
 	if err != nil {
 		return err
 	}
@@ -510,6 +515,39 @@ func (e *evaluator) callerRegs(r *CFIRules, mem Memory, wordSize int) error {
 	}
 	e.regs.SetCaller(".ra", ra)
 	e.regs.SetCaller(".cfa", cfa)
+	return nil
+}
+
+// cfaRA evaluates r's .cfa, then its .ra with .cfa set (from p when it is
+// r's current program), and leaves .cfa set for the other rules, which
+// see the callee's registers and .cfa.
+func (e *evaluator) cfaRA(r *CFIRules, p *CFIProgram, mem Memory, wordSize int) (cfa, ra uint64, err error) {
+	e.hasCFA = false
+	if cfa, err = e.valueOf(p, 0, r.CFA, mem, wordSize); err != nil {
+		return 0, 0, err
+	}
+	e.cfa, e.hasCFA = cfa, true
+	if ra, err = e.valueOf(p, 1, r.RA, mem, wordSize); err != nil {
+		return 0, 0, err
+	}
+	return cfa, ra, nil
+}
+
+// callerRegsTable is callerRegs over p, r's current program, with e.frame
+// and e.res: the registers read and set by index, no name compared.
+func (e *evaluator) callerRegsTable(r *CFIRules, p *CFIProgram, mem Memory, wordSize int) error {
+	cfa, ra, err := e.cfaRA(r, p, mem, wordSize)
+	if err != nil {
+		return err
+	}
+	f, masks := e.frame, e.res.masks
+	for k, rule := range r.Rules {
+		if v, err := e.valueOf(p, 2+k, rule.Expr, mem, wordSize); err == nil {
+			f.setCaller(masks[p.targets[k]], v)
+		}
+	}
+	f.setCaller(masks[p.nameRA], ra)
+	f.setCaller(masks[p.nameCFA], cfa)
 	return nil
 }
 
@@ -546,4 +584,26 @@ func (x *Evaluator) CallerRegs(r *CFIRules, regs Registers, mem Memory, wordSize
 	err := x.e.callerRegs(r, mem, wordSize)
 	x.e = evaluator{} // holds nothing of the frame between calls
 	return err
+}
+
+// CallerRegsTable is CallerRegs over a frame's registers by the entries
+// of t, an architecture's table (unchanged while walks use it): it reads f.Callee and sets f's caller values (clearing f.HasName
+// and f.HasAlt first), with the names of r's compiled program resolved
+// against t once per table and row, so that no register name is compared
+// at each frame. It reports false, having done nothing, when r has no
+// current compiled program (rules built or changed by a caller, rows that
+// do not compile): the caller then uses CallerRegs, from the strings.
+func (x *Evaluator) CallerRegsTable(r *CFIRules, t []CFIRegister, f *CFIFrame, mem Memory, wordSize int) (bool, error) {
+	p := r.Compiled
+	if p == nil || len(t) == 0 || len(t) > MaxCFITable || r.CFA == "" || r.RA == "" || !p.matches(r) {
+		return false, nil
+	}
+	f.HasName, f.HasAlt = 0, 0
+	x.e = evaluator{quiet: true, frame: f, res: p.resolve(t)}
+	err := x.e.callerRegsTable(r, p, mem, wordSize)
+	x.e = evaluator{}
+	if err != nil {
+		f.HasName, f.HasAlt = 0, 0
+	}
+	return true, err
 }

@@ -6,20 +6,21 @@ import (
 )
 
 // CFIRegister maps one register of an architecture for STACK CFI rules
-// (Breakpad's SimpleCFIWalker register map).
-type CFIRegister struct {
-	Index       int    // register index in minidump.Context
-	Name        string // the name CFI rules use ("$rbx" on x86/amd64, "r4" on arm)
-	Alt         string // alternate name: ".cfa" for the stack pointer, ".ra" for the IP
-	CalleeSaves bool   // the callee preserves it: with no rule the caller keeps the callee's value
-}
+// (Breakpad's SimpleCFIWalker register map): symfile's type, so that a
+// compiled row's names resolve against an architecture's table once.
+type CFIRegister = symfile.CFIRegister
 
 // CallerByCFI applies rules to callee's registers and returns the caller's
 // context: a register is valid when its rule (or its alternate name's)
 // evaluates, or when it is callee-saved and valid in the callee. regs is
-// an architecture's table, not changed while walks use it: the Walker
-// packs its names once (cfiRegisters.setTable).
+// an architecture's table, not changed while walks use it: a compiled
+// row's names are resolved against it once per table and row
+// (symfile.Evaluator.CallerRegsTable), and the Walker packs its names
+// once for the rules evaluated from their strings (cfiRegisters.setTable).
 func (w *Walker) CallerByCFI(rules symfile.CFIRules, callee *Frame, regs []CFIRegister) (minidump.Context, bool) {
+	if caller, done, ok := w.callerByCFITable(&rules, callee, regs); done {
+		return caller, ok
+	}
 	// The registers go through the walk's own evaluator and register
 	// file, kept in the Walker: a map of the callee's registers and one
 	// of the caller's per frame were a third of a batch's allocations.
@@ -49,6 +50,38 @@ func (w *Walker) CallerByCFI(rules symfile.CFIRules, callee *Frame, regs []CFIRe
 		}
 	}
 	return caller, true
+}
+
+// callerByCFITable is CallerByCFI by the entries of regs, with no name
+// compared, when rules carry their current compiled program (done).
+func (w *Walker) callerByCFITable(rules *symfile.CFIRules, callee *Frame, regs []CFIRegister) (caller minidump.Context, done, ok bool) {
+	if rules.Compiled == nil || len(regs) > symfile.MaxCFITable {
+		return minidump.Context{}, false, false
+	}
+	f := &w.cfiFrame
+	f.CalleeKnown = 0
+	for i, r := range regs {
+		if v, ok := callee.Context.Index(r.Index); ok {
+			f.Callee[i] = v
+			f.CalleeKnown |= 1 << i
+		}
+	}
+	done, err := w.eval.CallerRegsTable(rules, regs, f, w.SymbolMemory(), callee.Context.WordSize())
+	if !done || err != nil {
+		return minidump.Context{}, done, false
+	}
+	caller = minidump.NewContext(callee.Context.Arch)
+	for i, r := range regs {
+		switch bit := uint64(1) << i; {
+		case f.HasName&bit != 0:
+			caller.SetIndex(r.Index, f.ByName[i])
+		case f.HasAlt&bit != 0:
+			caller.SetIndex(r.Index, f.ByAlt[i])
+		case r.CalleeSaves && f.CalleeKnown&bit != 0:
+			caller.SetIndex(r.Index, f.Callee[i])
+		}
+	}
+	return caller, true, true
 }
 
 // cfiRegisters is symfile.Registers over a callee's context and an

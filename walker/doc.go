@@ -9,7 +9,9 @@
 // their physical frame, as Breakpad does), asks the Arch for the caller, and
 // stops when no method works, when the frame cap is reached, or when the
 // Arch's termination rule says so (Terminate implements Breakpad's shared
-// rule: caller IP below 4096, caller SP not above callee SP).
+// rule: caller IP below 4096, caller SP not above callee SP). Architectures
+// make their frames with Walker.NewFrame, so that a Walks (one goroutine's
+// walks, one after another) reuses them and its Walker from walk to walk.
 //
 // Addresses used for symbol, CFI and STACK WIN lookups are Frame.Instruction:
 // the context frame's IP, and for a caller the return address minus one

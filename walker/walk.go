@@ -67,6 +67,9 @@ type Env struct {
 	// function it calls holds only what that function wrote (walker/arm's
 	// start-function frame). False when unknown.
 	NoInterpreter bool
+	// Walks, when not nil, is the memory the walk reuses (Walks): one
+	// goroutine's, for its walks one after another.
+	Walks *Walks
 
 	MaxFrames  int // 0 means DefaultMaxFrames
 	MaxScanned int // 0 means DefaultMaxScanned
@@ -117,6 +120,98 @@ type Walker struct {
 	// for the whole walk so that a frame's CFI allocates nothing.
 	eval symfile.Evaluator
 	cfi  cfiRegisters
+	// cfiFrame is the register file of CallerByCFI's compiled rows.
+	cfiFrame symfile.CFIFrame
+	// frames, when not nil, gives NewFrame's frames (Walks).
+	frames *framePool
+}
+
+// NewFrame returns f in the walk's memory: in the Walks' frames, reused
+// from walk to walk, when the walk is a Walks', else in a new Frame.
+// Architectures make their callers with it.
+func (w *Walker) NewFrame(f Frame) *Frame {
+	var p *Frame
+	if w.frames == nil {
+		p = new(Frame) // not &f: f would then be on the heap on both paths
+	} else {
+		p = w.frames.next()
+	}
+	*p = f
+	return p
+}
+
+// framePool hands out frames from slabs kept from walk to walk.
+type framePool struct {
+	slabs [][]Frame
+	slab  int // the slab next hands out from
+	used  int // frames handed out of slabs[slab]
+}
+
+// framePoolSlab is the frames of one slab: most stacks are a few dozen
+// frames deep, candidates included. maxPooledFrames bounds the frames a
+// Walks keeps (about 450 KB); a deeper walk's further frames are each
+// allocated.
+const (
+	framePoolSlab   = 32
+	maxPooledFrames = 1024
+)
+
+func (p *framePool) next() *Frame {
+	if p.slab >= maxPooledFrames/framePoolSlab-1 && p.used == framePoolSlab {
+		return new(Frame) // a walk of more frames than a pool keeps
+	}
+	if p.slab < len(p.slabs) && p.used == len(p.slabs[p.slab]) {
+		p.slab, p.used = p.slab+1, 0
+	}
+	if p.slab == len(p.slabs) {
+		p.slabs = append(p.slabs, make([]Frame, framePoolSlab))
+	}
+	f := &p.slabs[p.slab][p.used]
+	p.used++
+	return f
+}
+
+// reset makes every frame free again, zeroed, so that the frames of the
+// last walk hold nothing of it.
+func (p *framePool) reset() {
+	for i := 0; i <= p.slab && i < len(p.slabs); i++ {
+		n := len(p.slabs[i])
+		if i == p.slab {
+			n = p.used
+		}
+		clear(p.slabs[i][:n])
+	}
+	p.slab, p.used = 0, 0
+}
+
+// Walks keeps one goroutine's walking memory from walk to walk: its
+// Walker (evaluator, register files, buffers) and the frames the
+// architectures make (Walker.NewFrame), so that a batch of walks does not
+// allocate them walk after walk. A walk whose Env.Walks it is uses it; the
+// frames of its Stack are valid only until the next such walk (or Done):
+// a caller that keeps them copies them first (the processor does). The zero value is ready for use; a
+// Walks is not safe for concurrent use.
+type Walks struct {
+	w      Walker
+	frames framePool
+}
+
+// walker returns s's Walker, ready for a walk over env.
+func (s *Walks) walker(env *Env) *Walker {
+	s.Done()
+	w := &s.w
+	w.Env, w.physical, w.steps, w.found = env, w.physical[:0], nil, ""
+	w.signalFrames = w.signalFrames[:0]
+	w.frames = &s.frames
+	return w
+}
+
+// Done drops the last walk's frames, which s's memory then holds nothing
+// of: a caller that copied them calls it before keeping s for later walks.
+func (s *Walks) Done() {
+	s.frames.reset()
+	clear(s.w.physical)
+	s.w.Env, s.w.steps = nil, nil
 }
 
 // NewWalker returns a Walker over env with no frames; tests use it to drive
@@ -146,8 +241,23 @@ func ContextFrame(ctx minidump.Context) *Frame {
 	return &Frame{Instruction: ip, Context: ctx, Trust: TrustContext, Rule: RuleContext}
 }
 
-// Walk walks the stack of one thread from ctx.
+// Walk walks the stack of one thread from ctx, with env.Walks' memory
+// when it is set.
 func Walk(env *Env, arch Arch, ctx minidump.Context) *Stack {
+	if env.Walks != nil {
+		return walk(env.Walks.walker(env), arch, ctx)
+	}
+	// Most stacks are a few frames deep: start with room for them rather
+	// than growing from one.
+	return walk(&Walker{Env: env, physical: make([]*Frame, 0, initialFrames)}, arch, ctx)
+}
+
+// initialFrames is the room a walk's frame lists start with.
+const initialFrames = 16
+
+// walk is Walk with w, a Walker over its env with no frames.
+func walk(w *Walker, arch Arch, ctx minidump.Context) *Stack {
+	env := w.Env
 	maxFrames := env.MaxFrames
 	if maxFrames <= 0 {
 		maxFrames = DefaultMaxFrames
@@ -156,13 +266,9 @@ func Walk(env *Env, arch Arch, ctx minidump.Context) *Stack {
 	if maxScanned <= 0 {
 		maxScanned = DefaultMaxScanned
 	}
-	// Most stacks are a few frames deep: start with room for them rather
-	// than growing from one.
-	const initialFrames = 16
 	st := &Stack{Frames: make([]*Frame, 0, initialFrames)}
-	w := &Walker{Env: env, physical: make([]*Frame, 0, initialFrames)}
 	scanned := 0
-	frame := ContextFrame(ctx)
+	frame := w.NewFrame(*ContextFrame(ctx))
 	if env.Trace {
 		w.Found("the thread's registers")
 		frame.Steps = w.takeSteps(frame)

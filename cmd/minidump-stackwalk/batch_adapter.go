@@ -81,7 +81,12 @@ func processBatchInput(o *options, path string, sup symfile.Supplier, jsonOut io
 // dump read, in steps of dumpBufferStep, so -j workers hold at most
 // -j × input.WholeBytes. A worker's goroutine owns its buffer: a stuck
 // input keeps it, and the worker that takes its place makes its own.
-type dumpBuffer struct{ b []byte }
+// walks is the worker's walker memory (processor.Options.Walks), owned
+// the same way.
+type dumpBuffer struct {
+	b     []byte
+	walks processor.WalkMemory
+}
 
 const dumpBufferStep = 64 << 10
 

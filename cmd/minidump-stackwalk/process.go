@@ -34,6 +34,9 @@ func (o *options) processorOptions() processor.Options {
 		opts.Mode = processor.ModeBreakpad
 	}
 	opts.Native = o.debuginfo.native(o) // the modules' ELF files (debuginfo.go)
+	if o.readBuf != nil {
+		opts.Walks = &o.readBuf.walks // a batch worker's, reused dump after dump
+	}
 	return opts
 }
 

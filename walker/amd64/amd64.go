@@ -101,7 +101,7 @@ func byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRules) *walker
 	if v, ok := ctx.Index(minidump.AMD64RBP); ok {
 		st.rawRBP = v
 	}
-	return &walker.Frame{Context: ctx, Trust: walker.TrustCFI, ArchState: st}
+	return w.NewFrame(walker.Frame{Context: ctx, Trust: walker.TrustCFI, ArchState: st})
 }
 
 // nonCanonical reports an address no user-space pointer can hold.
@@ -142,7 +142,7 @@ func byFramePointer(w *walker.Walker, last *walker.Frame, proven bool) *walker.F
 	ctx.SetIndex(minidump.AMD64RIP, callerIP)
 	ctx.SetIndex(minidump.AMD64RSP, callerSP)
 	ctx.SetIndex(minidump.AMD64RBP, callerRBP)
-	return &walker.Frame{Context: ctx, Trust: walker.TrustFramePointer, ArchState: &state{rawRBP: callerRBP}}
+	return w.NewFrame(walker.Frame{Context: ctx, Trust: walker.TrustFramePointer, ArchState: &state{rawRBP: callerRBP}})
 }
 
 // byFramelessLeaf returns from a frameless context frame through the
@@ -167,7 +167,7 @@ func byFramelessLeaf(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	ctx.SetIndex(minidump.AMD64RIP, ra)
 	ctx.SetIndex(minidump.AMD64RSP, rsp+8)
 	w.Found("frameless: the word at rsp %#x = %#x returns, the record at rbp %#x is the caller's (%s)", rsp, ra, rbp, why)
-	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RuleLeafReturn, ArchState: &state{rawRBP: rawRBP(last)}}
+	return w.NewFrame(walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RuleLeafReturn, ArchState: &state{rawRBP: rawRBP(last)}})
 }
 
 // scanArch describes amd64 to the shared checks.
@@ -185,7 +185,7 @@ func bySimulatingReturn(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	if w.Tracing() { // boxing the arguments allocates
 		w.Found("word at rsp %#x = %#x", loc, ip)
 	}
-	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RuleLeafReturn, ArchState: &state{rawRBP: rawRBP(last)}}
+	return w.NewFrame(walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RuleLeafReturn, ArchState: &state{rawRBP: rawRBP(last)}})
 }
 
 // byScan scans for a return address; checks is what a candidate must pass
@@ -223,5 +223,5 @@ func byScan(w *walker.Walker, last *walker.Frame, checks retaddr.Checks) *walker
 	if v, ok := ctx.Index(minidump.AMD64RBP); ok {
 		st.rawRBP = v
 	}
-	return &walker.Frame{Context: ctx, Trust: walker.TrustScan, Rule: retaddr.ScanRule(w, last, ip, checks != 0), ArchState: st}
+	return w.NewFrame(walker.Frame{Context: ctx, Trust: walker.TrustScan, Rule: retaddr.ScanRule(w, last, ip, checks != 0), ArchState: st})
 }

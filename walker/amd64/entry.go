@@ -58,7 +58,7 @@ func byEntry(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	ctx.SetIndex(minidump.AMD64RIP, ra)
 	ctx.SetIndex(minidump.AMD64RSP, slot+8)
 	w.Found("at %#x the return address is still at %#x: %#x", rip, slot, ra)
-	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RulePrologue, ArchState: &state{rawRBP: rawRBP(last)}}
+	return w.NewFrame(walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RulePrologue, ArchState: &state{rawRBP: rawRBP(last)}})
 }
 
 // codeIs reports whether the dump's code at addr starts with want.

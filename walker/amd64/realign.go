@@ -48,7 +48,7 @@ func byDRAP(w *walker.Walker, last *walker.Frame) *walker.Frame {
 		ctx.SetIndex(minidump.AMD64RSP, cfa)
 		ctx.SetIndex(minidump.AMD64RBP, savedRBP)
 		w.Found("frame record at rbp %#x, saved stack pointer %#x at rbp-%d with the return address %#x below it", rbp, cfa, 8*k, ra)
-		return &walker.Frame{Context: ctx, Trust: walker.TrustFramePointer, Rule: walker.RuleRealigned, ArchState: &state{rawRBP: savedRBP}}
+		return w.NewFrame(walker.Frame{Context: ctx, Trust: walker.TrustFramePointer, Rule: walker.RuleRealigned, ArchState: &state{rawRBP: savedRBP}})
 	}
 	w.Reject(walker.RuleRealigned, "no saved stack pointer below rbp %#x with the return address %#x below it", rbp, ra)
 	return nil

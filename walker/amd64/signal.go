@@ -81,6 +81,6 @@ func bySignalFrame(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	} else {
 		w.Found("the kernel's signal frame at rsp %#x: rip %#x rsp %#x", rsp, savedRIP, savedRSP)
 	}
-	return &walker.Frame{Instruction: savedRIP, Context: ctx, Trust: walker.TrustSignal, Rule: walker.RuleSignal,
-		ArchState: &state{rawRBP: words[10]}}
+	return w.NewFrame(walker.Frame{Instruction: savedRIP, Context: ctx, Trust: walker.TrustSignal, Rule: walker.RuleSignal,
+		ArchState: &state{rawRBP: words[10]}})
 }

@@ -51,8 +51,8 @@ type regs = [nRegs]uint64
 
 func raw(f *walker.Frame) *regs { return rawregs.Of[regs](f) }
 
-func newFrame(ctx minidump.Context, trust walker.Trust, r regs) *walker.Frame {
-	return rawregs.NewFrame(ctx, trust, r)
+func newFrame(w *walker.Walker, ctx minidump.Context, trust walker.Trust, r regs) *walker.Frame {
+	return rawregs.NewFrame(w, ctx, trust, r)
 }
 
 // Caller implements walker.Arch: the rules of the table chosen from the
@@ -91,7 +91,7 @@ func byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRules) *walker
 		return nil
 	}
 	// A pc in data is refused by walker.CallerRules, as for every rule.
-	return newFrame(ctx, walker.TrustCFI, rawregs.FromContext[regs](ctx))
+	return newFrame(w, ctx, walker.TrustCFI, rawregs.FromContext[regs](ctx))
 }
 
 // returnAddressSeemsValid checks a saved return address: the call
@@ -194,7 +194,7 @@ func byLeafReturn(w *walker.Walker, last, rec *walker.Frame) *walker.Frame {
 	ctx.SetIndex(regSP, callerSP)
 	ctx.SetIndex(regPC, lr)
 	r[regSP], r[regPC] = callerSP, lr
-	f := newFrame(ctx, walker.TrustLeaf, r)
+	f := newFrame(w, ctx, walker.TrustLeaf, r)
 	f.Rule = walker.RuleLeafReturn
 	return f
 }
@@ -346,7 +346,7 @@ func frameRecord(w *walker.Walker, last *walker.Frame, reg int, ios bool) *walke
 		ctx.SetIndex(callerReg, rec.savedFP)
 		var r regs
 		r[regPC], r[regSP], r[callerReg] = rec.savedLR, callerSP, rec.savedFP
-		f := newFrame(ctx, walker.TrustFramePointer, r)
+		f := newFrame(w, ctx, walker.TrustFramePointer, r)
 		f.Rule = walker.RuleFrameRecord
 		return f
 	}
@@ -578,7 +578,7 @@ func ownerBelow(w *walker.Walker, last *walker.Frame, sp uint64, rec savedRecord
 		r := *raw(last)
 		r[regPC], r[regSP] = ra, loc+4
 		w.Found("word at %#x = %#x unwinds by CFI to the record at %#x", loc, ra, rec.fp)
-		f := newFrame(ctx, walker.TrustScan, r)
+		f := newFrame(w, ctx, walker.TrustScan, r)
 		f.Rule = walker.RuleRecordOwnerCFI
 		return f
 	}
@@ -625,7 +625,7 @@ func byFramePointerBreakpad(w *walker.Walker, last *walker.Frame, reg int) *walk
 	for _, i := range []int{regPC, regLR, reg, regSP} {
 		ctx.SetIndex(i, r[i])
 	}
-	return newFrame(ctx, walker.TrustFramePointer, r)
+	return newFrame(w, ctx, walker.TrustFramePointer, r)
 }
 
 // scanArch describes ARM to the shared scan.
@@ -666,7 +666,7 @@ func byScan(w *walker.Walker, last *walker.Frame, validated, ios bool) *walker.F
 			r[callerReg] = rec.savedFP
 		}
 	}
-	f := newFrame(ctx, walker.TrustScan, r)
+	f := newFrame(w, ctx, walker.TrustScan, r)
 	f.Rule = rule
 	return f
 }

@@ -218,7 +218,7 @@ func bySignalFrame(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	sp, _ := last.Context.Index(regSP)
 	w.NoteSignalFrame(sp, end)
 	w.Found("the kernel's signal frame at sp %#x: pc %#x sp %#x", sp, r[regPC], r[regSP])
-	f := newFrame(ctx, walker.TrustSignal, r)
+	f := newFrame(w, ctx, walker.TrustSignal, r)
 	f.Rule = walker.RuleSignal
 	f.Instruction = r[regPC] &^ 1
 	return f

@@ -54,8 +54,8 @@ type regs = [nRegs]uint64
 
 func raw(f *walker.Frame) *regs { return rawregs.Of[regs](f) }
 
-func newFrame(ctx minidump.Context, trust walker.Trust, r regs) *walker.Frame {
-	return rawregs.NewFrame(ctx, trust, r)
+func newFrame(w *walker.Walker, ctx minidump.Context, trust walker.Trust, r regs) *walker.Frame {
+	return rawregs.NewFrame(w, ctx, trust, r)
 }
 
 // Caller implements walker.Arch: the rules of the table chosen from the
@@ -184,7 +184,7 @@ func (a *Walker) byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRu
 			}
 		}
 	}
-	return newFrame(ctx, walker.TrustCFI, rawregs.FromContext[regs](ctx))
+	return newFrame(w, ctx, walker.TrustCFI, rawregs.FromContext[regs](ctx))
 }
 
 // byLeafReturn handles a context frame whose function has not pushed a frame
@@ -239,7 +239,7 @@ func (a *Walker) byLeafReturn(w *walker.Walker, last *walker.Frame) *walker.Fram
 	ctx.SetIndex(regPC, lr)
 	r := *raw(last)
 	r[regPC], r[regSP] = lr, sp
-	return newFrame(ctx, walker.TrustLeaf, r)
+	return newFrame(w, ctx, walker.TrustLeaf, r)
 }
 
 // byFramePointer follows the frame record at x29: [x29] is the caller's x29,
@@ -298,7 +298,7 @@ func (a *Walker) byFramePointer(w *walker.Walker, last *walker.Frame) *walker.Fr
 			ctx.SetIndex(regLR, r[regLR])
 		}
 	}
-	return newFrame(ctx, walker.TrustFramePointer, r)
+	return newFrame(w, ctx, walker.TrustFramePointer, r)
 }
 
 // keepsNoRecord reports whether the dump's code shows that f's function
@@ -416,7 +416,7 @@ func (a *Walker) framelessCaller(w *walker.Walker, last *walker.Frame) *walker.F
 		var r regs
 		r[regPC], r[regSP], r[regFP] = ra, loc+8, fp
 		w.Found("word at %#x = %#x unwinds by CFI to the record at %#x", loc, ra, fp)
-		return newFrame(ctx, walker.TrustScan, r)
+		return newFrame(w, ctx, walker.TrustScan, r)
 	}
 	return nil
 }
@@ -451,7 +451,7 @@ func (a *Walker) byFramePointerBreakpad(w *walker.Walker, last *walker.Frame) *w
 	for _, i := range []int{regPC, regLR, regFP, regSP} {
 		ctx.SetIndex(i, r[i])
 	}
-	return newFrame(ctx, walker.TrustFramePointer, r)
+	return newFrame(w, ctx, walker.TrustFramePointer, r)
 }
 
 // correctLR is Breakpad's CorrectRegLRByFramePointer: when the frame before
@@ -533,7 +533,7 @@ func (a *Walker) byScan(w *walker.Walker, last *walker.Frame, validated bool) *w
 			r[regFP] = savedFP
 		}
 	}
-	f := newFrame(ctx, walker.TrustScan, r)
+	f := newFrame(w, ctx, walker.TrustScan, r)
 	f.Rule = retaddr.ScanRule(w, last, pc, validated)
 	return f
 }

@@ -148,7 +148,7 @@ func (a *Walker) bySignalFrame(w *walker.Walker, last *walker.Frame) *walker.Fra
 	sp, _ := last.Context.Index(regSP)
 	w.NoteSignalFrame(sp, sp+scOffset+scReserved+8) // sigcontextAt read it all
 	w.Found("the kernel's signal frame at sp %#x: pc %#x sp %#x", sp, r[regPC], r[regSP])
-	f := newFrame(ctx, walker.TrustSignal, r)
+	f := newFrame(w, ctx, walker.TrustSignal, r)
 	f.Rule = walker.RuleSignal
 	f.Instruction = r[regPC]
 	return f

@@ -57,7 +57,7 @@ func byEntry(w *walker.Walker, last *walker.Frame) *walker.Frame {
 			ctx.SetIndex(i, v)
 		}
 	}
-	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RulePrologue}
+	return w.NewFrame(walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RulePrologue})
 }
 
 // byFramelessLeaf returns from a frameless context frame through the
@@ -86,7 +86,7 @@ func byFramelessLeaf(w *walker.Walker, last *walker.Frame) *walker.Frame {
 		}
 	}
 	w.Found("frameless: the word at esp %#x = %#x returns, the record at ebp %#x is the caller's (%s)", esp, ra, ebp, why)
-	return &walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RuleLeafReturn}
+	return w.NewFrame(walker.Frame{Context: ctx, Trust: walker.TrustLeaf, Rule: walker.RuleLeafReturn})
 }
 
 // scanArch describes x86 to the shared checks.

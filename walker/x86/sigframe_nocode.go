@@ -70,5 +70,5 @@ func bySignalLayout(w *walker.Walker, last *walker.Frame, why string) *walker.Fr
 	w.NoteSignalFrame(uint64(esp), uint64(sc)+4*sigcontextLen)
 	w.Found("%s; the kernel's %s at esp %#x by its layout (signal %d, cs %#x ss %#x): eip %#x esp %#x",
 		why, kind, esp, sig, words[scCS]&0xffff, words[scSS]&0xffff, savedEIP, savedESP)
-	return &walker.Frame{Instruction: uint64(savedEIP), Context: ctx, Trust: walker.TrustSignal, Rule: walker.RuleSignal}
+	return w.NewFrame(walker.Frame{Instruction: uint64(savedEIP), Context: ctx, Trust: walker.TrustSignal, Rule: walker.RuleSignal})
 }

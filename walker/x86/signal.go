@@ -100,5 +100,5 @@ func bySignalFrame(w *walker.Walker, last *walker.Frame) *walker.Frame {
 	}
 	w.NoteSignalFrame(uint64(esp), uint64(sc)+4*sigcontextLen)
 	w.Found("the kernel's signal frame at esp %#x: eip %#x esp %#x", esp, savedEIP, savedESP)
-	return &walker.Frame{Instruction: uint64(savedEIP), Context: ctx, Trust: walker.TrustSignal, Rule: walker.RuleSignal}
+	return w.NewFrame(walker.Frame{Instruction: uint64(savedEIP), Context: ctx, Trust: walker.TrustSignal, Rule: walker.RuleSignal})
 }

@@ -146,7 +146,7 @@ func byDRAP(w *walker.Walker, last *walker.Frame) *walker.Frame {
 		ctx.SetIndex(minidump.X86ESP, uint64(cfa))
 		ctx.SetIndex(minidump.X86EBP, uint64(savedEBP))
 		w.Found("frame record at ebp %#x, saved stack pointer %#x at ebp-%d with the return address %#x below it", ebp, cfa, 4*k, ra)
-		return &walker.Frame{Context: ctx, Trust: walker.TrustFramePointer, Rule: walker.RuleRealigned}
+		return w.NewFrame(walker.Frame{Context: ctx, Trust: walker.TrustFramePointer, Rule: walker.RuleRealigned})
 	}
 	w.Reject(walker.RuleRealigned, "no saved stack pointer below ebp %#x with the return address %#x below it", ebp, ra)
 	return nil
@@ -319,7 +319,7 @@ func byWindowsFrameInfo(w *walker.Walker, last *walker.Frame, info *frameInfo, s
 			ctx.SetIndex(r.idx, vars[r.name])
 		}
 	}
-	return &walker.Frame{Context: ctx, Trust: trust, Rule: rule}
+	return w.NewFrame(walker.Frame{Context: ctx, Trust: trust, Rule: rule})
 }
 
 // calleeParamsOf is .cbCalleeParams for the frame being unwound, the last
@@ -410,7 +410,7 @@ func byCFI(w *walker.Walker, last *walker.Frame, rules symfile.CFIRules) *walker
 			return nil
 		}
 	}
-	return &walker.Frame{Context: ctx, Trust: walker.TrustCFI}
+	return w.NewFrame(walker.Frame{Context: ctx, Trust: walker.TrustCFI})
 }
 
 // byEBP follows the frame pointer, or scans when it points nowhere or the
@@ -485,5 +485,5 @@ func byEBP(w *walker.Walker, last *walker.Frame, scanAllowed, breakpad, frameles
 	ctx.SetIndex(minidump.X86EIP, uint64(callerEIP))
 	ctx.SetIndex(minidump.X86ESP, uint64(callerESP))
 	ctx.SetIndex(minidump.X86EBP, uint64(callerEBP))
-	return &walker.Frame{Context: ctx, Trust: trust, Rule: rule}
+	return w.NewFrame(walker.Frame{Context: ctx, Trust: trust, Rule: rule})
 }

@@ -36,7 +36,8 @@ func FromContext[A Array](ctx minidump.Context) A {
 	return r
 }
 
-// NewFrame returns a frame with the context, trust and raw registers given.
-func NewFrame[A Array](ctx minidump.Context, trust walker.Trust, r A) *walker.Frame {
-	return &walker.Frame{Context: ctx, Trust: trust, ArchState: &state[A]{raw: r}}
+// NewFrame returns a frame of w's walk (Walker.NewFrame) with the
+// context, trust and raw registers given.
+func NewFrame[A Array](w *walker.Walker, ctx minidump.Context, trust walker.Trust, r A) *walker.Frame {
+	return w.NewFrame(walker.Frame{Context: ctx, Trust: trust, ArchState: &state[A]{raw: r}})
 }

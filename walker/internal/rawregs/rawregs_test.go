@@ -26,7 +26,7 @@ func TestOfKeepsStaleValues(t *testing.T) {
 
 	var raw [33]uint64
 	raw[minidump.ARM64FP] = 0x42
-	g := NewFrame(minidump.NewContext(minidump.ArchARM64), walker.TrustScan, raw)
+	g := NewFrame(walker.NewWalker(&walker.Env{}), minidump.NewContext(minidump.ArchARM64), walker.TrustScan, raw)
 	if g.Trust != walker.TrustScan || Of[[33]uint64](g)[minidump.ARM64FP] != 0x42 {
 		t.Errorf("NewFrame: trust %v, raw x29 %#x", g.Trust, Of[[33]uint64](g)[minidump.ARM64FP])
 	}
