@@ -21,11 +21,21 @@
 # each run as `BIN -m --index-dir DIR $CLI`, the first run of the CLI:
 #   CLI="$D /tmp/stress ../shared/corpus/breakpad-generated/symbols" \
 #     scripts/bench/firstrun.sh 5 $F /tmp/ours-main /tmp/ours-new
+#
+# Where the kernel reports free memory to a hypervisor (virtio-balloon's
+# free page reporting, /sys/module/page_reporting), each line also gives
+# the MiB reported since the previous run ended: memory handed back to the
+# host costs much more at its next first touch (docs/performance.md, the
+# first run after issue 29, eighth round), so a run after a large report
+# is often a slow one. "-" where the kernel does not report.
 set -euo pipefail
 [ $# -ge 3 ] || { sed -n 2,23p "$0" >&2; exit 2; }
 n=$1 file=$2; shift 2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cat "$file" >/dev/null
+reported=/sys/module/page_reporting/parameters/reported_kib
+reportedKiB() { if [ -r "$reported" ]; then cat "$reported"; else echo -; fi; }
+rep0=$(reportedKiB)
 for _ in $(seq "$n"); do
   for b in "$@" cat; do
     rm -rf "$tmp/idx"; mkdir "$tmp/idx"
@@ -34,7 +44,11 @@ for _ in $(seq "$n"); do
     else cmd=("$b" -index "$tmp/idx" "$file"); fi
     /usr/bin/time -o "$tmp/time" -f "$(basename "$b") %e %U %S %M %R" "${cmd[@]}" >/dev/null 2>&1
     read -r load _ </proc/loadavg
-    awk -v l="$load" '{printf "%-16s wall %6.2f s  cpu %6.2f s  rss %8d KiB  faults %7d  load %s\n", $1, $2, $3+$4, $5, $6, l}' "$tmp/time" | tee -a "$tmp/runs"
+    rep1=$(reportedKiB)
+    awk -v l="$load" -v r0="$rep0" -v r1="$rep1" '{
+      rep = r0 == "-" ? "-" : sprintf("%d", (r1 - r0) / 1024)
+      printf "%-16s wall %6.2f s  cpu %6.2f s  rss %8d KiB  faults %7d  load %s  reported %s MiB\n", $1, $2, $3+$4, $5, $6, l, rep}' "$tmp/time" | tee -a "$tmp/runs"
+    rep0=$rep1
   done
 done
 echo "medians ($n rounds):"
