@@ -29,7 +29,7 @@
 # first run after issue 29, eighth round), so a run after a large report
 # is often a slow one. "-" where the kernel does not report.
 set -euo pipefail
-[ $# -ge 3 ] || { sed -n 2,23p "$0" >&2; exit 2; }
+[ $# -ge 3 ] || { sed -n 2,30p "$0" >&2; exit 2; }
 n=$1 file=$2; shift 2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cat "$file" >/dev/null
