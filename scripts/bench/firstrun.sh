@@ -27,9 +27,13 @@
 # the MiB reported since the previous run ended: memory handed back to the
 # host costs much more at its next first touch (docs/performance.md, the
 # first run after issue 29, eighth round), so a run after a large report
-# is often a slow one. "-" where the kernel does not report.
+# is often a slow one. "-" where the kernel does not report. With PAUSE
+# set (seconds), each run waits that long first, after emptying the index
+# directory, so that the blocks freed before have time to be reported, as
+# for a first run after an idle moment; the reported column tells whether
+# they were.
 set -euo pipefail
-[ $# -ge 3 ] || { sed -n 2,30p "$0" >&2; exit 2; }
+[ $# -ge 3 ] || { sed -n 2,35p "$0" >&2; exit 2; }
 n=$1 file=$2; shift 2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cat "$file" >/dev/null
@@ -39,6 +43,7 @@ rep0=$(reportedKiB)
 for _ in $(seq "$n"); do
   for b in "$@" cat; do
     rm -rf "$tmp/idx"; mkdir "$tmp/idx"
+    [ -z "${PAUSE:-}" ] || sleep "$PAUSE"
     if [ "$b" = cat ]; then cmd=(cat "$file")
     elif [ -n "${CLI:-}" ]; then read -ra args <<<"$CLI"; cmd=("$b" -m --index-dir "$tmp/idx" "${args[@]}")
     else cmd=("$b" -index "$tmp/idx" "$file"); fi
