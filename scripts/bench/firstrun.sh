@@ -33,7 +33,7 @@
 # for a first run after an idle moment; the reported column tells whether
 # they were.
 set -euo pipefail
-[ $# -ge 3 ] || { sed -n 2,35p "$0" >&2; exit 2; }
+[ $# -ge 3 ] || { sed -n 2,34p "$0" >&2; exit 2; }
 n=$1 file=$2; shift 2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cat "$file" >/dev/null
