@@ -38,7 +38,7 @@ type gcTuner struct {
 	read    atomic.Bool // the heap has been read once: later readings every gcTuneEvery dumps
 	stopped atomic.Bool // restored: watchCycles stops
 	mu      sync.Mutex  // one worker tunes at a time
-	percent int         // the GOGC set; 0 before the first tuning
+	percent int         // the GOGC set; 0 when disabled or restored
 	old     int         // the GOGC before the run
 }
 
