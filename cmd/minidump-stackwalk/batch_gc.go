@@ -22,13 +22,23 @@ import (
 // the last collection's, so a second reading in one cycle tells nothing
 // new and only stops every worker (issue 29: 62 readings over 2,000 warm
 // dumps at -j 2, against 22 collections).
+//
+// The run starts at gcMaxPercent: the heap is nearly empty then, so the
+// first goal is Go's 4 MB minimum scaled by it, the 16 MiB of headroom
+// the tuner allows. At GOGC 100 a warm batch first collected twice at a
+// 4 MB goal, 2-6 ms of marking before the tuner's first reading (issue
+// 29). The first reading comes at the first dump done after the first
+// collection, not at gcTuneEvery dumps, so that a run whose first dumps
+// leave much live (parsed symbols) is brought back to GOGC 100 within one
+// dump of its first collection.
 type gcTuner struct {
 	enabled bool
 	dumps   atomic.Int64
 	cycled  atomic.Bool // a collection ended since the last reading (watchCycles)
+	read    atomic.Bool // the heap has been read once: later readings every gcTuneEvery dumps
 	stopped atomic.Bool // restored: watchCycles stops
 	mu      sync.Mutex  // one worker tunes at a time
-	percent int         // the GOGC set; 0 before the first tuning
+	percent int         // the GOGC set; 0 when disabled or restored
 	old     int         // the GOGC before the run
 }
 
@@ -39,13 +49,15 @@ const (
 	gcUsualPercent = 100
 )
 
-// newGCTuner returns a tuner, disabled when the user set GOGC.
+// newGCTuner returns a tuner, disabled when the user set GOGC, and sets
+// the run's first GOGC, gcMaxPercent.
 func newGCTuner() *gcTuner {
 	_, set := os.LookupEnv("GOGC")
 	t := &gcTuner{enabled: !set}
 	if t.enabled {
-		t.cycled.Store(true) // the first reading, at gcTuneEvery dumps
-		t.watchCycles()
+		t.old = debug.SetGCPercent(gcMaxPercent)
+		t.percent = gcMaxPercent
+		t.watchCycles() // the first reading, after the first collection
 	}
 	return t
 }
@@ -66,31 +78,33 @@ func (t *gcTuner) watchCycles() {
 	}, t)
 }
 
-// done counts a processed dump, tuning every gcTuneEvery dumps when a
-// collection has ended since the last tuning.
+// done counts a processed dump, tuning when a collection has ended since
+// the last tuning: at the first such dump, then every gcTuneEvery dumps.
 func (t *gcTuner) done() {
-	if !t.enabled || t.dumps.Add(1)%gcTuneEvery != 0 || !t.cycled.Load() || !t.mu.TryLock() {
+	if !t.enabled {
+		return
+	}
+	n := t.dumps.Add(1)
+	if (t.read.Load() && n%gcTuneEvery != 0) || !t.cycled.Load() || !t.mu.TryLock() {
 		return
 	}
 	defer t.mu.Unlock()
+	if t.percent == 0 { // restored
+		return
+	}
+	t.read.Store(true)
 	t.cycled.Store(false) // before the reading: a collection ending now counts
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	percent := t.percent
-	if percent == 0 {
-		percent = gcUsualPercent
-	}
 	// NextGC is the live heap of the last collection grown by the percent.
-	live := m.NextGC * 100 / uint64(100+percent)
+	live := m.NextGC * 100 / uint64(100+t.percent)
 	p := gcMaxPercent
 	if live > 0 {
 		p = int(min(gcHeadroom*100/live, gcMaxPercent))
 	}
 	p = max(p, gcUsualPercent)
 	if p != t.percent {
-		if old := debug.SetGCPercent(p); t.percent == 0 {
-			t.old = old
-		}
+		debug.SetGCPercent(p)
 		t.percent = p
 	}
 }

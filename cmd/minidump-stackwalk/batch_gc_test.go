@@ -46,29 +46,42 @@ func TestGCTuner(t *testing.T) {
 	}
 }
 
-// The tuner reads the heap again only once a collection has ended since
-// its last reading: the watcher marks each cycle's end, and a reading
-// takes the mark.
+// The run starts at gcMaxPercent. The tuner reads the heap at the first
+// dump done after the first collection, then again only once a
+// collection has ended since its last reading, at a gcTuneEvery point:
+// the watcher marks each cycle's end, and a reading takes the mark.
 func TestGCTunerReadsOncePerCycle(t *testing.T) {
 	g := tunerAtDefaultGOGC(t)
 	defer g.restore()
-	for range gcTuneEvery {
-		g.done()
+	if p := debug.SetGCPercent(-1); p != gcMaxPercent || g.percent != gcMaxPercent {
+		t.Fatalf("GOGC %d at the start (tuner: %d), want %d", p, g.percent, gcMaxPercent)
+	} else {
+		debug.SetGCPercent(p)
 	}
-	if g.percent == 0 || g.cycled.Load() {
-		t.Fatalf("after %d dumps: GOGC %d, cycle mark %v; want a tuning that took the mark", gcTuneEvery, g.percent, g.cycled.Load())
-	}
-	runtime.GC()
-	deadline := time.Now().Add(10 * time.Second)
-	for !g.cycled.Load() {
-		if time.Now().After(deadline) {
-			t.Fatal("no cycle mark 10 s after a collection")
+	waitCycle := func() {
+		t.Helper()
+		runtime.GC()
+		deadline := time.Now().Add(10 * time.Second)
+		for !g.cycled.Load() {
+			if time.Now().After(deadline) {
+				t.Fatal("no cycle mark 10 s after a collection")
+			}
+			time.Sleep(time.Millisecond)
 		}
-		time.Sleep(time.Millisecond)
 	}
-	for range gcTuneEvery {
+	waitCycle()
+	g.done() // the first reading: at once
+	if g.cycled.Load() || !g.read.Load() {
+		t.Fatalf("after the first collection and one dump: cycle mark %v, read %v; want a reading that took the mark", g.cycled.Load(), g.read.Load())
+	}
+	waitCycle()
+	for range gcTuneEvery - 2 {
 		g.done()
 	}
+	if !g.cycled.Load() {
+		t.Error("a reading between gcTuneEvery points took the mark")
+	}
+	g.done() // dump gcTuneEvery: a tuning point
 	if g.cycled.Load() {
 		t.Error("the mark is still set after the next tuning point")
 	}

@@ -2,6 +2,7 @@ package signature
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -124,8 +125,21 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// The embedded rules parse with every line checked, and DefaultRules,
+// which skips those checks, makes the same rules.
 func TestDefaultRulesParse(t *testing.T) {
-	if _, err := Parse(DefaultRulesText(), "rules.txt"); err != nil {
+	checked, err := Parse(DefaultRulesText(), "rules.txt")
+	if err != nil {
 		t.Fatal(err)
+	}
+	d := DefaultRules()
+	if d.MaxFrames != checked.MaxFrames || d.MaxLength != checked.MaxLength {
+		t.Errorf("DefaultRules: max_frames %d, max_length %d; Parse: %d, %d", d.MaxFrames, d.MaxLength, checked.MaxFrames, checked.MaxLength)
+	}
+	for _, re := range [][2]*regexp.Regexp{{d.sentinel, checked.sentinel}, {d.irrelevant, checked.irrelevant},
+		{d.prefix, checked.prefix}, {d.trimModule, checked.trimModule}} {
+		if re[0] == nil || re[1] == nil || re[0].String() != re[1].String() {
+			t.Errorf("DefaultRules: %v; Parse: %v", re[0], re[1])
+		}
 	}
 }
